@@ -1,0 +1,307 @@
+/*
+ * tutti.h -- the public API of tutti: emulated ranks, point-to-point
+ * messaging, datatypes and reduction ops, modeled time.
+ *
+ * One header, opaque handles, negative error codes (see tutti_strerror).
+ * Every public function checks its arguments at the top and returns 0 or a
+ * negative TUTTI_E* code; nothing here aborts the process.
+ *
+ * Threads: a world runs one POSIX thread per rank. A tutti_rank_t handle
+ * belongs to its rank thread: the p2p calls below must be called only by the
+ * thread the handle was given to (no mutual exclusion is provided, and none
+ * is needed between different ranks). World functions (create, run,
+ * destroy, report) are called by the one thread that owns the world, never
+ * from a rank.
+ */
+#ifndef TUTTI_TUTTI_H
+#define TUTTI_TUTTI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TUTTI_VERSION_MAJOR 0
+#define TUTTI_VERSION_MINOR 1
+#define TUTTI_VERSION_PATCH 0
+#define TUTTI_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+/* X(name, value, sentence): one list feeds the enum, tutti_strerror and
+ * tutti_err_name, so they cannot drift apart. */
+#define TUTTI_ERRNO_MAP(X)                                                     \
+  X(EINVAL, -1, "invalid argument")                                            \
+  X(ERANK, -2, "rank out of range")                                            \
+  X(ECOUNT, -3, "negative element count")                                      \
+  X(EBUFFER, -4, "NULL buffer with a nonzero count")                           \
+  X(ETAG, -5, "invalid tag (accepted: 0..TUTTI_TAG_UB, or TUTTI_ANY_TAG on a receive)") \
+  X(ETYPE, -6, "unknown datatype, or a datatype the operation does not accept") \
+  X(EOP, -7, "unknown reduction op, or an op not defined for this datatype")   \
+  X(ETRUNCATE, -8, "message truncated: the receive buffer is too small (the message is kept)") \
+  X(EDEADLOCK, -9, "deadlock: every live rank is blocked and no message can complete them") \
+  X(EABORTED, -10, "the world was aborted by another rank")                    \
+  X(ENOMEM, -11, "out of memory")                                              \
+  X(ETHREADS, -12, "the operating system refused to create a rank thread")     \
+  X(EMODEL, -13, "not allowed in a modeled run (wildcard receives break deterministic matching)") \
+  X(EREQUEST, -14, "invalid or already completed request")                     \
+  X(ERANKFAIL, -15, "a rank function returned an error")                       \
+  X(EBUSY, -16, "the world is running, or is used from a rank thread")         \
+  X(EPARSE, -17, "a value could not be parsed")                                \
+  X(ENOTFOUND, -18, "no such name")                                            \
+  X(ENOTSUP, -19, "not supported by this algorithm or configuration")          \
+  X(EIO, -20, "an input/output error")                                         \
+  X(EVERIFY, -21, "the result failed verification")
+
+enum tutti_errno {
+  TUTTI_OK = 0,
+#define TUTTI_X_ENUM(name, val, msg) TUTTI_##name = (val),
+  TUTTI_ERRNO_MAP(TUTTI_X_ENUM)
+#undef TUTTI_X_ENUM
+};
+
+/* A sentence for an error code (never NULL; unknown codes get one too). */
+const char *tutti_strerror(int err);
+/* The code's name, e.g. "TUTTI_ETAG" (never NULL). */
+const char *tutti_err_name(int err);
+
+/* ----------------------------------------------------------- datatypes, ops */
+
+typedef const struct tutti_datatype *tutti_datatype_t;
+typedef const struct tutti_op *tutti_op_t;
+
+/* Built-in datatypes. TUTTI_BYTE is an unsigned 8-bit integer for ops. */
+extern const struct tutti_datatype tutti__type_byte, tutti__type_int32,
+    tutti__type_int64, tutti__type_float, tutti__type_double;
+#define TUTTI_BYTE (&tutti__type_byte)
+#define TUTTI_INT32 (&tutti__type_int32)
+#define TUTTI_INT64 (&tutti__type_int64)
+#define TUTTI_FLOAT (&tutti__type_float)
+#define TUTTI_DOUBLE (&tutti__type_double)
+
+/* A contiguous user type of `size` bytes (size >= 1). Ops other than user
+ * ops reject it. Free it with tutti_type_free once no call uses it. */
+int tutti_type_contiguous(size_t size, tutti_datatype_t *out);
+int tutti_type_free(tutti_datatype_t *type);
+/* Size in bytes of one element; 0 for an invalid handle. */
+size_t tutti_type_size(tutti_datatype_t type);
+/* "int32", "double", "contiguous(12)"; "invalid" for a bad handle. */
+const char *tutti_type_name(tutti_datatype_t type);
+/* Look up a built-in by name ("byte", "int32", "int64", "float", "double"). */
+int tutti_type_find(const char *name, tutti_datatype_t *out);
+
+/* Built-in ops. sum, prod, min, max on every built-in type; band, bor, bxor,
+ * land, lor on byte, int32, int64. matmul2 is a non-commutative test op on
+ * int32 and int64: each element holds a 2x2 matrix (4 entries of 8 bits mod
+ * 251 in an int32, of 16 bits mod 65521 in an int64), row-major from the low
+ * bits, and the op multiplies matrices. Invalid elements (an entry >= the
+ * modulus) are reduced mod the modulus first. */
+extern const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min,
+    tutti__op_max, tutti__op_band, tutti__op_bor, tutti__op_bxor,
+    tutti__op_land, tutti__op_lor, tutti__op_matmul2;
+#define TUTTI_SUM (&tutti__op_sum)
+#define TUTTI_PROD (&tutti__op_prod)
+#define TUTTI_MIN (&tutti__op_min)
+#define TUTTI_MAX (&tutti__op_max)
+#define TUTTI_BAND (&tutti__op_band)
+#define TUTTI_BOR (&tutti__op_bor)
+#define TUTTI_BXOR (&tutti__op_bxor)
+#define TUTTI_LAND (&tutti__op_land)
+#define TUTTI_LOR (&tutti__op_lor)
+#define TUTTI_MATMUL2 (&tutti__op_matmul2)
+
+/* A user op computes inout[i] = in[i] (op) inout[i] for i < count, exactly
+ * as an MPI_User_function does. ctx is the pointer given at creation. */
+typedef void tutti_user_fn(const void *in, void *inout, size_t count,
+                           tutti_datatype_t type, void *ctx);
+int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out);
+int tutti_op_free(tutti_op_t *op);
+/* 1 if commutative, 0 if not, negative error for a bad handle. */
+int tutti_op_commutative(tutti_op_t op);
+const char *tutti_op_name(tutti_op_t op);
+/* Look up a built-in by name: sum prod min max band bor bxor land lor matmul2 */
+int tutti_op_find(const char *name, tutti_op_t *out);
+/* 0 when op is defined on type, else TUTTI_EOP or TUTTI_ETYPE. */
+int tutti_op_check(tutti_op_t op, tutti_datatype_t type);
+
+/* inout = in (op) inout, element-wise, as MPI_Reduce_local(in, inout, ...).
+ * Usable anywhere; called from a rank of a modeled world, prefer
+ * tutti_reduce_local_r so the modeled clock advances by gamma * bytes. */
+int tutti_reduce_local(const void *in, void *inout, long count,
+                       tutti_datatype_t type, tutti_op_t op);
+
+/* ------------------------------------------------------------- cost model */
+
+/* c(m) = max(floor, a + b*m) for a message of m bytes (MODEL.md). */
+typedef struct tutti_cost {
+  double floor, a, b;
+} tutti_cost_t;
+
+enum tutti_preset {
+  TUTTI_MODEL_NONE = 0, /* native speed, wall time only, nothing recorded */
+  TUTTI_MODEL_HOCKNEY,
+  TUTTI_MODEL_POSTAL,
+  TUTTI_MODEL_LOGP,
+  TUTTI_MODEL_LOGGP,
+  TUTTI_MODEL_CUSTOM /* a preset with overridden fields keeps its preset */
+};
+
+struct tutti_topo; /* topo/: a tree of switches (may be NULL) */
+
+#define TUTTI_EAGER_ALL SIZE_MAX /* eager_limit meaning "every message is eager" */
+
+typedef struct tutti_model {
+  int preset;            /* enum tutti_preset */
+  double params[4];      /* the preset's parameters as given: alpha,beta | L | L,o,g | L,o,g,G */
+  tutti_cost_t send_cpu; /* O_s */
+  tutti_cost_t send_port; /* S */
+  tutti_cost_t latency;  /* L */
+  tutti_cost_t recv_port; /* R */
+  tutti_cost_t recv_cpu; /* O_r */
+  double gamma;          /* seconds per byte of reduce_local */
+  size_t eager_limit;    /* m < eager_limit is eager; TUTTI_EAGER_ALL: all eager */
+  const struct tutti_topo *topo; /* NULL: no topology */
+} tutti_model_t;
+
+/* Evaluate a cost function for m bytes. */
+double tutti_cost_eval(const tutti_cost_t *c, double m);
+
+/* ------------------------------------------------------------- the world */
+
+typedef struct tutti_world tutti_world_t;
+typedef struct tutti_rank tutti_rank_t;
+
+enum tutti_world_flags {
+  /* Test-only: inject random yields and short sleeps into the runtime's
+   * message path, to show that modeled times do not depend on scheduling. */
+  TUTTI_PERTURB = 1u << 0,
+  /* Record events even with the none model (for traces of native runs). */
+  TUTTI_RECORD = 1u << 1,
+};
+
+typedef struct tutti_config {
+  int nranks;              /* >= 1 */
+  size_t stack_size;       /* bytes per rank thread; 0: default (128 KiB, or $TUTTI_STACK) */
+  const tutti_model_t *model; /* NULL: the none model (eager_limit 64 KiB) */
+  unsigned flags;          /* enum tutti_world_flags */
+  unsigned seed;           /* seed of TUTTI_PERTURB */
+  int spin;                /* polls before a waiting rank sleeps; <0: automatic */
+} tutti_config_t;
+
+/* A config with every field at its default and nranks = n. */
+tutti_config_t tutti_config_default(int nranks);
+
+int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg);
+/* Run fn(rank, arg) on every rank thread and wait for all of them.
+ * Returns 0, or the first failure: a rank's own error code (the world's
+ * error text names the rank), TUTTI_EDEADLOCK (the text lists what each rank
+ * waits for), TUTTI_ETHREADS (the text names the OS limit). Every thread is
+ * joined before it returns. A world may be run several times; modeled
+ * clocks start at 0 in each run. */
+typedef int tutti_rank_fn(tutti_rank_t *rank, void *arg);
+int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg);
+/* The text of the last run's failure ("" after a success). */
+const char *tutti_world_error(const tutti_world_t *w);
+int tutti_world_size(const tutti_world_t *w);
+void tutti_world_destroy(tutti_world_t *w);
+
+/* What a blocked rank waited for when the world deadlocked or was aborted. */
+typedef struct tutti_waitinfo {
+  int blocked;   /* 1 if the rank was blocked in a call */
+  const char *op; /* "recv", "send", "wait", "waitall", "sendrecv" */
+  int peer;      /* the peer, or TUTTI_ANY_SOURCE */
+  int tag;
+} tutti_waitinfo_t;
+int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out);
+
+/* Counters of the last run. */
+typedef struct tutti_stats {
+  uint64_t messages;   /* messages sent */
+  uint64_t bytes;      /* payload bytes sent */
+  uint64_t eager, rendezvous;
+  uint64_t sleeps;     /* times a rank slept on its futex doorbell */
+  uint64_t wakeups;    /* futex wakes issued */
+  uint64_t events;     /* events recorded for replay */
+  double wall_time;    /* seconds from the first thread start to the last join */
+} tutti_stats_t;
+int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
+
+/* ------------------------------------------------------ ranks and p2p */
+
+#define TUTTI_ANY_SOURCE (-1)
+#define TUTTI_ANY_TAG (-1)
+#define TUTTI_PROC_NULL (-2)
+/* User tags are 0..TUTTI_TAG_UB; tags above it, up to INT32_MAX, are
+ * reserved for tutti's collectives. */
+#define TUTTI_TAG_UB 0x3fffffff
+#define TUTTI_TAG_MAX 0x7fffffff
+#define TUTTI_UNDEFINED (-32766)
+
+int tutti_rank(const tutti_rank_t *r);
+int tutti_size(const tutti_rank_t *r);
+tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
+
+typedef struct tutti_status {
+  int source;
+  int tag;
+  int error;    /* 0, or TUTTI_ETRUNCATE */
+  size_t bytes; /* bytes of the matched message */
+} tutti_status_t;
+#define TUTTI_STATUS_IGNORE ((tutti_status_t *)0)
+
+/* Elements of `type` in the received message (MPI_Get_elements): bytes /
+ * size, or TUTTI_UNDEFINED when the size does not divide. */
+int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count);
+
+typedef struct tutti_request *tutti_request_t;
+#define TUTTI_REQUEST_NULL ((tutti_request_t)0)
+
+/* Blocking send: returns once the buffer may be reused (eager: copied out;
+ * rendezvous: the receiver copied it). Messages from one sender to one
+ * receiver with one tag are received in the order sent. */
+int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
+               int dest, int tag);
+/* Blocking receive; st may be TUTTI_STATUS_IGNORE. A message longer than the
+ * buffer fails with TUTTI_ETRUNCATE, st->bytes tells its size, and the
+ * message stays to be received by a later, larger receive. */
+int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+               int source, int tag, tutti_status_t *st);
+int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
+                int dest, int tag, tutti_request_t *req);
+int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                int source, int tag, tutti_request_t *req);
+/* Complete a request; *req becomes TUTTI_REQUEST_NULL. A NULL request
+ * completes at once with an empty status. */
+int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st);
+/* sts may be NULL. Returns the first error; every request is completed. */
+int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t sts[]);
+/* *flag = 1 and the request is freed if it completed. In a modeled run a
+ * successful test counts as a wait. */
+int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st);
+/* isend + irecv + waitall, as MPI_Sendrecv. */
+int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                   int dest, int stag, void *rbuf, long rcount, tutti_datatype_t rtype,
+                   int source, int rtag, tutti_status_t *st);
+
+/* End the world from a rank: every blocked rank wakes, tutti_world_run
+ * returns err (a negative code; 0 becomes TUTTI_EABORTED) naming this rank.
+ * Does not return: the calling rank thread exits. */
+void tutti_abort(tutti_rank_t *r, int err) __attribute__((noreturn));
+
+/* Modeled local work: advance this rank's modeled clock by `seconds`. */
+int tutti_compute(tutti_rank_t *r, double seconds);
+/* tutti_reduce_local that also charges gamma * bytes to the modeled clock. */
+int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
+                         tutti_datatype_t type, tutti_op_t op);
+
+/* Spans delimit calls in the modeled-time report. `name` must outlive the
+ * world (a string literal). Spans do not nest. */
+int tutti_span_begin(tutti_rank_t *r, const char *name);
+int tutti_span_end(tutti_rank_t *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUTTI_TUTTI_H */

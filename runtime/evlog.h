@@ -1,0 +1,65 @@
+/*
+ * evlog.h -- the per-rank event log that the replay engine reads.
+ *
+ * Each rank appends to its own log while it runs (owner-only writes, no
+ * sharing, no locks). After every rank thread has been joined, the replay
+ * engine (replay.c) reads all logs and computes modeled times by MODEL.md.
+ *
+ * The receiver records which send it matched (peer + index of the SEND in
+ * the peer's log), so the replay never re-does matching. Since modeled runs
+ * forbid wildcards, the real match is the deterministic one of MODEL.md: the
+ * k-th receive rank d posts for (s, t) matches the k-th send from s to d
+ * with tag t.
+ */
+#ifndef TUTTI_EVLOG_H
+#define TUTTI_EVLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum tutti_ev_kind {
+  TUTTI_EV_SEND = 1,   /* isend posted: peer = dest, tag, bytes; u.req_of = 0 */
+  TUTTI_EV_RECV,       /* irecv posted: peer = matched source, tag = matched tag,
+                          bytes = matched bytes, ref = index of the SEND in peer's
+                          log. flags & TUTTI_EVF_FAILED: never matched (truncated,
+                          aborted): the replay skips it and waits on it complete. */
+  TUTTI_EV_WAIT,       /* ref = index in this log of the SEND or RECV waited for */
+  TUTTI_EV_COMPUTE,    /* u.seconds of local work */
+  TUTTI_EV_REDUCE,     /* bytes of reduce_local: gamma * bytes */
+  TUTTI_EV_SPAN_BEGIN, /* u.name: a call starts (collective or user span) */
+  TUTTI_EV_SPAN_END,
+};
+
+enum tutti_ev_flags {
+  TUTTI_EVF_FAILED = 1u << 0,
+  TUTTI_EVF_EAGER = 1u << 1, /* SEND: went eager in the real run (informative) */
+};
+
+/* 32 bytes. */
+struct tutti_ev {
+  uint8_t kind;
+  uint8_t flags;
+  uint16_t spare;
+  int32_t peer;
+  int32_t tag;
+  uint32_t ref;
+  uint64_t bytes;
+  union {
+    double seconds;
+    const char *name;
+    uint64_t raw;
+  } u;
+};
+
+struct tutti_evlog {
+  struct tutti_ev *ev;
+  uint32_t n, cap;
+};
+
+/* Append one event (the log grows by doubling); returns its index, or
+ * UINT32_MAX when out of memory (the rank then fails with TUTTI_ENOMEM). */
+uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev);
+void tutti__evlog_clear(struct tutti_evlog *log);
+void tutti__evlog_free(struct tutti_evlog *log);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * internal.h -- the runtime's private structures. Never included by
+ * collectives/ (they see only include/tutti/).
+ *
+ * Synchronization table (who may touch what, concurrently with whom):
+ *
+ *   field of rank d                 written by            read by
+ *   inbox (wfcqueue)                any sender: enqueue   d only: splice (owner)
+ *   doorbell                        d (-1 before sleep),  d, senders, aborter
+ *                                   wakers: xchg to 0
+ *   retbufs (lfstack)               receivers: push       d only: pop_all
+ *   everything else                 d only                d; the world thread
+ *                                                         after join; the
+ *                                                         deadlock detector
+ *                                                         while all are blocked
+ *   rendezvous request `done`       the receiver (release) the sender (acquire)
+ *
+ *   world->live_blocked: one 64-bit word, live ranks in the high half and
+ *   committed sleepers in the low half, so "all live ranks sleep" is one
+ *   atomic read (see block() in p2p.c).
+ */
+#ifndef TUTTI_INTERNAL_H
+#define TUTTI_INTERNAL_H
+
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <urcu/lfstack.h>
+#include <urcu/wfcqueue.h>
+
+#include "evlog.h"
+#include "tutti/tutti.h"
+
+#define TUTTI_CACHELINE 64
+#define TUTTI_ALIGNED __attribute__((aligned(TUTTI_CACHELINE)))
+
+#if defined(__SANITIZE_THREAD__)
+#define TUTTI_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TUTTI_TSAN 1
+#endif
+#endif
+#ifdef TUTTI_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define tsan_acquire(p) __tsan_acquire((void *)(p))
+#define tsan_release(p) __tsan_release((void *)(p))
+#else
+#define tsan_acquire(p) ((void)0)
+#define tsan_release(p) ((void)0)
+#endif
+
+/* ------------------------------------------------------------ types, ops */
+
+#define TUTTI_TYPE_MAGIC 0x7479706575u /* "type" */
+#define TUTTI_OP_MAGIC 0x6f70u
+
+enum tutti_base { TB_BYTE, TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE, TB_USER };
+
+struct tutti_datatype {
+  uint32_t magic;
+  int base; /* enum tutti_base */
+  size_t size;
+  const char *name;
+  char namebuf[32];
+};
+
+enum tutti_opkind {
+  OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_BAND, OP_BOR, OP_BXOR, OP_LAND, OP_LOR,
+  OP_MATMUL2, OP_USER
+};
+
+struct tutti_op {
+  uint32_t magic;
+  int kind;
+  int commute;
+  const char *name;
+  tutti_user_fn *fn;
+  void *ctx;
+};
+
+int tutti__type_ok(tutti_datatype_t t);
+int tutti__op_ok(tutti_op_t op);
+
+/* --------------------------------------------------------------- messages */
+
+enum msg_kind { MSG_EAGER = 1, MSG_RTS };
+
+/* An envelope in a receiver's inbox. Eager: allocated from the sender's
+ * pool, payload inline, returned to the sender's retbufs after the copy.
+ * RTS (rendezvous): embedded in the sender's request, which stays alive
+ * until the receiver sets req->done. */
+struct msg {
+  struct cds_wfcq_node qnode;
+  struct msg *next; /* receiver-private: unexpected list of a channel */
+  struct tutti_rank *sender;
+  int32_t src, tag;
+  size_t bytes;
+  uint64_t arrival; /* receiver-private: arrival stamp, for wildcards */
+  uint32_t send_ev; /* index of the SEND in the sender's log */
+  uint8_t kind;
+  uint8_t sizeclass; /* eager: pool class, or POOL_NONE for malloc'd */
+  const void *sbuf;  /* RTS: the sender's buffer */
+  struct tutti_request *sreq; /* RTS: completed by the receiver */
+  struct cds_lfs_node fnode;  /* eager: link in the sender's retbufs */
+  char data[] __attribute__((aligned(16)));
+};
+
+#define POOL_NONE 0xff
+#define POOL_CLASSES 15 /* 64 B .. 1 MiB payloads pooled; larger are malloc'd */
+#define POOL_MIN_SHIFT 6
+
+/* ---------------------------------------------------------------- requests */
+
+enum req_kind { REQ_SEND = 1, REQ_RECV };
+
+struct tutti_request {
+  struct tutti_rank *owner;
+  uint8_t kind;
+  uint8_t active;
+  int done; /* set with release by whoever completes it */
+  int err;
+  uint32_t ev; /* index of the post event in the owner's log, or UINT32_MAX */
+  /* recv */
+  void *buf;
+  size_t cap; /* bytes */
+  int src, tag;
+  uint64_t post_seq;
+  struct tutti_request *next; /* posted list, or free list */
+  tutti_status_t st;
+  /* send */
+  int dest, stag;
+  struct msg rts; /* rendezvous envelope (flexible member unused) */
+};
+
+/* Receiver-private per-source state: created the first time a message from
+ * `src` arrives or a receive names it, so memory grows with the pairs that
+ * actually talk, never with P x P. */
+struct chan {
+  int src;
+  struct msg *uq_head, *uq_tail;           /* unexpected messages, in order */
+  struct tutti_request *pq_head, *pq_tail; /* posted receives for src */
+};
+
+/* ------------------------------------------------------------------ ranks */
+
+struct tutti_rank {
+  /* Shared: written by other threads. Each on its own cache line. */
+  struct cds_wfcq_head inbox_head TUTTI_ALIGNED;
+  struct cds_wfcq_tail inbox_tail TUTTI_ALIGNED;
+  int32_t doorbell TUTTI_ALIGNED; /* -1: sleeping or about to */
+  struct cds_lfs_stack retbufs TUTTI_ALIGNED;
+
+  /* Private to the rank thread. */
+  struct tutti_world *world TUTTI_ALIGNED;
+  int rank, size;
+  pthread_t thread;
+  bool started;
+
+  struct chan *chans; /* open-addressed table keyed by src */
+  uint32_t nchans, chancap;
+  struct tutti_request *wq_head, *wq_tail; /* posted wildcard-source receives */
+  uint64_t post_seq, arrival_seq;
+  uint64_t n_unexpected;
+
+  struct tutti_request *freereqs;
+  struct msg *pool[POOL_CLASSES];
+
+  struct tutti_evlog log;
+  bool in_span;
+
+  /* what the rank waits for (deadlock report) */
+  tutti_waitinfo_t waiting;
+
+  uint64_t rng;
+  uint64_t n_msgs, n_bytes, n_eager, n_rdv, n_sleeps, n_wakeups;
+  int err; /* its rank function's return value */
+};
+
+/* ------------------------------------------------------------------ world */
+
+struct tutti_world {
+  int nranks;
+  size_t stack_size;
+  tutti_model_t model;
+  bool record;   /* events are recorded (modeled run, or TUTTI_RECORD) */
+  bool modeled;  /* model != none: wildcards rejected */
+  unsigned flags, seed;
+  int spin;
+  size_t eager_limit;
+
+  struct tutti_rank **ranks;
+  bool running;
+
+  /* run state */
+  tutti_rank_fn *fn;
+  void *arg;
+  int32_t gate TUTTI_ALIGNED;     /* futex: 0 closed, 1 open */
+  int32_t aborted TUTTI_ALIGNED;  /* 1 once the run must end */
+  uint64_t live_blocked TUTTI_ALIGNED;
+  int32_t failed TUTTI_ALIGNED;   /* 0 until the first failure is claimed */
+  int fail_err;
+  int fail_rank;
+  char errtext[1024];
+  double wall_time;
+};
+
+#define LB_LIVE(v) ((uint32_t)((v) >> 32))
+#define LB_BLOCKED(v) ((uint32_t)(v))
+#define LB_ONE_LIVE ((uint64_t)1 << 32)
+
+/* world.c */
+void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void tutti__abort_all(struct tutti_world *w);
+
+/* p2p.c */
+void tutti__rank_reset(struct tutti_rank *r);
+void tutti__rank_free(struct tutti_rank *r);
+void tutti__wake(struct tutti_rank *r);
+void tutti__perturb(struct tutti_rank *r);
+
+static inline int tutti__load_acq(const int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+#endif
