@@ -207,6 +207,8 @@ struct tutti_world {
   int fail_rank;
   char errtext[1024];
   double wall_time;
+
+  struct tutti_replay *replay; /* replay.c: result of the last recorded run */
 };
 
 #define LB_LIVE(v) ((uint32_t)((v) >> 32))
