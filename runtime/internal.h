@@ -22,7 +22,9 @@
 #ifndef TUTTI_INTERNAL_H
 #define TUTTI_INTERNAL_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,7 +58,7 @@ void __tsan_release(void *addr);
 
 /* ------------------------------------------------------------ types, ops */
 
-#define TUTTI_TYPE_MAGIC 0x7479706575u /* "type" */
+#define TUTTI_TYPE_MAGIC 0x74797065u /* "type" */
 #define TUTTI_OP_MAGIC 0x6f70u
 
 enum tutti_base { TB_BYTE, TB_INT32, TB_INT64, TB_FLOAT, TB_DOUBLE, TB_USER };
@@ -66,7 +68,7 @@ struct tutti_datatype {
   int base; /* enum tutti_base */
   size_t size;
   const char *name;
-  char namebuf[32];
+  char namebuf[48];
 };
 
 enum tutti_opkind {
@@ -107,8 +109,7 @@ struct msg {
   const void *sbuf;  /* RTS: the sender's buffer */
   struct tutti_request *sreq; /* RTS: completed by the receiver */
   struct cds_lfs_node fnode;  /* eager: link in the sender's retbufs */
-  char data[] __attribute__((aligned(16)));
-};
+} __attribute__((aligned(16))); /* eager payload follows the header */
 
 #define POOL_NONE 0xff
 #define POOL_CLASSES 15 /* 64 B .. 1 MiB payloads pooled; larger are malloc'd */
@@ -134,7 +135,7 @@ struct tutti_request {
   tutti_status_t st;
   /* send */
   int dest, stag;
-  struct msg rts; /* rendezvous envelope (flexible member unused) */
+  struct msg rts; /* rendezvous envelope */
 };
 
 /* Receiver-private per-source state: created the first time a message from
@@ -153,7 +154,7 @@ struct tutti_rank {
   struct cds_wfcq_head inbox_head TUTTI_ALIGNED;
   struct cds_wfcq_tail inbox_tail TUTTI_ALIGNED;
   int32_t doorbell TUTTI_ALIGNED; /* -1: sleeping or about to */
-  struct cds_lfs_stack retbufs TUTTI_ALIGNED;
+  struct __cds_lfs_stack retbufs TUTTI_ALIGNED;
 
   /* Private to the rank thread. */
   struct tutti_world *world TUTTI_ALIGNED;
@@ -168,6 +169,7 @@ struct tutti_rank {
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;
+  struct req_chunk *reqchunks; /* every request it ever allocated */
   struct msg *pool[POOL_CLASSES];
 
   struct tutti_evlog log;
@@ -225,6 +227,7 @@ void tutti__rank_reset(struct tutti_rank *r);
 void tutti__rank_free(struct tutti_rank *r);
 void tutti__wake(struct tutti_rank *r);
 void tutti__perturb(struct tutti_rank *r);
+void tutti__rank_departs(struct tutti_rank *r);
 
 static inline int tutti__load_acq(const int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 

@@ -1,0 +1,791 @@
+/*
+ * p2p.c -- point-to-point messaging between rank threads.
+ *
+ * Message path. Each rank has one inbox, a liburcu wait-free concurrent
+ * queue (wfcqueue): any sender enqueues (wait-free, one xchg), only the
+ * owner dequeues, so no lock is taken on the message path. The wfcqueue is
+ * FIFO per producer, which gives MPI's non-overtaking order per pair. The
+ * owner sorts arrivals into per-source channels (receiver-private, created
+ * the first time a source is seen, so memory grows with the pairs that
+ * talk, never with P x P) holding unexpected messages and posted receives.
+ *
+ * Protocols. A message of m < eager_limit bytes is eager: copied into a
+ * buffer from the sender's pool, and the sender goes on; the receiver copies
+ * it out and pushes the buffer back on the sender's lock-free stack
+ * (lfstack), which the sender reclaims in one pop_all. Larger messages are
+ * rendezvous, single copy: the envelope (inside the send request) carries a
+ * pointer to the sender's buffer; the receiver copies straight from it, then
+ * marks the request done and rings the sender's doorbell.
+ *
+ * Waiting. A rank polls briefly (world->spin) and then sleeps on a futex
+ * doorbell, as urcu's call_rcu does: doorbell = -1, full barrier, re-check,
+ * FUTEX_WAIT. A waker publishes, full barrier, and if it swaps -1 -> 0 it
+ * owns the wake-up: it takes the sleeper off the blocked count and issues
+ * FUTEX_WAKE.
+ *
+ * liburcu is used through its shared library (no _LGPL_SOURCE): the calls
+ * cost a few ns next to a 70 ns cache-line transfer, and the sanitizers
+ * then see only our own code, with explicit acquire/release annotations
+ * where a message changes hands.
+ *
+ * Deadlock. world->live_blocked packs (live ranks, committed sleepers). A
+ * rank counts itself only after its re-check failed (it is then certain to
+ * sleep until woken), and a waker uncounts it when it claims the wake-up, so
+ * the blocked half never exceeds the ranks truly asleep with no wake-up
+ * coming. When it equals the live half, nobody can send anything again:
+ * that is a deadlock, detected exactly, with no timeout.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define POOL_MAX_BYTES ((size_t)64 << (POOL_CLASSES - 1))
+
+static inline char *msg_data(struct msg *m) { return (char *)(m + 1); }
+
+static void futex_wait(int32_t *addr, int32_t val) {
+  syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+static void futex_wake(int32_t *addr, int n) {
+  syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* --------------------------------------------------------------- perturbing */
+
+static uint64_t rng_next(struct tutti_rank *r) {
+  uint64_t x = r->rng; /* xorshift64 */
+  x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+  return r->rng = x;
+}
+
+/* Test-only scheduling noise (TUTTI_PERTURB): yields and sleeps of up to
+ * 50 us at the points where the order of threads matters. */
+void tutti__perturb(struct tutti_rank *r) {
+  uint64_t x = rng_next(r);
+  if ((x & 7) == 0) sched_yield();
+  if ((x & 0x3f0) == 0) {
+    struct timespec ts = {0, (long)(1000 + (x >> 20) % 50000)};
+    nanosleep(&ts, NULL);
+  }
+}
+#define PERTURB(r)                                                                                 \
+  do {                                                                                             \
+    if (__builtin_expect((r)->world->flags & TUTTI_PERTURB, 0)) tutti__perturb(r);                 \
+  } while (0)
+
+/* ------------------------------------------------------------------ waking */
+
+/* Called after publishing something rank d may be waiting for. The caller
+ * has issued a full barrier (or a seq_cst RMW) after publishing. */
+static void wake(struct tutti_rank *waker, struct tutti_rank *d) {
+  if (__atomic_load_n(&d->doorbell, __ATOMIC_SEQ_CST) != -1) return;
+  if (__atomic_exchange_n(&d->doorbell, 0, __ATOMIC_SEQ_CST) != -1) return;
+  __atomic_fetch_sub(&d->world->live_blocked, 1, __ATOMIC_SEQ_CST);
+  futex_wake(&d->doorbell, 1);
+  if (waker) waker->n_wakeups++;
+}
+
+void tutti__wake(struct tutti_rank *d) { wake(NULL, d); }
+
+static inline bool inbox_nonempty(struct tutti_rank *r) {
+  return !cds_wfcq_empty(&r->inbox_head, &r->inbox_tail);
+}
+
+static inline bool aborted(struct tutti_world *w) {
+  return __atomic_load_n(&w->aborted, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void declare_deadlock(struct tutti_world *w);
+
+/* Sleep until woken, unless something is already there. `done` is the flag
+ * the caller waits for (may be NULL). */
+static void block(struct tutti_rank *r, const int *done) {
+  struct tutti_world *w = r->world;
+  __atomic_store_n(&r->doorbell, -1, __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (inbox_nonempty(r) || (done && tutti__load_acq(done)) || aborted(w)) {
+    /* Not sleeping after all. If a waker claimed us meanwhile, it took us
+     * off a count we never joined: put the count right. */
+    if (__atomic_exchange_n(&r->doorbell, 0, __ATOMIC_SEQ_CST) == 0)
+      __atomic_fetch_add(&w->live_blocked, 1, __ATOMIC_SEQ_CST);
+    return;
+  }
+  uint64_t v = __atomic_add_fetch(&w->live_blocked, 1, __ATOMIC_SEQ_CST);
+  if (LB_BLOCKED(v) == LB_LIVE(v)) declare_deadlock(w);
+  r->n_sleeps++;
+  while (__atomic_load_n(&r->doorbell, __ATOMIC_SEQ_CST) == -1) futex_wait(&r->doorbell, -1);
+}
+
+/* ----------------------------------------------------------------- deadlock */
+
+static void declare_deadlock(struct tutti_world *w) {
+  /* Every live rank sleeps with no wake-up coming, so their wait records are
+   * stable; the seq_cst RMWs on live_blocked order them before this read. */
+  char buf[sizeof w->errtext];
+  size_t len = 0;
+  int listed = 0, nblocked = 0;
+  len += (size_t)snprintf(buf, sizeof buf, "deadlock:");
+  for (int i = 0; i < w->nranks; i++) {
+    const tutti_waitinfo_t *wi = &w->ranks[i]->waiting;
+    if (!wi->blocked) continue;
+    nblocked++;
+    if (listed >= 16 || len >= sizeof buf - 96) continue;
+    listed++;
+    if (wi->peer == TUTTI_ANY_SOURCE)
+      len += (size_t)snprintf(buf + len, sizeof buf - len, " rank %d waits in %s from any source",
+                              i, wi->op);
+    else
+      len += (size_t)snprintf(buf + len, sizeof buf - len, " rank %d waits in %s %s %d", i, wi->op,
+                              strcmp(wi->op, "recv") == 0 ? "from" : "with", wi->peer);
+    if (wi->tag == TUTTI_ANY_TAG)
+      len += (size_t)snprintf(buf + len, sizeof buf - len, " (any tag);");
+    else
+      len += (size_t)snprintf(buf + len, sizeof buf - len, " (tag %d);", wi->tag);
+  }
+  if (listed < nblocked && len < sizeof buf - 40)
+    len += (size_t)snprintf(buf + len, sizeof buf - len, " ... and %d more;", nblocked - listed);
+  if (len > 0 && buf[len - 1] == ';') buf[len - 1] = 0;
+  tutti__fail(w, -1, TUTTI_EDEADLOCK, "%s", buf);
+  tutti__abort_all(w);
+}
+
+/* A rank leaves the live count when its function returns. If the ranks
+ * still live all sleep, this departure made the deadlock. */
+void tutti__rank_departs(struct tutti_rank *r) {
+  struct tutti_world *w = r->world;
+  uint64_t v = __atomic_sub_fetch(&w->live_blocked, LB_ONE_LIVE, __ATOMIC_SEQ_CST);
+  if (LB_LIVE(v) > 0 && LB_BLOCKED(v) == LB_LIVE(v) && !aborted(w)) declare_deadlock(w);
+}
+
+/* --------------------------------------------------------------- the pool */
+
+static int size_class(size_t bytes) {
+  int c = 0;
+  while (((size_t)64 << c) < bytes) c++;
+  return c;
+}
+
+static void reclaim(struct tutti_rank *r) {
+  struct cds_lfs_head *h = __cds_lfs_pop_all(&r->retbufs);
+  struct cds_lfs_node *n, *next;
+  if (!h) return;
+  cds_lfs_for_each_safe(h, n, next) {
+    struct msg *m = caa_container_of(n, struct msg, fnode);
+    tsan_acquire(m);
+    m->next = r->pool[m->sizeclass];
+    r->pool[m->sizeclass] = m;
+  }
+}
+
+static struct msg *pool_get(struct tutti_rank *r, size_t bytes) {
+  struct msg *m;
+  if (bytes > POOL_MAX_BYTES) {
+    m = malloc(sizeof *m + bytes);
+    if (m) m->sizeclass = POOL_NONE;
+    return m;
+  }
+  int c = size_class(bytes);
+  if (!r->pool[c]) reclaim(r);
+  if ((m = r->pool[c])) {
+    r->pool[c] = m->next;
+    return m;
+  }
+  m = malloc(sizeof *m + ((size_t)64 << c));
+  if (m) m->sizeclass = (uint8_t)c;
+  return m;
+}
+
+/* The receiver hands an eager buffer back to its sender. */
+static void pool_return(struct msg *m) {
+  if (m->sizeclass == POOL_NONE) {
+    free(m);
+    return;
+  }
+  tsan_release(m);
+  cds_lfs_push(&m->sender->retbufs, &m->fnode);
+}
+
+/* ----------------------------------------------------------------- requests */
+
+#define REQ_CHUNK 64
+struct req_chunk {
+  struct req_chunk *next;
+  struct tutti_request reqs[REQ_CHUNK];
+};
+
+static struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
+  struct tutti_request *q = r->freereqs;
+  if (!q) {
+    struct req_chunk *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->next = r->reqchunks;
+    r->reqchunks = c;
+    for (int i = REQ_CHUNK - 1; i >= 0; i--) c->reqs[i].next = r->freereqs, r->freereqs = &c->reqs[i];
+    q = r->freereqs;
+  }
+  r->freereqs = q->next;
+  memset(q, 0, sizeof *q);
+  q->owner = r;
+  q->kind = (uint8_t)kind;
+  q->active = 1;
+  q->ev = UINT32_MAX;
+  return q;
+}
+
+static void req_free(struct tutti_rank *r, struct tutti_request *q) {
+  q->active = 0;
+  q->next = r->freereqs;
+  r->freereqs = q;
+}
+
+/* ------------------------------------------------------------------ events */
+
+static int record(struct tutti_rank *r, uint8_t kind, int peer, int tag, uint64_t bytes,
+                  uint32_t ref, uint32_t *index) {
+  struct tutti_ev ev = {.kind = kind, .peer = peer, .tag = tag, .bytes = bytes, .ref = ref};
+  uint32_t i = tutti__evlog_push(&r->log, &ev);
+  if (i == UINT32_MAX) return TUTTI_ENOMEM;
+  if (index) *index = i;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- channels */
+
+static uint32_t hash_src(int src) { return (uint32_t)src * 2654435761u; }
+
+/* The channel of `src`, created on first use when `create`. The pointer is
+ * valid until the next creation. */
+static struct chan *chan_get(struct tutti_rank *r, int src, bool create) {
+  if (r->chancap) {
+    uint32_t mask = r->chancap - 1;
+    for (uint32_t i = hash_src(src) & mask;; i = (i + 1) & mask) {
+      if (r->chans[i].src == src) return &r->chans[i];
+      if (r->chans[i].src < 0) break;
+    }
+  }
+  if (!create) return NULL;
+  if ((r->nchans + 1) * 2 > r->chancap) {
+    uint32_t cap = r->chancap ? r->chancap * 2 : 8;
+    struct chan *t = malloc(cap * sizeof *t);
+    if (!t) return NULL;
+    for (uint32_t i = 0; i < cap; i++) t[i] = (struct chan){.src = -1};
+    for (uint32_t j = 0; j < r->chancap; j++) {
+      if (r->chans[j].src < 0) continue;
+      uint32_t i = hash_src(r->chans[j].src) & (cap - 1);
+      while (t[i].src >= 0) i = (i + 1) & (cap - 1);
+      t[i] = r->chans[j];
+    }
+    free(r->chans);
+    r->chans = t;
+    r->chancap = cap;
+  }
+  uint32_t mask = r->chancap - 1, i = hash_src(src) & mask;
+  while (r->chans[i].src >= 0) i = (i + 1) & mask;
+  r->chans[i] = (struct chan){.src = src};
+  r->nchans++;
+  return &r->chans[i];
+}
+
+static inline bool tag_match(int want, int tag) { return want == TUTTI_ANY_TAG || want == tag; }
+
+/* ---------------------------------------------------------------- matching */
+
+/* Complete receive q with message m. Returns true if m was consumed; false
+ * when it does not fit (q fails with ETRUNCATE, m stays to be received). */
+static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct msg *m) {
+  q->st.source = m->src;
+  q->st.tag = m->tag;
+  q->st.bytes = m->bytes;
+  if (m->bytes > q->cap) {
+    q->err = q->st.error = TUTTI_ETRUNCATE;
+    if (q->ev != UINT32_MAX) r->log.ev[q->ev].flags |= TUTTI_EVF_FAILED;
+    q->done = 1;
+    return false;
+  }
+  if (q->ev != UINT32_MAX) {
+    struct tutti_ev *e = &r->log.ev[q->ev];
+    e->peer = m->src, e->tag = m->tag, e->bytes = m->bytes, e->ref = m->send_ev;
+  }
+  if (m->kind == MSG_EAGER) {
+    if (m->bytes) memcpy(q->buf, msg_data(m), m->bytes);
+    pool_return(m);
+  } else {
+    struct tutti_request *sq = m->sreq;
+    struct tutti_rank *sender = m->sender;
+    if (m->bytes) memcpy(q->buf, m->sbuf, m->bytes);
+    /* After this store the sender may reuse the request holding m. */
+    tsan_release(sq);
+    __atomic_store_n(&sq->done, 1, __ATOMIC_SEQ_CST);
+    wake(r, sender);
+  }
+  q->done = 1;
+  return true;
+}
+
+/* Unlink q from the singly linked list (head, tail) given its predecessor. */
+#define UNLINK(head, tail, prev, q)                                                                \
+  do {                                                                                             \
+    if (prev) (prev)->next = (q)->next;                                                            \
+    else (head) = (q)->next;                                                                       \
+    if ((tail) == (q)) (tail) = (prev);                                                            \
+  } while (0)
+
+static void deliver(struct tutti_rank *r, struct msg *m) {
+  m->arrival = r->arrival_seq++;
+  m->next = NULL;
+  struct chan *c = chan_get(r, m->src, true);
+  if (!c) { /* out of memory in a receiver-private table: fail the rank */
+    tutti__fail(r->world, r->rank, TUTTI_ENOMEM, "rank %d: out of memory for a channel", r->rank);
+    tutti__abort_all(r->world);
+    return;
+  }
+  /* The earliest posted receive that matches: specific or wildcard. */
+  struct tutti_request *q, *qp = NULL, *best = NULL, *wq, *wp = NULL;
+  for (q = c->pq_head; q && !tag_match(q->tag, m->tag); qp = q, q = q->next) {}
+  for (wq = r->wq_head; wq && !tag_match(wq->tag, m->tag); wp = wq, wq = wq->next) {}
+  if (q && (!wq || q->post_seq < wq->post_seq)) {
+    best = q;
+    UNLINK(c->pq_head, c->pq_tail, qp, q);
+  } else if (wq) {
+    best = wq;
+    UNLINK(r->wq_head, r->wq_tail, wp, wq);
+  }
+  if (best && complete_recv(r, best, m)) return;
+  if (c->uq_tail) c->uq_tail->next = m;
+  else c->uq_head = m;
+  c->uq_tail = m;
+  r->n_unexpected++;
+}
+
+/* Move everything in the inbox to its channel. Owner only. */
+static void progress(struct tutti_rank *r) {
+  if (!inbox_nonempty(r)) return;
+  PERTURB(r);
+  struct cds_wfcq_node *node;
+  while ((node = __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail))) {
+    struct msg *m = caa_container_of(node, struct msg, qnode);
+    tsan_acquire(m);
+    deliver(r, m);
+  }
+}
+
+/* Try to match a just-posted receive against the unexpected messages. */
+static bool match_unexpected(struct tutti_rank *r, struct tutti_request *q) {
+  struct chan *c = NULL;
+  struct msg *m = NULL, *prev = NULL;
+  if (q->src != TUTTI_ANY_SOURCE) {
+    c = chan_get(r, q->src, false);
+    if (c)
+      for (m = c->uq_head; m && !tag_match(q->tag, m->tag); prev = m, m = m->next) {}
+  } else if (r->n_unexpected) {
+    /* Wildcard: the earliest arrival over all channels. */
+    for (uint32_t i = 0; i < r->chancap; i++) {
+      struct chan *ci = &r->chans[i];
+      if (ci->src < 0) continue;
+      struct msg *mi, *pi = NULL;
+      for (mi = ci->uq_head; mi && !tag_match(q->tag, mi->tag); pi = mi, mi = mi->next) {}
+      if (mi && (!m || mi->arrival < m->arrival)) m = mi, prev = pi, c = ci;
+    }
+  }
+  if (!m) return false;
+  if (complete_recv(r, q, m)) {
+    UNLINK(c->uq_head, c->uq_tail, prev, m);
+    r->n_unexpected--;
+  }
+  return true;
+}
+
+/* --------------------------------------------------------------- checking */
+
+static int check_rank(const tutti_rank_t *r) {
+  if (!r || !r->world) return TUTTI_EINVAL;
+  return 0;
+}
+
+static int check_buf(const void *buf, long count, tutti_datatype_t type, size_t *bytes) {
+  if (!tutti__type_ok(type)) return TUTTI_ETYPE;
+  if (count < 0) return TUTTI_ECOUNT;
+  if (count > 0 && !buf) return TUTTI_EBUFFER;
+  if ((unsigned long)count > SIZE_MAX / type->size) return TUTTI_ECOUNT;
+  *bytes = (size_t)count * type->size;
+  return 0;
+}
+
+static int check_peer(const struct tutti_rank *r, int peer, bool any_ok) {
+  if (peer == TUTTI_PROC_NULL) return 0;
+  if (any_ok && peer == TUTTI_ANY_SOURCE) return r->world->modeled ? TUTTI_EMODEL : 0;
+  if (peer < 0 || peer >= r->size) return TUTTI_ERANK;
+  return 0;
+}
+
+static int check_tag(const struct tutti_rank *r, int tag, bool any_ok) {
+  if (any_ok && tag == TUTTI_ANY_TAG) return r->world->modeled ? TUTTI_EMODEL : 0;
+  if (tag < 0) return TUTTI_ETAG; /* TUTTI_TAG_MAX is INT32_MAX: any int >= 0 fits */
+  return 0;
+}
+
+/* ------------------------------------------------------------ public calls */
+
+int tutti_rank(const tutti_rank_t *r) { return r ? r->rank : TUTTI_EINVAL; }
+int tutti_size(const tutti_rank_t *r) { return r ? r->size : TUTTI_EINVAL; }
+tutti_world_t *tutti_rank_world(const tutti_rank_t *r) { return r ? r->world : NULL; }
+
+int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count) {
+  if (!st || !count) return TUTTI_EINVAL;
+  if (!tutti__type_ok(type)) return TUTTI_ETYPE;
+  *count = st->bytes % type->size ? TUTTI_UNDEFINED : (long)(st->bytes / type->size);
+  return 0;
+}
+
+/* A request that is complete from the start (PROC_NULL peers). */
+static int null_request(struct tutti_rank *r, int kind, tutti_request_t *req) {
+  struct tutti_request *q = req_alloc(r, kind);
+  if (!q) return TUTTI_ENOMEM;
+  q->st.source = TUTTI_PROC_NULL;
+  q->st.tag = TUTTI_ANY_TAG;
+  q->done = 1;
+  *req = q;
+  return 0;
+}
+
+int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
+                int tag, tutti_request_t *req) {
+  size_t bytes;
+  int rc;
+  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
+  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, dest, false)) ||
+      (rc = check_tag(r, tag, false)))
+    return rc;
+  if (dest == TUTTI_PROC_NULL) return null_request(r, REQ_SEND, req);
+  struct tutti_world *w = r->world;
+  struct tutti_rank *d = w->ranks[dest];
+  struct tutti_request *q = req_alloc(r, REQ_SEND);
+  if (!q) return TUTTI_ENOMEM;
+  q->dest = dest, q->stag = tag;
+  uint32_t ev = 0;
+  if (w->record && (rc = record(r, TUTTI_EV_SEND, dest, tag, bytes, 0, &ev))) {
+    req_free(r, q);
+    return rc;
+  }
+  q->ev = w->record ? ev : UINT32_MAX;
+  struct msg *m;
+  if (bytes < w->eager_limit) {
+    if (!(m = pool_get(r, bytes))) {
+      req_free(r, q);
+      return TUTTI_ENOMEM;
+    }
+    m->kind = MSG_EAGER;
+    if (bytes) memcpy(msg_data(m), buf, bytes);
+    q->done = 1;
+    r->n_eager++;
+    if (w->record) r->log.ev[ev].flags |= TUTTI_EVF_EAGER;
+  } else {
+    m = &q->rts;
+    m->kind = MSG_RTS;
+    m->sbuf = buf;
+    m->sreq = q;
+    r->n_rdv++;
+  }
+  m->sender = r;
+  m->src = r->rank;
+  m->tag = tag;
+  m->bytes = bytes;
+  m->send_ev = ev;
+  r->n_msgs++;
+  r->n_bytes += bytes;
+  PERTURB(r);
+  cds_wfcq_node_init(&m->qnode);
+  tsan_release(m);
+  cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, &m->qnode);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  wake(r, d);
+  *req = q;
+  return 0;
+}
+
+int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source,
+                int tag, tutti_request_t *req) {
+  size_t bytes;
+  int rc;
+  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
+  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, source, true)) ||
+      (rc = check_tag(r, tag, true)))
+    return rc;
+  if (source == TUTTI_PROC_NULL) return null_request(r, REQ_RECV, req);
+  struct tutti_request *q = req_alloc(r, REQ_RECV);
+  if (!q) return TUTTI_ENOMEM;
+  q->buf = buf, q->cap = bytes, q->src = source, q->tag = tag;
+  q->post_seq = r->post_seq++;
+  if (r->world->record) {
+    uint32_t ev;
+    if ((rc = record(r, TUTTI_EV_RECV, source, tag, 0, 0, &ev))) {
+      req_free(r, q);
+      return rc;
+    }
+    q->ev = ev;
+  }
+  progress(r);
+  if (!match_unexpected(r, q)) {
+    if (source == TUTTI_ANY_SOURCE) {
+      if (r->wq_tail) r->wq_tail->next = q;
+      else r->wq_head = q;
+      r->wq_tail = q;
+    } else {
+      struct chan *c = chan_get(r, source, true);
+      if (!c) {
+        req_free(r, q);
+        return TUTTI_ENOMEM;
+      }
+      if (c->pq_tail) c->pq_tail->next = q;
+      else c->pq_head = q;
+      c->pq_tail = q;
+    }
+  }
+  *req = q;
+  return 0;
+}
+
+static int valid_request(struct tutti_rank *r, tutti_request_t q) {
+  return q && q->owner == r && q->active;
+}
+
+/* Wait until q is done; the caller filled r->waiting. */
+static int wait_done(struct tutti_rank *r, struct tutti_request *q) {
+  struct tutti_world *w = r->world;
+  for (;;) {
+    progress(r);
+    if (tutti__load_acq(&q->done)) break;
+    if (aborted(w)) return w->fail_err == TUTTI_EDEADLOCK ? TUTTI_EDEADLOCK : TUTTI_EABORTED;
+    int i;
+    for (i = 0; i < w->spin; i++) {
+      if (inbox_nonempty(r) || tutti__load_acq(&q->done) || aborted(w)) break;
+      caa_cpu_relax();
+    }
+    if (i == w->spin) block(r, &q->done);
+  }
+  tsan_acquire(q);
+  return 0;
+}
+
+static void set_waiting(struct tutti_rank *r, const char *op, struct tutti_request *q) {
+  r->waiting = (tutti_waitinfo_t){.blocked = 1, .op = op,
+                                  .peer = q->kind == REQ_RECV ? q->src : q->dest,
+                                  .tag = q->kind == REQ_RECV ? q->tag : q->stag};
+}
+
+/* Finish a completed request: record the WAIT, hand out the status. */
+static int finish(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *st) {
+  struct tutti_request *q = *req;
+  int rc = q->err;
+  if (st) *st = q->st;
+  if (q->ev != UINT32_MAX && r->world->record) {
+    int e = record(r, TUTTI_EV_WAIT, -1, 0, 0, q->ev, NULL);
+    if (e && !rc) rc = e;
+  }
+  req_free(r, q);
+  *req = TUTTI_REQUEST_NULL;
+  return rc;
+}
+
+static int wait_one(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *st,
+                    const char *op) {
+  struct tutti_request *q = *req;
+  if (!q) {
+    if (st) *st = (tutti_status_t){.source = TUTTI_PROC_NULL, .tag = TUTTI_ANY_TAG};
+    return 0;
+  }
+  if (!valid_request(r, q)) return TUTTI_EREQUEST;
+  if (!tutti__load_acq(&q->done)) {
+    set_waiting(r, op, q);
+    int rc = wait_done(r, q);
+    r->waiting.blocked = 0;
+    if (rc) {
+      /* The request stays owned by the rank (freed with it): a posted
+       * receive may still be linked in a channel. */
+      q->active = 0;
+      *req = TUTTI_REQUEST_NULL;
+      return rc;
+    }
+  }
+  return finish(r, req, st);
+}
+
+int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st) {
+  int rc;
+  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
+  return wait_one(r, req, st, "wait");
+}
+
+int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t sts[]) {
+  int rc;
+  if ((rc = check_rank(r))) return rc;
+  if (n < 0 || (n > 0 && !reqs)) return TUTTI_EINVAL;
+  for (int i = 0; i < n; i++)
+    if (reqs[i] && !valid_request(r, reqs[i])) return TUTTI_EREQUEST;
+  int first = 0;
+  for (int i = 0; i < n; i++) {
+    rc = wait_one(r, &reqs[i], sts ? &sts[i] : NULL, "waitall");
+    if (rc && !first) first = rc;
+  }
+  return first;
+}
+
+int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st) {
+  int rc;
+  if ((rc = check_rank(r)) || !req || !flag) return rc ? rc : TUTTI_EINVAL;
+  if (*req && !valid_request(r, *req)) return TUTTI_EREQUEST;
+  if (!*req) return wait_one(r, req, st, "test"), *flag = 1, 0;
+  progress(r);
+  if (!tutti__load_acq(&(*req)->done)) {
+    *flag = 0;
+    if (aborted(r->world)) return TUTTI_EABORTED;
+    return 0;
+  }
+  tsan_acquire(*req);
+  *flag = 1;
+  return finish(r, req, st);
+}
+
+int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
+               int tag) {
+  tutti_request_t q;
+  int rc = tutti_isend(r, buf, count, type, dest, tag, &q);
+  return rc ? rc : wait_one(r, &q, NULL, "send");
+}
+
+int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
+               tutti_status_t *st) {
+  tutti_request_t q;
+  int rc = tutti_irecv(r, buf, count, type, source, tag, &q);
+  return rc ? rc : wait_one(r, &q, st, "recv");
+}
+
+int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                   int dest, int stag, void *rbuf, long rcount, tutti_datatype_t rtype, int source,
+                   int rtag, tutti_status_t *st) {
+  tutti_request_t q[2];
+  tutti_status_t s[2];
+  size_t b;
+  int rc;
+  /* Check both halves before posting either, so a bad receive does not
+   * leave a send behind. */
+  if ((rc = check_rank(r))) return rc;
+  if ((rc = check_buf(rbuf, rcount, rtype, &b)) || (rc = check_peer(r, source, true)) ||
+      (rc = check_tag(r, rtag, true)))
+    return rc;
+  if ((rc = tutti_isend(r, sbuf, scount, stype, dest, stag, &q[0]))) return rc;
+  if ((rc = tutti_irecv(r, rbuf, rcount, rtype, source, rtag, &q[1]))) {
+    wait_one(r, &q[0], NULL, "sendrecv");
+    return rc;
+  }
+  int rc0 = wait_one(r, &q[0], &s[0], "sendrecv");
+  int rc1 = wait_one(r, &q[1], &s[1], "sendrecv");
+  if (st) *st = s[1];
+  return rc0 ? rc0 : rc1;
+}
+
+int tutti_compute(tutti_rank_t *r, double seconds) {
+  int rc;
+  if ((rc = check_rank(r))) return rc;
+  if (!(seconds >= 0)) return TUTTI_EINVAL; /* also rejects NaN */
+  if (!r->world->record) return 0;
+  struct tutti_ev ev = {.kind = TUTTI_EV_COMPUTE, .peer = -1, .u.seconds = seconds};
+  return tutti__evlog_push(&r->log, &ev) == UINT32_MAX ? TUTTI_ENOMEM : 0;
+}
+
+int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
+                         tutti_datatype_t type, tutti_op_t op) {
+  int rc;
+  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti_reduce_local(in, inout, count, type, op))) return rc;
+  if (!r->world->record) return 0;
+  return record(r, TUTTI_EV_REDUCE, -1, 0, (uint64_t)count * type->size, 0, NULL);
+}
+
+int tutti_span_begin(tutti_rank_t *r, const char *name) {
+  int rc;
+  if ((rc = check_rank(r))) return rc;
+  if (!name || r->in_span) return TUTTI_EINVAL;
+  r->in_span = true;
+  if (!r->world->record) return 0;
+  struct tutti_ev ev = {.kind = TUTTI_EV_SPAN_BEGIN, .peer = -1, .u.name = name};
+  return tutti__evlog_push(&r->log, &ev) == UINT32_MAX ? TUTTI_ENOMEM : 0;
+}
+
+int tutti_span_end(tutti_rank_t *r) {
+  int rc;
+  if ((rc = check_rank(r))) return rc;
+  if (!r->in_span) return TUTTI_EINVAL;
+  r->in_span = false;
+  if (!r->world->record) return 0;
+  return record(r, TUTTI_EV_SPAN_END, -1, 0, 0, 0, NULL);
+}
+
+/* ----------------------------------------------------- rank setup, teardown */
+
+static void free_msg_list(struct msg *m) {
+  while (m) {
+    struct msg *next = m->next;
+    if (m->kind == MSG_EAGER) free(m);
+    m = next;
+  }
+}
+
+/* Drop every message and buffer the rank holds. Only when no thread runs. */
+static void rank_drain(struct tutti_rank *r) {
+  struct cds_wfcq_node *node;
+  while ((node = __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail))) {
+    struct msg *m = caa_container_of(node, struct msg, qnode);
+    if (m->kind == MSG_EAGER) free(m);
+  }
+  for (uint32_t i = 0; i < r->chancap; i++)
+    if (r->chans[i].src >= 0) free_msg_list(r->chans[i].uq_head);
+  free(r->chans);
+  r->chans = NULL;
+  r->chancap = r->nchans = 0;
+  reclaim(r);
+  for (int c = 0; c < POOL_CLASSES; c++) {
+    struct msg *m = r->pool[c];
+    while (m) {
+      struct msg *next = m->next;
+      free(m);
+      m = next;
+    }
+    r->pool[c] = NULL;
+  }
+  while (r->reqchunks) {
+    struct req_chunk *c = r->reqchunks;
+    r->reqchunks = c->next;
+    free(c);
+  }
+  r->freereqs = NULL;
+  r->wq_head = r->wq_tail = NULL;
+}
+
+/* Ready a rank for a new run (called by the world thread before start). */
+void tutti__rank_reset(struct tutti_rank *r) {
+  rank_drain(r);
+  tutti__evlog_clear(&r->log);
+  r->post_seq = r->arrival_seq = r->n_unexpected = 0;
+  r->n_msgs = r->n_bytes = r->n_eager = r->n_rdv = r->n_sleeps = r->n_wakeups = 0;
+  r->in_span = false;
+  r->waiting = (tutti_waitinfo_t){0};
+  r->err = 0;
+  r->doorbell = 0;
+  r->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)r->world->seed << 32) ^ (uint64_t)(r->rank + 1);
+}
+
+void tutti__rank_free(struct tutti_rank *r) {
+  rank_drain(r);
+  tutti__evlog_free(&r->log);
+  cds_wfcq_destroy(&r->inbox_head, &r->inbox_tail);
+  free(r);
+}

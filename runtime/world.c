@@ -1,0 +1,270 @@
+/*
+ * world.c -- a world of rank threads: creation, one run, failure handling.
+ *
+ * A run creates every rank thread behind a closed gate, so a refusal by the
+ * OS half-way (EAGAIN: pid_max, threads-max, max_map_count) can still end
+ * the run cleanly: no rank function has started, the gate opens on an
+ * aborted world, every created thread returns at once and is joined.
+ *
+ * Failure: the first failure (a rank's error, tutti_abort, a deadlock, a
+ * refused thread) is claimed once, with a text naming the rank; then every
+ * rank is woken and every blocking call returns an error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "replay.h"
+
+#define DEFAULT_STACK ((size_t)128 << 10)
+#define NONE_EAGER_LIMIT ((size_t)64 << 10)
+#define MAX_RANKS (1 << 20)
+
+static __thread struct tutti_rank *current_rank; /* set on rank threads */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+tutti_config_t tutti_config_default(int nranks) {
+  return (tutti_config_t){.nranks = nranks, .spin = -1};
+}
+
+static size_t default_stack(void) {
+  const char *s = getenv("TUTTI_STACK");
+  if (s && *s) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end == 'k' || *end == 'K') v <<= 10, end++;
+    else if (*end == 'm' || *end == 'M') v <<= 20, end++;
+    if (*end == 0 && v > 0) return (size_t)v;
+  }
+#if defined(__SANITIZE_ADDRESS__) || defined(TUTTI_TSAN)
+  return DEFAULT_STACK * 4; /* instrumented frames are larger */
+#else
+  return DEFAULT_STACK;
+#endif
+}
+
+static int model_ok(const tutti_model_t *m) {
+  if (m->preset < TUTTI_MODEL_NONE || m->preset > TUTTI_MODEL_CUSTOM) return 0;
+  const tutti_cost_t *c[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port,
+                             &m->recv_cpu};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+    if (!(c[i]->floor >= 0) || !(c[i]->a >= 0) || !(c[i]->b >= 0)) return 0;
+  return m->gamma >= 0;
+}
+
+int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
+  if (!out || !cfg) return TUTTI_EINVAL;
+  *out = NULL;
+  if (current_rank) return TUTTI_EBUSY;
+  if (cfg->nranks < 1 || cfg->nranks > MAX_RANKS) return TUTTI_ERANK;
+  if (cfg->model && !model_ok(cfg->model)) return TUTTI_EINVAL;
+  if (cfg->stack_size && cfg->stack_size < (size_t)PTHREAD_STACK_MIN) return TUTTI_EINVAL;
+  struct tutti_world *w = calloc(1, sizeof *w);
+  if (!w) return TUTTI_ENOMEM;
+  w->nranks = cfg->nranks;
+  w->stack_size = cfg->stack_size ? cfg->stack_size : default_stack();
+  if (cfg->model) w->model = *cfg->model;
+  else w->model.preset = TUTTI_MODEL_NONE, w->model.eager_limit = NONE_EAGER_LIMIT;
+  w->modeled = w->model.preset != TUTTI_MODEL_NONE;
+  w->record = w->modeled || (cfg->flags & TUTTI_RECORD);
+  w->eager_limit = w->model.eager_limit;
+  w->flags = cfg->flags;
+  w->seed = cfg->seed;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  /* Spin about as long as a sleep and wake-up would cost (~35 us) when each
+   * rank has a core; when oversubscribed, the peer we wait for needs our
+   * core, so sleep almost at once. */
+  w->spin = cfg->spin >= 0 ? cfg->spin : (w->nranks <= ncpu ? 2000 : 16);
+  w->ranks = calloc((size_t)w->nranks, sizeof *w->ranks);
+  if (!w->ranks) goto nomem;
+  for (int i = 0; i < w->nranks; i++) {
+    struct tutti_rank *r = aligned_alloc(TUTTI_CACHELINE, sizeof *r);
+    if (!r) goto nomem;
+    memset(r, 0, sizeof *r);
+    cds_wfcq_init(&r->inbox_head, &r->inbox_tail);
+    __cds_lfs_init(&r->retbufs);
+    r->world = w;
+    r->rank = i;
+    r->size = w->nranks;
+    w->ranks[i] = r;
+  }
+  *out = w;
+  return 0;
+nomem:
+  tutti_world_destroy(w);
+  return TUTTI_ENOMEM;
+}
+
+void tutti_world_destroy(tutti_world_t *w) {
+  if (!w) return;
+  if (w->ranks)
+    for (int i = 0; i < w->nranks; i++)
+      if (w->ranks[i]) tutti__rank_free(w->ranks[i]);
+  free(w->ranks);
+  tutti__replay_free(w->replay);
+  free(w);
+}
+
+int tutti_world_size(const tutti_world_t *w) { return w ? w->nranks : TUTTI_EINVAL; }
+
+const char *tutti_world_error(const tutti_world_t *w) { return w ? w->errtext : "no world"; }
+
+int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out) {
+  if (!w || !out) return TUTTI_EINVAL;
+  if (rank < 0 || rank >= w->nranks) return TUTTI_ERANK;
+  if (w->running) return TUTTI_EBUSY;
+  *out = w->ranks[rank]->waiting;
+  return 0;
+}
+
+int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out) {
+  if (!w || !out) return TUTTI_EINVAL;
+  if (w->running) return TUTTI_EBUSY;
+  *out = (tutti_stats_t){.wall_time = w->wall_time};
+  for (int i = 0; i < w->nranks; i++) {
+    const struct tutti_rank *r = w->ranks[i];
+    out->messages += r->n_msgs;
+    out->bytes += r->n_bytes;
+    out->eager += r->n_eager;
+    out->rendezvous += r->n_rdv;
+    out->sleeps += r->n_sleeps;
+    out->wakeups += r->n_wakeups;
+    out->events += r->log.n;
+  }
+  return 0;
+}
+
+/* ----------------------------------------------------------------- failing */
+
+void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...) {
+  int32_t expected = 0;
+  if (!__atomic_compare_exchange_n(&w->failed, &expected, 1, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_SEQ_CST))
+    return; /* the first failure is the cause; later ones are its echoes */
+  w->fail_err = err;
+  w->fail_rank = rank;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w->errtext, sizeof w->errtext, fmt, ap);
+  va_end(ap);
+}
+
+void tutti__abort_all(struct tutti_world *w) {
+  __atomic_store_n(&w->aborted, 1, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < w->nranks; i++) tutti__wake(w->ranks[i]);
+}
+
+void tutti_abort(tutti_rank_t *r, int err) {
+  if (err >= 0) err = TUTTI_EABORTED;
+  struct tutti_world *w = r->world;
+  tutti__fail(w, r->rank, err, "rank %d called tutti_abort: %s (%s)", r->rank,
+              tutti_err_name(err), tutti_strerror(err));
+  tutti__abort_all(w);
+  r->err = err;
+  tutti__rank_departs(r);
+  current_rank = NULL;
+  pthread_exit(NULL);
+}
+
+/* ------------------------------------------------------------------ running */
+
+static void *rank_main(void *arg) {
+  struct tutti_rank *r = arg;
+  struct tutti_world *w = r->world;
+  while (__atomic_load_n(&w->gate, __ATOMIC_ACQUIRE) == 0)
+    syscall(SYS_futex, &w->gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+  if (__atomic_load_n(&w->aborted, __ATOMIC_ACQUIRE)) return NULL; /* the run never started */
+  current_rank = r;
+  int rc = w->fn(r, w->arg);
+  current_rank = NULL;
+  r->err = rc;
+  if (rc != 0) {
+    int err = rc < 0 ? rc : TUTTI_ERANKFAIL;
+    if (rc < 0)
+      tutti__fail(w, r->rank, err, "rank %d failed: %s (%s)", r->rank, tutti_err_name(rc),
+                  tutti_strerror(rc));
+    else
+      tutti__fail(w, r->rank, err, "rank %d returned %d, not 0", r->rank, rc);
+    tutti__abort_all(w);
+  }
+  tutti__rank_departs(r);
+  return NULL;
+}
+
+static int read_int_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  int v = -1;
+  if (f) {
+    if (fscanf(f, "%d", &v) != 1) v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
+int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
+  if (!w || !fn) return TUTTI_EINVAL;
+  if (w->running || current_rank) return TUTTI_EBUSY;
+  w->running = true;
+  w->fn = fn;
+  w->arg = arg;
+  w->aborted = 0;
+  w->failed = 0;
+  w->fail_err = 0;
+  w->fail_rank = -1;
+  w->errtext[0] = 0;
+  w->gate = 0;
+  w->live_blocked = (uint64_t)w->nranks << 32;
+  tutti__replay_free(w->replay);
+  w->replay = NULL;
+  for (int i = 0; i < w->nranks; i++) {
+    tutti__rank_reset(w->ranks[i]);
+    w->ranks[i]->started = false;
+  }
+
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, w->stack_size);
+  double t0 = now();
+  for (int i = 0; i < w->nranks; i++) {
+    int e = pthread_create(&w->ranks[i]->thread, &attr, rank_main, w->ranks[i]);
+    if (e) {
+      tutti__fail(w, i, TUTTI_ETHREADS,
+                  "could not create rank thread %d of %d: %s (limits: kernel.pid_max %d, "
+                  "kernel.threads-max %d, vm.max_map_count %d, stack %zu KiB per rank; use fewer "
+                  "ranks or a smaller stack, TUTTI_STACK)",
+                  i, w->nranks, strerror(e), read_int_file("/proc/sys/kernel/pid_max"),
+                  read_int_file("/proc/sys/kernel/threads-max"),
+                  read_int_file("/proc/sys/vm/max_map_count"), w->stack_size >> 10);
+      __atomic_store_n(&w->aborted, 1, __ATOMIC_SEQ_CST);
+      break;
+    }
+    w->ranks[i]->started = true;
+  }
+  pthread_attr_destroy(&attr);
+  __atomic_store_n(&w->gate, 1, __ATOMIC_RELEASE);
+  syscall(SYS_futex, &w->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+  for (int i = 0; i < w->nranks; i++)
+    if (w->ranks[i]->started) pthread_join(w->ranks[i]->thread, NULL);
+  w->wall_time = now() - t0;
+  w->running = false;
+
+  int rc = w->failed ? w->fail_err : 0;
+  if (!rc && w->record) {
+    rc = tutti__replay_world(w);
+    if (rc && !w->errtext[0])
+      snprintf(w->errtext, sizeof w->errtext, "replay failed: %s", tutti_strerror(rc));
+  }
+  return rc;
+}
