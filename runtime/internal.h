@@ -202,6 +202,7 @@ struct tutti_world {
   tutti_rank_fn *fn;
   void *arg;
   int32_t gate TUTTI_ALIGNED;     /* futex: 0 closed, 1 open */
+  bool start_failed;              /* a thread was refused: run nothing */
   int32_t aborted TUTTI_ALIGNED;  /* 1 once the run must end */
   uint64_t live_blocked TUTTI_ALIGNED;
   int32_t failed TUTTI_ALIGNED;   /* 0 until the first failure is claimed */
@@ -223,6 +224,7 @@ void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...)
 void tutti__abort_all(struct tutti_world *w);
 
 /* p2p.c */
+void tutti__rank_drop_messages(struct tutti_rank *r);
 void tutti__rank_reset(struct tutti_rank *r);
 void tutti__rank_free(struct tutti_rank *r);
 void tutti__wake(struct tutti_rank *r);

@@ -606,14 +606,14 @@ static int wait_one(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *
   if (!tutti__load_acq(&q->done)) {
     set_waiting(r, op, q);
     int rc = wait_done(r, q);
-    r->waiting.blocked = 0;
-    if (rc) {
+    if (rc) { /* r->waiting stays: it is the deadlock report */
       /* The request stays owned by the rank (freed with it): a posted
        * receive may still be linked in a channel. */
       q->active = 0;
       *req = TUTTI_REQUEST_NULL;
       return rc;
     }
+    r->waiting.blocked = 0;
   }
   return finish(r, req, st);
 }
@@ -739,8 +739,11 @@ static void free_msg_list(struct msg *m) {
   }
 }
 
-/* Drop every message and buffer the rank holds. Only when no thread runs. */
-static void rank_drain(struct tutti_rank *r) {
+/* Teardown has two phases over all ranks, because a rendezvous envelope in
+ * one rank's lists lives in another rank's request storage: first every
+ * rank drops the messages it holds, then every rank frees its storage.
+ * Only when no rank thread runs. */
+void tutti__rank_drop_messages(struct tutti_rank *r) {
   struct cds_wfcq_node *node;
   while ((node = __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail))) {
     struct msg *m = caa_container_of(node, struct msg, qnode);
@@ -751,6 +754,10 @@ static void rank_drain(struct tutti_rank *r) {
   free(r->chans);
   r->chans = NULL;
   r->chancap = r->nchans = 0;
+  r->wq_head = r->wq_tail = NULL;
+}
+
+static void rank_free_storage(struct tutti_rank *r) {
   reclaim(r);
   for (int c = 0; c < POOL_CLASSES; c++) {
     struct msg *m = r->pool[c];
@@ -767,12 +774,11 @@ static void rank_drain(struct tutti_rank *r) {
     free(c);
   }
   r->freereqs = NULL;
-  r->wq_head = r->wq_tail = NULL;
 }
 
 /* Ready a rank for a new run (called by the world thread before start). */
 void tutti__rank_reset(struct tutti_rank *r) {
-  rank_drain(r);
+  rank_free_storage(r); /* after tutti__rank_drop_messages on every rank */
   tutti__evlog_clear(&r->log);
   r->post_seq = r->arrival_seq = r->n_unexpected = 0;
   r->n_msgs = r->n_bytes = r->n_eager = r->n_rdv = r->n_sleeps = r->n_wakeups = 0;
@@ -784,7 +790,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
 }
 
 void tutti__rank_free(struct tutti_rank *r) {
-  rank_drain(r);
+  rank_free_storage(r); /* after tutti__rank_drop_messages on every rank */
   tutti__evlog_free(&r->log);
   cds_wfcq_destroy(&r->inbox_head, &r->inbox_tail);
   free(r);

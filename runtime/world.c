@@ -109,9 +109,12 @@ nomem:
 
 void tutti_world_destroy(tutti_world_t *w) {
   if (!w) return;
-  if (w->ranks)
+  if (w->ranks) {
+    for (int i = 0; i < w->nranks; i++)
+      if (w->ranks[i]) tutti__rank_drop_messages(w->ranks[i]);
     for (int i = 0; i < w->nranks; i++)
       if (w->ranks[i]) tutti__rank_free(w->ranks[i]);
+  }
   free(w->ranks);
   tutti__replay_free(w->replay);
   free(w);
@@ -185,16 +188,18 @@ static void *rank_main(void *arg) {
   struct tutti_world *w = r->world;
   while (__atomic_load_n(&w->gate, __ATOMIC_ACQUIRE) == 0)
     syscall(SYS_futex, &w->gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-  if (__atomic_load_n(&w->aborted, __ATOMIC_ACQUIRE)) return NULL; /* the run never started */
+  if (w->start_failed) return NULL; /* the run never started: no rank function runs */
   current_rank = r;
   int rc = w->fn(r, w->arg);
   current_rank = NULL;
   r->err = rc;
   if (rc != 0) {
     int err = rc < 0 ? rc : TUTTI_ERANKFAIL;
-    if (rc < 0)
+    if (rc < 0 && strcmp(tutti_err_name(rc), "TUTTI_E?") != 0)
       tutti__fail(w, r->rank, err, "rank %d failed: %s (%s)", r->rank, tutti_err_name(rc),
                   tutti_strerror(rc));
+    else if (rc < 0)
+      tutti__fail(w, r->rank, err, "rank %d failed with error %d", r->rank, rc);
     else
       tutti__fail(w, r->rank, err, "rank %d returned %d, not 0", r->rank, rc);
     tutti__abort_all(w);
@@ -225,9 +230,11 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   w->fail_rank = -1;
   w->errtext[0] = 0;
   w->gate = 0;
+  w->start_failed = false;
   w->live_blocked = (uint64_t)w->nranks << 32;
   tutti__replay_free(w->replay);
   w->replay = NULL;
+  for (int i = 0; i < w->nranks; i++) tutti__rank_drop_messages(w->ranks[i]);
   for (int i = 0; i < w->nranks; i++) {
     tutti__rank_reset(w->ranks[i]);
     w->ranks[i]->started = false;
@@ -247,7 +254,7 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
                   i, w->nranks, strerror(e), read_int_file("/proc/sys/kernel/pid_max"),
                   read_int_file("/proc/sys/kernel/threads-max"),
                   read_int_file("/proc/sys/vm/max_map_count"), w->stack_size >> 10);
-      __atomic_store_n(&w->aborted, 1, __ATOMIC_SEQ_CST);
+      w->start_failed = true; /* read by the threads after the gate opens */
       break;
     }
     w->ranks[i]->started = true;

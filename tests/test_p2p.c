@@ -1,0 +1,634 @@
+/*
+ * test_p2p.c -- the world and point-to-point messaging: data integrity on
+ * both sides of the eager threshold, non-overtaking order under many
+ * concurrent senders, truncation, zero-length messages, wildcards, bad
+ * arguments, deadlock reports, aborts, thread-creation failure, scale.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "tutti/tutti.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+/* A native (unmodeled) world with a chosen eager limit. */
+static tutti_world_t *world(int n, size_t eager_limit, unsigned flags, int spin) {
+  static tutti_model_t m;
+  m = (tutti_model_t){.preset = TUTTI_MODEL_NONE, .eager_limit = eager_limit};
+  tutti_config_t c = tutti_config_default(n);
+  c.model = &m;
+  c.flags = flags;
+  c.spin = spin;
+  c.seed = 42;
+  tutti_world_t *w = NULL;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  return w;
+}
+
+static tutti_model_t hockney(void) {
+  tutti_cost_t ab = {0, 1e-6, 1e-9};
+  return (tutti_model_t){.preset = TUTTI_MODEL_HOCKNEY, .send_cpu = ab, .send_port = ab,
+                         .latency = ab, .recv_port = ab, .eager_limit = 0};
+}
+
+static uint8_t pattern(int src, int dst, size_t i) { return (uint8_t)(src * 31 + dst * 7 + i * 13); }
+
+/* ------------------------------------------------------------- world setup */
+
+Test(world, create_rejects_bad_config) {
+  tutti_world_t *w;
+  tutti_config_t c = tutti_config_default(0);
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_ERANK));
+  c.nranks = -3;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_ERANK));
+  cr_assert(eq(int, tutti_world_create(NULL, &c), TUTTI_EINVAL));
+  cr_assert(eq(int, tutti_world_create(&w, NULL), TUTTI_EINVAL));
+  c = tutti_config_default(2);
+  c.stack_size = 100;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL));
+  tutti_model_t m = hockney();
+  m.latency.a = -1;
+  c = tutti_config_default(2);
+  c.model = &m;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL));
+  cr_assert(eq(int, tutti_world_run(NULL, NULL, NULL), TUTTI_EINVAL));
+  cr_assert(eq(str, (char *)tutti_world_error(NULL), "no world"));
+}
+
+static int count_fn(tutti_rank_t *r, void *arg) {
+  __atomic_fetch_add((int *)arg, 1 + tutti_rank(r), __ATOMIC_RELAXED);
+  return tutti_size(r) == 5 ? 0 : -1;
+}
+
+Test(world, runs_every_rank_and_reruns, .timeout = 20) {
+  tutti_world_t *w = world(5, 64, 0, -1);
+  for (int k = 0; k < 3; k++) {
+    int sum = 0;
+    cr_assert(eq(int, tutti_world_run(w, count_fn, &sum), 0));
+    cr_assert(eq(int, sum, 1 + 2 + 3 + 4 + 5));
+    cr_assert(eq(str, (char *)tutti_world_error(w), ""));
+  }
+  cr_assert(eq(int, tutti_world_size(w), 5));
+  tutti_world_destroy(w);
+}
+
+static int nested_run(tutti_rank_t *r, void *arg) {
+  return tutti_world_run(tutti_rank_world(r), count_fn, arg) == TUTTI_EBUSY ? 0 : -1;
+}
+
+Test(world, run_from_a_rank_is_refused, .timeout = 20) {
+  tutti_world_t *w = world(2, 64, 0, -1);
+  int sum = 0;
+  cr_assert(eq(int, tutti_world_run(w, nested_run, &sum), 0));
+  tutti_world_destroy(w);
+}
+
+/* ------------------------------------------------------- data integrity */
+
+struct xfer {
+  size_t bytes;
+  int rounds;
+};
+
+/* Rank 0 and 1 ping-pong `bytes` (patterned, checked each way); with more
+ * ranks, every pair (i, i^1) does it. */
+static int pingpong_fn(tutti_rank_t *r, void *arg) {
+  const struct xfer *x = arg;
+  int me = tutti_rank(r), peer = me ^ 1;
+  if (peer >= tutti_size(r)) return 0;
+  uint8_t *buf = malloc(x->bytes + 1);
+  int rc = 0;
+  for (int k = 0; k < x->rounds && !rc; k++) {
+    int sender = k % 2 == (me & 1);
+    if (sender) {
+      for (size_t i = 0; i < x->bytes; i++) buf[i] = pattern(me, peer, i + k);
+      rc = tutti_send(r, buf, (long)x->bytes, TUTTI_BYTE, peer, k);
+    } else {
+      tutti_status_t st;
+      memset(buf, 0, x->bytes);
+      rc = tutti_recv(r, buf, (long)x->bytes, TUTTI_BYTE, peer, k, &st);
+      if (!rc && (st.source != peer || st.tag != k || st.bytes != x->bytes)) rc = -100;
+      for (size_t i = 0; !rc && i < x->bytes; i++)
+        if (buf[i] != pattern(peer, me, i + k)) rc = -101;
+    }
+  }
+  free(buf);
+  return rc;
+}
+
+Test(p2p, eager_and_rendezvous_around_threshold, .timeout = 60) {
+  const size_t limit = 1000;
+  size_t sizes[] = {0, 1, 8, limit - 1, limit, limit + 1, 70000, 3u << 20};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    tutti_world_t *w = world(4, limit, 0, -1);
+    struct xfer x = {sizes[s], 6};
+    cr_assert(eq(int, tutti_world_run(w, pingpong_fn, &x), 0), "size %zu: %s", sizes[s],
+              tutti_world_error(w));
+    tutti_stats_t st;
+    cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+    cr_assert(eq(u64, st.messages, 4 * 6 / 2));
+    cr_assert(eq(u64, st.bytes, (uint64_t)sizes[s] * 12));
+    if (sizes[s] < limit) cr_assert(eq(u64, st.eager, 12), "size %zu", sizes[s]);
+    else cr_assert(eq(u64, st.rendezvous, 12), "size %zu", sizes[s]);
+    tutti_world_destroy(w);
+  }
+}
+
+Test(p2p, sleeping_path_without_spinning, .timeout = 60) {
+  tutti_world_t *w = world(8, 256, 0, 0); /* spin 0: every wait sleeps on the futex */
+  struct xfer x = {300, 200};
+  cr_assert(eq(int, tutti_world_run(w, pingpong_fn, &x), 0), "%s", tutti_world_error(w));
+  x.bytes = 100;
+  cr_assert(eq(int, tutti_world_run(w, pingpong_fn, &x), 0), "%s", tutti_world_error(w));
+  tutti_stats_t st;
+  tutti_world_stats(w, &st);
+  cr_assert(gt(u64, st.sleeps, 0));
+  tutti_world_destroy(w);
+}
+
+static int zero_fn(tutti_rank_t *r, void *arg) {
+  int me = tutti_rank(r);
+  tutti_status_t st;
+  long n = -1;
+  if (me == 0) {
+    int rc = tutti_send(r, NULL, 0, TUTTI_DOUBLE, 1, 5);
+    return rc ? rc : tutti_send(r, NULL, 0, TUTTI_INT32, 1, 6);
+  }
+  if (me == 1) {
+    int rc = tutti_recv(r, NULL, 0, TUTTI_DOUBLE, 0, 5, &st);
+    if (rc || st.bytes != 0 || st.tag != 5 || st.source != 0) return rc ? rc : -100;
+    if (tutti_status_count(&st, TUTTI_DOUBLE, &n) || n != 0) return -101;
+    double d;
+    rc = tutti_recv(r, &d, 1, TUTTI_DOUBLE, 0, 6, &st); /* a larger buffer takes an empty message */
+    if (rc || st.bytes != 0) return rc ? rc : -102;
+  }
+  return 0;
+}
+
+Test(p2p, zero_element_messages, .timeout = 20) {
+  size_t limits[] = {0, 64}; /* rendezvous and eager */
+  for (int i = 0; i < 2; i++) {
+    tutti_world_t *w = world(3, limits[i], 0, -1);
+    cr_assert(eq(int, tutti_world_run(w, zero_fn, NULL), 0), "%s", tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
+}
+
+static int self_fn(tutti_rank_t *r, void *arg) {
+  size_t n = *(size_t *)arg;
+  char *a = malloc(n), *b = malloc(n);
+  for (size_t i = 0; i < n; i++) a[i] = (char)i;
+  tutti_request_t s;
+  int rc = tutti_isend(r, a, (long)n, TUTTI_BYTE, tutti_rank(r), 1, &s);
+  if (!rc) rc = tutti_recv(r, b, (long)n, TUTTI_BYTE, tutti_rank(r), 1, NULL);
+  if (!rc) rc = tutti_wait(r, &s, NULL);
+  if (!rc && (memcmp(a, b, n) || s != TUTTI_REQUEST_NULL)) rc = -100;
+  free(a), free(b);
+  return rc;
+}
+
+Test(p2p, one_rank_sends_to_itself, .timeout = 20) {
+  size_t sizes[] = {16, 4096};
+  for (int i = 0; i < 2; i++) {
+    tutti_world_t *w = world(1, 1024, 0, -1);
+    cr_assert(eq(int, tutti_world_run(w, self_fn, &sizes[i]), 0), "%s", tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
+}
+
+static int proc_null_fn(tutti_rank_t *r, void *arg) {
+  tutti_status_t st;
+  int x = 1;
+  int rc = tutti_send(r, &x, 1, TUTTI_INT32, TUTTI_PROC_NULL, 0);
+  if (!rc) rc = tutti_recv(r, &x, 1, TUTTI_INT32, TUTTI_PROC_NULL, 0, &st);
+  if (!rc && (st.source != TUTTI_PROC_NULL || st.bytes != 0)) rc = -100;
+  tutti_request_t q = TUTTI_REQUEST_NULL;
+  if (!rc) rc = tutti_wait(r, &q, &st); /* a null request completes at once */
+  return rc;
+}
+
+Test(p2p, proc_null_peers, .timeout = 20) {
+  tutti_world_t *w = world(2, 64, 0, -1);
+  cr_assert(eq(int, tutti_world_run(w, proc_null_fn, NULL), 0), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+}
+
+/* ------------------------------------------------------- non-overtaking */
+
+#define NO_MSGS 150
+#define NO_TAGS 3
+
+struct order_arg {
+  int wildcard; /* rank 0 receives with ANY_SOURCE/ANY_TAG */
+  size_t bytes; /* payload size (mixes eager and rendezvous by limit) */
+};
+
+/* Every rank but 0 sends NO_MSGS messages to 0, tag k % NO_TAGS, payload
+ * (src, tag, seq). Rank 0 checks that per (src, tag) the sequence numbers
+ * come in order: the non-overtaking rule. */
+static int order_fn(tutti_rank_t *r, void *arg) {
+  const struct order_arg *a = arg;
+  int me = tutti_rank(r), p = tutti_size(r);
+  size_t words = a->bytes / sizeof(int64_t) < 3 ? 3 : a->bytes / sizeof(int64_t);
+  int64_t *buf = calloc(words, sizeof *buf);
+  int rc = 0;
+  if (me != 0) {
+    /* All in flight at once (rendezvous ones too), so that the receiver's
+     * tag order can differ from the send order without a deadlock. */
+    int64_t *all = calloc((size_t)NO_MSGS * words, sizeof *all);
+    tutti_request_t q[NO_MSGS];
+    for (int k = 0; k < NO_MSGS && !rc; k++) {
+      int64_t *b = all + (size_t)k * words;
+      b[0] = me, b[1] = k % NO_TAGS, b[2] = k;
+      rc = tutti_isend(r, b, (long)words, TUTTI_INT64, 0, k % NO_TAGS, &q[k]);
+    }
+    if (!rc) rc = tutti_waitall(r, NO_MSGS, q, NULL);
+    free(all);
+  } else {
+    int *next = calloc((size_t)p * NO_TAGS, sizeof *next);
+    if (a->wildcard) {
+      int *last = calloc((size_t)p, sizeof *last);
+      for (int i = 0; i < (p - 1) * NO_MSGS && !rc; i++) {
+        tutti_status_t st;
+        rc = tutti_recv(r, buf, (long)words, TUTTI_INT64, TUTTI_ANY_SOURCE, TUTTI_ANY_TAG, &st);
+        if (rc) break;
+        int s = (int)buf[0], t = (int)buf[1], k = (int)buf[2];
+        if (st.source != s || st.tag != t) rc = -100;
+        else if (k != next[s * NO_TAGS + t] * NO_TAGS + t) rc = -101; /* order per (src, tag) */
+        else if (k < last[s]) rc = -102;                             /* and per source */
+        next[s * NO_TAGS + t]++;
+        last[s] = k;
+      }
+      free(last);
+    } else {
+      /* Receive the sources in a scrambled order, each source's tags
+       * interleaved: specific receives must still see each (src, tag) in
+       * order. */
+      for (int j = 0; j < p - 1 && !rc; j++) {
+        int s = 1 + (j * 7919) % (p - 1);
+        for (int k = 0; k < NO_MSGS && !rc; k++) {
+          int t = (k * 5) % NO_TAGS;
+          rc = tutti_recv(r, buf, (long)words, TUTTI_INT64, s, t, NULL);
+          if (!rc && (buf[0] != s || buf[1] != t || buf[2] != next[s * NO_TAGS + t] * NO_TAGS + t))
+            rc = -103;
+          next[s * NO_TAGS + t]++;
+        }
+      }
+    }
+    free(next);
+  }
+  free(buf);
+  return rc;
+}
+
+static void run_order(int n, struct order_arg a, size_t limit, unsigned flags, int spin) {
+  tutti_world_t *w = world(n, limit, flags, spin);
+  cr_assert(eq(int, tutti_world_run(w, order_fn, &a), 0), "n=%d wildcard=%d bytes=%zu: %s", n,
+            a.wildcard, a.bytes, tutti_world_error(w));
+  tutti_world_destroy(w);
+}
+
+Test(order, non_overtaking_specific_receives, .timeout = 120) {
+  run_order(17, (struct order_arg){0, 24}, 1024, 0, -1);     /* eager */
+  run_order(17, (struct order_arg){0, 2048}, 1024, 0, -1);   /* rendezvous */
+  run_order(31, (struct order_arg){0, 24}, 1024, 0, 0);      /* always sleeping */
+}
+
+Test(order, non_overtaking_wildcard_receives, .timeout = 120) {
+  run_order(17, (struct order_arg){1, 24}, 1024, 0, -1);
+  run_order(17, (struct order_arg){1, 2048}, 1024, 0, -1);
+  run_order(64, (struct order_arg){1, 24}, 1024, 0, -1);
+}
+
+Test(order, non_overtaking_under_perturbed_scheduling, .timeout = 120) {
+  run_order(9, (struct order_arg){0, 24}, 1024, TUTTI_PERTURB, -1);
+  run_order(9, (struct order_arg){1, 2048}, 1024, TUTTI_PERTURB, -1);
+}
+
+/* ------------------------------------------------------------ truncation */
+
+static int trunc_fn(tutti_rank_t *r, void *arg) {
+  int me = tutti_rank(r);
+  int64_t v[10];
+  if (me == 0) {
+    for (int i = 0; i < 10; i++) v[i] = 100 + i;
+    return tutti_send(r, v, 10, TUTTI_INT64, 1, 3);
+  }
+  if (me != 1) return 0;
+  tutti_status_t st;
+  int rc = tutti_recv(r, v, 4, TUTTI_INT64, 0, 3, &st);
+  if (rc != TUTTI_ETRUNCATE) return -100;
+  if (st.bytes != 80 || st.error != TUTTI_ETRUNCATE || st.source != 0) return -101;
+  long n;
+  tutti_status_count(&st, TUTTI_INT64, &n);
+  if (n != 10) return -102;
+  memset(v, 0, sizeof v);
+  rc = tutti_recv(r, v, 10, TUTTI_INT64, 0, 3, &st); /* the message was kept */
+  if (rc) return rc;
+  for (int i = 0; i < 10; i++)
+    if (v[i] != 100 + i) return -103;
+  return 0;
+}
+
+Test(p2p, truncation_keeps_the_message, .timeout = 20) {
+  size_t limits[] = {0, 4096};
+  for (int i = 0; i < 2; i++) {
+    tutti_world_t *w = world(2, limits[i], 0, -1);
+    cr_assert(eq(int, tutti_world_run(w, trunc_fn, NULL), 0), "limit %zu: %s", limits[i],
+              tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
+}
+
+/* ------------------------------------------------------- nonblocking, test */
+
+static int nb_fn(tutti_rank_t *r, void *arg) {
+  int me = tutti_rank(r), p = tutti_size(r);
+  enum { K = 8 };
+  int32_t out[K], in[K];
+  tutti_request_t q[2 * K];
+  tutti_status_t st[2 * K];
+  for (int k = 0; k < K; k++) {
+    out[k] = me * 1000 + k;
+    int rc = tutti_irecv(r, &in[k], 1, TUTTI_INT32, (me + p - 1) % p, k, &q[K + k]);
+    if (rc) return rc;
+  }
+  for (int k = K - 1; k >= 0; k--) {
+    int rc = tutti_isend(r, &out[k], 1, TUTTI_INT32, (me + 1) % p, k, &q[k]);
+    if (rc) return rc;
+  }
+  /* poll one with test, then wait for all */
+  int flag = 0, rc;
+  while (!flag)
+    if ((rc = tutti_test(r, &q[K], &flag, &st[K]))) return rc;
+  if (q[K] != TUTTI_REQUEST_NULL) return -99;
+  tutti_status_t tested = st[K];
+  if ((rc = tutti_waitall(r, 2 * K, q, st))) return rc;
+  if (tested.tag != 0 || tested.source != (me + p - 1) % p) return -98;
+  if (st[K].source != TUTTI_PROC_NULL) return -97; /* a null request gets an empty status */
+  for (int k = 1; k < K; k++) {
+    if (in[k] != ((me + p - 1) % p) * 1000 + k) return -100;
+    if (st[K + k].tag != k || q[k] != TUTTI_REQUEST_NULL) return -101;
+  }
+  return 0;
+}
+
+Test(p2p, nonblocking_waitall_and_test, .timeout = 30) {
+  size_t limits[] = {0, 1024};
+  for (int i = 0; i < 2; i++) {
+    tutti_world_t *w = world(7, limits[i], 0, -1);
+    cr_assert(eq(int, tutti_world_run(w, nb_fn, NULL), 0), "%s", tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
+}
+
+/* ------------------------------------------------------------ bad args */
+
+static int badargs_fn(tutti_rank_t *r, void *arg) {
+  int *fails = arg;
+  if (tutti_rank(r) != 0) return 0;
+  int x[4] = {0};
+  tutti_request_t q;
+  int line = 0;
+#define EXPECT(call, code)                                                                         \
+  do {                                                                                             \
+    int rc_ = (call);                                                                              \
+    if (rc_ != (code)) fails[line++ % 32] = __LINE__;                                              \
+  } while (0)
+  EXPECT(tutti_send(r, x, 1, TUTTI_INT32, 2, 0), TUTTI_ERANK);
+  EXPECT(tutti_send(r, x, 1, TUTTI_INT32, -5, 0), TUTTI_ERANK);
+  EXPECT(tutti_send(r, x, 1, TUTTI_INT32, TUTTI_ANY_SOURCE, 0), TUTTI_ERANK);
+  EXPECT(tutti_send(r, x, -1, TUTTI_INT32, 1, 0), TUTTI_ECOUNT);
+  EXPECT(tutti_send(r, NULL, 1, TUTTI_INT32, 1, 0), TUTTI_EBUFFER);
+  EXPECT(tutti_send(r, x, 1, TUTTI_INT32, 1, -1), TUTTI_ETAG);
+  EXPECT(tutti_send(r, x, 1, TUTTI_INT32, 1, TUTTI_ANY_TAG), TUTTI_ETAG);
+  EXPECT(tutti_send(r, x, 1, NULL, 1, 0), TUTTI_ETYPE);
+  EXPECT(tutti_send(r, x, 1, (tutti_datatype_t)x, 1, 0), TUTTI_ETYPE);
+  EXPECT(tutti_send(NULL, x, 1, TUTTI_INT32, 1, 0), TUTTI_EINVAL);
+  EXPECT(tutti_recv(r, x, 1, TUTTI_INT32, 7, 0, NULL), TUTTI_ERANK);
+  EXPECT(tutti_recv(r, x, -2, TUTTI_INT32, 1, 0, NULL), TUTTI_ECOUNT);
+  EXPECT(tutti_recv(r, NULL, 2, TUTTI_INT32, 1, 0, NULL), TUTTI_EBUFFER);
+  EXPECT(tutti_recv(r, x, 1, TUTTI_INT32, 1, -7, NULL), TUTTI_ETAG);
+  EXPECT(tutti_isend(r, x, 1, TUTTI_INT32, 1, 0, NULL), TUTTI_EINVAL);
+  EXPECT(tutti_irecv(r, x, 1, TUTTI_INT32, 1, 0, NULL), TUTTI_EINVAL);
+  EXPECT(tutti_wait(r, NULL, NULL), TUTTI_EINVAL);
+  q = (tutti_request_t)x;
+  EXPECT(tutti_waitall(r, -1, &q, NULL), TUTTI_EINVAL);
+  EXPECT(tutti_waitall(r, 1, NULL, NULL), TUTTI_EINVAL);
+  EXPECT(tutti_sendrecv(r, x, 1, TUTTI_INT32, 1, 0, x, 1, TUTTI_INT32, 9, 0, NULL), TUTTI_ERANK);
+  EXPECT(tutti_sendrecv(r, x, 1, TUTTI_INT32, 1, 0, x, -1, TUTTI_INT32, 1, 0, NULL), TUTTI_ECOUNT);
+  EXPECT(tutti_compute(r, -1.0), TUTTI_EINVAL);
+  EXPECT(tutti_span_end(r), TUTTI_EINVAL);
+  EXPECT(tutti_span_begin(r, NULL), TUTTI_EINVAL);
+  EXPECT(tutti_status_count(NULL, TUTTI_INT32, NULL), TUTTI_EINVAL);
+  /* A request of another kind of pointer is refused, not followed. */
+  tutti_request_t mine;
+  EXPECT(tutti_irecv(r, x, 1, TUTTI_INT32, 0, 9, &mine), 0);
+  int flag;
+  EXPECT(tutti_test(r, &mine, &flag, NULL), 0);
+  EXPECT(flag, 0);
+  EXPECT(tutti_send(r, x, 1, TUTTI_INT32, 0, 9), 0); /* eager to self completes it */
+  EXPECT(tutti_wait(r, &mine, NULL), 0);
+  (void)q;
+#undef EXPECT
+  return 0;
+}
+
+Test(p2p, bad_arguments_are_rejected, .timeout = 20) {
+  int fails[32] = {0};
+  tutti_world_t *w = world(2, 1024, 0, -1);
+  cr_assert(eq(int, tutti_world_run(w, badargs_fn, fails), 0), "%s", tutti_world_error(w));
+  for (int i = 0; i < 32; i++) cr_expect(eq(int, fails[i], 0), "check at line %d failed", fails[i]);
+  tutti_world_destroy(w);
+}
+
+static int wildcard_fn(tutti_rank_t *r, void *arg) {
+  int x;
+  int a = tutti_recv(r, &x, 1, TUTTI_INT32, TUTTI_ANY_SOURCE, 0, NULL);
+  int b = tutti_recv(r, &x, 1, TUTTI_INT32, 0, TUTTI_ANY_TAG, NULL);
+  return a == TUTTI_EMODEL && b == TUTTI_EMODEL ? 0 : -1;
+}
+
+Test(p2p, modeled_runs_reject_wildcards, .timeout = 20) {
+  tutti_model_t m = hockney();
+  tutti_config_t c = tutti_config_default(1);
+  c.model = &m;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  /* The rank fn returns 0 when both calls were refused; the replay of a
+   * run with no events then succeeds. */
+  cr_assert(eq(int, tutti_world_run(w, wildcard_fn, NULL), 0), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+}
+
+/* -------------------------------------------------------------- failures */
+
+static int recv_cycle_fn(tutti_rank_t *r, void *arg) {
+  int x, p = tutti_size(r);
+  int rc = tutti_recv(r, &x, 1, TUTTI_INT32, (tutti_rank(r) + 1) % p, 7, NULL);
+  return rc;
+}
+
+Test(failure, deadlock_of_a_receive_cycle_is_reported, .timeout = 30) {
+  tutti_world_t *w = world(3, 64, 0, -1);
+  cr_assert(eq(int, tutti_world_run(w, recv_cycle_fn, NULL), TUTTI_EDEADLOCK));
+  const char *e = tutti_world_error(w);
+  cr_assert(not(eq(ptr, strstr(e, "rank 0 waits in recv from 1 (tag 7)"), NULL)), "%s", e);
+  cr_assert(not(eq(ptr, strstr(e, "rank 2 waits in recv from 0 (tag 7)"), NULL)), "%s", e);
+  tutti_waitinfo_t wi;
+  cr_assert(eq(int, tutti_world_waitinfo(w, 1, &wi), 0));
+  cr_assert(eq(int, wi.blocked, 1));
+  cr_assert(eq(int, wi.peer, 2));
+  cr_assert(eq(int, wi.tag, 7));
+  cr_assert(eq(str, (char *)wi.op, "recv"));
+  cr_assert(eq(int, tutti_world_waitinfo(w, 3, &wi), TUTTI_ERANK));
+  /* The world is usable again after a deadlock. */
+  int sum = 0;
+  cr_assert(eq(int, tutti_world_run(w, count_fn, &sum), -1)); /* count_fn wants 5 ranks */
+  tutti_world_destroy(w);
+}
+
+static int send_send_fn(tutti_rank_t *r, void *arg) {
+  static char big[2][1 << 16];
+  int me = tutti_rank(r);
+  int rc = tutti_send(r, big[me], sizeof big[me], TUTTI_BYTE, 1 - me, 1);
+  if (!rc) rc = tutti_recv(r, big[me], sizeof big[me], TUTTI_BYTE, 1 - me, 1, NULL);
+  return rc;
+}
+
+Test(failure, deadlock_of_two_rendezvous_sends, .timeout = 30) {
+  tutti_world_t *w = world(2, 1024, 0, -1);
+  cr_assert(eq(int, tutti_world_run(w, send_send_fn, NULL), TUTTI_EDEADLOCK));
+  const char *e = tutti_world_error(w);
+  cr_assert(not(eq(ptr, strstr(e, "rank 0 waits in send with 1 (tag 1)"), NULL)), "%s", e);
+  cr_assert(not(eq(ptr, strstr(e, "rank 1 waits in send with 0 (tag 1)"), NULL)), "%s", e);
+  tutti_world_destroy(w);
+}
+
+static int wait_for_finished_fn(tutti_rank_t *r, void *arg) {
+  int x;
+  if (tutti_rank(r) == 0) return 0; /* leaves at once */
+  return tutti_recv(r, &x, 1, TUTTI_INT32, 0, 0, NULL);
+}
+
+Test(failure, deadlock_on_a_finished_peer, .timeout = 30) {
+  for (int n = 2; n <= 64; n *= 4) {
+    tutti_world_t *w = world(n, 64, 0, -1);
+    cr_assert(eq(int, tutti_world_run(w, wait_for_finished_fn, NULL), TUTTI_EDEADLOCK));
+    cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "rank 1 waits in recv from 0"), NULL)));
+    tutti_world_destroy(w);
+  }
+}
+
+static int abort_fn(tutti_rank_t *r, void *arg) {
+  int x;
+  if (tutti_rank(r) == 2) tutti_abort(r, TUTTI_EINVAL);
+  int rc = tutti_recv(r, &x, 1, TUTTI_INT32, 2, 0, NULL);
+  int *seen = arg;
+  if (rc == TUTTI_EABORTED) __atomic_fetch_add(seen, 1, __ATOMIC_RELAXED);
+  return rc;
+}
+
+Test(failure, abort_ends_the_world_and_names_the_rank, .timeout = 30) {
+  tutti_world_t *w = world(6, 64, 0, -1);
+  int seen = 0;
+  cr_assert(eq(int, tutti_world_run(w, abort_fn, &seen), TUTTI_EINVAL));
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "rank 2 called tutti_abort"), NULL)), "%s",
+            tutti_world_error(w));
+  cr_assert(eq(int, seen, 5));
+  tutti_world_destroy(w);
+}
+
+static int failing_fn(tutti_rank_t *r, void *arg) {
+  int x;
+  if (tutti_rank(r) == 1) return *(int *)arg;
+  return tutti_recv(r, &x, 1, TUTTI_INT32, 1, 0, NULL);
+}
+
+Test(failure, a_rank_error_ends_the_world, .timeout = 30) {
+  tutti_world_t *w = world(4, 64, 0, -1);
+  int code = TUTTI_ETAG;
+  cr_assert(eq(int, tutti_world_run(w, failing_fn, &code), TUTTI_ETAG));
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "rank 1 failed: TUTTI_ETAG"), NULL)), "%s",
+            tutti_world_error(w));
+  code = 7;
+  cr_assert(eq(int, tutti_world_run(w, failing_fn, &code), TUTTI_ERANKFAIL));
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "rank 1 returned 7"), NULL)));
+  tutti_world_destroy(w);
+}
+
+Test(failure, refused_thread_is_a_clean_error, .timeout = 60) {
+  /* A stack no mmap can give: the very first thread is refused. */
+  tutti_config_t c = tutti_config_default(4);
+  c.stack_size = (size_t)1 << 46;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  int sum = 0;
+  cr_assert(eq(int, tutti_world_run(w, count_fn, &sum), TUTTI_ETHREADS));
+  cr_assert(eq(int, sum, 0), "no rank function may start");
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "could not create rank thread 0 of 4"), NULL)),
+            "%s", tutti_world_error(w));
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "pid_max"), NULL)));
+  tutti_world_destroy(w);
+}
+
+#if !SANITIZED /* sanitizers reserve terabytes of address space up front */
+Test(failure, refused_thread_half_way, .timeout = 60) {
+  /* Limit the address space so that the OS refuses a thread half-way
+   * through; the threads already created must all be joined. */
+  struct rlimit rl;
+  getrlimit(RLIMIT_AS, &rl);
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  cr_assert(eq(int, fscanf(f, "%lu", &pages), 1));
+  fclose(f);
+  size_t stack = (size_t)1 << 20;
+  rl.rlim_cur = pages * 4096 + 200 * stack;
+  cr_assert(eq(int, setrlimit(RLIMIT_AS, &rl), 0));
+  tutti_config_t c = tutti_config_default(1000);
+  c.stack_size = stack;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  int sum = 0;
+  cr_assert(eq(int, tutti_world_run(w, count_fn, &sum), TUTTI_ETHREADS));
+  cr_assert(eq(int, sum, 0));
+  cr_assert(eq(ptr, strstr(tutti_world_error(w), "thread 0 of"), NULL), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+}
+#endif
+
+/* ------------------------------------------------------------------ scale */
+
+static int ring_fn(tutti_rank_t *r, void *arg) {
+  int me = tutti_rank(r), p = tutti_size(r);
+  int64_t x = me * 3 + 1, y = -1;
+  int rc = tutti_sendrecv(r, &x, 1, TUTTI_INT64, (me + 1) % p, 0, &y, 1, TUTTI_INT64,
+                          (me + p - 1) % p, 0, NULL);
+  if (!rc && y != ((me + p - 1) % p) * 3 + 1) rc = -100;
+  return rc;
+}
+
+Test(scale, ring_of_4096_ranks, .timeout = 240) {
+  size_t limits[] = {0, 1024};
+  for (int i = 0; i < 2; i++) {
+    tutti_world_t *w = world(4096, limits[i], 0, -1);
+    cr_assert(eq(int, tutti_world_run(w, ring_fn, NULL), 0), "%s", tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
+}
+
+Test(scale, deadlock_among_4096_ranks, .timeout = 240) {
+  tutti_world_t *w = world(4096, 64, 0, -1);
+  cr_assert(eq(int, tutti_world_run(w, recv_cycle_fn, NULL), TUTTI_EDEADLOCK));
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "and 4080 more"), NULL)), "%s",
+            tutti_world_error(w));
+  tutti_world_destroy(w);
+}
