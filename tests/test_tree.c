@@ -25,7 +25,7 @@
 #define CHECK_EQ(a, b, ...)                                                                        \
   do {                                                                                             \
     long cka_ = (a), ckb_ = (b);                                                                   \
-    if (cka_ != ckb_) cr_assert(eq(long, cka_, ckb_), __VA_ARGS__);                               \
+    if (cka_ != ckb_) cr_assert(eq(long, cka_, ckb_), __VA_ARGS__);                                \
   } while (0)
 
 static tutti_treespec_t spec_of(int kind, int k, double lambda, int L) {
@@ -59,7 +59,9 @@ static long ref_G(int L, int i) {
   return g[i];
 }
 
-static long ref_F(int L, int t) { return t < L - 1 ? 1 : ref_G(L, t - (L - 1)); }
+static long ref_F(int L, int t) {
+  return t < L - 1 ? 1 : ref_G(L, t - (L - 1));
+}
 
 /* The least i with G(i) >= n (n >= 2), so that f(n) = L - 1 + i. */
 static int ref_i(int L, long n) {
@@ -72,7 +74,9 @@ static int ref_i(int L, long n) {
   return i;
 }
 
-static long ref_f(int L, long n) { return n == 1 ? 0 : L - 1L + ref_i(L, n); }
+static long ref_f(int L, long n) {
+  return n == 1 ? 0 : L - 1L + ref_i(L, n);
+}
 
 static int ref_keep(const tutti_treespec_t *s, int m) {
   if (s->kind == TUTTI_TREE_LAMBDA) {
@@ -122,9 +126,15 @@ static void ref_build(struct ref *r, const tutti_treespec_t *s, int n) {
     for (int v = 0; v < n; v++)
       for (int c = 2 * v + 1; c <= 2 * v + 2 && c < n; c++) ref_add(r, v, c);
     break;
-  case TUTTI_TREE_BINOMIAL: ref_knomial(r, 2, 0, n); break;
-  case TUTTI_TREE_KNOMIAL: ref_knomial(r, s->k, 0, n); break;
-  default: ref_partition(r, s, 0, n); break;
+  case TUTTI_TREE_BINOMIAL:
+    ref_knomial(r, 2, 0, n);
+    break;
+  case TUTTI_TREE_KNOMIAL:
+    ref_knomial(r, s->k, 0, n);
+    break;
+  default:
+    ref_partition(r, s, 0, n);
+    break;
   }
 }
 
@@ -146,7 +156,9 @@ static long ref_partition_time(const tutti_treespec_t *s, int m, int L) {
   return a > b ? a : b;
 }
 
-static int absr(int v, int root, int n) { return (v + root) % n; }
+static int absr(int v, int root, int n) {
+  return (v + root) % n;
+}
 
 /* -------------------------------------------- every kind, size and root */
 
@@ -221,11 +233,10 @@ ParameterizedTest(struct kindcase *kc, tree, matches_reference, .timeout = 60) {
         /* The local computation equals the independent whole tree. */
         CHECK_EQ(par[rank], r.parent[v] < 0 ? -1 : absr(r.parent[v], root, n),
                  "%s n=%d root=%d rank=%d: parent", name, n, root, rank);
-        CHECK_EQ(nkids[rank], r.nch[v], "%s n=%d root=%d rank=%d: nchildren", name, n, root,
-                 rank);
+        CHECK_EQ(nkids[rank], r.nch[v], "%s n=%d root=%d rank=%d: nchildren", name, n, root, rank);
         for (int i = 0; i < nkids[rank]; i++)
-          CHECK_EQ(kids[rank][i], absr(r.ch[v][i], root, n),
-                   "%s n=%d root=%d rank=%d: child %d", name, n, root, rank, i);
+          CHECK_EQ(kids[rank][i], absr(r.ch[v][i], root, n), "%s n=%d root=%d rank=%d: child %d",
+                   name, n, root, rank, i);
 
         /* Subtrees are relative ranges, the same for every root: three
          * roots cover the rotation. */
@@ -257,8 +268,8 @@ ParameterizedTest(struct kindcase *kc, tree, matches_reference, .timeout = 60) {
           seen[c]++;
         }
       for (int rank = 0; rank < n; rank++) {
-        CHECK_EQ(seen[rank], rank == root ? 0 : 1, "%s n=%d root=%d: rank %d is a child", name,
-                 n, root, rank);
+        CHECK_EQ(seen[rank], rank == root ? 0 : 1, "%s n=%d root=%d: rank %d is a child", name, n,
+                 root, rank);
         CHECK_EQ(par[rank] == -1, rank == root, "%s n=%d root=%d: rank %d parent", name, n, root,
                  rank);
       }
@@ -418,6 +429,16 @@ Test(tree, lambda_half_is_binomial_like) {
     cr_assert(eq(int, na, lg));
     cr_assert(eq(int, nb, lg));
   }
+  /* postal L = 1 is binomial too: F(t) = 2^t, the source keeps 2^(t-1) */
+  tutti_treespec_t p1 = spec_of(TUTTI_TREE_POSTAL, 0, 0, 1);
+  for (int n = 1; n <= 300; n += 7)
+    for (int v = 0; v < n; v++) {
+      cr_assert(eq(int, tutti_tree_node(&p1, v, n, 0, &pa, a, MAXN, &na), 0));
+      cr_assert(eq(int, tutti_tree_node(&bi, v, n, 0, &pb, b, MAXN, &nb), 0));
+      cr_assert(eq(int, pa, pb));
+      cr_assert(eq(int, na, nb));
+      for (int i = 0; i < na; i++) cr_assert(eq(int, a[i], b[i]));
+    }
   /* k = 2 knomial is binomial */
   tutti_treespec_t k2 = spec_of(TUTTI_TREE_KNOMIAL, 2, 0, 0);
   for (int n = 1; n <= 300; n += 13)
@@ -445,8 +466,8 @@ Test(tree, lambda_auto) {
     if (L <= 8) {
       int t = 0;
       while (tutti_postal_F(L, t + 1) < 1000000000000000000L) t++;
-      cr_assert(epsilon_eq(dbl, (double)tutti_postal_F(L, t - 1) / tutti_postal_F(L, t), lam,
-                           1e-6), "L=%d t=%d", L, t);
+      cr_assert(epsilon_eq(dbl, (double)tutti_postal_F(L, t - 1) / tutti_postal_F(L, t), lam, 1e-6),
+                "L=%d t=%d", L, t);
     }
   }
   cr_assert(lt(dbl, tutti_lambda_auto_postal(INT_MAX), 1.0));
@@ -597,7 +618,7 @@ Test(tree, print_dot) {
   /* n = 5, L = 2: 0 -> 3, 2, 1; 3 -> 4 (relative), shifted by 1 */
   cr_assert(eq(str, got,
                "digraph tree {\n"
-               "  // postal L=2, 5 ranks, root 1; edge labels: send order\n"
+               "  // postal (L=2), 5 ranks, root 1; edge labels: send order\n"
                "  node [shape=circle];\n"
                "  1 [shape=doublecircle];\n"
                "  1 -> 4 [label=\"1\"];\n"
@@ -644,10 +665,9 @@ Test(tree, errors) {
   cr_assert(eq(int, tutti_tree_check(&flat), 0));
   cr_assert(eq(int, tutti_tree_check(NULL), TUTTI_EINVAL));
   /* the edges of the valid ranges */
-  tutti_treespec_t edge[] = {spec_of(TUTTI_TREE_LAMBDA, 0, 0.5, 0),
-                             spec_of(TUTTI_TREE_LAMBDA, 0, nextafter(1.0, 0), 0),
-                             spec_of(TUTTI_TREE_KNOMIAL, INT_MAX, 0, 0),
-                             spec_of(TUTTI_TREE_POSTAL, 0, 0, 1)};
+  tutti_treespec_t edge[] = {
+      spec_of(TUTTI_TREE_LAMBDA, 0, 0.5, 0), spec_of(TUTTI_TREE_LAMBDA, 0, nextafter(1.0, 0), 0),
+      spec_of(TUTTI_TREE_KNOMIAL, INT_MAX, 0, 0), spec_of(TUTTI_TREE_POSTAL, 0, 0, 1)};
   for (int i = 0; i < 4; i++)
     cr_assert(eq(int, tutti_tree_node(&edge[i], 3, 7, 0, &p, kids, 4, &nk), 0));
 
