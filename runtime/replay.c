@@ -1,0 +1,798 @@
+/*
+ * replay.c -- modeled time by record-and-replay: a sequential discrete-event
+ * simulation (DES) of the per-rank event logs that implements MODEL.md rules
+ * 1-8, and the public report built on its result (report.h).
+ *
+ * Why: the rank threads run in whatever order the OS picks, so modeled time
+ * cannot be computed online without making it depend on scheduling. Each
+ * rank records what it did (evlog.h); once every thread has joined, this
+ * file replays all logs in modeled-time order, which makes every time a pure
+ * function of the logs -- bit-identical doubles run after run.
+ *
+ * The simulation. Per rank: clock C, send port free SP, receive port free
+ * RP (MODEL.md's state). Two kinds of activity sit in one binary heap keyed
+ * by (time, class, id) and are taken strictly in that order:
+ *   RANK  (C, 0, rank): the rank executes its next log events. It keeps
+ *         going without touching the heap while its (clock, rank) stays the
+ *         smallest key, and leaves the heap when it waits for an operation
+ *         whose completion is not known yet (it is woken when it is).
+ *   PORT  (t, 1, src, send index): a decision on one message at a port --
+ *         an eager send starting at its sender's port (rule 1), an eager
+ *         message served by its receiver's port at its arrival time a
+ *         (rule 2), a rendezvous transfer starting once both sides posted
+ *         (rule 3).
+ * Every decision at time t is made only after every activity with a smaller
+ * key, and no activity is ever created with a time earlier than the one
+ * being handled (all costs are >= 0), so a port never serves a message
+ * before an earlier-arriving one could still appear: this is the
+ * conservative condition, met by taking global events in time order.
+ * Rule 8's ties fall out of the key: ports decide in (time, source rank,
+ * send order) order; ranks at equal times go lowest rank first, and all
+ * ranks at time t post their sends and receives before any port decides at
+ * t (class RANK < PORT), so equal-time messages meet at a port in rule 8's
+ * order (except when a zero cost makes a decision at t wake a rank that then
+ * posts at t: causality comes first there).
+ *
+ * Where each rule lives:
+ *   rule 1 eager send ............ eager_start
+ *   rule 2 eager reception ....... eager_arrive, post_recv
+ *   rule 3 rendezvous ............ rdv_start
+ *   rule 4 blocking calls ........ WAIT in run_rank (s + O_s; max with C)
+ *   rule 5 nonblocking ........... post_send/post_recv cost nothing; WAIT
+ *   rule 6 local work ............ COMPUTE / REDUCE in run_rank
+ *   rule 7 a call's time ......... SPAN_* in run_rank, finish()
+ *   rule 8 ties .................. the heap key (hkey_*)
+ *
+ * Topology seam (issue 4, MODEL.md "Topology"): both transfer kinds go
+ * through transfer_launch() once their start s is known. Without a topology
+ * it sets the data-complete time to s + L(m) at once. With one, it will
+ * instead queue the message's first link event (h_1, PORT, src, idx) -- the
+ * heap's key already orders link heads FCFS with rule 8's ties -- and a
+ * message's hop counter (tutti_replay_msg.hop) walks its path; the last hop
+ * calls transfer_delivered(), which is what the no-topology path calls
+ * directly. Until then a model with a topology is refused (TUTTI_ENOTSUP).
+ *
+ * Memory: the replay state is 4 B per event (the slot table) + 64 B per
+ * message + 48 B per rank + the heap (at most ranks + messages in flight),
+ * next to the logs' own 32 B per event.
+ */
+#include "internal.h" /* first: it sets _GNU_SOURCE */
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay.h"
+
+#define NONE UINT32_MAX
+
+/* c(m) = max(floor, a + b*m) (MODEL.md "Cost functions"); the same
+ * definition as tutti_cost_eval, kept local so the engine depends on
+ * nothing but the model struct. */
+static inline double cost(const tutti_cost_t *c, double m) {
+  double v = c->a + c->b * m;
+  return v > c->floor ? v : c->floor;
+}
+
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/* ------------------------------------------------------------------ heap */
+
+/* A heap entry: t is the bit pattern of a time >= +0.0 (so unsigned order
+ * is numeric order); k is the tie key: bit 63 the class (0 RANK, 1 PORT),
+ * bits 62..32 the rank (RANK) or the sending rank (PORT), bits 31..0 the
+ * SEND's index in its sender's log (PORT; 0 for RANK). */
+struct hent {
+  uint64_t t, k;
+};
+
+#define HK_PORT (UINT64_C(1) << 63)
+
+static inline uint64_t tbits(double t) {
+  uint64_t u;
+  t += 0.0; /* -0.0 -> +0.0 */
+  memcpy(&u, &t, sizeof u);
+  return u;
+}
+
+static inline uint64_t hkey_rank(int r) { return (uint64_t)(uint32_t)r << 32; }
+static inline uint64_t hkey_port(int src, uint32_t idx) {
+  return HK_PORT | (uint64_t)(uint32_t)src << 32 | idx;
+}
+
+static inline int hless(struct hent a, struct hent b) {
+  return a.t < b.t || (a.t == b.t && a.k < b.k);
+}
+
+struct heap {
+  struct hent *a;
+  size_t n, cap, peak;
+};
+
+static int heap_push(struct heap *h, double t, uint64_t k) {
+  if (h->n == h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 256;
+    struct hent *p = realloc(h->a, cap * sizeof *p);
+    if (!p) return TUTTI_ENOMEM;
+    h->a = p;
+    h->cap = cap;
+  }
+  struct hent e = {tbits(t), k};
+  size_t i = h->n++;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!hless(e, h->a[p])) break;
+    h->a[i] = h->a[p];
+    i = p;
+  }
+  h->a[i] = e;
+  if (h->n > h->peak) h->peak = h->n;
+  return 0;
+}
+
+static struct hent heap_pop(struct heap *h) {
+  struct hent top = h->a[0];
+  struct hent e = h->a[--h->n];
+  size_t n = h->n, i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && hless(h->a[c + 1], h->a[c])) c++;
+    if (!hless(h->a[c], e)) break;
+    h->a[i] = h->a[c];
+    i = c;
+  }
+  if (n) h->a[i] = e;
+  return top;
+}
+
+/* ------------------------------------------------------------ sim state */
+
+struct rp_rank {
+  double clock, sp, rp;       /* C, SP, RP */
+  const struct tutti_ev *ev;  /* its log */
+  uint32_t *slot;             /* its part of the slot table */
+  uint32_t pos, n;            /* next event, number of events */
+  uint32_t wait_msg;          /* blocked in a WAIT on this message, or NONE */
+  uint8_t wait_recv;          /* ... for its receive (1) or its send (0) */
+  uint32_t sp_pending;        /* its messages whose start decision is queued
+                                 or awaits the receiver (rendezvous) */
+  int span;                   /* spans completed */
+};
+
+struct sim {
+  struct tutti_replay *rp;
+  const tutti_model_t *m;
+  struct rp_rank *ranks;
+  struct heap heap;
+  int err;
+  char *errbuf;
+  size_t errlen;
+};
+
+static int fail(struct sim *s, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct sim *s, int err, const char *fmt, ...) {
+  if (s->errbuf && s->errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->errbuf, s->errlen, fmt, ap);
+    va_end(ap);
+  }
+  return s->err = err;
+}
+
+static const char *kind_name(int kind) {
+  switch (kind) {
+  case TUTTI_EV_SEND: return "SEND";
+  case TUTTI_EV_RECV: return "RECV";
+  case TUTTI_EV_WAIT: return "WAIT";
+  case TUTTI_EV_COMPUTE: return "COMPUTE";
+  case TUTTI_EV_REDUCE: return "REDUCE";
+  case TUTTI_EV_SPAN_BEGIN: return "SPAN_BEGIN";
+  case TUTTI_EV_SPAN_END: return "SPAN_END";
+  default: return "unknown";
+  }
+}
+
+/* Wake a rank blocked on message id (its send side, or its receive side). */
+static inline int wake(struct sim *s, int r, uint32_t id, int recv_side, double done) {
+  struct rp_rank *R = &s->ranks[r];
+  if (R->wait_msg != id || R->wait_recv != recv_side) return 0;
+  R->wait_msg = NONE;
+  return heap_push(&s->heap, dmax(R->clock, done), hkey_rank(r));
+}
+
+/* ---------------------------------------------------------- the rules */
+
+/* The data of message id (sent by src as event idx, started at msg->start)
+ * is on its way: without topology it is complete at the receiver at
+ * s + L(m) (rules 1 and 3). The topology seam: see the header comment. */
+static int transfer_delivered(struct sim *s, int src, uint32_t idx, uint32_t id);
+
+static inline int transfer_launch(struct sim *s, int src, uint32_t idx, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  const struct tutti_ev *e = &s->ranks[src].ev[idx];
+  msg->arrive = msg->start + cost(&s->m->latency, (double)e->bytes);
+  return transfer_delivered(s, src, idx, id);
+}
+
+static int transfer_delivered(struct sim *s, int src, uint32_t idx, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  const struct tutti_ev *e = &s->ranks[src].ev[idx];
+  if (msg->flags & RPM_EAGER) /* rule 2: the receiver's port serves it at a */
+    return heap_push(&s->heap, msg->arrive, hkey_port(src, idx));
+  /* rule 3: the receive completes at s + L(m) + O_r(m) */
+  msg->ready = msg->arrive;
+  msg->rdone = msg->arrive + cost(&s->m->recv_cpu, (double)e->bytes);
+  msg->flags |= RPM_SERVED | RPM_RDONE;
+  return wake(s, e->peer, id, 1, msg->rdone);
+}
+
+/* Rule 1: an eager send posted at msg->post starts at s = max(post, SP);
+ * SP = s + S(m); a blocking send returns at s + O_s(m) (rule 4). */
+static int eager_start(struct sim *s, int src, uint32_t idx, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  struct rp_rank *S = &s->ranks[src];
+  double m = (double)S->ev[idx].bytes;
+  double st = dmax(msg->post, S->sp);
+  S->sp = st + cost(&s->m->send_port, m);
+  msg->start = st;
+  msg->sdone = st + cost(&s->m->send_cpu, m);
+  msg->flags |= RPM_STARTED;
+  int rc = wake(s, src, id, 0, msg->sdone);
+  return rc ? rc : transfer_launch(s, src, idx, id);
+}
+
+/* Rule 2: at its arrival time a the receiver's port serves the message:
+ * e = max(a, RP + R(m)); RP = e; the receive completes at
+ * max(post, e) + O_r(m) -- now if it was posted, else when it is. */
+static int eager_arrive(struct sim *s, int src, uint32_t idx, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  const struct tutti_ev *e = &s->ranks[src].ev[idx];
+  struct rp_rank *D = &s->ranks[e->peer];
+  double m = (double)e->bytes;
+  double ready = dmax(msg->arrive, D->rp + cost(&s->m->recv_port, m));
+  D->rp = ready;
+  msg->ready = ready;
+  msg->flags |= RPM_SERVED;
+  if (!(msg->flags & RPM_RPOSTED)) return 0;
+  msg->rdone = dmax(msg->rpost, ready) + cost(&s->m->recv_cpu, m);
+  msg->flags |= RPM_RDONE;
+  return wake(s, e->peer, id, 1, msg->rdone);
+}
+
+/* Rule 3: a rendezvous transfer starts when both sides are ready:
+ * s = max(send post, SP_sender, receive post, RP_receiver);
+ * SP_sender = s + S(m); RP_receiver = s + R(m). Decided at the later of the
+ * two posts, in rule 8's port order. */
+static int rdv_start(struct sim *s, int src, uint32_t idx, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  struct rp_rank *S = &s->ranks[src];
+  const struct tutti_ev *e = &S->ev[idx];
+  struct rp_rank *D = &s->ranks[e->peer];
+  double m = (double)e->bytes;
+  double st = dmax(dmax(msg->post, S->sp), dmax(msg->rpost, D->rp));
+  S->sp = st + cost(&s->m->send_port, m);
+  D->rp = st + cost(&s->m->recv_port, m);
+  msg->start = st;
+  msg->sdone = st + cost(&s->m->send_cpu, m);
+  msg->flags |= RPM_STARTED;
+  S->sp_pending--;
+  int rc = wake(s, src, id, 0, msg->sdone);
+  return rc ? rc : transfer_launch(s, src, idx, id);
+}
+
+/* A PORT activity popped at time t: the next decision on that message. */
+static int port_event(struct sim *s, int src, uint32_t idx) {
+  struct rp_rank *S = &s->ranks[src];
+  uint32_t id = S->slot[idx];
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  if (!(msg->flags & RPM_STARTED)) {
+    if (msg->flags & RPM_EAGER) {
+      S->sp_pending--;
+      return eager_start(s, src, idx, id);
+    }
+    return rdv_start(s, src, idx, id);
+  }
+  return eager_arrive(s, src, idx, id);
+}
+
+/* Rules 1, 3, 5: an isend is posted at the current clock at no cost. An
+ * eager start is decided right here when nothing else of this sender can
+ * decide at its port before it (no start of its own queued or waiting for
+ * a receiver: then the queued order is exactly log order), else queued. */
+static int post_send(struct sim *s, int r, uint32_t idx, double C) {
+  struct rp_rank *R = &s->ranks[r];
+  uint32_t id = R->slot[idx];
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  msg->post = C;
+  msg->flags |= RPM_POSTED;
+  if (msg->flags & RPM_EAGER) {
+    if (R->sp_pending == 0) return eager_start(s, r, idx, id);
+    R->sp_pending++;
+    return heap_push(&s->heap, C, hkey_port(r, idx));
+  }
+  R->sp_pending++;
+  if (msg->flags & RPM_RPOSTED) return heap_push(&s->heap, C, hkey_port(r, idx));
+  return 0;
+}
+
+/* Rules 2, 3, 5: an irecv is posted at the current clock at no cost. */
+static int post_recv(struct sim *s, int r, uint32_t ridx, double C) {
+  struct rp_rank *R = &s->ranks[r];
+  uint32_t id = R->slot[ridx];
+  if (id == NONE) return 0; /* a failed receive: never matched, skipped */
+  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+  const struct tutti_ev *e = &R->ev[ridx];
+  msg->rpost = C;
+  msg->flags |= RPM_RPOSTED;
+  if (msg->flags & RPM_EAGER) {
+    if (msg->flags & RPM_SERVED) { /* buffered already */
+      msg->rdone = dmax(C, msg->ready) + cost(&s->m->recv_cpu, (double)e->bytes);
+      msg->flags |= RPM_RDONE;
+    }
+    return 0;
+  }
+  if (msg->flags & RPM_POSTED) return heap_push(&s->heap, C, hkey_port(e->peer, e->ref));
+  return 0;
+}
+
+/* A RANK activity: run rank r's log from where it stopped, as long as its
+ * (clock, rank) key stays the smallest. */
+static int run_rank(struct sim *s, int r) {
+  struct rp_rank *R = &s->ranks[r];
+  struct tutti_replay *rp = s->rp;
+  double C = R->clock;
+  int rc = 0;
+  while (R->pos < R->n) {
+    const struct tutti_ev *e = &R->ev[R->pos];
+    double before = C;
+    switch (e->kind) {
+    case TUTTI_EV_SEND:
+      rc = post_send(s, r, R->pos, C);
+      break;
+    case TUTTI_EV_RECV:
+      rc = post_recv(s, r, R->pos, C);
+      break;
+    case TUTTI_EV_WAIT: { /* rules 4, 5: C = max(C, when the call returns) */
+      uint32_t id = R->slot[e->ref];
+      if (id == NONE) break; /* a failed receive completes at once */
+      const struct tutti_replay_msg *msg = &rp->msgs[id];
+      int recv_side = R->ev[e->ref].kind == TUTTI_EV_RECV;
+      double done;
+      if (recv_side) {
+        if (!(msg->flags & RPM_RDONE)) goto block;
+        done = msg->rdone;
+      } else {
+        if (!(msg->flags & RPM_STARTED)) goto block;
+        done = msg->sdone;
+      }
+      if (done > C) C = done;
+      break;
+    block:
+      R->clock = C;
+      R->wait_msg = id;
+      R->wait_recv = (uint8_t)recv_side;
+      return 0;
+    }
+    case TUTTI_EV_COMPUTE: /* rule 6 */
+      C += e->u.seconds;
+      break;
+    case TUTTI_EV_REDUCE: /* rule 6 */
+      C += s->m->gamma * (double)e->bytes;
+      break;
+    case TUTTI_EV_SPAN_BEGIN: { /* rule 7 */
+      tutti_call_time_t *c = &rp->calls[R->span];
+      if (C < c->entry_min) c->entry_min = C;
+      if (C > c->entry_max) c->entry_max = C;
+      break;
+    }
+    case TUTTI_EV_SPAN_END: {
+      tutti_call_time_t *c = &rp->calls[R->span];
+      if (C > c->finish_max) c->finish_max = C;
+      rp->rank_last_call[r] = C;
+      R->span++;
+      break;
+    }
+    }
+    if (rc) return rc;
+    R->pos++;
+    if (C != before && s->heap.n) {
+      struct hent me = {tbits(C), hkey_rank(r)};
+      if (hless(s->heap.a[0], me)) { /* someone else is earlier: yield */
+        R->clock = C;
+        return heap_push(&s->heap, C, me.k);
+      }
+    }
+  }
+  R->clock = C;
+  return 0;
+}
+
+/* ------------------------------------------------------------ validation */
+
+static int names_equal(const char *a, const char *b) {
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int cost_ok(const tutti_cost_t *c) {
+  return isfinite(c->floor) && isfinite(c->a) && isfinite(c->b) &&
+         (c->floor >= 0 || (c->a >= 0 && c->b >= 0));
+}
+
+static int check_model(struct sim *s, const tutti_model_t *m) {
+  static const struct {
+    size_t off;
+    const char *name;
+  } f[] = {
+      {offsetof(tutti_model_t, send_cpu), "send_cpu"},
+      {offsetof(tutti_model_t, send_port), "send_port"},
+      {offsetof(tutti_model_t, latency), "latency"},
+      {offsetof(tutti_model_t, recv_port), "recv_port"},
+      {offsetof(tutti_model_t, recv_cpu), "recv_cpu"},
+  };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (!cost_ok((const tutti_cost_t *)((const char *)m + f[i].off)))
+      return fail(s, TUTTI_EINVAL, "model cost %s can be negative or is not finite", f[i].name);
+  if (!isfinite(m->gamma) || m->gamma < 0)
+    return fail(s, TUTTI_EINVAL, "model gamma %g is negative or not finite", m->gamma);
+  if (m->topo)
+    return fail(s, TUTTI_ENOTSUP,
+                "the replay does not model a topology (links, contention) yet");
+  return 0;
+}
+
+/* Number the messages, link each RECV to its SEND, check every reference,
+ * and check that spans come in the same order on every rank. */
+static int prepare(struct sim *s) {
+  struct tutti_replay *rp = s->rp;
+  int P = rp->nranks;
+  size_t lim = s->m->eager_limit;
+  uint64_t nmsgs = 0;
+
+  /* pass 1: sends get message ids; local checks; rank 0's spans */
+  for (int r = 0; r < P; r++) {
+    struct rp_rank *R = &s->ranks[r];
+    for (uint32_t i = 0; i < R->n; i++) {
+      const struct tutti_ev *e = &R->ev[i];
+      R->slot[i] = NONE;
+      switch (e->kind) {
+      case TUTTI_EV_SEND: {
+        if (e->peer < 0 || e->peer >= P)
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: SEND to rank %d, out of range 0..%d",
+                      r, i, (int)e->peer, P - 1);
+        if (nmsgs >= NONE)
+          return fail(s, TUTTI_EINVAL, "more than %u messages", NONE - 1);
+        struct tutti_replay_msg *msg = &rp->msgs[nmsgs];
+        msg->post = msg->start = msg->arrive = msg->ready = NAN;
+        msg->sdone = msg->rpost = msg->rdone = NAN;
+        msg->ridx = NONE;
+        msg->flags = (lim == TUTTI_EAGER_ALL || e->bytes < (uint64_t)lim) ? RPM_EAGER : 0;
+        msg->hop = 0;
+        if (msg->flags & RPM_EAGER)
+          rp->eager++;
+        else
+          rp->rendezvous++;
+        rp->bytes += e->bytes;
+        R->slot[i] = (uint32_t)nmsgs++;
+        break;
+      }
+      case TUTTI_EV_RECV:
+      case TUTTI_EV_REDUCE:
+      case TUTTI_EV_SPAN_END:
+        break;
+      case TUTTI_EV_WAIT:
+        if (e->ref >= i)
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, not an earlier one",
+                      r, i, e->ref);
+        if (R->ev[e->ref].kind != TUTTI_EV_SEND && R->ev[e->ref].kind != TUTTI_EV_RECV)
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, a %s", r, i, e->ref,
+                      kind_name(R->ev[e->ref].kind));
+        break;
+      case TUTTI_EV_COMPUTE:
+        if (!isfinite(e->u.seconds) || e->u.seconds < 0)
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: COMPUTE of %g s", r, i, e->u.seconds);
+        break;
+      case TUTTI_EV_SPAN_BEGIN:
+        if (r == 0) rp->ncalls++;
+        break;
+      default:
+        return fail(s, TUTTI_EINVAL, "rank %d event %u: unknown event kind %d", r, i, e->kind);
+      }
+    }
+  }
+  rp->nmsgs = (uint32_t)nmsgs;
+  rp->messages = nmsgs;
+  if (rp->ncalls) {
+    rp->calls = calloc((size_t)rp->ncalls, sizeof *rp->calls);
+    if (!rp->calls) return fail(s, TUTTI_ENOMEM, "out of memory");
+    rp->state_bytes += (size_t)rp->ncalls * sizeof *rp->calls;
+  }
+
+  /* pass 2: receives name their send; spans */
+  for (int r = 0; r < P; r++) {
+    struct rp_rank *R = &s->ranks[r];
+    int k = 0, open = 0;
+    for (uint32_t i = 0; i < R->n; i++) {
+      const struct tutti_ev *e = &R->ev[i];
+      if (e->kind == TUTTI_EV_RECV) {
+        if (e->flags & TUTTI_EVF_FAILED) continue;
+        int src = e->peer;
+        if (src < 0 || src >= P)
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: RECV from rank %d, out of range 0..%d",
+                      r, i, src, P - 1);
+        const struct rp_rank *S = &s->ranks[src];
+        if (e->ref >= S->n)
+          return fail(s, TUTTI_EINVAL,
+                      "rank %d event %u: RECV names event %u of rank %d, which has %u events", r,
+                      i, e->ref, src, S->n);
+        const struct tutti_ev *se = &S->ev[e->ref];
+        if (se->kind != TUTTI_EV_SEND || se->peer != r || se->tag != e->tag ||
+            se->bytes != e->bytes)
+          return fail(s, TUTTI_EINVAL,
+                      "rank %d event %u: RECV (tag %d, %llu B) names event %u of rank %d, which "
+                      "is not a SEND to rank %d with that tag and size",
+                      r, i, (int)e->tag, (unsigned long long)e->bytes, e->ref, src, r);
+        struct tutti_replay_msg *msg = &rp->msgs[S->slot[e->ref]];
+        if (msg->ridx != NONE)
+          return fail(s, TUTTI_EINVAL,
+                      "rank %d event %u: RECV names event %u of rank %d, already received by "
+                      "event %u",
+                      r, i, e->ref, src, msg->ridx);
+        msg->ridx = i;
+        R->slot[i] = S->slot[e->ref];
+      } else if (e->kind == TUTTI_EV_SPAN_BEGIN) {
+        if (open)
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: span '%s' begins inside span '%s'", r,
+                      i, e->u.name ? e->u.name : "(null)",
+                      rp->calls[k].name ? rp->calls[k].name : "(null)");
+        if (k >= rp->ncalls)
+          return fail(s, TUTTI_EINVAL, "rank %d opens more spans than rank 0 (%d)", r,
+                      rp->ncalls);
+        if (r == 0) {
+          tutti_call_time_t *c = &rp->calls[k];
+          c->name = e->u.name;
+          c->entry_min = INFINITY;
+          c->entry_max = -INFINITY;
+          c->finish_max = -INFINITY;
+        } else if (!names_equal(rp->calls[k].name, e->u.name)) {
+          return fail(s, TUTTI_EINVAL, "rank %d: call %d is '%s', but '%s' on rank 0", r, k,
+                      e->u.name ? e->u.name : "(null)",
+                      rp->calls[k].name ? rp->calls[k].name : "(null)");
+        }
+        open = 1;
+      } else if (e->kind == TUTTI_EV_SPAN_END) {
+        if (!open)
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: span end outside a span", r, i);
+        open = 0;
+        k++;
+      }
+    }
+    if (open)
+      return fail(s, TUTTI_EINVAL, "rank %d: span '%s' never ends", r,
+                  rp->calls[k].name ? rp->calls[k].name : "(null)");
+    if (k != rp->ncalls)
+      return fail(s, TUTTI_EINVAL, "rank %d has %d calls (spans), rank 0 has %d", r, k,
+                  rp->ncalls);
+  }
+  return 0;
+}
+
+/* Every rank must have reached the end of its log. */
+static int check_finished(struct sim *s) {
+  for (int r = 0; r < s->rp->nranks; r++) {
+    const struct rp_rank *R = &s->ranks[r];
+    if (R->pos == R->n) continue;
+    const struct tutti_ev *w = &R->ev[R->pos];
+    const struct tutti_ev *op = &R->ev[w->ref]; /* pos stops only at a WAIT */
+    const struct tutti_replay_msg *msg = &s->rp->msgs[R->slot[w->ref]];
+    const char *why;
+    if (op->kind == TUTTI_EV_SEND)
+      why = (msg->flags & RPM_RPOSTED) ? "its receiver's port never freed"
+                                       : "no receive posted for this rendezvous send";
+    else
+      why = (msg->flags & RPM_POSTED) ? "it never arrived" : "the sender never posted it";
+    if (op->kind == TUTTI_EV_SEND)
+      return fail(s, TUTTI_EINVAL,
+                  "replay cannot finish: rank %d waits at event %u for its send to rank %d (tag "
+                  "%d, %llu B): %s",
+                  r, R->pos, (int)op->peer, (int)op->tag, (unsigned long long)op->bytes, why);
+    return fail(s, TUTTI_EINVAL,
+                "replay cannot finish: rank %d waits at event %u for its receive from rank %d "
+                "(tag %d, %llu B): %s",
+                r, R->pos, (int)op->peer, (int)op->tag, (unsigned long long)op->bytes, why);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ API */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void tutti__replay_free(struct tutti_replay *rp) {
+  if (!rp) return;
+  free(rp->logs);
+  free(rp->evoff);
+  free(rp->slot);
+  free(rp->msgs);
+  free(rp->calls);
+  free(rp->rank_last_call);
+  free(rp->rank_end);
+  free(rp);
+}
+
+int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
+                      struct tutti_replay **out, char *err, size_t errlen) {
+  double t0 = now();
+  struct sim s = {.errbuf = err, .errlen = errlen};
+  if (err && errlen) err[0] = '\0';
+  if (out) *out = NULL;
+  if (!m || !logs || !out || nranks < 1) {
+    fail(&s, TUTTI_EINVAL, "replay: NULL model, logs or result, or %d ranks", nranks);
+    return TUTTI_EINVAL;
+  }
+  s.m = m;
+  if (check_model(&s, m)) return s.err;
+
+  struct tutti_replay *rp = calloc(1, sizeof *rp);
+  if (!rp) return fail(&s, TUTTI_ENOMEM, "out of memory");
+  s.rp = rp;
+  rp->nranks = nranks;
+  rp->model = *m;
+  size_t P = (size_t)nranks;
+  rp->logs = calloc(P, sizeof *rp->logs);
+  rp->evoff = calloc(P + 1, sizeof *rp->evoff);
+  rp->rank_last_call = calloc(P, sizeof *rp->rank_last_call);
+  rp->rank_end = calloc(P, sizeof *rp->rank_end);
+  s.ranks = calloc(P, sizeof *s.ranks);
+  if (!rp->logs || !rp->evoff || !rp->rank_last_call || !rp->rank_end || !s.ranks) goto nomem;
+  rp->state_bytes = sizeof *rp + P * (sizeof *rp->logs + sizeof *rp->evoff +
+                                      sizeof *rp->rank_last_call + sizeof *rp->rank_end +
+                                      sizeof *s.ranks);
+
+  uint64_t nev = 0, nsend = 0;
+  for (int r = 0; r < nranks; r++) {
+    static const struct tutti_evlog empty;
+    const struct tutti_evlog *L = logs[r] ? logs[r] : &empty;
+    rp->logs[r] = L;
+    rp->evoff[r] = nev;
+    nev += L->n;
+    for (uint32_t i = 0; i < L->n; i++) nsend += L->ev[i].kind == TUTTI_EV_SEND;
+  }
+  rp->evoff[P] = nev;
+  rp->events = nev;
+  if (nsend >= NONE) {
+    fail(&s, TUTTI_EINVAL, "more than %u messages", NONE - 1);
+    goto out;
+  }
+  rp->slot = malloc((nev ? nev : 1) * sizeof *rp->slot);
+  rp->msgs = malloc((nsend ? nsend : 1) * sizeof *rp->msgs);
+  if (!rp->slot || !rp->msgs) goto nomem;
+  rp->state_bytes += nev * sizeof *rp->slot + nsend * sizeof *rp->msgs;
+  for (int r = 0; r < nranks; r++) {
+    struct rp_rank *R = &s.ranks[r];
+    R->ev = rp->logs[r]->ev;
+    R->n = rp->logs[r]->n;
+    R->slot = rp->slot + rp->evoff[r];
+    R->wait_msg = NONE;
+  }
+  if (prepare(&s)) goto out;
+
+  /* the simulation: every rank starts at 0 with free ports */
+  s.heap.cap = P + 64;
+  s.heap.a = malloc(s.heap.cap * sizeof *s.heap.a);
+  if (!s.heap.a) goto nomem;
+  for (int r = 0; r < nranks; r++) heap_push(&s.heap, 0.0, hkey_rank(r)); /* cannot fail */
+  while (s.heap.n) {
+    struct hent h = heap_pop(&s.heap);
+    int rc;
+    if (h.k & HK_PORT)
+      rc = port_event(&s, (int)((h.k >> 32) & 0x7fffffff), (uint32_t)h.k);
+    else
+      rc = run_rank(&s, (int)(h.k >> 32));
+    if (rc) {
+      if (rc == TUTTI_ENOMEM) goto nomem;
+      goto out;
+    }
+  }
+  if (check_finished(&s)) goto out;
+
+  /* rule 7, and the per-rank results */
+  rp->modeled_time = 0;
+  for (int r = 0; r < nranks; r++) {
+    double C = s.ranks[r].clock;
+    rp->rank_end[r] = C;
+    if (!rp->ncalls) rp->rank_last_call[r] = C;
+    if (C > rp->modeled_time) rp->modeled_time = C;
+  }
+  for (int k = 0; k < rp->ncalls; k++) {
+    tutti_call_time_t *c = &rp->calls[k];
+    c->time = c->finish_max - c->entry_max;
+  }
+  if (!isfinite(rp->modeled_time)) {
+    fail(&s, TUTTI_EINVAL, "the modeled time is not finite (%g): check the model's costs",
+         rp->modeled_time);
+    goto out;
+  }
+  rp->state_bytes += s.heap.peak * sizeof *s.heap.a;
+  free(s.heap.a);
+  free(s.ranks);
+  rp->wall_time = now() - t0;
+  *out = rp;
+  return 0;
+
+nomem:
+  fail(&s, TUTTI_ENOMEM, "out of memory (%llu events)", (unsigned long long)rp->events);
+out:
+  free(s.heap.a);
+  free(s.ranks);
+  tutti__replay_free(rp);
+  return s.err;
+}
+
+const struct tutti_replay_msg *tutti__replay_msg(const struct tutti_replay *rp, int src,
+                                                 uint32_t idx) {
+  if (!rp || src < 0 || src >= rp->nranks || idx >= rp->logs[src]->n) return NULL;
+  if (rp->logs[src]->ev[idx].kind != TUTTI_EV_SEND) return NULL;
+  return &rp->msgs[rp->slot[rp->evoff[src] + idx]];
+}
+
+double tutti__replay_done(const struct tutti_replay *rp, int rank, uint32_t idx) {
+  if (!rp || rank < 0 || rank >= rp->nranks || idx >= rp->logs[rank]->n) return NAN;
+  uint32_t id = rp->slot[rp->evoff[rank] + idx];
+  if (id == NONE) return NAN;
+  int kind = rp->logs[rank]->ev[idx].kind;
+  if (kind == TUTTI_EV_SEND) return rp->msgs[id].sdone;
+  if (kind == TUTTI_EV_RECV) return rp->msgs[id].rdone;
+  return NAN;
+}
+
+int tutti__replay_report(const struct tutti_replay *rp, tutti_report_t *out) {
+  if (!rp || !out) return TUTTI_EINVAL;
+  memset(out, 0, sizeof *out);
+  out->nranks = rp->nranks;
+  out->ncalls = rp->ncalls;
+  out->calls = rp->calls;
+  out->rank_last_call = rp->rank_last_call;
+  out->rank_end = rp->rank_end;
+  out->modeled_time = rp->modeled_time;
+  out->messages = rp->messages;
+  out->bytes = rp->bytes;
+  out->eager = rp->eager;
+  out->rendezvous = rp->rendezvous;
+  out->events = rp->events;
+  out->replay_wall_time = rp->wall_time;
+  out->replay_bytes = rp->state_bytes;
+  return 0;
+}
+
+int tutti__replay_world(struct tutti_world *w) {
+  if (!w) return TUTTI_EINVAL;
+  tutti__replay_free(w->replay);
+  w->replay = NULL;
+  if (!w->record) return 0;
+  const struct tutti_evlog **logs = malloc((size_t)w->nranks * sizeof *logs);
+  if (!logs) {
+    snprintf(w->errtext, sizeof w->errtext, "replay: out of memory");
+    return TUTTI_ENOMEM;
+  }
+  for (int r = 0; r < w->nranks; r++) logs[r] = &w->ranks[r]->log;
+  char err[sizeof w->errtext - 16];
+  int rc = tutti__replay_run(&w->model, w->nranks, logs, &w->replay, err, sizeof err);
+  free(logs);
+  if (rc) snprintf(w->errtext, sizeof w->errtext, "replay: %s", err);
+  return rc;
+}
+
+int tutti_world_report(const tutti_world_t *w, tutti_report_t *out) {
+  if (!w || !out) return TUTTI_EINVAL;
+  if (w->running) return TUTTI_EBUSY;
+  if (!w->replay) return TUTTI_ENOTSUP;
+  return tutti__replay_report(w->replay, out);
+}

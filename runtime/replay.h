@@ -1,0 +1,139 @@
+/*
+ * replay.h -- the replay engine's internal API: a sequential discrete-event
+ * simulation of the per-rank event logs (evlog.h) that gives every recorded
+ * run its modeled time by MODEL.md rules 1-8, plus the trace writers built
+ * on its result (trace.c).
+ *
+ * Who calls what:
+ *   world.c   after every rank thread of a recorded run (w->record) joined:
+ *             tutti__replay_world(w) -- replaces w->replay; and in
+ *             tutti_world_destroy (and before a new run): tutti__replay_free.
+ *   tests,    tutti__replay_run on hand-built logs; tutti__replay_report,
+ *   bench     tutti__replay_trace, tutti__replay_timeline on its result.
+ *
+ * Threads: everything here runs on one thread (the world's owner) after the
+ * rank threads are joined. A replay borrows the logs it was built from: they
+ * must stay alive and unchanged until tutti__replay_free (world.c: free the
+ * replay before a new run clears the logs). No global state; two replays
+ * may run concurrently on different logs.
+ *
+ * Determinism: the result is a pure function of the logs and the model --
+ * bit-identical doubles whatever the thread interleaving of the recorded run,
+ * since the logs themselves are (each rank's own sequence, and the matched
+ * send each receive names).
+ */
+#ifndef TUTTI_REPLAY_H
+#define TUTTI_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "evlog.h"
+#include "tutti/tutti.h"
+#include "tutti/report.h"
+
+struct tutti_world;
+
+/* One message (one SEND event), 64 bytes. Times are modeled seconds
+ * (postal: steps); NaN while unknown (never for a completed replay, except
+ * the fields of a message that never started or was never received). */
+struct tutti_replay_msg {
+  double post;   /* the SEND was posted (sender's clock) */
+  double start;  /* s: the transfer started (rules 1, 3) */
+  double arrive; /* data complete at the receiver: s + L(m) (rules 1, 3) */
+  double ready;  /* eager: e, the receiver's port served it (rule 2);
+                    rendezvous: = arrive */
+  double sdone;  /* a blocking send returns: s + O_s(m) (rule 4) */
+  double rpost;  /* the matching RECV was posted (receiver's clock) */
+  double rdone;  /* the receive completes (rules 2, 3, 4) */
+  uint32_t ridx; /* index of the matching RECV in the receiver's log, or
+                    UINT32_MAX if no receive matched it */
+  uint16_t flags; /* RPM_* below */
+  uint16_t hop;   /* reserved: next link of the path (topology, issue 4) */
+};
+
+/* tutti_replay_msg.flags */
+enum {
+  RPM_EAGER = 1u << 0,   /* m < eager_limit (rule 1), else rendezvous (rule 3) */
+  RPM_POSTED = 1u << 1,  /* the SEND was posted */
+  RPM_STARTED = 1u << 2, /* s known: start, sdone (and arrive, no topology) */
+  RPM_SERVED = 1u << 3,  /* ready known (eager: the receiver's port served it) */
+  RPM_RPOSTED = 1u << 4, /* the matching RECV was posted */
+  RPM_RDONE = 1u << 5,   /* rdone known */
+};
+
+/* The result of one replay. Read-only for everyone but replay.c. */
+struct tutti_replay {
+  int nranks;
+  tutti_model_t model;                /* a copy (topo borrowed) */
+  const struct tutti_evlog **logs;    /* nranks borrowed logs (array owned) */
+  uint64_t *evoff;                    /* nranks + 1: rank r's events are
+                                         slot[evoff[r] .. evoff[r+1]) */
+  uint32_t *slot;                     /* per event: message id of a SEND or of
+                                         a matched RECV, else UINT32_MAX */
+  struct tutti_replay_msg *msgs;      /* nmsgs, in (sender, send order) order */
+  uint32_t nmsgs;
+
+  tutti_call_time_t *calls;           /* ncalls: one per span (rule 7) */
+  int ncalls;
+  double *rank_last_call;             /* nranks: end of each rank's last span
+                                         (its end of run if it had none) */
+  double *rank_end;                   /* nranks: each rank's final clock */
+
+  uint64_t events, messages, bytes, eager, rendezvous;
+  double modeled_time;                /* max of rank_end */
+  double wall_time;                   /* seconds spent in tutti__replay_run */
+  size_t state_bytes;                 /* memory the replay allocated (peak,
+                                         logs not counted) */
+};
+
+/* Replay `nranks` logs under model m. logs[r] is rank r's log (a NULL entry
+ * is an empty log). On success *out is a new replay (free it with
+ * tutti__replay_free) and 0 is returned. Errors, each with a one-line
+ * message in err (if not NULL, truncated to errlen; *out is then NULL):
+ *   TUTTI_EINVAL   a log that cannot be replayed: a WAIT that references
+ *                  nothing (out of range, not earlier, not a SEND/RECV); a
+ *                  SEND/RECV peer out of range; a RECV whose ref is not a
+ *                  SEND to this rank with the same tag and bytes, or a SEND
+ *                  received twice; spans that nest, do not end, or differ
+ *                  between ranks (name or count); a model cost that is
+ *                  negative or not finite; a replay that cannot finish (a
+ *                  rank waits for a rendezvous send whose receive was never
+ *                  posted, and the like).
+ *   TUTTI_ENOTSUP  the model has a topology (links and contention: issue 4).
+ *   TUTTI_ENOMEM   out of memory.
+ * m and logs are read, never written; logs are borrowed by the result. */
+int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
+                      struct tutti_replay **out, char *err, size_t errlen);
+
+/* Free a replay (NULL is fine). Does not touch the logs. */
+void tutti__replay_free(struct tutti_replay *rp);
+
+/* For world.c: replay the joined ranks' logs of a recorded run into
+ * w->replay (the previous one is freed first). Does nothing and returns 0
+ * when !w->record. On failure w->replay is NULL, w->errtext holds
+ * "replay: <reason>" and the error code is returned. Only the world's owner
+ * thread may call it, after every rank thread has been joined. */
+int tutti__replay_world(struct tutti_world *w);
+
+/* Fill a public report from a replay (arrays point into rp). */
+int tutti__replay_report(const struct tutti_replay *rp, tutti_report_t *out);
+
+/* The record of the message sent by rank src as event idx of its log, or
+ * NULL if that event is not a SEND. */
+const struct tutti_replay_msg *tutti__replay_msg(const struct tutti_replay *rp, int src,
+                                                 uint32_t idx);
+
+/* When the SEND or RECV event idx of `rank` completes: the time a blocking
+ * call would have returned (rule 4; what a WAIT on it waits for). NaN for
+ * another kind of event, a failed RECV, or an operation that never
+ * completed. */
+double tutti__replay_done(const struct tutti_replay *rp, int rank, uint32_t idx);
+
+/* trace.c: Chrome trace-event JSON and an ASCII timeline of a replay
+ * (see tutti_world_trace and tutti_world_timeline in report.h). */
+int tutti__replay_trace(const struct tutti_replay *rp, FILE *out);
+int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width);
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * trace.c -- a replayed run shown to people: Chrome trace-event JSON (for
+ * Perfetto / chrome://tracing) and an ASCII timeline for the terminal.
+ *
+ * Why: modeled times are easier to trust when one can see them -- which
+ * rank sent what when, where a port serialized messages (MODEL.md rules 2
+ * and 3), where a rank sat waiting.
+ *
+ * Both walk each rank's log again with the replay's results (replay.c): a
+ * rank's clock advances only at a WAIT (rules 4, 5: to the completion of the
+ * operation waited for), a COMPUTE or a REDUCE (rule 6), with the same
+ * arithmetic as the replay, so the slices of a rank tile its time line
+ * exactly and never overlap. A WAIT's slice is named by the operation it
+ * waits for; a nonblocking operation that needed no waiting shows as a
+ * zero-length slice. Calls (spans, rule 7) are slices enclosing theirs.
+ *
+ * Chrome format: {"traceEvents":[...],"displayTimeUnit":"ns"}, ts and dur in
+ * microseconds (postal steps: 1 step = 1 us), one thread per rank (pid 0,
+ * tid = rank), "X" complete events, and per received message a flow pair
+ * "s" (in the send's slice, at the transfer start) / "f" with "bp":"e" (in
+ * the receive's slice, at its completion), both with the message's id.
+ */
+#include "internal.h" /* first: it sets _GNU_SOURCE */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+#define NONE UINT32_MAX
+
+static int steps(const struct tutti_replay *rp) { return rp->model.preset == TUTTI_MODEL_POSTAL; }
+
+/* "6 us", "1.5 ms", "2 steps" */
+static char *fmt_time(const struct tutti_replay *rp, double t, char *buf, size_t n) {
+  if (steps(rp)) {
+    snprintf(buf, n, "%.6g %s", t, t == 1 ? "step" : "steps");
+    return buf;
+  }
+  static const struct {
+    double scale;
+    const char *unit;
+  } u[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}};
+  size_t i = 0;
+  double a = fabs(t);
+  while (i + 1 < sizeof u / sizeof u[0] && a < u[i].scale) i++;
+  if (t == 0)
+    snprintf(buf, n, "0");
+  else
+    snprintf(buf, n, "%.6g %s", t / u[i].scale, u[i].unit);
+  return buf;
+}
+
+/* "8 B", "1000 B", "64 KiB", "1.5 MiB" */
+static char *fmt_bytes(uint64_t b, char *buf, size_t n) {
+  static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int i = 0;
+  double v = (double)b;
+  while (i < 4 && v >= 1024) {
+    v /= 1024;
+    i++;
+  }
+  if (i == 0)
+    snprintf(buf, n, "%llu B", (unsigned long long)b);
+  else
+    snprintf(buf, n, "%.4g %s", v, unit[i]);
+  return buf;
+}
+
+/* One step of a rank's clock, exactly as replay.c's run_rank does it. */
+static inline double clock_step(const struct tutti_replay *rp, int r, const struct tutti_ev *e,
+                                double C) {
+  switch (e->kind) {
+  case TUTTI_EV_WAIT: {
+    double done = tutti__replay_done(rp, r, e->ref);
+    if (done > C) C = done; /* NaN (a failed receive) changes nothing */
+    break;
+  }
+  case TUTTI_EV_COMPUTE:
+    C += e->u.seconds;
+    break;
+  case TUTTI_EV_REDUCE:
+    C += rp->model.gamma * (double)e->bytes;
+    break;
+  }
+  return C;
+}
+
+static const struct tutti_replay_msg *op_msg(const struct tutti_replay *rp, int r, uint32_t idx) {
+  uint32_t id = rp->slot[rp->evoff[r] + idx];
+  return id == NONE ? NULL : &rp->msgs[id];
+}
+
+/* ------------------------------------------------------------- Chrome JSON */
+
+struct jw {
+  FILE *f;
+  double scale; /* modeled units -> microseconds */
+  int first;
+};
+
+static void jnum(struct jw *j, double t) {
+  if (isfinite(t))
+    fprintf(j->f, "%.6f", t * j->scale);
+  else
+    fputs("null", j->f);
+}
+
+static void jstr(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void jsep(struct jw *j) {
+  fputs(j->first ? "\n" : ",\n", j->f);
+  j->first = 0;
+}
+
+/* Begin an "X" event; the caller may add ,"args":{...} and must close with
+ * jx_end. */
+static void jx_begin(struct jw *j, const char *name, const char *cat, int tid, double t0,
+                     double t1) {
+  jsep(j);
+  fputs("{\"name\":", j->f);
+  jstr(j->f, name);
+  fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", cat, tid);
+  jnum(j, t0);
+  fputs(",\"dur\":", j->f);
+  jnum(j, t1 > t0 ? t1 - t0 : 0);
+}
+
+static void jx_end(struct jw *j) { fputc('}', j->f); }
+
+static void jflow(struct jw *j, int start, uint32_t id, int tid, double t) {
+  jsep(j);
+  fprintf(j->f, "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"%s\",\"id\":%u,\"pid\":0,"
+                "\"tid\":%d,\"ts\":",
+          start ? "s" : "f\",\"bp\":\"e", id, tid);
+  jnum(j, t);
+  fputc('}', j->f);
+}
+
+static double clamp(double t, double lo, double hi) { return t < lo ? lo : t > hi ? hi : t; }
+
+/* The slice of a send or receive (event idx of rank r) spanning [t0, t1]. */
+static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_t idx, double t0,
+                     double t1) {
+  const struct tutti_ev *e = &rp->logs[r]->ev[idx];
+  const struct tutti_replay_msg *msg = op_msg(rp, r, idx);
+  char name[160], b[32];
+  int send = e->kind == TUTTI_EV_SEND;
+  if (!msg)
+    snprintf(name, sizeof name, "recv from %d, tag %d (failed)", (int)e->peer, (int)e->tag);
+  else
+    snprintf(name, sizeof name, "%s %s %s %d, tag %d", send ? "send" : "recv",
+             fmt_bytes(e->bytes, b, sizeof b), send ? "to" : "from", (int)e->peer, (int)e->tag);
+  jx_begin(j, name, send ? "send" : "recv", r, t0, t1);
+  if (msg) {
+    fprintf(j->f, ",\"args\":{\"bytes\":%llu,\"peer\":%d,\"tag\":%d,\"mode\":\"%s\"",
+            (unsigned long long)e->bytes, (int)e->peer, (int)e->tag,
+            (msg->flags & RPM_EAGER) ? "eager" : "rendezvous");
+    static const char *key[] = {"send_posted_us", "start_us", "data_complete_us", "served_us",
+                                "send_done_us", "recv_posted_us", "recv_done_us"};
+    const double v[] = {msg->post, msg->start, msg->arrive, msg->ready,
+                        msg->sdone, msg->rpost, msg->rdone};
+    for (int i = 0; i < 7; i++) {
+      fprintf(j->f, ",\"%s\":", key[i]);
+      jnum(j, v[i]);
+    }
+    fputc('}', j->f);
+  }
+  jx_end(j);
+  if (!msg || msg->ridx == NONE || !isfinite(msg->rdone)) return; /* no arrow */
+  uint32_t id = (uint32_t)(msg - rp->msgs);
+  if (send)
+    jflow(j, 1, id, r, clamp(msg->start, t0, t1));
+  else
+    jflow(j, 0, id, r, clamp(msg->rdone, t0, t1));
+}
+
+int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
+  if (!rp || !out) return TUTTI_EINVAL;
+  struct jw j = {out, steps(rp) ? 1.0 : 1e6, 1};
+  uint32_t maxn = 0;
+  for (int r = 0; r < rp->nranks; r++)
+    if (rp->logs[r]->n > maxn) maxn = rp->logs[r]->n;
+  /* per rank scratch: the first WAIT on each op; each call's end */
+  uint32_t *first_wait = malloc((maxn ? maxn : 1) * sizeof *first_wait);
+  double *span_end = malloc((rp->ncalls ? (size_t)rp->ncalls : 1) * sizeof *span_end);
+  if (!first_wait || !span_end) {
+    free(first_wait);
+    free(span_end);
+    return TUTTI_ENOMEM;
+  }
+
+  fputs("{\"traceEvents\":[", out);
+  jsep(&j);
+  fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"tutti "
+        "(modeled time)\"}}",
+        out);
+  for (int r = 0; r < rp->nranks; r++) {
+    jsep(&j);
+    fprintf(out,
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":"
+            "\"rank %d\"}}",
+            r, r);
+    jsep(&j);
+    fprintf(out,
+            "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{"
+            "\"sort_index\":%d}}",
+            r, r);
+  }
+  for (int r = 0; r < rp->nranks; r++) {
+    const struct tutti_ev *ev = rp->logs[r]->ev;
+    uint32_t n = rp->logs[r]->n;
+    /* pass 1: which WAIT completes each op; when each call ends */
+    double C = 0;
+    int k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      first_wait[i] = NONE;
+      if (ev[i].kind == TUTTI_EV_WAIT && first_wait[ev[i].ref] == NONE) first_wait[ev[i].ref] = i;
+      C = clock_step(rp, r, &ev[i], C);
+      if (ev[i].kind == TUTTI_EV_SPAN_END && k < rp->ncalls) span_end[k++] = C;
+    }
+    /* pass 2: the slices, calls first so that they enclose their parts */
+    C = 0;
+    k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const struct tutti_ev *e = &ev[i];
+      double after = clock_step(rp, r, e, C);
+      char name[96], b[32];
+      switch (e->kind) {
+      case TUTTI_EV_SPAN_BEGIN:
+        if (k < rp->ncalls) {
+          jx_begin(&j, e->u.name ? e->u.name : "(null)", "call", r, C, span_end[k]);
+          fprintf(out, ",\"args\":{\"call\":%d}", k);
+          jx_end(&j);
+        }
+        break;
+      case TUTTI_EV_SPAN_END:
+        k++;
+        break;
+      case TUTTI_EV_SEND:
+      case TUTTI_EV_RECV:
+        if (first_wait[i] == NONE) { /* never waited: a mark where it was posted */
+          const struct tutti_replay_msg *msg = op_msg(rp, r, i);
+          double t = C;
+          if (msg && e->kind == TUTTI_EV_SEND && isfinite(msg->start)) t = msg->start;
+          trace_op(&j, rp, r, i, t, t);
+        }
+        break;
+      case TUTTI_EV_WAIT:
+        if (first_wait[e->ref] == i) trace_op(&j, rp, r, e->ref, C, after);
+        break;
+      case TUTTI_EV_COMPUTE:
+        snprintf(name, sizeof name, "compute %s", fmt_time(rp, e->u.seconds, b, sizeof b));
+        jx_begin(&j, name, "compute", r, C, after);
+        jx_end(&j);
+        break;
+      case TUTTI_EV_REDUCE:
+        snprintf(name, sizeof name, "reduce %s", fmt_bytes(e->bytes, b, sizeof b));
+        jx_begin(&j, name, "compute", r, C, after);
+        jx_end(&j);
+        break;
+      }
+      C = after;
+    }
+  }
+  fputs("\n],\"displayTimeUnit\":\"ns\"}\n", out);
+  free(first_wait);
+  free(span_end);
+  return ferror(out) ? TUTTI_EIO : 0;
+}
+
+/* ----------------------------------------------------------- ASCII timeline */
+
+enum { TL_WAIT = 1, TL_COMPUTE = 2, TL_SEND = 4, TL_RECV = 8 };
+
+#define TL_MAX_ROWS 32
+
+static void tl_mark(uint8_t *row, int width, double scale, double a, double b, uint8_t what) {
+  if (!(b > a)) return;
+  /* a little slack so that 4 us / 250 ns lands on column 16, not 15 */
+  int c0 = (int)floor(a * scale + 1e-9), c1 = (int)ceil(b * scale - 1e-9) - 1;
+  if (c0 < 0) c0 = 0;
+  if (c1 > width - 1) c1 = width - 1;
+  if (c0 > width - 1) c0 = width - 1;
+  if (c1 < c0) c1 = c0;
+  for (int c = c0; c <= c1; c++) row[c] |= what;
+}
+
+static char tl_char(uint8_t m) {
+  if ((m & TL_SEND) && (m & TL_RECV)) return '#';
+  if (m & TL_SEND) return 'S';
+  if (m & TL_RECV) return 'R';
+  if (m & TL_COMPUTE) return 'C';
+  if (m & TL_WAIT) return '.';
+  return ' ';
+}
+
+int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width) {
+  if (!rp || !out) return TUTTI_EINVAL;
+  if (width <= 0) width = 64;
+  if (width < 8) width = 8;
+  if (width > 4096) width = 4096;
+  uint8_t *row = malloc((size_t)width);
+  char *line = malloc((size_t)width + 64);
+  if (!row || !line) {
+    free(row);
+    free(line);
+    return TUTTI_ENOMEM;
+  }
+  double T = rp->modeled_time;
+  double scale = T > 0 ? width / T : 0;
+  int rows = rp->nranks < TL_MAX_ROWS ? rp->nranks : TL_MAX_ROWS;
+  char a[32], b[32], c[32];
+
+  fprintf(out, "modeled time %s over %d columns (one column = %s); %d rank%s\n",
+          fmt_time(rp, T, a, sizeof a), width, fmt_time(rp, T / width, b, sizeof b), rp->nranks,
+          rp->nranks == 1 ? "" : "s");
+  if (rp->nranks > TL_MAX_ROWS)
+    fprintf(out, "showing the first %d of %d ranks\n", TL_MAX_ROWS, rp->nranks);
+  fputs("S send, R receive, # both, . wait, C compute/reduce\n", out);
+
+  /* the axis: 0 at the left edge, the middle, the end at the right edge;
+   * rows are "r12345|" + width columns + "|" */
+  const int pre = 6, len = pre + width + 2;
+  memset(line, ' ', (size_t)len);
+  fmt_time(rp, 0, a, sizeof a);
+  fmt_time(rp, T / 2, b, sizeof b);
+  fmt_time(rp, T, c, sizeof c);
+  int la = (int)strlen(a), lb = (int)strlen(b), lc = (int)strlen(c);
+  int mid = pre + 1 + width / 2 - lb / 2, end = len - lc;
+  memcpy(line + pre, a, (size_t)la);
+  if (mid > pre + la && mid + lb < end) memcpy(line + mid, b, (size_t)lb);
+  if (end > pre + la) memcpy(line + end, c, (size_t)lc);
+  fprintf(out, "%.*s\n", len, line);
+  memset(line, '-', (size_t)width + 2);
+  line[0] = line[1 + width / 2] = line[width + 1] = '+';
+  fprintf(out, "%*s%.*s\n", pre, "", width + 2, line);
+
+  for (int r = 0; r < rows; r++) {
+    memset(row, 0, (size_t)width);
+    const struct tutti_ev *ev = rp->logs[r]->ev;
+    uint32_t n = rp->logs[r]->n;
+    double C = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const struct tutti_ev *e = &ev[i];
+      double after = clock_step(rp, r, e, C);
+      if (e->kind == TUTTI_EV_COMPUTE || e->kind == TUTTI_EV_REDUCE) {
+        tl_mark(row, width, scale, C, after, TL_COMPUTE);
+      } else if (e->kind == TUTTI_EV_WAIT && after > C) {
+        /* waiting until the transfer starts, then sending / receiving */
+        const struct tutti_replay_msg *msg = op_msg(rp, r, e->ref);
+        double x = msg && isfinite(msg->start) ? msg->start : C;
+        if (x < C) x = C;
+        if (x > after) x = after;
+        tl_mark(row, width, scale, C, x, TL_WAIT);
+        tl_mark(row, width, scale, x, after,
+                ev[e->ref].kind == TUTTI_EV_SEND ? TL_SEND : TL_RECV);
+      }
+      C = after;
+    }
+    for (int i = 0; i < width; i++) line[i] = tl_char(row[i]);
+    fprintf(out, "r%-5d|%.*s|\n", r, width, line);
+  }
+  free(row);
+  free(line);
+  return ferror(out) ? TUTTI_EIO : 0;
+}
+
+/* ------------------------------------------------------------------ API */
+
+static int world_replay(const tutti_world_t *w, FILE *out, const struct tutti_replay **rp) {
+  if (!w || !out) return TUTTI_EINVAL;
+  if (w->running) return TUTTI_EBUSY;
+  if (!w->replay) return TUTTI_ENOTSUP;
+  *rp = w->replay;
+  return 0;
+}
+
+int tutti_world_trace(const tutti_world_t *w, FILE *out) {
+  const struct tutti_replay *rp;
+  int rc = world_replay(w, out, &rp);
+  return rc ? rc : tutti__replay_trace(rp, out);
+}
+
+int tutti_world_timeline(const tutti_world_t *w, FILE *out, int width) {
+  const struct tutti_replay *rp;
+  int rc = world_replay(w, out, &rp);
+  return rc ? rc : tutti__replay_timeline(rp, out, width);
+}
