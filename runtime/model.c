@@ -1,0 +1,906 @@
+/*
+ * model.c -- the cost models of MODEL.md: evaluation, the preset
+ * constructors, the model builder shared by --model specs and profile
+ * files, cost expressions, and the describe/JSON writers.
+ *
+ * One builder (tutti_model_from_pairs) takes key = value pairs, so a spec
+ * "hockney:alpha=1us,beta=1ns" and a [model] section are checked by the
+ * same code and fail with the same messages; the profile parser only adds
+ * "FILE:LINE: " in front. Presets are built from their parameters first,
+ * then field overrides are applied in the order given.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tutti/model.h"
+#include "tutti/tutti.h"
+
+#define PRESETS_ACCEPTED "none, hockney, postal, logp, loggp, custom"
+#define SPEC_ACCEPTED                                                                  \
+  "none | hockney:alpha=T,beta=T/B (or bandwidth=BW) | postal:L=N | logp:L=T,o=T,g=T " \
+  "| loggp:L=T,o=T,g=T,G=T/B | custom, each optionally followed by field overrides "  \
+  "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit)"
+#define COST_ACCEPTED                                                                  \
+  "A, A + B*m, B*m or max(F, A + B*m) with times A, F and a per-byte cost B (e.g. 1us " \
+  "+ 1ns*m, max(2us, 1us + 1ns*m))"
+#define COST_STEPS_ACCEPTED                                                          \
+  "A, A + B*m, B*m or max(F, A + B*m) with plain numbers (postal times are steps), " \
+  "e.g. 1 + 0.5*m"
+#define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t'; }
+
+static int bad_param(double x) { return !isfinite(x) || x < 0; }
+
+static tutti_cost_t cost(double floor_, double a, double b) {
+  tutti_cost_t c = {floor_, a, b};
+  return c;
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+double tutti_cost_eval(const tutti_cost_t *c, double m) {
+  if (!c)
+    return 0;
+  double v = c->a + c->b * m;
+  return v > c->floor ? v : c->floor;
+}
+
+/* --------------------------------------------------------------- presets */
+
+static void reset(tutti_model_t *m, int preset) {
+  memset(m, 0, sizeof *m);
+  m->preset = preset;
+  m->topo = NULL;
+}
+
+int tutti_model_none(tutti_model_t *m) {
+  if (!m)
+    return TUTTI_EINVAL;
+  reset(m, TUTTI_MODEL_NONE);
+  m->eager_limit = 64 * 1024;
+  return 0;
+}
+
+int tutti_model_hockney(tutti_model_t *m, double alpha, double beta) {
+  if (!m || bad_param(alpha) || bad_param(beta))
+    return TUTTI_EINVAL;
+  reset(m, TUTTI_MODEL_HOCKNEY);
+  m->params[0] = alpha;
+  m->params[1] = beta;
+  m->send_cpu = m->send_port = m->latency = m->recv_port = cost(0, alpha, beta);
+  m->recv_cpu = cost(0, 0, 0);
+  m->eager_limit = 0;
+  return 0;
+}
+
+int tutti_model_postal(tutti_model_t *m, double L) {
+  if (!m || bad_param(L) || L < 1)
+    return TUTTI_EINVAL;
+  reset(m, TUTTI_MODEL_POSTAL);
+  m->params[0] = L;
+  m->send_cpu = m->send_port = m->recv_port = cost(0, 1, 0);
+  m->latency = cost(0, L, 0);
+  m->recv_cpu = cost(0, 0, 0);
+  m->eager_limit = TUTTI_EAGER_ALL;
+  return 0;
+}
+
+int tutti_model_loggp(tutti_model_t *m, double L, double o, double g, double G) {
+  if (!m || bad_param(L) || bad_param(o) || bad_param(g) || bad_param(G))
+    return TUTTI_EINVAL;
+  reset(m, TUTTI_MODEL_LOGGP);
+  m->params[0] = L;
+  m->params[1] = o;
+  m->params[2] = g;
+  m->params[3] = G;
+  m->send_cpu = cost(0, o, 0);       /* O_s = o */
+  m->send_port = cost(g, o, G);      /* S = max(g, o + G m) */
+  m->latency = cost(0, o + L, G);    /* L(m) = o + G m + L */
+  m->recv_port = cost(g, 0, G);      /* R = max(g, G m) */
+  m->recv_cpu = cost(0, o, 0);       /* O_r = o */
+  m->eager_limit = TUTTI_EAGER_ALL;
+  return 0;
+}
+
+int tutti_model_logp(tutti_model_t *m, double L, double o, double g) {
+  int rc = tutti_model_loggp(m, L, o, g, 0);
+  if (rc)
+    return rc;
+  m->preset = TUTTI_MODEL_LOGP;
+  m->params[3] = 0;
+  return 0;
+}
+
+/* custom: every cost 0, all eager; fields come from overrides. */
+static void model_custom(tutti_model_t *m) {
+  reset(m, TUTTI_MODEL_CUSTOM);
+  m->eager_limit = TUTTI_EAGER_ALL;
+}
+
+/* The model a preset's own parameters give, with no overrides. */
+static void model_base(const tutti_model_t *m, tutti_model_t *base) {
+  const double *p = m->params;
+  int rc = 0;
+  switch (m->preset) {
+  case TUTTI_MODEL_NONE: rc = tutti_model_none(base); break;
+  case TUTTI_MODEL_HOCKNEY: rc = tutti_model_hockney(base, p[0], p[1]); break;
+  case TUTTI_MODEL_POSTAL: rc = tutti_model_postal(base, p[0]); break;
+  case TUTTI_MODEL_LOGP: rc = tutti_model_logp(base, p[0], p[1], p[2]); break;
+  case TUTTI_MODEL_LOGGP: rc = tutti_model_loggp(base, p[0], p[1], p[2], p[3]); break;
+  default: rc = -1; break;
+  }
+  if (rc)
+    model_custom(base);
+}
+
+static const char *const preset_names[] = {
+    [TUTTI_MODEL_NONE] = "none",   [TUTTI_MODEL_HOCKNEY] = "hockney",
+    [TUTTI_MODEL_POSTAL] = "postal", [TUTTI_MODEL_LOGP] = "logp",
+    [TUTTI_MODEL_LOGGP] = "loggp", [TUTTI_MODEL_CUSTOM] = "custom",
+};
+#define NPRESETS ((int)(sizeof preset_names / sizeof preset_names[0]))
+
+const char *tutti_model_preset_name(int preset) {
+  if (preset < 0 || preset >= NPRESETS)
+    return "unknown";
+  return preset_names[preset];
+}
+
+int tutti_model_steps(const tutti_model_t *m) { return m && m->preset == TUTTI_MODEL_POSTAL; }
+
+const char *tutti_model_time_unit(const tutti_model_t *m) {
+  return tutti_model_steps(m) ? "steps" : "s";
+}
+
+/* ------------------------------------------------------- cost expressions */
+
+/* A value that must be a plain number (postal steps): digits, '.', an
+ * exponent, spaces; no unit. */
+static int plain_number(const char *s, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (!strchr("0123456789.eE+- \t", s[i]))
+      return 0;
+  return 1;
+}
+
+/* Parse s[0..len) as a time (steps: a plain number) into *out. */
+static int parse_time_n(const char *s, size_t len, int steps, int per_byte, double *out, char *err,
+                        size_t errlen) {
+  char buf[256];
+  if (len >= sizeof buf) {
+    seterr(err, errlen, "'%.*s...' is too long", 32, s);
+    return TUTTI_EPARSE;
+  }
+  memcpy(buf, s, len);
+  buf[len] = '\0';
+  if (steps && !plain_number(buf, len)) {
+    seterr(err, errlen, "'%s' is not a plain number; accepted: %s", buf, COST_STEPS_ACCEPTED);
+    return TUTTI_EPARSE;
+  }
+  return per_byte ? tutti_parse_per_byte(buf, out, err, errlen)
+                  : tutti_parse_time(buf, out, err, errlen);
+}
+
+static void trim(const char **s, size_t *len) {
+  while (*len > 0 && is_space(**s))
+    (*s)++, (*len)--;
+  while (*len > 0 && is_space((*s)[*len - 1]))
+    (*len)--;
+}
+
+/* "A", "A + B*m", "B*m", "B*m + A" into a and b. */
+static int parse_linear(const char *s, size_t len, int steps, const char *whole, double *a,
+                        double *b, char *err, size_t errlen) {
+  const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
+  int have_a = 0, have_b = 0;
+  *a = *b = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    /* A '+' right after an exponent 'e' that follows a digit or '.' is the
+     * exponent's sign, not a term separator. */
+    if (i < len && !(s[i] == '+' && !(i >= 2 && (s[i - 1] == 'e' || s[i - 1] == 'E') &&
+                                      (strchr("0123456789.", s[i - 2]) != NULL))))
+      continue;
+    const char *t = s + start;
+    size_t tl = i - start;
+    start = i + 1;
+    trim(&t, &tl);
+    if (tl == 0) {
+      seterr(err, errlen, "'%s' is not a cost: empty term; accepted: %s", whole, acc);
+      return TUTTI_EPARSE;
+    }
+    int is_b = 0;
+    if (t[tl - 1] == 'm') {
+      size_t k = tl - 1;
+      while (k > 0 && is_space(t[k - 1]))
+        k--;
+      if (k > 0 && t[k - 1] == '*') {
+        is_b = 1;
+        tl = k - 1;
+        trim(&t, &tl);
+        if (tl == 0) {
+          seterr(err, errlen, "'%s' is not a cost: '*m' without a factor; accepted: %s", whole,
+                 acc);
+          return TUTTI_EPARSE;
+        }
+      }
+    }
+    if (is_b ? have_b : have_a) {
+      seterr(err, errlen, "'%s' is not a cost: two %s terms; accepted: %s", whole,
+             is_b ? "per-byte" : "constant", acc);
+      return TUTTI_EPARSE;
+    }
+    int rc = parse_time_n(t, tl, steps, is_b, is_b ? b : a, err, errlen);
+    if (rc)
+      return rc;
+    if (is_b)
+      have_b = 1;
+    else
+      have_a = 1;
+  }
+  return 0;
+}
+
+int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, size_t errlen) {
+  const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
+  if (!s) {
+    seterr(err, errlen, "no value; accepted: %s", acc);
+    return TUTTI_EINVAL;
+  }
+  const char *p = s;
+  size_t len = strlen(s);
+  trim(&p, &len);
+  if (len == 0) {
+    seterr(err, errlen, "empty value; accepted: %s", acc);
+    return TUTTI_EPARSE;
+  }
+  tutti_cost_t c = {0, 0, 0};
+  int rc;
+  if (len >= 3 && strncmp(p, "max", 3) == 0) {
+    const char *q = p + 3;
+    size_t ql = len - 3;
+    trim(&q, &ql);
+    if (ql < 2 || q[0] != '(' || q[ql - 1] != ')') {
+      seterr(err, errlen, "'%s' is not a cost: expected max(F, A + B*m); accepted: %s", s, acc);
+      return TUTTI_EPARSE;
+    }
+    q++, ql -= 2;
+    const char *comma = memchr(q, ',', ql);
+    if (!comma || memchr(comma + 1, ',', ql - (size_t)(comma + 1 - q)) || memchr(q, '(', ql) ||
+        memchr(q, ')', ql)) {
+      seterr(err, errlen, "'%s' is not a cost: max takes two arguments, max(F, A + B*m); "
+                          "accepted: %s", s, acc);
+      return TUTTI_EPARSE;
+    }
+    const char *f = q;
+    size_t fl = (size_t)(comma - q);
+    trim(&f, &fl);
+    if (fl == 0) {
+      seterr(err, errlen, "'%s' is not a cost: empty floor in max(F, ...); accepted: %s", s, acc);
+      return TUTTI_EPARSE;
+    }
+    if ((rc = parse_time_n(f, fl, steps, 0, &c.floor, err, errlen)))
+      return rc;
+    const char *r = comma + 1;
+    size_t rl = ql - (size_t)(r - q);
+    trim(&r, &rl);
+    if ((rc = parse_linear(r, rl, steps, s, &c.a, &c.b, err, errlen)))
+      return rc;
+  } else {
+    if (memchr(p, '(', len) || memchr(p, ')', len) || memchr(p, ',', len)) {
+      seterr(err, errlen, "'%s' is not a cost; accepted: %s", s, acc);
+      return TUTTI_EPARSE;
+    }
+    if ((rc = parse_linear(p, len, steps, s, &c.a, &c.b, err, errlen)))
+      return rc;
+  }
+  if (out)
+    *out = c;
+  return 0;
+}
+
+/* ----------------------------------------------------------------- keys */
+
+enum vtype { V_PRESET, V_TIME, V_PERBYTE, V_BW, V_STEPS, V_COST, V_EAGER };
+
+#define P_NONE (1u << TUTTI_MODEL_NONE)
+#define P_HOCKNEY (1u << TUTTI_MODEL_HOCKNEY)
+#define P_POSTAL (1u << TUTTI_MODEL_POSTAL)
+#define P_LOGP (1u << TUTTI_MODEL_LOGP)
+#define P_LOGGP (1u << TUTTI_MODEL_LOGGP)
+#define P_CUSTOM (1u << TUTTI_MODEL_CUSTOM)
+#define P_ALL (P_NONE | P_HOCKNEY | P_POSTAL | P_LOGP | P_LOGGP | P_CUSTOM)
+
+/* Every key a [model] section or spec may hold. A preset parameter has
+ * param >= 0: its index in tutti_model_t.params. The order is the order of
+ * "accepted:" lists. */
+static const struct key {
+  const char *name;
+  unsigned presets;
+  int type;
+  int param;
+} keys[] = {
+    {"preset", P_ALL, V_PRESET, -1},
+    {"alpha", P_HOCKNEY, V_TIME, 0},
+    {"beta", P_HOCKNEY, V_PERBYTE, 1},
+    {"bandwidth", P_HOCKNEY, V_BW, 1},
+    {"L", P_POSTAL, V_STEPS, 0},
+    {"L", P_LOGP | P_LOGGP, V_TIME, 0},
+    {"o", P_LOGP | P_LOGGP, V_TIME, 1},
+    {"g", P_LOGP | P_LOGGP, V_TIME, 2},
+    {"G", P_LOGGP, V_PERBYTE, 3},
+    {"send_cpu", P_ALL, V_COST, -1},
+    {"send_port", P_ALL, V_COST, -1},
+    {"latency", P_ALL, V_COST, -1},
+    {"recv_port", P_ALL, V_COST, -1},
+    {"recv_cpu", P_ALL, V_COST, -1},
+    {"gamma", P_ALL, V_PERBYTE, -1},
+    {"eager_limit", P_ALL, V_EAGER, -1},
+};
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+
+static const struct key *find_key(const char *name, int preset) {
+  for (int i = 0; i < NKEYS; i++)
+    if ((keys[i].presets & (1u << preset)) && strcmp(keys[i].name, name) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+/* "preset, alpha, beta, ..." for one preset. */
+static void accepted_keys(int preset, char *buf, size_t n) {
+  size_t off = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < NKEYS; i++) {
+    if (!(keys[i].presets & (1u << preset)))
+      continue;
+    int w = snprintf(buf + off, off < n ? n - off : 0, "%s%s", off ? ", " : "", keys[i].name);
+    if (w > 0)
+      off += (size_t)w;
+  }
+}
+
+/* What each preset requires, for "missing" messages. */
+static const char *required_text(int preset) {
+  switch (preset) {
+  case TUTTI_MODEL_HOCKNEY: return "hockney needs alpha and beta (or bandwidth)";
+  case TUTTI_MODEL_POSTAL: return "postal needs L (steps, >= 1)";
+  case TUTTI_MODEL_LOGP: return "logp needs L, o and g";
+  case TUTTI_MODEL_LOGGP: return "loggp needs L, o, g and G";
+  default: return "no parameters";
+  }
+}
+
+static int find_preset(const char *v) {
+  for (int p = 0; p < NPRESETS; p++)
+    if (strcmp(preset_names[p], v) == 0)
+      return p;
+  return -1;
+}
+
+int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, tutti_model_t *out,
+                           int *bad, char *err, size_t errlen) {
+  char inner[768], acc[256];
+  int dummy;
+  if (!bad)
+    bad = &dummy;
+  *bad = -1;
+  if (n < 0 || (n > 0 && (!ks || !vs))) {
+    seterr(err, errlen, "invalid arguments");
+    return TUTTI_EINVAL;
+  }
+  for (int i = 0; i < n; i++)
+    if (!ks[i] || !vs[i]) {
+      seterr(err, errlen, "invalid arguments: a NULL key or value");
+      return TUTTI_EINVAL;
+    }
+
+  /* The preset: exactly one, known. */
+  int pi = -1;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(ks[i], "preset") != 0)
+      continue;
+    if (pi >= 0) {
+      *bad = i;
+      seterr(err, errlen, "key 'preset': given twice; accepted: one preset");
+      return TUTTI_EPARSE;
+    }
+    pi = i;
+  }
+  if (pi < 0) {
+    seterr(err, errlen, "key 'preset': missing; accepted: %s", PRESETS_ACCEPTED);
+    return TUTTI_EPARSE;
+  }
+  int preset = find_preset(vs[pi]);
+  if (preset < 0) {
+    *bad = pi;
+    seterr(err, errlen, "key 'preset': '%s' is not a preset; accepted: %s", vs[pi],
+           PRESETS_ACCEPTED);
+    return TUTTI_EPARSE;
+  }
+  int steps = preset == TUTTI_MODEL_POSTAL;
+
+  /* Every key known for this preset, none twice, every value valid; in
+   * the order given so the first fault is the one reported. */
+  const struct key *kp[64];
+  double pv[4] = {0, 0, 0, 0};
+  int pset[4] = {-1, -1, -1, -1}; /* index of the pair that set params[k] */
+  int beta_i = -1, bw_i = -1;
+  if (n > 64) {
+    *bad = 64;
+    seterr(err, errlen, "key '%s': too many keys (at most 64)", ks[64]);
+    return TUTTI_EPARSE;
+  }
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < i; j++)
+      if (strcmp(ks[i], ks[j]) == 0) {
+        *bad = i;
+        seterr(err, errlen, "key '%s': given twice; accepted: each key once", ks[i]);
+        return TUTTI_EPARSE;
+      }
+    kp[i] = find_key(ks[i], preset);
+    if (!kp[i]) {
+      *bad = i;
+      accepted_keys(preset, acc, sizeof acc);
+      seterr(err, errlen, "key '%s': unknown for preset %s; accepted: %s", ks[i],
+             preset_names[preset], acc);
+      return TUTTI_EPARSE;
+    }
+    const struct key *k = kp[i];
+    int rc = 0;
+    double v = 0;
+    switch (k->type) {
+    case V_PRESET: continue;
+    case V_TIME: rc = tutti_parse_time(vs[i], &v, inner, sizeof inner); break;
+    case V_PERBYTE:
+      if (steps && !plain_number(vs[i], strlen(vs[i]))) {
+        snprintf(inner, sizeof inner, "'%s' is not a plain number; accepted: a number of steps "
+                 "per byte (postal times are steps)", vs[i]);
+        rc = TUTTI_EPARSE;
+      } else
+        rc = tutti_parse_per_byte(vs[i], &v, inner, sizeof inner);
+      break;
+    case V_BW:
+      rc = tutti_parse_bandwidth(vs[i], &v, inner, sizeof inner);
+      if (!rc)
+        v = 1.0 / v;
+      break;
+    case V_STEPS:
+      if (!plain_number(vs[i], strlen(vs[i]))) {
+        snprintf(inner, sizeof inner, "'%s' is not a number of steps; accepted: a plain number "
+                 ">= 1 (postal times are steps)", vs[i]);
+        rc = TUTTI_EPARSE;
+      } else {
+        rc = tutti_parse_time(vs[i], &v, inner, sizeof inner);
+        if (!rc && v < 1) {
+          snprintf(inner, sizeof inner, "'%s' is less than 1 step; accepted: a plain number >= 1",
+                   vs[i]);
+          rc = TUTTI_EPARSE;
+        }
+      }
+      break;
+    default: continue; /* overrides: checked below, after the preset is built */
+    }
+    if (rc) {
+      *bad = i;
+      seterr(err, errlen, "key '%s': %s", ks[i], inner);
+      return TUTTI_EPARSE;
+    }
+    if (k->param >= 0) {
+      pv[k->param] = v;
+      pset[k->param] = i;
+    }
+    if (strcmp(k->name, "beta") == 0)
+      beta_i = i;
+    if (strcmp(k->name, "bandwidth") == 0)
+      bw_i = i;
+  }
+  if (beta_i >= 0 && bw_i >= 0) {
+    *bad = beta_i > bw_i ? beta_i : bw_i;
+    seterr(err, errlen, "key '%s': conflicts with '%s'; accepted: beta or bandwidth, not both",
+           ks[*bad], ks[beta_i > bw_i ? bw_i : beta_i]);
+    return TUTTI_EPARSE;
+  }
+
+  /* Required parameters. */
+  static const char *const pnames[][4] = {
+      [TUTTI_MODEL_HOCKNEY] = {"alpha", "beta", NULL, NULL},
+      [TUTTI_MODEL_POSTAL] = {"L", NULL, NULL, NULL},
+      [TUTTI_MODEL_LOGP] = {"L", "o", "g", NULL},
+      [TUTTI_MODEL_LOGGP] = {"L", "o", "g", "G"},
+  };
+  if (preset != TUTTI_MODEL_NONE && preset != TUTTI_MODEL_CUSTOM)
+    for (int k = 0; k < 4 && pnames[preset][k]; k++)
+      if (pset[k] < 0) {
+        *bad = pi;
+        seterr(err, errlen, "key '%s': missing for preset %s; accepted: %s", pnames[preset][k],
+               preset_names[preset], required_text(preset));
+        return TUTTI_EPARSE;
+      }
+
+  tutti_model_t m;
+  switch (preset) {
+  case TUTTI_MODEL_NONE: tutti_model_none(&m); break;
+  case TUTTI_MODEL_HOCKNEY: tutti_model_hockney(&m, pv[0], pv[1]); break;
+  case TUTTI_MODEL_POSTAL: tutti_model_postal(&m, pv[0]); break;
+  case TUTTI_MODEL_LOGP: tutti_model_logp(&m, pv[0], pv[1], pv[2]); break;
+  case TUTTI_MODEL_LOGGP: tutti_model_loggp(&m, pv[0], pv[1], pv[2], pv[3]); break;
+  default: model_custom(&m); break;
+  }
+
+  /* Field overrides, in order. */
+  for (int i = 0; i < n; i++) {
+    const struct key *k = kp[i];
+    int rc = 0;
+    if (k->type == V_COST) {
+      tutti_cost_t c;
+      rc = tutti_parse_cost(vs[i], steps, &c, inner, sizeof inner);
+      if (!rc) {
+        tutti_cost_t *f = !strcmp(k->name, "send_cpu")    ? &m.send_cpu
+                          : !strcmp(k->name, "send_port") ? &m.send_port
+                          : !strcmp(k->name, "latency")   ? &m.latency
+                          : !strcmp(k->name, "recv_port") ? &m.recv_port
+                                                          : &m.recv_cpu;
+        *f = c;
+      }
+    } else if (k->type == V_EAGER) {
+      const char *v = vs[i];
+      while (is_space(*v))
+        v++;
+      size_t vl = strlen(v);
+      while (vl > 0 && is_space(v[vl - 1]))
+        vl--;
+      if (vl == 3 && strncmp(v, "all", 3) == 0)
+        m.eager_limit = TUTTI_EAGER_ALL;
+      else {
+        size_t sz;
+        rc = tutti_parse_size(vs[i], &sz, inner, sizeof inner);
+        if (rc)
+          snprintf(inner + strlen(inner), sizeof inner - strlen(inner), ", or 'all'");
+        else
+          m.eager_limit = sz;
+      }
+    } else if (k->type == V_PERBYTE && k->param < 0) { /* gamma */
+      double v;
+      if (steps && !plain_number(vs[i], strlen(vs[i]))) {
+        snprintf(inner, sizeof inner, "'%s' is not a plain number; accepted: a number of steps "
+                 "per byte (postal times are steps)", vs[i]);
+        rc = TUTTI_EPARSE;
+      } else if (!(rc = tutti_parse_per_byte(vs[i], &v, inner, sizeof inner)))
+        m.gamma = v;
+    }
+    if (rc) {
+      *bad = i;
+      seterr(err, errlen, "key '%s': %s", ks[i], inner);
+      return TUTTI_EPARSE;
+    }
+  }
+  if (out)
+    *out = m;
+  return 0;
+}
+
+/* Split "preset:k=v,k=v" at top-level commas and hand it to the builder. */
+int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t errlen) {
+  enum { MAXPAIRS = 64 };
+  if (!spec) {
+    seterr(err, errlen, "no model spec; accepted: %s", SPEC_ACCEPTED);
+    return TUTTI_EINVAL;
+  }
+  const char *p = spec;
+  size_t len = strlen(spec);
+  trim(&p, &len);
+  if (len == 0) {
+    seterr(err, errlen, "empty model spec; accepted: %s", SPEC_ACCEPTED);
+    return TUTTI_EPARSE;
+  }
+  char *buf = malloc(len + 1);
+  if (!buf) {
+    seterr(err, errlen, "out of memory");
+    return TUTTI_ENOMEM;
+  }
+  memcpy(buf, p, len);
+  buf[len] = '\0';
+
+  const char *ks[MAXPAIRS], *vs[MAXPAIRS];
+  int n = 0, rc = 0;
+  char *colon = strchr(buf, ':');
+  char *rest = NULL;
+  if (colon) {
+    *colon = '\0';
+    rest = colon + 1;
+  }
+  /* the preset name, trimmed */
+  char *name = buf;
+  while (is_space(*name))
+    name++;
+  char *e = name + strlen(name);
+  while (e > name && is_space(e[-1]))
+    *--e = '\0';
+  ks[n] = "preset";
+  vs[n++] = name;
+  if (find_preset(name) < 0) {
+    seterr(err, errlen, "preset '%s': unknown; accepted: %s", name, SPEC_ACCEPTED);
+    rc = TUTTI_EPARSE;
+    goto done;
+  }
+  if (rest && rest[strspn(rest, " \t")] == '\0')
+    rest = NULL; /* "hockney:" is "hockney" */
+  if (rest) {
+    char *item = rest;
+    for (;;) {
+      /* find the end of this item: a comma outside parentheses */
+      int depth = 0;
+      char *q = item;
+      for (; *q; q++) {
+        if (*q == '(')
+          depth++;
+        else if (*q == ')' && depth > 0)
+          depth--;
+        else if (*q == ',' && depth == 0)
+          break;
+      }
+      int last = (*q == '\0');
+      *q = '\0';
+      char *eq = strchr(item, '=');
+      char *k = item;
+      while (is_space(*k))
+        k++;
+      if (!eq) {
+        char *ke = k + strlen(k);
+        while (ke > k && is_space(ke[-1]))
+          *--ke = '\0';
+        if (*k == '\0')
+          seterr(err, errlen, "empty item in '%s' (a stray ','?); accepted: key=value, ...", spec);
+        else
+          seterr(err, errlen, "key '%s': no value; accepted: key=value", k);
+        rc = TUTTI_EPARSE;
+        goto done;
+      }
+      *eq = '\0';
+      char *ke = eq;
+      while (ke > k && is_space(ke[-1]))
+        *--ke = '\0';
+      char *v = eq + 1;
+      while (is_space(*v))
+        v++;
+      char *ve = v + strlen(v);
+      while (ve > v && is_space(ve[-1]))
+        *--ve = '\0';
+      if (*k == '\0') {
+        seterr(err, errlen, "'=%s': no key; accepted: key=value", v);
+        rc = TUTTI_EPARSE;
+        goto done;
+      }
+      if (strcmp(k, "preset") == 0) {
+        seterr(err, errlen, "key 'preset': not a key here; accepted: the preset before ':', "
+               "as in hockney:alpha=1us,beta=1ns");
+        rc = TUTTI_EPARSE;
+        goto done;
+      }
+      if (n == MAXPAIRS) {
+        seterr(err, errlen, "key '%s': too many keys (at most %d)", k, MAXPAIRS - 1);
+        rc = TUTTI_EPARSE;
+        goto done;
+      }
+      ks[n] = k;
+      vs[n++] = v;
+      if (last)
+        break;
+      item = q + 1;
+    }
+  }
+  rc = tutti_model_from_pairs(ks, vs, n, out, NULL, err, errlen);
+done:
+  free(buf);
+  return rc;
+}
+
+/* ------------------------------------------------------------- printing */
+
+static int cost_eq(const tutti_cost_t *x, const tutti_cost_t *y) {
+  return x->floor == y->floor && x->a == y->a && x->b == y->b;
+}
+
+char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n) {
+  char a[48], b[48], f[48], lin[112];
+  if (!buf || n == 0)
+    return NULL;
+  if (!c) {
+    snprintf(buf, n, "?");
+    return buf;
+  }
+  if (steps) {
+    snprintf(a, sizeof a, "%.6g", c->a);
+    snprintf(b, sizeof b, "%.6g", c->b);
+    snprintf(f, sizeof f, "%.6g", c->floor);
+  } else {
+    tutti_format_time(c->a, a, sizeof a);
+    tutti_format_time(c->b, b, sizeof b);
+    tutti_format_time(c->floor, f, sizeof f);
+  }
+  if (c->b == 0)
+    snprintf(lin, sizeof lin, "%s", a);
+  else if (c->a == 0)
+    snprintf(lin, sizeof lin, "%s*m", b);
+  else
+    snprintf(lin, sizeof lin, "%s + %s*m", a, b);
+  if (c->floor != 0)
+    snprintf(buf, n, "max(%s, %s)", f, lin);
+  else
+    snprintf(buf, n, "%s", lin);
+  return buf;
+}
+
+char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n) {
+  if (!buf || n == 0)
+    return NULL;
+  if (tutti_model_steps(m)) {
+    snprintf(buf, n, "%.6g", t == 0 ? 0.0 : t);
+    return buf;
+  }
+  return tutti_format_time(t, buf, n);
+}
+
+/* Appends to a fixed buffer, never overflowing. */
+struct sbuf {
+  char *p;
+  size_t n, off;
+};
+static void sb_printf(struct sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(s->p + s->off, s->off < s->n ? s->n - s->off : 0, fmt, ap);
+  va_end(ap);
+  if (w > 0)
+    s->off += (size_t)w;
+  if (s->off >= s->n)
+    s->off = s->n; /* truncated; keep the NUL vsnprintf wrote */
+}
+
+static void sb_time(struct sbuf *s, const char *name, double v, int steps) {
+  char t[48];
+  if (steps)
+    sb_printf(s, " %s=%.6g", name, v);
+  else
+    sb_printf(s, " %s=%s", name, tutti_format_time(v, t, sizeof t));
+}
+
+static void sb_per_byte(struct sbuf *s, const char *name, double v) {
+  char t[48], bw[48];
+  sb_printf(s, " %s=%s/B", name, tutti_format_time(v, t, sizeof t));
+  if (v > 0)
+    sb_printf(s, " (%s)", tutti_format_bandwidth(1.0 / v, bw, sizeof bw));
+}
+
+int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
+  if (!m || !buf || n == 0)
+    return TUTTI_EINVAL;
+  struct sbuf s = {buf, n, 0};
+  buf[0] = '\0';
+  int steps = tutti_model_steps(m);
+  const double *p = m->params;
+  char t[112];
+  sb_printf(&s, "%s", tutti_model_preset_name(m->preset));
+  switch (m->preset) {
+  case TUTTI_MODEL_NONE: sb_printf(&s, " (native speed, wall time only)"); break;
+  case TUTTI_MODEL_HOCKNEY:
+    sb_time(&s, "alpha", p[0], 0);
+    sb_per_byte(&s, "beta", p[1]);
+    break;
+  case TUTTI_MODEL_POSTAL: sb_printf(&s, " L=%.6g steps", p[0]); break;
+  case TUTTI_MODEL_LOGP:
+  case TUTTI_MODEL_LOGGP:
+    sb_time(&s, "L", p[0], 0);
+    sb_time(&s, "o", p[1], 0);
+    sb_time(&s, "g", p[2], 0);
+    if (m->preset == TUTTI_MODEL_LOGGP)
+      sb_per_byte(&s, "G", p[3]);
+    break;
+  default: break;
+  }
+  if (m->eager_limit == TUTTI_EAGER_ALL)
+    sb_printf(&s, ", all eager");
+  else if (m->eager_limit == 0)
+    sb_printf(&s, ", eager_limit 0 (all rendezvous)");
+  else
+    sb_printf(&s, ", eager_limit %s", tutti_format_bytes(m->eager_limit, t, sizeof t));
+
+  /* Fields that differ from what the preset's parameters give. */
+  tutti_model_t base;
+  model_base(m, &base);
+  static const char *const fnames[] = {"send_cpu", "send_port", "latency", "recv_port", "recv_cpu"};
+  const tutti_cost_t *mine[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port,
+                                &m->recv_cpu};
+  const tutti_cost_t *theirs[] = {&base.send_cpu, &base.send_port, &base.latency,
+                                  &base.recv_port, &base.recv_cpu};
+  int first = 1;
+  for (int i = 0; i < 5; i++)
+    if (!cost_eq(mine[i], theirs[i]) || (m->preset == TUTTI_MODEL_CUSTOM)) {
+      sb_printf(&s, "%s%s=%s", first ? "; " : ", ", fnames[i],
+                tutti_format_cost(mine[i], steps, t, sizeof t));
+      first = 0;
+    }
+  if (m->gamma != 0) {
+    if (steps)
+      sb_printf(&s, "%sgamma=%.6g", first ? "; " : ", ", m->gamma);
+    else
+      sb_printf(&s, "%sgamma=%s/B", first ? "; " : ", ", tutti_format_time(m->gamma, t, sizeof t));
+  }
+  if (m->topo)
+    sb_printf(&s, "; with a topology");
+  return 0;
+}
+
+/* The shortest %.Ng that reads back to the same double; null for NaN/inf. */
+static void json_num(FILE *f, double v) {
+  if (!isfinite(v)) {
+    fputs("null", f);
+    return;
+  }
+  char buf[40];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v)
+      break;
+  }
+  fputs(buf, f);
+}
+
+static void json_cost(FILE *f, const char *name, const tutti_cost_t *c) {
+  fprintf(f, ",\"%s\":{\"floor\":", name);
+  json_num(f, c->floor);
+  fputs(",\"a\":", f);
+  json_num(f, c->a);
+  fputs(",\"b\":", f);
+  json_num(f, c->b);
+  fputc('}', f);
+}
+
+int tutti_model_json(const tutti_model_t *m, FILE *f) {
+  static const char *const pnames[][4] = {
+      [TUTTI_MODEL_HOCKNEY] = {"alpha", "beta", NULL, NULL},
+      [TUTTI_MODEL_POSTAL] = {"L", NULL, NULL, NULL},
+      [TUTTI_MODEL_LOGP] = {"L", "o", "g", NULL},
+      [TUTTI_MODEL_LOGGP] = {"L", "o", "g", "G"},
+      [TUTTI_MODEL_CUSTOM] = {NULL, NULL, NULL, NULL},
+  };
+  if (!m || !f)
+    return TUTTI_EINVAL;
+  fprintf(f, "{\"preset\":\"%s\",\"time_unit\":\"%s\"", tutti_model_preset_name(m->preset),
+          tutti_model_time_unit(m));
+  if (m->preset > TUTTI_MODEL_NONE && m->preset < NPRESETS)
+    for (int k = 0; k < 4 && pnames[m->preset][k]; k++) {
+      fprintf(f, ",\"%s\":", pnames[m->preset][k]);
+      json_num(f, m->params[k]);
+    }
+  json_cost(f, "send_cpu", &m->send_cpu);
+  json_cost(f, "send_port", &m->send_port);
+  json_cost(f, "latency", &m->latency);
+  json_cost(f, "recv_port", &m->recv_port);
+  json_cost(f, "recv_cpu", &m->recv_cpu);
+  fputs(",\"gamma\":", f);
+  json_num(f, m->gamma);
+  if (m->eager_limit == TUTTI_EAGER_ALL)
+    fputs(",\"eager_limit\":null", f);
+  else
+    fprintf(f, ",\"eager_limit\":%zu", m->eager_limit);
+  fputc('}', f);
+  return ferror(f) ? TUTTI_EIO : 0;
+}
