@@ -1,0 +1,614 @@
+/*
+ * profile.c -- latency profiles: INI files (and built-in INI text) that
+ * name a cost model and, for the topology code, a tree of switches.
+ *
+ * The INI syntax is Debian's inih (ini_parse_stream); this file adds what
+ * inih does not give: line numbers in every message, strictness (unknown
+ * sections and keys, keys given twice, lines too long, indented
+ * continuation lines are errors, not silently accepted), and the meaning
+ * of the keys. We feed inih through our own reader so that we count real
+ * lines, see section headers even when a section is empty, and can stop
+ * at the first error. inih's process-wide settings are never changed.
+ *
+ * [model] pairs are collected and handed to tutti_model_from_pairs once
+ * the file is read (preset may come after its parameters); the builder
+ * tells which pair was at fault, and we put that pair's line in front of
+ * its message. [topology] keys are checked for syntax as they come and
+ * kept as text: their meaning belongs to topo/.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "tutti/model.h"
+#include "tutti/tutti.h"
+
+#define SECTIONS_ACCEPTED "[model], [topology]"
+#define TOPO_KEYS_ACCEPTED "spec, file, links, mapping"
+#define SPEC_ACCEPTED "tree:AxB[xC...] with whole numbers >= 1 (e.g. tree:4x8)"
+#define MAPPING_ACCEPTED \
+  "identity, dfs, roundrobin, roundrobin:N, random:SEED or list:a,b,... (a permutation of 0..n-1)"
+#define LINKS_ACCEPTED \
+  "a comma list of LATENCY/BANDWIDTH, leaf links first (e.g. 1us/10Gbps, 2us/40Gbps)"
+#define MAX_FILE (1 << 20)
+
+enum { MAXPAIRS = 32, KEYLEN = 64, VALLEN = 256 };
+
+struct pstate {
+  const char *filename;
+  tutti_profile_t *out;
+  /* the reader */
+  const char *text;
+  size_t pos;
+  int line;           /* number of the line last handed to inih */
+  int indented;       /* that line starts with a space or tab */
+  int max_line;       /* inih's buffer: longer lines are an error */
+  int seen_content;   /* a non-comment line was read */
+  /* sections: the line of each header, 0 if absent */
+  int model_line, topo_line;
+  /* [model] pairs */
+  int nm;
+  char mk[MAXPAIRS][KEYLEN];
+  char mv[MAXPAIRS][VALLEN];
+  int ml[MAXPAIRS];
+  /* [topology]: the line of each key, 0 if absent */
+  int tline[4];
+  /* the previous handler call, to recognize continuation lines */
+  char prev_name[KEYLEN];
+  int prev_line;
+  /* the first error */
+  int err_line;
+  char msg[1024];
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* Record the first error, at `line`. */
+static void fail(struct pstate *st, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(struct pstate *st, int line, const char *fmt, ...) {
+  if (st->err_line)
+    return;
+  st->err_line = line > 0 ? line : 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->msg, sizeof st->msg, fmt, ap);
+  va_end(ap);
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t'; }
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Copy src into a fixed buffer; returns -1 if it does not fit. */
+static int copy(char *dst, size_t n, const char *src) {
+  size_t l = strlen(src);
+  if (l >= n)
+    return -1;
+  memcpy(dst, src, l + 1);
+  return 0;
+}
+
+/* ------------------------------------------------------------- the reader */
+
+/* Look at a raw line before inih does: remember the description (the first
+ * comment), and check section headers, which inih reports to no one when
+ * the section is empty. */
+static void inspect(struct pstate *st, const char *raw, size_t len) {
+  size_t i = 0;
+  while (i < len && is_space(raw[i]))
+    i++;
+  st->indented = i > 0;
+  size_t end = len;
+  while (end > i && (raw[end - 1] == '\n' || raw[end - 1] == '\r' || is_space(raw[end - 1])))
+    end--;
+  if (i == end)
+    return; /* blank */
+  if (raw[i] == ';' || raw[i] == '#') {
+    if (!st->seen_content && st->out->description[0] == '\0') {
+      size_t j = i;
+      while (j < end && (raw[j] == ';' || raw[j] == '#' || is_space(raw[j])))
+        j++;
+      size_t l = end - j;
+      if (l >= sizeof st->out->description)
+        l = sizeof st->out->description - 1;
+      memcpy(st->out->description, raw + j, l);
+      st->out->description[l] = '\0';
+    }
+    return;
+  }
+  st->seen_content = 1;
+  if (raw[i] != '[')
+    return;
+  const char *close = memchr(raw + i, ']', end - i);
+  if (!close)
+    return; /* inih reports it as a syntax error */
+  const char *name = raw + i + 1;
+  size_t nl = (size_t)(close - name);
+  int *seen = NULL;
+  if (nl == 5 && memcmp(name, "model", 5) == 0)
+    seen = &st->model_line;
+  else if (nl == 8 && memcmp(name, "topology", 8) == 0)
+    seen = &st->topo_line;
+  if (!seen) {
+    fail(st, st->line, "section [%.*s]: unknown; accepted: %s", (int)(nl > 64 ? 64 : nl), name,
+         SECTIONS_ACCEPTED);
+    return;
+  }
+  if (*seen) {
+    fail(st, st->line, "section [%.*s]: given twice (first on line %d); accepted: each section "
+         "once", (int)nl, name, *seen);
+    return;
+  }
+  *seen = st->line;
+}
+
+/* An fgets over st->text that counts lines. It stops the parse (returns
+ * NULL) at the first error, and at a line longer than inih's buffer, which
+ * inih would otherwise cut in two. */
+static char *reader(char *str, int num, void *stream) {
+  struct pstate *st = stream;
+  if (st->err_line || st->text[st->pos] == '\0' || num < 2)
+    return NULL;
+  const char *p = st->text + st->pos;
+  const char *nl = strchr(p, '\n');
+  size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+  st->line++;
+  if (len > (size_t)num - 1) {
+    fail(st, st->line, "line too long (%zu characters; at most %d); accepted: shorter lines "
+         "(a long mapping list belongs in a topology file)", len - (nl ? 1 : 0), num - 3);
+    return NULL;
+  }
+  memcpy(str, p, len);
+  str[len] = '\0';
+  st->pos += len;
+  inspect(st, str, len);
+  return str;
+}
+
+/* ------------------------------------------------------ [topology] checks */
+
+/* A whole number in [lo, hi] at *p, advancing *p; -1 if none. */
+static long long number(const char **p, long long lo, long long hi) {
+  const char *q = *p;
+  if (!is_digit(*q))
+    return -1;
+  long long v = 0;
+  while (is_digit(*q)) {
+    if (v > (LLONG_MAX - 9) / 10)
+      return -1;
+    v = v * 10 + (*q++ - '0');
+  }
+  if (v < lo || v > hi)
+    return -1;
+  *p = q;
+  return v;
+}
+
+static int check_spec(const char *v) {
+  if (strncmp(v, "tree:", 5) != 0)
+    return -1;
+  const char *p = v + 5;
+  long long product = 1;
+  for (;;) {
+    long long f = number(&p, 1, INT_MAX);
+    if (f < 0)
+      return -1;
+    product *= f;
+    if (product > INT_MAX)
+      return -1;
+    if (*p == '\0')
+      return 0;
+    if (*p++ != 'x')
+      return -1;
+  }
+}
+
+static int check_mapping(const char *v) {
+  if (!strcmp(v, "identity") || !strcmp(v, "dfs") || !strcmp(v, "roundrobin"))
+    return 0;
+  const char *p;
+  if (!strncmp(v, "roundrobin:", 11)) {
+    p = v + 11;
+    return number(&p, 1, INT_MAX) >= 0 && *p == '\0' ? 0 : -1;
+  }
+  if (!strncmp(v, "random:", 7)) {
+    p = v + 7;
+    /* a seed of up to 19 digits (fits in int64) */
+    return number(&p, 0, LLONG_MAX / 10) >= 0 && *p == '\0' ? 0 : -1;
+  }
+  if (!strncmp(v, "list:", 5)) {
+    /* a permutation of 0..n-1: n distinct values, each < n */
+    int n = 1;
+    for (p = v + 5; *p; p++)
+      n += *p == ',';
+    unsigned char *seen = calloc((size_t)n, 1);
+    if (!seen)
+      return -1;
+    int rc = 0;
+    p = v + 5;
+    for (int i = 0; i < n; i++) {
+      while (is_space(*p))
+        p++;
+      long long r = number(&p, 0, n - 1);
+      while (is_space(*p))
+        p++;
+      if (r < 0 || seen[r] || (*p != ',' && *p != '\0')) {
+        rc = -1;
+        break;
+      }
+      seen[r] = 1;
+      if (*p == ',')
+        p++;
+    }
+    free(seen);
+    return rc;
+  }
+  return -1;
+}
+
+/* Every LAT/BW of a comma list; on error a message in msg. */
+static int check_links(const char *v, char *msg, size_t n) {
+  char item[VALLEN], inner[512];
+  const char *p = v;
+  for (int i = 1;; i++) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len >= sizeof item)
+      len = sizeof item - 1;
+    memcpy(item, p, len);
+    item[len] = '\0';
+    char *s = item;
+    while (is_space(*s))
+      s++;
+    char *slash = strchr(s, '/');
+    if (!slash) {
+      snprintf(msg, n, "link %d '%s' is not LATENCY/BANDWIDTH; accepted: %s", i, s,
+               LINKS_ACCEPTED);
+      return -1;
+    }
+    *slash = '\0';
+    double lat, bw;
+    if (tutti_parse_time(s, &lat, inner, sizeof inner)) {
+      snprintf(msg, n, "link %d latency: %s", i, inner);
+      return -1;
+    }
+    if (tutti_parse_bandwidth(slash + 1, &bw, inner, sizeof inner)) {
+      snprintf(msg, n, "link %d bandwidth: %s", i, inner);
+      return -1;
+    }
+    if (!comma)
+      return 0;
+    p = comma + 1;
+  }
+}
+
+/* ------------------------------------------------------------ the handler */
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+  struct pstate *st = user;
+  if (st->err_line)
+    return 0;
+  /* inih hands an indented line after a key to the handler again, under
+   * the previous key's name (configparser's multi-line values). */
+  if (st->indented && st->prev_line && st->prev_line != st->line &&
+      strcmp(name, st->prev_name) == 0) {
+    fail(st, st->line, "key '%s': continued on an indented line; accepted: one key = value per "
+         "line, not indented", name);
+    return 0;
+  }
+  if (copy(st->prev_name, sizeof st->prev_name, name))
+    st->prev_name[0] = '\0';
+  st->prev_line = st->line;
+
+  if (section[0] == '\0') {
+    fail(st, st->line, "key '%s': outside any section; accepted: keys under %s", name,
+         SECTIONS_ACCEPTED);
+    return 0;
+  }
+  if (!strcmp(section, "model")) {
+    if (strlen(name) >= KEYLEN) {
+      fail(st, st->line, "key '%.40s...': unknown in [model] (too long); accepted: preset and "
+           "its parameters, send_cpu, send_port, latency, recv_port, recv_cpu, gamma, "
+           "eager_limit", name);
+      return 0;
+    }
+    for (int i = 0; i < st->nm; i++)
+      if (!strcmp(st->mk[i], name)) {
+        fail(st, st->line, "key '%s': given twice (first on line %d); accepted: each key once",
+             name, st->ml[i]);
+        return 0;
+      }
+    if (st->nm == MAXPAIRS) {
+      fail(st, st->line, "key '%s': too many keys in [model] (at most %d)", name, MAXPAIRS);
+      return 0;
+    }
+    if (strlen(value) >= VALLEN) {
+      fail(st, st->line, "key '%s': value too long (at most %d characters)", name, VALLEN - 1);
+      return 0;
+    }
+    copy(st->mk[st->nm], KEYLEN, name);
+    copy(st->mv[st->nm], VALLEN, value);
+    st->ml[st->nm++] = st->line;
+    return 1;
+  }
+  if (!strcmp(section, "topology")) {
+    static const char *const tkeys[4] = {"spec", "file", "links", "mapping"};
+    tutti_profile_t *o = st->out;
+    char *dst[4] = {o->topo_spec, o->topo_file, o->topo_links, o->topo_mapping};
+    size_t cap[4] = {sizeof o->topo_spec, sizeof o->topo_file, sizeof o->topo_links,
+                     sizeof o->topo_mapping};
+    int k = 0;
+    while (k < 4 && strcmp(tkeys[k], name))
+      k++;
+    if (k == 4) {
+      fail(st, st->line, "key '%s': unknown in [topology]; accepted: %s", name,
+           TOPO_KEYS_ACCEPTED);
+      return 0;
+    }
+    if (st->tline[k]) {
+      fail(st, st->line, "key '%s': given twice (first on line %d); accepted: each key once",
+           name, st->tline[k]);
+      return 0;
+    }
+    if ((k == 0 && st->tline[1]) || (k == 1 && st->tline[0])) {
+      fail(st, st->line, "key '%s': conflicts with '%s' (line %d); accepted: spec or file, "
+           "not both", name, tkeys[1 - k], st->tline[1 - k]);
+      return 0;
+    }
+    char msg[768];
+    int bad = 0;
+    switch (k) {
+    case 0:
+      if (check_spec(value)) {
+        snprintf(msg, sizeof msg, "'%s' is not a tree spec; accepted: %s", value, SPEC_ACCEPTED);
+        bad = 1;
+      }
+      break;
+    case 1:
+      if (value[0] == '\0') {
+        snprintf(msg, sizeof msg, "empty value; accepted: the path of a topology file");
+        bad = 1;
+      }
+      break;
+    case 2: bad = check_links(value, msg, sizeof msg) != 0; break;
+    case 3:
+      if (check_mapping(value)) {
+        snprintf(msg, sizeof msg, "'%s' is not a mapping; accepted: %s", value,
+                 MAPPING_ACCEPTED);
+        bad = 1;
+      }
+      break;
+    }
+    if (!bad && copy(dst[k], cap[k], value)) {
+      snprintf(msg, sizeof msg, "value too long (at most %zu characters)", cap[k] - 1);
+      bad = 1;
+    }
+    if (bad) {
+      fail(st, st->line, "key '%s': %s", name, msg);
+      return 0;
+    }
+    st->tline[k] = st->line;
+    return 1;
+  }
+  /* an unknown section: inspect() has reported its header already */
+  fail(st, st->line, "key '%s': in unknown section [%s]; accepted: %s", name, section,
+       SECTIONS_ACCEPTED);
+  return 0;
+}
+
+/* ----------------------------------------------------------------- parse */
+
+/* The text of line `lineno` of text, trimmed and cut to fit. */
+static void line_text(const char *text, int lineno, char *buf, size_t n) {
+  const char *p = text;
+  for (int l = 1; l < lineno && p; l++) {
+    p = strchr(p, '\n');
+    if (p)
+      p++;
+  }
+  buf[0] = '\0';
+  if (!p)
+    return;
+  while (is_space(*p))
+    p++;
+  size_t len = strcspn(p, "\r\n");
+  while (len > 0 && is_space(p[len - 1]))
+    len--;
+  if (len >= n)
+    len = n - 1;
+  memcpy(buf, p, len);
+  buf[len] = '\0';
+}
+
+/* "dir/gige.ini" -> "gige" */
+static void base_name(const char *path, char *buf, size_t n) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  size_t len = strlen(b);
+  if (len > 4 && !strcmp(b + len - 4, ".ini"))
+    len -= 4;
+  if (len >= n)
+    len = n - 1;
+  memcpy(buf, b, len);
+  buf[len] = '\0';
+}
+
+int tutti_profile_parse_string(const char *text, const char *filename, tutti_profile_t *out,
+                               char *err, size_t errlen) {
+  if (!filename)
+    filename = "<string>";
+  if (!text || !out) {
+    seterr(err, errlen, "%s: invalid arguments", filename);
+    return TUTTI_EINVAL;
+  }
+  struct pstate *st = calloc(1, sizeof *st);
+  tutti_profile_t *p = calloc(1, sizeof *p);
+  if (!st || !p) {
+    free(st);
+    free(p);
+    seterr(err, errlen, "%s: out of memory", filename);
+    return TUTTI_ENOMEM;
+  }
+  st->filename = filename;
+  st->out = p;
+  st->text = text;
+  int rc = 0;
+  int ret = ini_parse_stream(reader, st, handler, st);
+  /* The first error wins: ours (the handler's or the reader's), or a line
+   * inih could not parse, which it reports only at the end. */
+  if (st->err_line && (ret <= 0 || ret >= st->err_line)) {
+    seterr(err, errlen, "%s:%d: %s", filename, st->err_line, st->msg);
+    rc = TUTTI_EPARSE;
+    goto done;
+  }
+  if (ret > 0) {
+    char lt[80];
+    line_text(text, ret, lt, sizeof lt);
+    seterr(err, errlen, "%s:%d: '%s' is not a [section] or key = value line; accepted: %s, "
+           "key = value, ; comment", filename, ret, lt, SECTIONS_ACCEPTED);
+    rc = TUTTI_EPARSE;
+    goto done;
+  }
+  if (ret < 0) {
+    seterr(err, errlen, "%s: the INI parser failed (%d)", filename, ret);
+    rc = ret == -2 ? TUTTI_ENOMEM : TUTTI_EIO;
+    goto done;
+  }
+  if (!st->model_line) {
+    seterr(err, errlen, "%s:%d: section [model]: missing; accepted: a [model] section with "
+           "preset = none, hockney, postal, logp, loggp or custom", filename, 1);
+    rc = TUTTI_EPARSE;
+    goto done;
+  }
+  const char *ks[MAXPAIRS], *vs[MAXPAIRS];
+  for (int i = 0; i < st->nm; i++)
+    ks[i] = st->mk[i], vs[i] = st->mv[i];
+  int bad = -1;
+  char msg[1024];
+  rc = tutti_model_from_pairs(ks, vs, st->nm, &p->model, &bad, msg, sizeof msg);
+  if (rc) {
+    seterr(err, errlen, "%s:%d: %s", filename, bad >= 0 ? st->ml[bad] : st->model_line, msg);
+    goto done;
+  }
+  base_name(filename, p->name, sizeof p->name);
+  if (strcmp(filename, "<string>") != 0)
+    snprintf(p->source, sizeof p->source, "file %s", filename);
+  *out = *p;
+done:
+  free(st);
+  free(p);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ load */
+
+static void list_builtins(char *buf, size_t n) {
+  size_t off = 0;
+  buf[0] = '\0';
+  const tutti_profile_info_t *b;
+  for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
+    int w = snprintf(buf + off, off < n ? n - off : 0, "%s%s", i ? ", " : "", b->name);
+    if (w > 0)
+      off += (size_t)w;
+    if (off >= n)
+      break;
+  }
+}
+
+int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err, size_t errlen) {
+  if (!name_or_path || !out) {
+    seterr(err, errlen, "invalid arguments");
+    return TUTTI_EINVAL;
+  }
+  const tutti_profile_info_t *b;
+  for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
+    if (strcmp(b->name, name_or_path) != 0)
+      continue;
+    char fname[TUTTI_PROFILE_NAME_MAX + 16];
+    snprintf(fname, sizeof fname, "builtin:%s", b->name);
+    tutti_profile_t p;
+    int rc = tutti_profile_parse_string(b->ini, fname, &p, err, errlen);
+    if (rc)
+      return rc;
+    snprintf(p.name, sizeof p.name, "%s", b->name);
+    snprintf(p.description, sizeof p.description, "%s", b->description);
+    snprintf(p.source, sizeof p.source, "%s", b->source);
+    *out = p;
+    return 0;
+  }
+
+  char names[512];
+  FILE *f = fopen(name_or_path, "r");
+  if (!f) {
+    int e = errno;
+    list_builtins(names, sizeof names);
+    if (e == ENOENT || e == ENOTDIR) {
+      seterr(err, errlen, "profile '%s': not a built-in profile and no such file; accepted: a "
+             "profile file or one of %s", name_or_path, names);
+      return TUTTI_ENOTFOUND;
+    }
+    seterr(err, errlen, "profile '%s': cannot open: %s", name_or_path, strerror(e));
+    return TUTTI_EIO;
+  }
+  char *text = malloc(MAX_FILE + 1);
+  if (!text) {
+    fclose(f);
+    seterr(err, errlen, "profile '%s': out of memory", name_or_path);
+    return TUTTI_ENOMEM;
+  }
+  size_t len = fread(text, 1, MAX_FILE + 1, f);
+  int rerr = ferror(f) ? errno : 0;
+  fclose(f);
+  int rc = 0;
+  if (rerr) {
+    seterr(err, errlen, "profile '%s': cannot read: %s", name_or_path, strerror(rerr));
+    rc = TUTTI_EIO;
+  } else if (len > MAX_FILE) {
+    seterr(err, errlen, "profile '%s': larger than %d bytes; accepted: a profile INI file",
+           name_or_path, MAX_FILE);
+    rc = TUTTI_EPARSE;
+  } else if (memchr(text, '\0', len)) {
+    seterr(err, errlen, "profile '%s': contains a NUL byte; accepted: a text INI file",
+           name_or_path);
+    rc = TUTTI_EPARSE;
+  }
+  if (rc) {
+    free(text);
+    return rc;
+  }
+  text[len] = '\0';
+  tutti_profile_t p;
+  rc = tutti_profile_parse_string(text, name_or_path, &p, err, errlen);
+  free(text);
+  if (rc)
+    return rc;
+  /* A relative topology file is relative to the profile's directory. */
+  const char *slash = strrchr(name_or_path, '/');
+  if (p.topo_file[0] && p.topo_file[0] != '/' && slash) {
+    char tmp[TUTTI_PROFILE_PATH_MAX];
+    int w = snprintf(tmp, sizeof tmp, "%.*s/%s", (int)(slash - name_or_path), name_or_path,
+                     p.topo_file);
+    if (w < 0 || (size_t)w >= sizeof tmp) {
+      seterr(err, errlen, "profile '%s': key 'file': the path is too long", name_or_path);
+      return TUTTI_EPARSE;
+    }
+    memcpy(p.topo_file, tmp, (size_t)w + 1);
+  }
+  *out = p;
+  return 0;
+}
