@@ -396,10 +396,13 @@ static bool match_unexpected(struct tutti_rank *r, struct tutti_request *q) {
     }
   }
   if (!m) return false;
-  if (complete_recv(r, q, m)) {
+  if (m->bytes <= q->cap) {
+    /* Unlink before the copy: complete_recv hands an eager buffer back to
+     * its sender, who may reuse it at once. */
     UNLINK(c->uq_head, c->uq_tail, prev, m);
     r->n_unexpected--;
   }
+  complete_recv(r, q, m);
   return true;
 }
 

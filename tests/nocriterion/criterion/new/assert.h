@@ -1,0 +1,38 @@
+/* The new-assertion-API subset for the TSan stand-in (see ../criterion.h). */
+#ifndef TUTTI_NOCRITERION_ASSERT_H
+#define TUTTI_NOCRITERION_ASSERT_H
+#include <string.h>
+
+#define NOCRIT_CMP_str(a, b) strcmp((a), (b))
+/* Each operand is evaluated once, as in Criterion. */
+#define NOCRIT_CMP_int(a, b)                                                                       \
+  ({                                                                                               \
+    __typeof__(a) a_ = (a);                                                                        \
+    __typeof__(b) b_ = (b);                                                                        \
+    (a_ > b_) - (a_ < b_);                                                                         \
+  })
+#define NOCRIT_CMP_i32 NOCRIT_CMP_int
+#define NOCRIT_CMP_i64 NOCRIT_CMP_int
+#define NOCRIT_CMP_u32 NOCRIT_CMP_int
+#define NOCRIT_CMP_u64 NOCRIT_CMP_int
+#define NOCRIT_CMP_sz NOCRIT_CMP_int
+#define NOCRIT_CMP_long NOCRIT_CMP_int
+#define NOCRIT_CMP_ulong NOCRIT_CMP_int
+#define NOCRIT_CMP_dbl NOCRIT_CMP_int
+#define NOCRIT_CMP_flt NOCRIT_CMP_int
+#define NOCRIT_CMP_ptr(a, b)                                                                       \
+  ({                                                                                               \
+    const char *a_ = (const char *)(a), *b_ = (const char *)(b);                                   \
+    (a_ > b_) - (a_ < b_);                                                                         \
+  })
+#define eq(T, a, b) (NOCRIT_CMP_##T(a, b) == 0)
+#define ne(T, a, b) (NOCRIT_CMP_##T(a, b) != 0)
+#define lt(T, a, b) (NOCRIT_CMP_##T(a, b) < 0)
+#define le(T, a, b) (NOCRIT_CMP_##T(a, b) <= 0)
+#define gt(T, a, b) (NOCRIT_CMP_##T(a, b) > 0)
+#define ge(T, a, b) (NOCRIT_CMP_##T(a, b) >= 0)
+#define not(x) (!(x))
+#define zero(T, a) ((a) == 0)
+#define ieee_ulp_eq(T, a, b, ulp) ((a) == (b) || __builtin_fabs((a) - (b)) <= (ulp) * 2.3e-16 * __builtin_fabs(b))
+#define epsilon_eq(T, a, b, eps) (__builtin_fabs((a) - (b)) <= (eps))
+#endif
