@@ -304,4 +304,11 @@ int tutti_span_end(tutti_rank_t *r);
 #ifdef __cplusplus
 }
 #endif
+
+/* The sub-headers: cost models, units and profiles; replay reports and
+ * traces; tree builders. Each may also be included on its own. */
+#include "tutti/model.h"
+#include "tutti/report.h"
+#include "tutti/tree.h"
+
 #endif /* TUTTI_TUTTI_H */
