@@ -166,6 +166,7 @@ struct tutti_rank {
   uint32_t nchans, chancap;
   struct tutti_request *wq_head, *wq_tail; /* posted wildcard-source receives */
   uint64_t post_seq, arrival_seq;
+  uint32_t coll_seq; /* collective calls made: tutti_coll_tag */
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "tutti/coll.h"
 
 #define POOL_MAX_BYTES ((size_t)64 << (POOL_CLASSES - 1))
 
@@ -441,6 +442,14 @@ int tutti_rank(const tutti_rank_t *r) { return r ? r->rank : TUTTI_EINVAL; }
 int tutti_size(const tutti_rank_t *r) { return r ? r->size : TUTTI_EINVAL; }
 tutti_world_t *tutti_rank_world(const tutti_rank_t *r) { return r ? r->world : NULL; }
 
+int tutti_coll_tag(tutti_rank_t *r) {
+  if (!r) return TUTTI_EINVAL;
+  const uint32_t span = (uint32_t)TUTTI_TAG_MAX - TUTTI_TAG_UB; /* reserved tags */
+  return TUTTI_TAG_UB + 1 + (int)(r->coll_seq++ % span);
+}
+
+const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) { return &r->world->model; }
+
 int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count) {
   if (!st || !count) return TUTTI_EINVAL;
   if (!tutti__type_ok(type)) return TUTTI_ETYPE;
@@ -784,6 +793,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
   rank_free_storage(r); /* after tutti__rank_drop_messages on every rank */
   tutti__evlog_clear(&r->log);
   r->post_seq = r->arrival_seq = r->n_unexpected = 0;
+  r->coll_seq = 0;
   r->n_msgs = r->n_bytes = r->n_eager = r->n_rdv = r->n_sleeps = r->n_wakeups = 0;
   r->in_span = false;
   r->waiting = (tutti_waitinfo_t){0};

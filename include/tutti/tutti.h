@@ -306,9 +306,10 @@ int tutti_span_end(tutti_rank_t *r);
 #endif
 
 /* The sub-headers: cost models, units and profiles; replay reports and
- * traces; tree builders. Each may also be included on its own. */
+ * traces; tree builders; collectives and their registry. Each may also be included on its own. */
 #include "tutti/model.h"
 #include "tutti/report.h"
 #include "tutti/tree.h"
+#include "tutti/coll.h"
 
 #endif /* TUTTI_TUTTI_H */

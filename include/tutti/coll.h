@@ -1,0 +1,183 @@
+/*
+ * coll.h -- collective operations and the algorithm registry.
+ *
+ * Every algorithm is one entry of one registry (collectives/registry.c):
+ * collective, name, function, parameters with defaults and ranges,
+ * restrictions, a one-line summary and its source. The CLI, the tests and
+ * the help text enumerate it with tutti_algo_desc_at(); nothing else lists
+ * algorithm names.
+ *
+ * Selection (tutti_algo_select): an explicit name; else the environment
+ * variable of the collective (TUTTI_BCAST=lambda:lambda=0.7); else the
+ * collective's documented default. An unknown name or parameter, a value out
+ * of range, or a violated restriction is an error whose text lists what is
+ * accepted.
+ *
+ * Calls: every rank of the world calls the same collective, in the same
+ * order, with the same root, count and algorithm (as in MPI). Each call is
+ * one span of the modeled-time report, named after the collective. Buffers
+ * follow MPI: `TUTTI_IN_PLACE` as the send buffer of the root of reduce and
+ * gather, or the receive buffer of the root of scatter.
+ *
+ * Threads: tutti_algo_* functions are pure lookups, callable from any
+ * thread. The collectives are called from rank threads, like p2p calls.
+ */
+#ifndef TUTTI_COLL_H
+#define TUTTI_COLL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "tutti/tutti.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TUTTI_IN_PLACE ((void *)1)
+
+/* X(ENUM, "name", "environment variable") */
+#define TUTTI_COLL_MAP(X)                                                                          \
+  X(BCAST, "bcast", "TUTTI_BCAST")                                                                 \
+  X(REDUCE, "reduce", "TUTTI_REDUCE")                                                              \
+  X(ALLREDUCE, "allreduce", "TUTTI_ALLREDUCE")                                                     \
+  X(GATHER, "gather", "TUTTI_GATHER")                                                              \
+  X(SCATTER, "scatter", "TUTTI_SCATTER")                                                           \
+  X(BARRIER, "barrier", "TUTTI_BARRIER")
+
+enum tutti_coll {
+#define TUTTI_X_COLL(e, name, env) TUTTI_COLL_##e,
+  TUTTI_COLL_MAP(TUTTI_X_COLL)
+#undef TUTTI_X_COLL
+      TUTTI_COLL_N
+};
+
+const char *tutti_coll_name(int coll); /* "bcast"; "invalid" */
+int tutti_coll_find(const char *name, int *coll); /* 0 or TUTTI_ENOTFOUND */
+
+/* ------------------------------------------------------------ parameters */
+
+enum tutti_param_type {
+  TUTTI_PARAM_REAL = 1, /* a number: lambda=0.6 */
+  TUTTI_PARAM_INT,      /* an integer: blocks=16, k=3 */
+  TUTTI_PARAM_SIZE,     /* bytes with units: segment=8KiB (0: no segmenting) */
+};
+
+#define TUTTI_PARAM_AUTO_OK 1u /* the value "auto" is accepted (chosen per run) */
+
+typedef struct tutti_param_desc {
+  const char *name;
+  int type; /* enum tutti_param_type */
+  double def, min, max; /* default and inclusive range; max may be INFINITY */
+  unsigned flags;       /* TUTTI_PARAM_AUTO_OK */
+  const char *help;
+} tutti_param_desc_t;
+
+#define TUTTI_MAX_PARAMS 4
+
+/* ------------------------------------------------------------ the registry */
+
+enum tutti_algo_restrict {
+  TUTTI_ALGO_COMMUTATIVE = 1u << 0, /* reductions: commutative ops only */
+  TUTTI_ALGO_POW2 = 1u << 1,        /* the number of ranks is a power of two */
+};
+
+struct tutti_algo;
+/* The uniform signatures, one per collective. */
+typedef int tutti_bcast_fn(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                           int root, const struct tutti_algo *a);
+typedef int tutti_reduce_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                            tutti_datatype_t type, tutti_op_t op, int root,
+                            const struct tutti_algo *a);
+typedef int tutti_allreduce_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                               tutti_datatype_t type, tutti_op_t op, const struct tutti_algo *a);
+typedef int tutti_gather_fn(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                            void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                            const struct tutti_algo *a);
+typedef int tutti_scatter_fn(tutti_rank_t *r, const void *sbuf, long scount,
+                             tutti_datatype_t stype, void *rbuf, long rcount,
+                             tutti_datatype_t rtype, int root, const struct tutti_algo *a);
+typedef int tutti_barrier_fn(tutti_rank_t *r, const struct tutti_algo *a);
+
+typedef struct tutti_algo_desc {
+  int coll;         /* enum tutti_coll */
+  const char *name; /* unique within its collective: "lambda-tree" */
+  union {
+    tutti_bcast_fn *bcast;
+    tutti_reduce_fn *reduce;
+    tutti_allreduce_fn *allreduce;
+    tutti_gather_fn *gather;
+    tutti_scatter_fn *scatter;
+    tutti_barrier_fn *barrier;
+  } fn;
+  int nparams;
+  tutti_param_desc_t params[TUTTI_MAX_PARAMS];
+  unsigned restrictions; /* enum tutti_algo_restrict */
+  const char *summary;   /* one line */
+  const char *source;    /* paper, figure */
+  const char *cost;      /* Hockney cost formula, one line */
+} tutti_algo_desc_t;
+
+/* The i-th registered algorithm (0, 1, ...), NULL past the end. */
+const tutti_algo_desc_t *tutti_algo_desc_at(int i);
+/* By collective and name, NULL if none. */
+const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name);
+/* The default algorithm of a collective. */
+const tutti_algo_desc_t *tutti_algo_desc_default(int coll);
+
+/* ------------------------------------------------- a chosen algorithm */
+
+/* An algorithm with its parameter values: a plain value, copy it freely. */
+typedef struct tutti_algo {
+  const tutti_algo_desc_t *desc;
+  double value[TUTTI_MAX_PARAMS]; /* in desc->params order */
+  unsigned is_auto;               /* bit i: parameter i is "auto" */
+} tutti_algo_t;
+
+/* Choose an algorithm of `coll`: name NULL or "" means the environment
+ * variable, else the default; params "k=v,k=v" (NULL or "" for none) may
+ * also come after a ':' in the name or the variable ("lambda-tree:lambda=0.7").
+ * Errors: TUTTI_ENOTFOUND (unknown collective or algorithm; err lists the
+ * valid names), TUTTI_EINVAL (unknown parameter, bad or out-of-range value;
+ * err names it and what is accepted). err may be NULL. */
+int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out,
+                      char *err, size_t errlen);
+/* A parameter's value by name (auto values resolved by the algorithm). */
+double tutti_algo_param(const tutti_algo_t *a, const char *name);
+/* Whether `a` may run on `nranks` ranks with `op` (NULL for non-reductions):
+ * 0, or TUTTI_ENOTSUP with a sentence in err. */
+int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen);
+/* "lambda-tree:lambda=0.6" -- the canonical spelling, for reports. */
+int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n);
+
+/* --------------------------------------------------------------- calls */
+
+/* algo NULL: the selection rule above. Each returns 0 or a negative code;
+ * a restriction the call violates (a non-commutative op on a commutative-
+ * only algorithm) is TUTTI_ENOTSUP, never a wrong answer. */
+int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                const tutti_algo_t *algo);
+int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
+                 tutti_op_t op, int root, const tutti_algo_t *algo);
+int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                    tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo);
+int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, void *rbuf,
+                 long rcount, tutti_datatype_t rtype, int root, const tutti_algo_t *algo);
+int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                  void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                  const tutti_algo_t *algo);
+int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo);
+
+/* A fresh tag for one collective call, from the range above TUTTI_TAG_UB
+ * that user code never uses. Every rank calls collectives in the same order,
+ * so every rank gets the same tag for the same call. */
+int tutti_coll_tag(tutti_rank_t *r);
+
+/* The model the world runs under (for algorithms whose parameters are
+ * "auto": lambda=auto reads the latency L of the model). Never NULL. */
+const tutti_model_t *tutti_rank_model(const tutti_rank_t *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUTTI_COLL_H */
