@@ -16,7 +16,7 @@
  *         going without touching the heap while its (clock, rank) stays the
  *         smallest key, and leaves the heap when it waits for an operation
  *         whose completion is not known yet (it is woken when it is).
- *   PORT  (t, 1, src, send index): a decision on one message at a port --
+ *   PORT  (t, 1, src, message id): a decision on one message at a port --
  *         an eager send starting at its sender's port (rule 1), an eager
  *         message served by its receiver's port at its arrival time a
  *         (rule 2), a rendezvous transfer starting once both sides posted
@@ -40,21 +40,26 @@
  *   rule 4 blocking calls ........ WAIT in run_rank (s + O_s; max with C)
  *   rule 5 nonblocking ........... post_send/post_recv cost nothing; WAIT
  *   rule 6 local work ............ COMPUTE / REDUCE in run_rank
- *   rule 7 a call's time ......... SPAN_* in run_rank, finish()
+ *   rule 7 a call's time ......... SPAN_* in run_rank, end of tutti__replay_run
  *   rule 8 ties .................. the heap key (hkey_*)
  *
  * Topology seam (issue 4, MODEL.md "Topology"): both transfer kinds go
  * through transfer_launch() once their start s is known. Without a topology
  * it sets the data-complete time to s + L(m) at once. With one, it will
- * instead queue the message's first link event (h_1, PORT, src, idx) -- the
+ * instead queue the message's first link event (h_1, PORT, src, id) -- the
  * heap's key already orders link heads FCFS with rule 8's ties -- and a
  * message's hop counter (tutti_replay_msg.hop) walks its path; the last hop
  * calls transfer_delivered(), which is what the no-topology path calls
  * directly. Until then a model with a topology is refused (TUTTI_ENOTSUP).
  *
- * Memory: the replay state is 4 B per event (the slot table) + 64 B per
- * message + 48 B per rank + the heap (at most ranks + messages in flight),
- * next to the logs' own 32 B per event.
+ * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
+ * checking the logs) rather than the 32-byte log entry, and a WAIT names
+ * its message directly; it is memory-bound (ranks interleave in time), so
+ * a rank leaving the heap prefetches what it will read when it resumes.
+ *
+ * Memory: the replay state is 8 B per event (ops) + 64 B per message +
+ * 64 B per rank (freed at the end) + the heap (at most ranks + messages in
+ * flight), next to the logs' own 32 B per event.
  */
 #include "internal.h" /* first: it sets _GNU_SOURCE */
 
@@ -62,6 +67,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "replay.h"
@@ -78,12 +84,16 @@ static inline double cost(const tutti_cost_t *c, double m) {
 
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
+#define OP(kind, peer, id) ((uint64_t)(id) << 32 | (uint64_t)(uint32_t)(peer) << 8 | (kind))
+
 /* ------------------------------------------------------------------ heap */
 
 /* A heap entry: t is the bit pattern of a time >= +0.0 (so unsigned order
  * is numeric order); k is the tie key: bit 63 the class (0 RANK, 1 PORT),
  * bits 62..32 the rank (RANK) or the sending rank (PORT), bits 31..0 the
- * SEND's index in its sender's log (PORT; 0 for RANK). */
+ * message id (PORT; ids follow each sender's send order). For RANK the low
+ * bits carry the rank's next event -- not part of the order, since a rank
+ * is in the heap at most once -- so the next entry can be prefetched. */
 struct hent {
   uint64_t t, k;
 };
@@ -97,9 +107,9 @@ static inline uint64_t tbits(double t) {
   return u;
 }
 
-static inline uint64_t hkey_rank(int r) { return (uint64_t)(uint32_t)r << 32; }
-static inline uint64_t hkey_port(int src, uint32_t idx) {
-  return HK_PORT | (uint64_t)(uint32_t)src << 32 | idx;
+static inline uint64_t hkey_rank(int r, uint32_t pos) { return (uint64_t)(uint32_t)r << 32 | pos; }
+static inline uint64_t hkey_port(int src, uint32_t id) {
+  return HK_PORT | (uint64_t)(uint32_t)src << 32 | id;
 }
 
 static inline int hless(struct hent a, struct hent b) {
@@ -111,14 +121,17 @@ struct heap {
   size_t n, cap, peak;
 };
 
-static int heap_push(struct heap *h, double t, uint64_t k) {
-  if (h->n == h->cap) {
-    size_t cap = h->cap ? h->cap * 2 : 256;
-    struct hent *p = realloc(h->a, cap * sizeof *p);
-    if (!p) return TUTTI_ENOMEM;
-    h->a = p;
-    h->cap = cap;
-  }
+static int heap_grow(struct heap *h) {
+  size_t cap = h->cap ? h->cap * 2 : 256;
+  struct hent *p = realloc(h->a, cap * sizeof *p);
+  if (!p) return TUTTI_ENOMEM;
+  h->a = p;
+  h->cap = cap;
+  return 0;
+}
+
+static inline int heap_push(struct heap *h, double t, uint64_t k) {
+  if (h->n == h->cap && heap_grow(h)) return TUTTI_ENOMEM;
   struct hent e = {tbits(t), k};
   size_t i = h->n++;
   while (i > 0) {
@@ -132,7 +145,7 @@ static int heap_push(struct heap *h, double t, uint64_t k) {
   return 0;
 }
 
-static struct hent heap_pop(struct heap *h) {
+static inline struct hent heap_pop(struct heap *h) {
   struct hent top = h->a[0];
   struct hent e = h->a[--h->n];
   size_t n = h->n, i = 0;
@@ -152,19 +165,20 @@ static struct hent heap_pop(struct heap *h) {
 
 struct rp_rank {
   double clock, sp, rp;       /* C, SP, RP */
-  const struct tutti_ev *ev;  /* its log */
-  uint32_t *slot;             /* its part of the slot table */
+  const uint64_t *op;         /* its ops */
+  const struct tutti_ev *ev;  /* its log (COMPUTE and REDUCE amounts) */
   uint32_t pos, n;            /* next event, number of events */
   uint32_t wait_msg;          /* blocked in a WAIT on this message, or NONE */
-  uint8_t wait_recv;          /* ... for its receive (1) or its send (0) */
-  uint32_t sp_pending;        /* its messages whose start decision is queued
-                                 or awaits the receiver (rendezvous) */
-  int span;                   /* spans completed */
+  uint32_t wait_recv;         /* ... for its receive (1) or its send (0) */
+  uint32_t sp_pending;        /* its messages whose start is queued or waits
+                                 for the receiver (rendezvous) */
+  int spans;                  /* spans completed */
 };
 
 struct sim {
   struct tutti_replay *rp;
   const tutti_model_t *m;
+  struct tutti_replay_msg *msgs;
   struct rp_rank *ranks;
   struct heap heap;
   int err;
@@ -196,63 +210,77 @@ static const char *kind_name(int kind) {
   }
 }
 
+/* The heap's next entry will most likely be handled next: start fetching
+ * what it reads (the simulation is bound by memory latency). */
+static inline void prefetch_next(const struct sim *s) {
+  if (!s->heap.n) return;
+  uint64_t k = s->heap.a[0].k;
+  if (k & HK_PORT) {
+    __builtin_prefetch(&s->msgs[(uint32_t)k], 1);
+  } else {
+    uint32_t r = (uint32_t)(k >> 32);
+    __builtin_prefetch(&s->ranks[r], 1);
+    __builtin_prefetch(s->rp->ops + s->rp->evoff[r] + (uint32_t)k);
+  }
+}
+
 /* Wake a rank blocked on message id (its send side, or its receive side). */
-static inline int wake(struct sim *s, int r, uint32_t id, int recv_side, double done) {
+static inline int wake(struct sim *s, int r, uint32_t id, uint32_t recv_side, double done) {
   struct rp_rank *R = &s->ranks[r];
   if (R->wait_msg != id || R->wait_recv != recv_side) return 0;
   R->wait_msg = NONE;
-  return heap_push(&s->heap, dmax(R->clock, done), hkey_rank(r));
+  __builtin_prefetch(&R->op[R->pos + 1]); /* what it reads when it resumes */
+  return heap_push(&s->heap, dmax(R->clock, done), hkey_rank(r, R->pos));
 }
 
 /* ---------------------------------------------------------- the rules */
 
-/* The data of message id (sent by src as event idx, started at msg->start)
- * is on its way: without topology it is complete at the receiver at
- * s + L(m) (rules 1 and 3). The topology seam: see the header comment. */
-static int transfer_delivered(struct sim *s, int src, uint32_t idx, uint32_t id);
+/* Message id, from src, has started at msg->start: its data travels. The
+ * topology seam: see the header comment. Without topology the data is
+ * complete at the receiver at s + L(m) (rules 1 and 3). */
+static int transfer_delivered(struct sim *s, int src, uint32_t id);
 
-static inline int transfer_launch(struct sim *s, int src, uint32_t idx, uint32_t id) {
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
-  const struct tutti_ev *e = &s->ranks[src].ev[idx];
-  msg->arrive = msg->start + cost(&s->m->latency, (double)e->bytes);
-  return transfer_delivered(s, src, idx, id);
+static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
+  msg->arrive = msg->start + cost(&s->m->latency, (double)msg->bytes);
+  return transfer_delivered(s, src, id);
 }
 
-static int transfer_delivered(struct sim *s, int src, uint32_t idx, uint32_t id) {
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
-  const struct tutti_ev *e = &s->ranks[src].ev[idx];
-  if (msg->flags & RPM_EAGER) /* rule 2: the receiver's port serves it at a */
-    return heap_push(&s->heap, msg->arrive, hkey_port(src, idx));
+static int transfer_delivered(struct sim *s, int src, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
+  if (msg->flags & RPM_EAGER) { /* rule 2: the receiver's port serves it at a */
+    __builtin_prefetch(&s->ranks[msg->dst]);
+    return heap_push(&s->heap, msg->arrive, hkey_port(src, id));
+  }
   /* rule 3: the receive completes at s + L(m) + O_r(m) */
   msg->ready = msg->arrive;
-  msg->rdone = msg->arrive + cost(&s->m->recv_cpu, (double)e->bytes);
+  msg->rdone = msg->arrive + cost(&s->m->recv_cpu, (double)msg->bytes);
   msg->flags |= RPM_SERVED | RPM_RDONE;
-  return wake(s, e->peer, id, 1, msg->rdone);
+  return wake(s, msg->dst, id, 1, msg->rdone);
 }
 
-/* Rule 1: an eager send posted at msg->post starts at s = max(post, SP);
+/* Rule 1: an eager send posted at `post` starts at s = max(post, SP);
  * SP = s + S(m); a blocking send returns at s + O_s(m) (rule 4). */
-static int eager_start(struct sim *s, int src, uint32_t idx, uint32_t id) {
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+static inline int eager_start(struct sim *s, int src, uint32_t id, double post) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
-  double m = (double)S->ev[idx].bytes;
-  double st = dmax(msg->post, S->sp);
+  double m = (double)msg->bytes;
+  double st = dmax(post, S->sp);
   S->sp = st + cost(&s->m->send_port, m);
   msg->start = st;
   msg->sdone = st + cost(&s->m->send_cpu, m);
   msg->flags |= RPM_STARTED;
   int rc = wake(s, src, id, 0, msg->sdone);
-  return rc ? rc : transfer_launch(s, src, idx, id);
+  return rc ? rc : transfer_launch(s, src, id);
 }
 
 /* Rule 2: at its arrival time a the receiver's port serves the message:
  * e = max(a, RP + R(m)); RP = e; the receive completes at
  * max(post, e) + O_r(m) -- now if it was posted, else when it is. */
-static int eager_arrive(struct sim *s, int src, uint32_t idx, uint32_t id) {
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
-  const struct tutti_ev *e = &s->ranks[src].ev[idx];
-  struct rp_rank *D = &s->ranks[e->peer];
-  double m = (double)e->bytes;
+static int eager_arrive(struct sim *s, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
+  struct rp_rank *D = &s->ranks[msg->dst];
+  double m = (double)msg->bytes;
   double ready = dmax(msg->arrive, D->rp + cost(&s->m->recv_port, m));
   D->rp = ready;
   msg->ready = ready;
@@ -260,20 +288,20 @@ static int eager_arrive(struct sim *s, int src, uint32_t idx, uint32_t id) {
   if (!(msg->flags & RPM_RPOSTED)) return 0;
   msg->rdone = dmax(msg->rpost, ready) + cost(&s->m->recv_cpu, m);
   msg->flags |= RPM_RDONE;
-  return wake(s, e->peer, id, 1, msg->rdone);
+  return wake(s, msg->dst, id, 1, msg->rdone);
 }
 
 /* Rule 3: a rendezvous transfer starts when both sides are ready:
  * s = max(send post, SP_sender, receive post, RP_receiver);
- * SP_sender = s + S(m); RP_receiver = s + R(m). Decided at the later of the
- * two posts, in rule 8's port order. */
-static int rdv_start(struct sim *s, int src, uint32_t idx, uint32_t id) {
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+ * SP_sender = s + S(m); RP_receiver = s + R(m). It is decided at t, the
+ * later of the two posts (so max(send post, receive post) = t), in rule 8's
+ * port order. */
+static int rdv_start(struct sim *s, int src, uint32_t id, double t) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
-  const struct tutti_ev *e = &S->ev[idx];
-  struct rp_rank *D = &s->ranks[e->peer];
-  double m = (double)e->bytes;
-  double st = dmax(dmax(msg->post, S->sp), dmax(msg->rpost, D->rp));
+  struct rp_rank *D = &s->ranks[msg->dst];
+  double m = (double)msg->bytes;
+  double st = dmax(t, dmax(S->sp, D->rp));
   S->sp = st + cost(&s->m->send_port, m);
   D->rp = st + cost(&s->m->recv_port, m);
   msg->start = st;
@@ -281,61 +309,54 @@ static int rdv_start(struct sim *s, int src, uint32_t idx, uint32_t id) {
   msg->flags |= RPM_STARTED;
   S->sp_pending--;
   int rc = wake(s, src, id, 0, msg->sdone);
-  return rc ? rc : transfer_launch(s, src, idx, id);
+  return rc ? rc : transfer_launch(s, src, id);
 }
 
 /* A PORT activity popped at time t: the next decision on that message. */
-static int port_event(struct sim *s, int src, uint32_t idx) {
-  struct rp_rank *S = &s->ranks[src];
-  uint32_t id = S->slot[idx];
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
+static int port_event(struct sim *s, int src, uint32_t id, double t) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
   if (!(msg->flags & RPM_STARTED)) {
     if (msg->flags & RPM_EAGER) {
-      S->sp_pending--;
-      return eager_start(s, src, idx, id);
+      s->ranks[src].sp_pending--;
+      return eager_start(s, src, id, t); /* queued at its post time t */
     }
-    return rdv_start(s, src, idx, id);
+    return rdv_start(s, src, id, t);
   }
-  return eager_arrive(s, src, idx, id);
+  return eager_arrive(s, id);
 }
 
 /* Rules 1, 3, 5: an isend is posted at the current clock at no cost. An
  * eager start is decided right here when nothing else of this sender can
  * decide at its port before it (no start of its own queued or waiting for
- * a receiver: then the queued order is exactly log order), else queued. */
-static int post_send(struct sim *s, int r, uint32_t idx, double C) {
+ * a receiver: then the queued order would be exactly this order), else
+ * queued in rule 8's order. */
+static inline int post_send(struct sim *s, int r, uint32_t id, double C) {
   struct rp_rank *R = &s->ranks[r];
-  uint32_t id = R->slot[idx];
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
-  msg->post = C;
+  struct tutti_replay_msg *msg = &s->msgs[id];
   msg->flags |= RPM_POSTED;
   if (msg->flags & RPM_EAGER) {
-    if (R->sp_pending == 0) return eager_start(s, r, idx, id);
+    if (R->sp_pending == 0) return eager_start(s, r, id, C);
     R->sp_pending++;
-    return heap_push(&s->heap, C, hkey_port(r, idx));
+    return heap_push(&s->heap, C, hkey_port(r, id));
   }
   R->sp_pending++;
-  if (msg->flags & RPM_RPOSTED) return heap_push(&s->heap, C, hkey_port(r, idx));
+  if (msg->flags & RPM_RPOSTED) return heap_push(&s->heap, C, hkey_port(r, id));
   return 0;
 }
 
 /* Rules 2, 3, 5: an irecv is posted at the current clock at no cost. */
-static int post_recv(struct sim *s, int r, uint32_t ridx, double C) {
-  struct rp_rank *R = &s->ranks[r];
-  uint32_t id = R->slot[ridx];
-  if (id == NONE) return 0; /* a failed receive: never matched, skipped */
-  struct tutti_replay_msg *msg = &s->rp->msgs[id];
-  const struct tutti_ev *e = &R->ev[ridx];
+static inline int post_recv(struct sim *s, int src, uint32_t id, double C) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
   msg->rpost = C;
   msg->flags |= RPM_RPOSTED;
   if (msg->flags & RPM_EAGER) {
     if (msg->flags & RPM_SERVED) { /* buffered already */
-      msg->rdone = dmax(C, msg->ready) + cost(&s->m->recv_cpu, (double)e->bytes);
+      msg->rdone = dmax(C, msg->ready) + cost(&s->m->recv_cpu, (double)msg->bytes);
       msg->flags |= RPM_RDONE;
     }
     return 0;
   }
-  if (msg->flags & RPM_POSTED) return heap_push(&s->heap, C, hkey_port(e->peer, e->ref));
+  if (msg->flags & RPM_POSTED) return heap_push(&s->heap, C, hkey_port(src, id));
   return 0;
 }
 
@@ -344,71 +365,74 @@ static int post_recv(struct sim *s, int r, uint32_t ridx, double C) {
 static int run_rank(struct sim *s, int r) {
   struct rp_rank *R = &s->ranks[r];
   struct tutti_replay *rp = s->rp;
+  const uint64_t *ops = R->op;
   double C = R->clock;
+  uint32_t pos = R->pos, n = R->n;
   int rc = 0;
-  while (R->pos < R->n) {
-    const struct tutti_ev *e = &R->ev[R->pos];
+  for (uint32_t i = pos + 1; i < pos + 4 && i < n; i++) /* the messages it will touch */
+    if (RPO_KIND(ops[i]) <= RPO_WAIT_RECV) __builtin_prefetch(&s->msgs[RPO_ID(ops[i])], 1);
+  while (pos < n) {
+    uint64_t o = ops[pos];
+    uint32_t id = RPO_ID(o);
     double before = C;
-    switch (e->kind) {
-    case TUTTI_EV_SEND:
-      rc = post_send(s, r, R->pos, C);
+    switch (RPO_KIND(o)) {
+    case RPO_SEND:
+      rc = post_send(s, r, id, C);
       break;
-    case TUTTI_EV_RECV:
-      rc = post_recv(s, r, R->pos, C);
+    case RPO_RECV:
+      rc = post_recv(s, RPO_PEER(o), id, C);
       break;
-    case TUTTI_EV_WAIT: { /* rules 4, 5: C = max(C, when the call returns) */
-      uint32_t id = R->slot[e->ref];
-      if (id == NONE) break; /* a failed receive completes at once */
-      const struct tutti_replay_msg *msg = &rp->msgs[id];
-      int recv_side = R->ev[e->ref].kind == TUTTI_EV_RECV;
-      double done;
-      if (recv_side) {
-        if (!(msg->flags & RPM_RDONE)) goto block;
-        done = msg->rdone;
-      } else {
-        if (!(msg->flags & RPM_STARTED)) goto block;
-        done = msg->sdone;
-      }
-      if (done > C) C = done;
+    case RPO_WAIT_SEND: /* rules 4, 5: C = max(C, when the call returns) */
+      if (!(s->msgs[id].flags & RPM_STARTED)) goto block;
+      if (s->msgs[id].sdone > C) C = s->msgs[id].sdone;
       break;
-    block:
-      R->clock = C;
-      R->wait_msg = id;
-      R->wait_recv = (uint8_t)recv_side;
-      return 0;
-    }
-    case TUTTI_EV_COMPUTE: /* rule 6 */
-      C += e->u.seconds;
+    case RPO_WAIT_RECV:
+      if (!(s->msgs[id].flags & RPM_RDONE)) goto block;
+      if (s->msgs[id].rdone > C) C = s->msgs[id].rdone;
       break;
-    case TUTTI_EV_REDUCE: /* rule 6 */
-      C += s->m->gamma * (double)e->bytes;
+    case RPO_NOP: /* a failed receive: never matched, its wait is free */
       break;
-    case TUTTI_EV_SPAN_BEGIN: { /* rule 7 */
-      tutti_call_time_t *c = &rp->calls[R->span];
+    case RPO_COMPUTE: /* rule 6 */
+      C += R->ev[pos].u.seconds;
+      break;
+    case RPO_REDUCE: /* rule 6 */
+      C += s->m->gamma * (double)(o >> 8);
+      break;
+    case RPO_REDUCE_LOG:
+      C += s->m->gamma * (double)R->ev[pos].bytes;
+      break;
+    case RPO_SPAN_BEGIN: { /* rule 7 */
+      tutti_call_time_t *c = &rp->calls[R->spans];
       if (C < c->entry_min) c->entry_min = C;
       if (C > c->entry_max) c->entry_max = C;
       break;
     }
-    case TUTTI_EV_SPAN_END: {
-      tutti_call_time_t *c = &rp->calls[R->span];
+    case RPO_SPAN_END: {
+      tutti_call_time_t *c = &rp->calls[R->spans++];
       if (C > c->finish_max) c->finish_max = C;
       rp->rank_last_call[r] = C;
-      R->span++;
       break;
     }
     }
-    if (rc) return rc;
-    R->pos++;
+    if (rc) break;
+    pos++;
     if (C != before && s->heap.n) {
-      struct hent me = {tbits(C), hkey_rank(r)};
+      struct hent me = {tbits(C), hkey_rank(r, pos)};
       if (hless(s->heap.a[0], me)) { /* someone else is earlier: yield */
         R->clock = C;
+        R->pos = pos;
         return heap_push(&s->heap, C, me.k);
       }
     }
+    continue;
+  block:
+    R->wait_msg = id;
+    R->wait_recv = RPO_KIND(o) == RPO_WAIT_RECV;
+    break;
   }
   R->clock = C;
-  return 0;
+  R->pos = pos;
+  return rc;
 }
 
 /* ------------------------------------------------------------ validation */
@@ -444,44 +468,47 @@ static int check_model(struct sim *s, const tutti_model_t *m) {
   return 0;
 }
 
-/* Number the messages, link each RECV to its SEND, check every reference,
- * and check that spans come in the same order on every rank. */
-static int prepare(struct sim *s) {
+static const char *nm(const char *name) { return name ? name : "(null)"; }
+
+/* Allocation of the big per-event and per-message arrays: 2 MiB aligned
+ * and marked for transparent huge pages, since first touching millions of
+ * 4 KiB pages costs as much as the simulation (free() releases it). */
+static void *big_alloc(size_t bytes) {
+  const size_t huge = (size_t)2 << 20;
+  if (bytes < 2 * huge) return malloc(bytes ? bytes : 1);
+  size_t len = (bytes + huge - 1) & ~(huge - 1);
+  void *p;
+  if (posix_memalign(&p, huge, len)) return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(p, len, MADV_HUGEPAGE); /* a hint: failure is harmless */
+#endif
+  return p;
+}
+
+/* Pass 1, rank by rank: build the ops of everything but RECV and WAIT,
+ * number the messages (in each sender's log order), check local
+ * references. Rank 0's spans are the calls. */
+static int prepare_local(struct sim *s, uint64_t *nmsgs_out) {
   struct tutti_replay *rp = s->rp;
   int P = rp->nranks;
-  size_t lim = s->m->eager_limit;
   uint64_t nmsgs = 0;
-
-  /* pass 1: sends get message ids; local checks; rank 0's spans */
   for (int r = 0; r < P; r++) {
     struct rp_rank *R = &s->ranks[r];
+    uint64_t *op = rp->ops + rp->evoff[r];
     for (uint32_t i = 0; i < R->n; i++) {
       const struct tutti_ev *e = &R->ev[i];
-      R->slot[i] = NONE;
       switch (e->kind) {
-      case TUTTI_EV_SEND: {
+      case TUTTI_EV_SEND:
         if (e->peer < 0 || e->peer >= P)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: SEND to rank %d, out of range 0..%d",
                       r, i, (int)e->peer, P - 1);
         if (nmsgs >= NONE)
-          return fail(s, TUTTI_EINVAL, "more than %u messages", NONE - 1);
-        struct tutti_replay_msg *msg = &rp->msgs[nmsgs];
-        msg->post = msg->start = msg->arrive = msg->ready = NAN;
-        msg->sdone = msg->rpost = msg->rdone = NAN;
-        msg->ridx = NONE;
-        msg->flags = (lim == TUTTI_EAGER_ALL || e->bytes < (uint64_t)lim) ? RPM_EAGER : 0;
-        msg->hop = 0;
-        if (msg->flags & RPM_EAGER)
-          rp->eager++;
-        else
-          rp->rendezvous++;
-        rp->bytes += e->bytes;
-        R->slot[i] = (uint32_t)nmsgs++;
+          return fail(s, TUTTI_EINVAL, "more than %u messages: too many for the replay",
+                      NONE - 1);
+        op[i] = OP(RPO_SEND, 0, nmsgs++);
         break;
-      }
       case TUTTI_EV_RECV:
-      case TUTTI_EV_REDUCE:
-      case TUTTI_EV_SPAN_END:
+        op[i] = OP(RPO_NOP, 0, 0); /* pass 2 */
         break;
       case TUTTI_EV_WAIT:
         if (e->ref >= i)
@@ -490,35 +517,76 @@ static int prepare(struct sim *s) {
         if (R->ev[e->ref].kind != TUTTI_EV_SEND && R->ev[e->ref].kind != TUTTI_EV_RECV)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, a %s", r, i, e->ref,
                       kind_name(R->ev[e->ref].kind));
+        op[i] = OP(RPO_NOP, 0, 0); /* pass 2 */
         break;
       case TUTTI_EV_COMPUTE:
         if (!isfinite(e->u.seconds) || e->u.seconds < 0)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: COMPUTE of %g s", r, i, e->u.seconds);
+        op[i] = OP(RPO_COMPUTE, 0, 0);
+        break;
+      case TUTTI_EV_REDUCE: /* the size in the op, unless it is huge */
+        op[i] = e->bytes < (UINT64_C(1) << 56) ? (e->bytes << 8 | RPO_REDUCE)
+                                               : OP(RPO_REDUCE_LOG, 0, 0);
         break;
       case TUTTI_EV_SPAN_BEGIN:
         if (r == 0) rp->ncalls++;
+        op[i] = OP(RPO_SPAN_BEGIN, 0, 0);
+        break;
+      case TUTTI_EV_SPAN_END:
+        op[i] = OP(RPO_SPAN_END, 0, 0);
         break;
       default:
         return fail(s, TUTTI_EINVAL, "rank %d event %u: unknown event kind %d", r, i, e->kind);
       }
     }
   }
-  rp->nmsgs = (uint32_t)nmsgs;
-  rp->messages = nmsgs;
-  if (rp->ncalls) {
-    rp->calls = calloc((size_t)rp->ncalls, sizeof *rp->calls);
-    if (!rp->calls) return fail(s, TUTTI_ENOMEM, "out of memory");
-    rp->state_bytes += (size_t)rp->ncalls * sizeof *rp->calls;
-  }
+  *nmsgs_out = nmsgs;
+  return 0;
+}
 
-  /* pass 2: receives name their send; spans */
+/* Pass 2, rank by rank, on zeroed messages: fill each message at its SEND;
+ * link each RECV to the SEND it names (checking that it is a SEND to this
+ * rank with the same tag and size, received once); WAIT ops name their
+ * message; spans must match rank 0's. */
+static int prepare_links(struct sim *s) {
+  struct tutti_replay *rp = s->rp;
+  int P = rp->nranks;
+  size_t lim = s->m->eager_limit;
   for (int r = 0; r < P; r++) {
     struct rp_rank *R = &s->ranks[r];
+    uint64_t *op = rp->ops + rp->evoff[r];
     int k = 0, open = 0;
     for (uint32_t i = 0; i < R->n; i++) {
       const struct tutti_ev *e = &R->ev[i];
-      if (e->kind == TUTTI_EV_RECV) {
-        if (e->flags & TUTTI_EVF_FAILED) continue;
+      /* the receives ahead read other ranks' logs at random: prefetch the
+       * SEND they name (16 ahead), then its message (8 ahead) */
+      if (i + 16 < R->n && R->ev[i + 16].kind == TUTTI_EV_RECV) {
+        const struct tutti_ev *f = &R->ev[i + 16];
+        if (f->peer >= 0 && f->peer < P && f->ref < s->ranks[f->peer].n) {
+          __builtin_prefetch(&s->ranks[f->peer].ev[f->ref]);
+          __builtin_prefetch(&s->ranks[f->peer].op[f->ref]);
+        }
+      }
+      if (i + 8 < R->n && R->ev[i + 8].kind == TUTTI_EV_RECV) {
+        const struct tutti_ev *f = &R->ev[i + 8];
+        if (f->peer >= 0 && f->peer < P && f->ref < s->ranks[f->peer].n)
+          __builtin_prefetch(&s->msgs[RPO_ID(s->ranks[f->peer].op[f->ref])], 1);
+      }
+      switch (e->kind) {
+      case TUTTI_EV_SEND: {
+        struct tutti_replay_msg *msg = &s->msgs[RPO_ID(op[i])];
+        int eager = lim == TUTTI_EAGER_ALL || e->bytes < (uint64_t)lim;
+        msg->start = msg->arrive = msg->ready = NAN;
+        msg->sdone = msg->rpost = msg->rdone = NAN;
+        msg->bytes = e->bytes;
+        msg->dst = e->peer;
+        msg->flags |= eager ? RPM_EAGER : 0; /* RPM_MATCHED may be set already */
+        rp->eager += (uint64_t)eager;
+        rp->bytes += e->bytes;
+        break;
+      }
+      case TUTTI_EV_RECV: {
+        if (e->flags & TUTTI_EVF_FAILED) break; /* stays RPO_NOP */
         int src = e->peer;
         if (src < 0 || src >= P)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: RECV from rank %d, out of range 0..%d",
@@ -535,19 +603,25 @@ static int prepare(struct sim *s) {
                       "rank %d event %u: RECV (tag %d, %llu B) names event %u of rank %d, which "
                       "is not a SEND to rank %d with that tag and size",
                       r, i, (int)e->tag, (unsigned long long)e->bytes, e->ref, src, r);
-        struct tutti_replay_msg *msg = &rp->msgs[S->slot[e->ref]];
-        if (msg->ridx != NONE)
+        uint32_t id = RPO_ID(S->op[e->ref]);
+        if (s->msgs[id].flags & RPM_MATCHED)
           return fail(s, TUTTI_EINVAL,
-                      "rank %d event %u: RECV names event %u of rank %d, already received by "
-                      "event %u",
-                      r, i, e->ref, src, msg->ridx);
-        msg->ridx = i;
-        R->slot[i] = S->slot[e->ref];
-      } else if (e->kind == TUTTI_EV_SPAN_BEGIN) {
+                      "rank %d event %u: RECV names event %u of rank %d, already received", r, i,
+                      e->ref, src);
+        s->msgs[id].flags |= RPM_MATCHED;
+        op[i] = OP(RPO_RECV, src, id);
+        break;
+      }
+      case TUTTI_EV_WAIT: {
+        uint64_t w = op[e->ref]; /* its SEND or RECV, done already */
+        if (RPO_KIND(w) != RPO_NOP)
+          op[i] = OP(RPO_KIND(w) == RPO_SEND ? RPO_WAIT_SEND : RPO_WAIT_RECV, 0, RPO_ID(w));
+        break;
+      }
+      case TUTTI_EV_SPAN_BEGIN:
         if (open)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: span '%s' begins inside span '%s'", r,
-                      i, e->u.name ? e->u.name : "(null)",
-                      rp->calls[k].name ? rp->calls[k].name : "(null)");
+                      i, nm(e->u.name), nm(rp->calls[k].name));
         if (k >= rp->ncalls)
           return fail(s, TUTTI_EINVAL, "rank %d opens more spans than rank 0 (%d)", r,
                       rp->ncalls);
@@ -559,24 +633,25 @@ static int prepare(struct sim *s) {
           c->finish_max = -INFINITY;
         } else if (!names_equal(rp->calls[k].name, e->u.name)) {
           return fail(s, TUTTI_EINVAL, "rank %d: call %d is '%s', but '%s' on rank 0", r, k,
-                      e->u.name ? e->u.name : "(null)",
-                      rp->calls[k].name ? rp->calls[k].name : "(null)");
+                      nm(e->u.name), nm(rp->calls[k].name));
         }
         open = 1;
-      } else if (e->kind == TUTTI_EV_SPAN_END) {
+        break;
+      case TUTTI_EV_SPAN_END:
         if (!open)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: span end outside a span", r, i);
         open = 0;
         k++;
+        break;
       }
     }
     if (open)
-      return fail(s, TUTTI_EINVAL, "rank %d: span '%s' never ends", r,
-                  rp->calls[k].name ? rp->calls[k].name : "(null)");
+      return fail(s, TUTTI_EINVAL, "rank %d: span '%s' never ends", r, nm(rp->calls[k].name));
     if (k != rp->ncalls)
       return fail(s, TUTTI_EINVAL, "rank %d has %d calls (spans), rank 0 has %d", r, k,
                   rp->ncalls);
   }
+  rp->rendezvous = rp->messages - rp->eager;
   return 0;
 }
 
@@ -585,24 +660,19 @@ static int check_finished(struct sim *s) {
   for (int r = 0; r < s->rp->nranks; r++) {
     const struct rp_rank *R = &s->ranks[r];
     if (R->pos == R->n) continue;
-    const struct tutti_ev *w = &R->ev[R->pos];
-    const struct tutti_ev *op = &R->ev[w->ref]; /* pos stops only at a WAIT */
-    const struct tutti_replay_msg *msg = &s->rp->msgs[R->slot[w->ref]];
+    const struct tutti_ev *op = &R->ev[R->ev[R->pos].ref]; /* it stops only at a WAIT */
+    const struct tutti_replay_msg *msg = &s->msgs[R->wait_msg];
     const char *why;
     if (op->kind == TUTTI_EV_SEND)
-      why = (msg->flags & RPM_RPOSTED) ? "its receiver's port never freed"
-                                       : "no receive posted for this rendezvous send";
+      why = (msg->flags & RPM_RPOSTED) ? "its receiver never got to it"
+                                       : "no receive was posted for this rendezvous send";
     else
       why = (msg->flags & RPM_POSTED) ? "it never arrived" : "the sender never posted it";
-    if (op->kind == TUTTI_EV_SEND)
-      return fail(s, TUTTI_EINVAL,
-                  "replay cannot finish: rank %d waits at event %u for its send to rank %d (tag "
-                  "%d, %llu B): %s",
-                  r, R->pos, (int)op->peer, (int)op->tag, (unsigned long long)op->bytes, why);
     return fail(s, TUTTI_EINVAL,
-                "replay cannot finish: rank %d waits at event %u for its receive from rank %d "
-                "(tag %d, %llu B): %s",
-                r, R->pos, (int)op->peer, (int)op->tag, (unsigned long long)op->bytes, why);
+                "replay cannot finish: rank %d waits at event %u for its %s rank %d (tag %d, "
+                "%llu B): %s",
+                r, R->pos, op->kind == TUTTI_EV_SEND ? "send to" : "receive from", (int)op->peer,
+                (int)op->tag, (unsigned long long)op->bytes, why);
   }
   return 0;
 }
@@ -619,7 +689,7 @@ void tutti__replay_free(struct tutti_replay *rp) {
   if (!rp) return;
   free(rp->logs);
   free(rp->evoff);
-  free(rp->slot);
+  free(rp->ops);
   free(rp->msgs);
   free(rp->calls);
   free(rp->rank_last_call);
@@ -633,10 +703,11 @@ int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evl
   struct sim s = {.errbuf = err, .errlen = errlen};
   if (err && errlen) err[0] = '\0';
   if (out) *out = NULL;
-  if (!m || !logs || !out || nranks < 1) {
-    fail(&s, TUTTI_EINVAL, "replay: NULL model, logs or result, or %d ranks", nranks);
-    return TUTTI_EINVAL;
-  }
+  if (!m || !logs || !out || nranks < 1)
+    return fail(&s, TUTTI_EINVAL, "NULL model, logs or result, or %d ranks", nranks);
+  if (nranks > RPO_MAX_RANKS)
+    return fail(&s, TUTTI_EINVAL, "%d ranks: the replay handles at most %d", nranks,
+                RPO_MAX_RANKS);
   s.m = m;
   if (check_model(&s, m)) return s.err;
 
@@ -656,46 +727,56 @@ int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evl
                                       sizeof *rp->rank_last_call + sizeof *rp->rank_end +
                                       sizeof *s.ranks);
 
-  uint64_t nev = 0, nsend = 0;
+  uint64_t nev = 0, nmsgs = 0;
   for (int r = 0; r < nranks; r++) {
     static const struct tutti_evlog empty;
     const struct tutti_evlog *L = logs[r] ? logs[r] : &empty;
     rp->logs[r] = L;
     rp->evoff[r] = nev;
     nev += L->n;
-    for (uint32_t i = 0; i < L->n; i++) nsend += L->ev[i].kind == TUTTI_EV_SEND;
   }
   rp->evoff[P] = nev;
   rp->events = nev;
-  if (nsend >= NONE) {
-    fail(&s, TUTTI_EINVAL, "more than %u messages", NONE - 1);
-    goto out;
-  }
-  rp->slot = malloc((nev ? nev : 1) * sizeof *rp->slot);
-  rp->msgs = malloc((nsend ? nsend : 1) * sizeof *rp->msgs);
-  if (!rp->slot || !rp->msgs) goto nomem;
-  rp->state_bytes += nev * sizeof *rp->slot + nsend * sizeof *rp->msgs;
+  rp->ops = big_alloc(nev * sizeof *rp->ops);
+  if (!rp->ops) goto nomem;
+  rp->state_bytes += nev * sizeof *rp->ops;
   for (int r = 0; r < nranks; r++) {
     struct rp_rank *R = &s.ranks[r];
     R->ev = rp->logs[r]->ev;
+    R->op = rp->ops + rp->evoff[r];
     R->n = rp->logs[r]->n;
-    R->slot = rp->slot + rp->evoff[r];
     R->wait_msg = NONE;
   }
-  if (prepare(&s)) goto out;
+  if (prepare_local(&s, &nmsgs)) goto out;
+  rp->nmsgs = (uint32_t)nmsgs;
+  rp->messages = nmsgs;
+  rp->msgs = s.msgs = big_alloc(nmsgs * sizeof *rp->msgs);
+  if (!rp->msgs) goto nomem;
+  memset(rp->msgs, 0, nmsgs * sizeof *rp->msgs);
+  rp->state_bytes += nmsgs * sizeof *rp->msgs;
+  if (rp->ncalls) {
+    rp->calls = calloc((size_t)rp->ncalls, sizeof *rp->calls);
+    if (!rp->calls) goto nomem;
+    rp->state_bytes += (size_t)rp->ncalls * sizeof *rp->calls;
+  }
+  if (prepare_links(&s)) goto out;
 
   /* the simulation: every rank starts at 0 with free ports */
   s.heap.cap = P + 64;
   s.heap.a = malloc(s.heap.cap * sizeof *s.heap.a);
   if (!s.heap.a) goto nomem;
-  for (int r = 0; r < nranks; r++) heap_push(&s.heap, 0.0, hkey_rank(r)); /* cannot fail */
+  for (int r = 0; r < nranks; r++) heap_push(&s.heap, 0.0, hkey_rank(r, 0)); /* cannot fail */
   while (s.heap.n) {
     struct hent h = heap_pop(&s.heap);
+    prefetch_next(&s);
     int rc;
-    if (h.k & HK_PORT)
-      rc = port_event(&s, (int)((h.k >> 32) & 0x7fffffff), (uint32_t)h.k);
-    else
+    if (h.k & HK_PORT) {
+      double t;
+      memcpy(&t, &h.t, sizeof t);
+      rc = port_event(&s, (int)((h.k >> 32) & 0x7fffffff), (uint32_t)h.k, t);
+    } else {
       rc = run_rank(&s, (int)(h.k >> 32));
+    }
     if (rc) {
       if (rc == TUTTI_ENOMEM) goto nomem;
       goto out;
@@ -736,21 +817,23 @@ out:
   return s.err;
 }
 
+static const struct tutti_replay_msg *op_msg(const struct tutti_replay *rp, int rank,
+                                             uint32_t idx, unsigned want) {
+  if (!rp || rank < 0 || rank >= rp->nranks || idx >= rp->logs[rank]->n) return NULL;
+  uint64_t op = rp->ops[rp->evoff[rank] + idx];
+  return RPO_KIND(op) == want ? &rp->msgs[RPO_ID(op)] : NULL;
+}
+
 const struct tutti_replay_msg *tutti__replay_msg(const struct tutti_replay *rp, int src,
                                                  uint32_t idx) {
-  if (!rp || src < 0 || src >= rp->nranks || idx >= rp->logs[src]->n) return NULL;
-  if (rp->logs[src]->ev[idx].kind != TUTTI_EV_SEND) return NULL;
-  return &rp->msgs[rp->slot[rp->evoff[src] + idx]];
+  return op_msg(rp, src, idx, RPO_SEND);
 }
 
 double tutti__replay_done(const struct tutti_replay *rp, int rank, uint32_t idx) {
-  if (!rp || rank < 0 || rank >= rp->nranks || idx >= rp->logs[rank]->n) return NAN;
-  uint32_t id = rp->slot[rp->evoff[rank] + idx];
-  if (id == NONE) return NAN;
-  int kind = rp->logs[rank]->ev[idx].kind;
-  if (kind == TUTTI_EV_SEND) return rp->msgs[id].sdone;
-  if (kind == TUTTI_EV_RECV) return rp->msgs[id].rdone;
-  return NAN;
+  const struct tutti_replay_msg *msg = op_msg(rp, rank, idx, RPO_SEND);
+  if (msg) return msg->sdone;
+  msg = op_msg(rp, rank, idx, RPO_RECV);
+  return msg ? msg->rdone : NAN;
 }
 
 int tutti__replay_report(const struct tutti_replay *rp, tutti_report_t *out) {

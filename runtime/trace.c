@@ -34,6 +34,10 @@ static int steps(const struct tutti_replay *rp) { return rp->model.preset == TUT
 
 /* "6 us", "1.5 ms", "2 steps" */
 static char *fmt_time(const struct tutti_replay *rp, double t, char *buf, size_t n) {
+  if (t == 0) {
+    snprintf(buf, n, "0");
+    return buf;
+  }
   if (steps(rp)) {
     snprintf(buf, n, "%.6g %s", t, t == 1 ? "step" : "steps");
     return buf;
@@ -45,10 +49,7 @@ static char *fmt_time(const struct tutti_replay *rp, double t, char *buf, size_t
   size_t i = 0;
   double a = fabs(t);
   while (i + 1 < sizeof u / sizeof u[0] && a < u[i].scale) i++;
-  if (t == 0)
-    snprintf(buf, n, "0");
-  else
-    snprintf(buf, n, "%.6g %s", t / u[i].scale, u[i].unit);
+  snprintf(buf, n, "%.6g %s", t / u[i].scale, u[i].unit);
   return buf;
 }
 
@@ -87,9 +88,11 @@ static inline double clock_step(const struct tutti_replay *rp, int r, const stru
   return C;
 }
 
+/* The message of a SEND or RECV event, NULL for a failed RECV. */
 static const struct tutti_replay_msg *op_msg(const struct tutti_replay *rp, int r, uint32_t idx) {
-  uint32_t id = rp->slot[rp->evoff[r] + idx];
-  return id == NONE ? NULL : &rp->msgs[id];
+  uint64_t op = rp->ops[rp->evoff[r] + idx];
+  unsigned k = RPO_KIND(op);
+  return k == RPO_SEND || k == RPO_RECV ? &rp->msgs[RPO_ID(op)] : NULL;
 }
 
 /* ------------------------------------------------------------- Chrome JSON */
@@ -152,9 +155,10 @@ static void jflow(struct jw *j, int start, uint32_t id, int tid, double t) {
 
 static double clamp(double t, double lo, double hi) { return t < lo ? lo : t > hi ? hi : t; }
 
-/* The slice of a send or receive (event idx of rank r) spanning [t0, t1]. */
-static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_t idx, double t0,
-                     double t1) {
+/* The slice of a send or receive (event idx of rank r, posted at `post`)
+ * spanning [t0, t1]. */
+static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_t idx, double post,
+                     double t0, double t1) {
   const struct tutti_ev *e = &rp->logs[r]->ev[idx];
   const struct tutti_replay_msg *msg = op_msg(rp, r, idx);
   char name[160], b[32];
@@ -169,9 +173,9 @@ static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_
     fprintf(j->f, ",\"args\":{\"bytes\":%llu,\"peer\":%d,\"tag\":%d,\"mode\":\"%s\"",
             (unsigned long long)e->bytes, (int)e->peer, (int)e->tag,
             (msg->flags & RPM_EAGER) ? "eager" : "rendezvous");
-    static const char *key[] = {"send_posted_us", "start_us", "data_complete_us", "served_us",
+    static const char *key[] = {"posted_us", "start_us", "data_complete_us", "served_us",
                                 "send_done_us", "recv_posted_us", "recv_done_us"};
-    const double v[] = {msg->post, msg->start, msg->arrive, msg->ready,
+    const double v[] = {post, msg->start, msg->arrive, msg->ready,
                         msg->sdone, msg->rpost, msg->rdone};
     for (int i = 0; i < 7; i++) {
       fprintf(j->f, ",\"%s\":", key[i]);
@@ -180,7 +184,7 @@ static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_
     fputc('}', j->f);
   }
   jx_end(j);
-  if (!msg || msg->ridx == NONE || !isfinite(msg->rdone)) return; /* no arrow */
+  if (!msg || !(msg->flags & RPM_MATCHED) || !isfinite(msg->rdone)) return; /* no arrow */
   uint32_t id = (uint32_t)(msg - rp->msgs);
   if (send)
     jflow(j, 1, id, r, clamp(msg->start, t0, t1));
@@ -194,11 +198,14 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
   uint32_t maxn = 0;
   for (int r = 0; r < rp->nranks; r++)
     if (rp->logs[r]->n > maxn) maxn = rp->logs[r]->n;
-  /* per rank scratch: the first WAIT on each op; each call's end */
+  /* per rank scratch: the first WAIT on each op; the clock at each event
+   * (an op's post time); each call's end */
   uint32_t *first_wait = malloc((maxn ? maxn : 1) * sizeof *first_wait);
+  double *at = malloc((maxn ? maxn : 1) * sizeof *at);
   double *span_end = malloc((rp->ncalls ? (size_t)rp->ncalls : 1) * sizeof *span_end);
-  if (!first_wait || !span_end) {
+  if (!first_wait || !at || !span_end) {
     free(first_wait);
+    free(at);
     free(span_end);
     return TUTTI_ENOMEM;
   }
@@ -228,6 +235,7 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
     int k = 0;
     for (uint32_t i = 0; i < n; i++) {
       first_wait[i] = NONE;
+      at[i] = C;
       if (ev[i].kind == TUTTI_EV_WAIT && first_wait[ev[i].ref] == NONE) first_wait[ev[i].ref] = i;
       C = clock_step(rp, r, &ev[i], C);
       if (ev[i].kind == TUTTI_EV_SPAN_END && k < rp->ncalls) span_end[k++] = C;
@@ -256,11 +264,11 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
           const struct tutti_replay_msg *msg = op_msg(rp, r, i);
           double t = C;
           if (msg && e->kind == TUTTI_EV_SEND && isfinite(msg->start)) t = msg->start;
-          trace_op(&j, rp, r, i, t, t);
+          trace_op(&j, rp, r, i, C, t, t);
         }
         break;
       case TUTTI_EV_WAIT:
-        if (first_wait[e->ref] == i) trace_op(&j, rp, r, e->ref, C, after);
+        if (first_wait[e->ref] == i) trace_op(&j, rp, r, e->ref, at[e->ref], C, after);
         break;
       case TUTTI_EV_COMPUTE:
         snprintf(name, sizeof name, "compute %s", fmt_time(rp, e->u.seconds, b, sizeof b));
@@ -278,34 +286,41 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
   }
   fputs("\n],\"displayTimeUnit\":\"ns\"}\n", out);
   free(first_wait);
+  free(at);
   free(span_end);
   return ferror(out) ? TUTTI_EIO : 0;
 }
 
 /* ----------------------------------------------------------- ASCII timeline */
 
-enum { TL_WAIT = 1, TL_COMPUTE = 2, TL_SEND = 4, TL_RECV = 8 };
+enum { TL_WAIT, TL_COMPUTE, TL_SEND, TL_RECV, TL_KINDS };
 
 #define TL_MAX_ROWS 32
 
-static void tl_mark(uint8_t *row, int width, double scale, double a, double b, uint8_t what) {
-  if (!(b > a)) return;
-  /* a little slack so that 4 us / 250 ns lands on column 16, not 15 */
-  int c0 = (int)floor(a * scale + 1e-9), c1 = (int)ceil(b * scale - 1e-9) - 1;
+/* Add the time [a, b] spends in each column (of `span` time units) to that
+ * column's tally of `what`. */
+static void tl_mark(double (*cov)[TL_KINDS], int width, double span, double a, double b,
+                    int what) {
+  if (!(b > a) || !(span > 0)) return;
+  int c0 = (int)floor(a / span), c1 = (int)floor(b / span);
   if (c0 < 0) c0 = 0;
   if (c1 > width - 1) c1 = width - 1;
-  if (c0 > width - 1) c0 = width - 1;
-  if (c1 < c0) c1 = c0;
-  for (int c = c0; c <= c1; c++) row[c] |= what;
+  for (int c = c0; c <= c1; c++) {
+    double lo = c * span, hi = lo + span;
+    double x = (b < hi ? b : hi) - (a > lo ? a : lo);
+    if (x > 0) cov[c][what] += x;
+  }
 }
 
-static char tl_char(uint8_t m) {
-  if ((m & TL_SEND) && (m & TL_RECV)) return '#';
-  if (m & TL_SEND) return 'S';
-  if (m & TL_RECV) return 'R';
-  if (m & TL_COMPUTE) return 'C';
-  if (m & TL_WAIT) return '.';
-  return ' ';
+/* A column shows what took most of it: S, R (# when sending and receiving
+ * each took a quarter of it), C, or . for waiting; blank after the end. */
+static char tl_char(const double *cov, double span) {
+  static const char ch[TL_KINDS] = {'.', 'C', 'S', 'R'};
+  if (cov[TL_SEND] >= span / 4 && cov[TL_RECV] >= span / 4) return '#';
+  int best = -1;
+  for (int k = 0; k < TL_KINDS; k++) /* ties: the later kind (S, R over C over .) */
+    if (cov[k] > 0 && (best < 0 || cov[k] >= cov[best])) best = k;
+  return best < 0 ? ' ' : ch[best];
 }
 
 int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width) {
@@ -313,15 +328,15 @@ int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width) 
   if (width <= 0) width = 64;
   if (width < 8) width = 8;
   if (width > 4096) width = 4096;
-  uint8_t *row = malloc((size_t)width);
+  double(*cov)[TL_KINDS] = malloc((size_t)width * sizeof *cov);
   char *line = malloc((size_t)width + 64);
-  if (!row || !line) {
-    free(row);
+  if (!cov || !line) {
+    free(cov);
     free(line);
     return TUTTI_ENOMEM;
   }
   double T = rp->modeled_time;
-  double scale = T > 0 ? width / T : 0;
+  double span = T / width; /* time per column */
   int rows = rp->nranks < TL_MAX_ROWS ? rp->nranks : TL_MAX_ROWS;
   char a[32], b[32], c[32];
 
@@ -350,7 +365,7 @@ int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width) 
   fprintf(out, "%*s%.*s\n", pre, "", width + 2, line);
 
   for (int r = 0; r < rows; r++) {
-    memset(row, 0, (size_t)width);
+    memset(cov, 0, (size_t)width * sizeof *cov);
     const struct tutti_ev *ev = rp->logs[r]->ev;
     uint32_t n = rp->logs[r]->n;
     double C = 0;
@@ -358,23 +373,22 @@ int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width) 
       const struct tutti_ev *e = &ev[i];
       double after = clock_step(rp, r, e, C);
       if (e->kind == TUTTI_EV_COMPUTE || e->kind == TUTTI_EV_REDUCE) {
-        tl_mark(row, width, scale, C, after, TL_COMPUTE);
+        tl_mark(cov, width, span, C, after, TL_COMPUTE);
       } else if (e->kind == TUTTI_EV_WAIT && after > C) {
         /* waiting until the transfer starts, then sending / receiving */
         const struct tutti_replay_msg *msg = op_msg(rp, r, e->ref);
         double x = msg && isfinite(msg->start) ? msg->start : C;
         if (x < C) x = C;
         if (x > after) x = after;
-        tl_mark(row, width, scale, C, x, TL_WAIT);
-        tl_mark(row, width, scale, x, after,
-                ev[e->ref].kind == TUTTI_EV_SEND ? TL_SEND : TL_RECV);
+        tl_mark(cov, width, span, C, x, TL_WAIT);
+        tl_mark(cov, width, span, x, after, ev[e->ref].kind == TUTTI_EV_SEND ? TL_SEND : TL_RECV);
       }
       C = after;
     }
-    for (int i = 0; i < width; i++) line[i] = tl_char(row[i]);
+    for (int i = 0; i < width; i++) line[i] = tl_char(cov[i], span);
     fprintf(out, "r%-5d|%.*s|\n", r, width, line);
   }
-  free(row);
+  free(cov);
   free(line);
   return ferror(out) ? TUTTI_EIO : 0;
 }

@@ -1,0 +1,345 @@
+/*
+ * bench_replay.c -- `tutti bench replay`: how fast the replay engine
+ * (runtime/replay.c) turns event logs into modeled time.
+ *
+ * It builds synthetic logs exactly as the runtime records them (blocking
+ * send = SEND + WAIT, blocking receive = RECV naming its SEND + WAIT,
+ * sendrecv = SEND, RECV, WAIT, WAIT) for a few patterns, replays each a few
+ * times and prints events per second, the replay's memory per event and
+ * its wall time:
+ *   binomial  a binomial broadcast from rank 0 (largest subtree first),
+ *             `iters` consecutive calls; Hockney, all rendezvous (rule 3)
+ *   ring      a pipelined ring: every round each rank sendrecvs to its
+ *             right and from its left; LogGP, all eager (rules 1, 2)
+ *   pairs     rounds of random pairs exchanging random sizes (half eager,
+ *             half rendezvous) with some local work (rule 6)
+ * The replay is single-threaded; the builder's time is not counted.
+ */
+#include "internal.h" /* first: it sets _GNU_SOURCE */
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay.h"
+
+int tutti_bench_replay(int argc, char **argv);
+
+struct logs {
+  int P;
+  struct tutti_evlog *log;
+  const struct tutti_evlog **ptr;
+  uint32_t *idx; /* scratch: a pending SEND's index, per rank */
+};
+
+static int logs_init(struct logs *L, int P) {
+  L->P = P;
+  L->log = calloc((size_t)P, sizeof *L->log);
+  L->ptr = calloc((size_t)P, sizeof *L->ptr);
+  L->idx = calloc((size_t)P, sizeof *L->idx);
+  if (!L->log || !L->ptr || !L->idx) return TUTTI_ENOMEM;
+  for (int r = 0; r < P; r++) L->ptr[r] = &L->log[r];
+  return 0;
+}
+
+static void logs_free(struct logs *L) {
+  for (int r = 0; r < L->P; r++) tutti__evlog_free(&L->log[r]);
+  free(L->log);
+  free(L->ptr);
+  free(L->idx);
+}
+
+static int oom;
+
+static uint32_t ev(struct logs *L, int r, int kind, int peer, int tag, uint32_t ref,
+                   uint64_t bytes) {
+  struct tutti_ev e = {.kind = (uint8_t)kind, .peer = peer, .tag = tag, .ref = ref, .bytes = bytes};
+  uint32_t i = tutti__evlog_push(&L->log[r], &e);
+  if (i == UINT32_MAX) oom = 1;
+  return i;
+}
+
+static void span(struct logs *L, int r, int end) {
+  uint32_t i = ev(L, r, end ? TUTTI_EV_SPAN_END : TUTTI_EV_SPAN_BEGIN, 0, 0, 0, 0);
+  if (!end && i != UINT32_MAX) L->log[r].ev[i].u.name = "bcast";
+}
+
+/* rank r posts its half of a sendrecv with `peer`; the peer's SEND index
+ * must already be in L->idx[peer] (all SENDs of a round are appended
+ * before the RECVs: each rank's own order is SEND, RECV, WAIT, WAIT). */
+static void sendrecv_send(struct logs *L, int r, int peer, int tag, uint64_t bytes) {
+  L->idx[r] = ev(L, r, TUTTI_EV_SEND, peer, tag, 0, bytes);
+}
+static void sendrecv_rest(struct logs *L, int r, int peer, int tag, uint64_t bytes) {
+  uint32_t s = (uint32_t)L->log[r].n - 1; /* its SEND, appended last */
+  uint32_t q = ev(L, r, TUTTI_EV_RECV, peer, tag, L->idx[peer], bytes);
+  ev(L, r, TUTTI_EV_WAIT, 0, 0, s, 0);
+  ev(L, r, TUTTI_EV_WAIT, 0, 0, q, 0);
+}
+
+static void build_binomial(struct logs *L, int iters, uint64_t bytes) {
+  int P = L->P, top = 1;
+  while (top < P) top *= 2;
+  for (int k = 0; k < iters; k++)
+    for (int r = 0; r < P; r++) { /* a parent (r - lowbit) comes before its children */
+      int low = r ? (r & -r) : top;
+      span(L, r, 0);
+      if (r) {
+        uint32_t q = ev(L, r, TUTTI_EV_RECV, r - low, k, L->idx[r], bytes);
+        ev(L, r, TUTTI_EV_WAIT, 0, 0, q, 0);
+      }
+      for (int mask = low / 2; mask >= 1; mask /= 2)
+        if (r + mask < P) {
+          uint32_t s = ev(L, r, TUTTI_EV_SEND, r + mask, k, 0, bytes);
+          L->idx[r + mask] = s;
+          ev(L, r, TUTTI_EV_WAIT, 0, 0, s, 0);
+        }
+      span(L, r, 1);
+    }
+}
+
+static void build_ring(struct logs *L, int iters, uint64_t bytes) {
+  int P = L->P;
+  for (int k = 0; k < iters; k++) {
+    for (int r = 0; r < P; r++) sendrecv_send(L, r, (r + 1) % P, k, bytes);
+    for (int r = 0; r < P; r++) sendrecv_rest(L, r, (r + P - 1) % P, k, bytes);
+  }
+}
+
+static uint64_t xorshift(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+static void build_pairs(struct logs *L, int iters, uint64_t seed) {
+  int P = L->P;
+  int *perm = malloc((size_t)P * sizeof *perm), *mate = malloc((size_t)P * sizeof *mate);
+  uint64_t *size = malloc((size_t)P * sizeof *size);
+  if (!perm || !mate || !size) {
+    oom = 1;
+    goto out;
+  }
+  for (int r = 0; r < P; r++) perm[r] = r;
+  for (int k = 0; k < iters; k++) {
+    for (int i = P - 1; i > 0; i--) {
+      int j = (int)(xorshift(&seed) % (uint64_t)(i + 1)), t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+    for (int r = 0; r < P; r++) mate[r] = -1;
+    for (int i = 0; i + 1 < P; i += 2) {
+      mate[perm[i]] = perm[i + 1];
+      mate[perm[i + 1]] = perm[i];
+    }
+    for (int r = 0; r < P; r++) {
+      size[r] = xorshift(&seed) % 16384;
+      if (mate[r] >= 0) sendrecv_send(L, r, mate[r], k, size[r]);
+    }
+    for (int r = 0; r < P; r++) {
+      if (mate[r] >= 0) {
+        sendrecv_rest(L, r, mate[r], k, size[mate[r]]);
+      } else {
+        uint32_t i = ev(L, r, TUTTI_EV_COMPUTE, 0, 0, 0, 0);
+        if (i != UINT32_MAX) L->log[r].ev[i].u.seconds = 1e-6;
+      }
+      if ((r + k) % 4 == 0) ev(L, r, TUTTI_EV_REDUCE, 0, 0, 0, size[r]);
+    }
+  }
+out:
+  free(perm);
+  free(mate);
+  free(size);
+}
+
+static tutti_cost_t lin(double a, double b) { return (tutti_cost_t){0, a, b}; }
+
+static tutti_model_t model_hockney(void) { /* alpha 1 us, beta 1 ns/B */
+  tutti_model_t m = {.preset = TUTTI_MODEL_HOCKNEY, .params = {1e-6, 1e-9}};
+  m.send_cpu = m.send_port = m.latency = m.recv_port = lin(1e-6, 1e-9);
+  m.eager_limit = 0;
+  return m;
+}
+
+static tutti_model_t model_loggp(void) { /* L 5 us, o 1 us, g 2 us, G 1 ns/B */
+  tutti_model_t m = {.preset = TUTTI_MODEL_LOGGP, .params = {5e-6, 1e-6, 2e-6, 1e-9}};
+  m.send_cpu = lin(1e-6, 0);
+  m.send_port = (tutti_cost_t){2e-6, 1e-6, 1e-9};
+  m.latency = lin(6e-6, 1e-9);
+  m.recv_port = (tutti_cost_t){2e-6, 0, 1e-9};
+  m.recv_cpu = lin(1e-6, 0);
+  m.eager_limit = TUTTI_EAGER_ALL;
+  return m;
+}
+
+static tutti_model_t model_mixed(void) { /* LogGP with an 8 KiB eager limit */
+  tutti_model_t m = model_loggp();
+  m.preset = TUTTI_MODEL_CUSTOM;
+  m.gamma = 0.25e-9;
+  m.eager_limit = 8192;
+  return m;
+}
+
+static double clock_s(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double now(void) { return clock_s(CLOCK_MONOTONIC); }
+static double cpu_now(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
+
+static int run(const char *name, int P, int iters, int reps, const char *trace) {
+  struct logs L;
+  tutti_model_t m;
+  oom = 0;
+  if (logs_init(&L, P)) {
+    fprintf(stderr, "bench replay: out of memory\n");
+    logs_free(&L);
+    return 3;
+  }
+  double t0 = now();
+  if (!strcmp(name, "binomial")) {
+    m = model_hockney();
+    build_binomial(&L, iters, 1000);
+  } else if (!strcmp(name, "ring")) {
+    m = model_loggp();
+    build_ring(&L, iters, 1024);
+  } else {
+    m = model_mixed();
+    build_pairs(&L, iters, 0x9e3779b97f4a7c15u);
+  }
+  double build = now() - t0;
+  if (oom) {
+    fprintf(stderr, "bench replay: out of memory building the %s logs\n", name);
+    logs_free(&L);
+    return 3;
+  }
+  double best = 0, best_cpu = 0, modeled = 0;
+  struct tutti_replay *rp = NULL;
+  for (int i = 0; i < reps; i++) {
+    char err[256];
+    tutti__replay_free(rp);
+    double c0 = cpu_now();
+    int rc = tutti__replay_run(&m, P, L.ptr, &rp, err, sizeof err);
+    double cpu = cpu_now() - c0;
+    if (rc) {
+      fprintf(stderr, "bench replay: %s: %s\n", name, err);
+      logs_free(&L);
+      return 3;
+    }
+    if (i == 0 || rp->wall_time < best) best = rp->wall_time;
+    if (i == 0 || cpu < best_cpu) best_cpu = cpu;
+    if (i > 0 && rp->modeled_time != modeled) {
+      fprintf(stderr, "bench replay: %s: replays disagree (%.17g, %.17g)\n", name, modeled,
+              rp->modeled_time);
+      tutti__replay_free(rp);
+      logs_free(&L);
+      return 3;
+    }
+    modeled = rp->modeled_time;
+  }
+  double evs = (double)rp->events;
+  printf("%-9s %6d %6d %10llu %9llu %9.4f %9.4f %9.2f %7.1f %7.1f %8.3f %12.6g\n", name, P,
+         iters, (unsigned long long)rp->events, (unsigned long long)rp->messages, best, best_cpu,
+         evs / best_cpu / 1e6, (double)rp->state_bytes / evs,
+         (double)(rp->state_bytes + rp->events * sizeof(struct tutti_ev)) / evs, build,
+         rp->modeled_time);
+  int status = 0;
+  if (trace) {
+    FILE *f = fopen(trace, "w");
+    if (!f || tutti__replay_trace(rp, f) || fclose(f)) {
+      fprintf(stderr, "bench replay: cannot write the trace to %s\n", trace);
+      status = 3;
+    }
+  }
+  tutti__replay_free(rp);
+  logs_free(&L);
+  return status;
+}
+
+static void usage(FILE *f) {
+  fputs("usage: tutti bench replay [-p PATTERN] [-n RANKS] [-k ITERS] [-r REPS] [--trace FILE]\n"
+        "  Replays synthetic event logs and prints events/s, memory per event and wall time.\n"
+        "  -p, --pattern P  binomial | ring | pairs | all (default: all, each at its default size)\n"
+        "  -n, --ranks N    ranks (defaults: binomial 4096, ring 1024, pairs 1024)\n"
+        "  -k, --iters K    consecutive calls / rounds (defaults: binomial 1 and 200, ring 1000,\n"
+        "                   pairs 1000)\n"
+        "  -r, --reps R     replays per pattern, the best wall time is shown (default 3)\n"
+        "  --trace FILE     write the Chrome trace of the (last) pattern run to FILE\n",
+        f);
+}
+
+static int intarg(const char *flag, const char *v, int lo, int hi, int *out) {
+  char *end;
+  long x = v ? strtol(v, &end, 10) : 0;
+  if (!v || *end || x < lo || x > hi) {
+    fprintf(stderr, "tutti bench replay: %s needs an integer in %d..%d, not '%s'\n", flag, lo, hi,
+            v ? v : "");
+    return 2;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+/* argv[0] is the command's name ("replay"); options follow. Returns the
+ * exit status of CLI.md: 0, 2 bad usage, 3 failure. */
+int tutti_bench_replay(int argc, char **argv) {
+  const char *pattern = "all", *trace = NULL;
+  int P = 0, iters = 0, reps = 3;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc = 0;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "-p") || !strcmp(a, "--pattern")) {
+      if (!v || (strcmp(v, "binomial") && strcmp(v, "ring") && strcmp(v, "pairs") &&
+                 strcmp(v, "all"))) {
+        fprintf(stderr, "tutti bench replay: %s needs binomial, ring, pairs or all\n", a);
+        return 2;
+      }
+      pattern = v;
+      i++;
+    } else if (!strcmp(a, "-n") || !strcmp(a, "--ranks")) {
+      rc = intarg(a, v, 1, 1 << 24, &P);
+      i++;
+    } else if (!strcmp(a, "-k") || !strcmp(a, "--iters")) {
+      rc = intarg(a, v, 1, 1 << 24, &iters);
+      i++;
+    } else if (!strcmp(a, "-r") || !strcmp(a, "--reps")) {
+      rc = intarg(a, v, 1, 1000, &reps);
+      i++;
+    } else if (!strcmp(a, "--trace")) {
+      if (!v) {
+        fprintf(stderr, "tutti bench replay: --trace needs a file name\n");
+        return 2;
+      }
+      trace = v;
+      i++;
+    } else {
+      fprintf(stderr, "tutti bench replay: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+    if (rc) return rc;
+  }
+
+  printf("%-9s %6s %6s %10s %9s %9s %9s %9s %7s %7s %8s %12s\n", "pattern", "ranks", "iters",
+         "events", "messages", "wall_s", "cpu_s", "Mevents/s", "B/ev", "+log", "build_s",
+         "modeled");
+  int all = !strcmp(pattern, "all"), rc = 0;
+  if (all || !strcmp(pattern, "binomial")) {
+    if (all && !iters) rc = run("binomial", P ? P : 4096, 1, reps, NULL);
+    if (!rc) rc = run("binomial", P ? P : 4096, iters ? iters : 200, reps, all ? NULL : trace);
+  }
+  if (!rc && (all || !strcmp(pattern, "ring")))
+    rc = run("ring", P ? P : 1024, iters ? iters : 1000, reps, all ? NULL : trace);
+  if (!rc && (all || !strcmp(pattern, "pairs")))
+    rc = run("pairs", P ? P : 1024, iters ? iters : 1000, reps, trace);
+  if (!rc)
+    printf("wall_s, cpu_s: the best replay's wall and CPU time; Mevents/s: per CPU second;\n"
+           "B/ev: replay state per event; +log: with the event log (%zu B/event)\n",
+           sizeof(struct tutti_ev));
+  return rc;
+}
