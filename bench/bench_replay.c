@@ -21,9 +21,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "replay.h"
 
-int tutti_bench_replay(int argc, char **argv);
+int tutti_bench_replay(int argc, char **argv); /* (until bench.h lists it) */
 
 struct logs {
   int P;
@@ -282,12 +283,13 @@ static int intarg(const char *flag, const char *v, int lo, int hi, int *out) {
   return 0;
 }
 
-/* argv[0] is the command's name ("replay"); options follow. Returns the
- * exit status of CLI.md: 0, 2 bad usage, 3 failure. */
+/* argv holds the options only (as bench/main.c passes them: what follows
+ * `tutti bench replay`). Returns the exit status of CLI.md: 0, 2 bad
+ * usage, 3 failure. */
 int tutti_bench_replay(int argc, char **argv) {
   const char *pattern = "all", *trace = NULL;
   int P = 0, iters = 0, reps = 3;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

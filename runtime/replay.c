@@ -31,7 +31,11 @@
  * ranks at time t post their sends and receives before any port decides at
  * t (class RANK < PORT), so equal-time messages meet at a port in rule 8's
  * order (except when a zero cost makes a decision at t wake a rank that then
- * posts at t: causality comes first there).
+ * posts at t: causality comes first there). A rendezvous transfer is
+ * decided at the later of its two posts, with both ports as they are then
+ * (rule 3's max); a port reserved by it is busy for whatever is decided
+ * after. A message's eager start is decided at its post time, inline when
+ * no other start of the same sender is pending (same result, no heap trip).
  *
  * Where each rule lives:
  *   rule 1 eager send ............ eager_start
@@ -50,12 +54,15 @@
  * heap's key already orders link heads FCFS with rule 8's ties -- and a
  * message's hop counter (tutti_replay_msg.hop) walks its path; the last hop
  * calls transfer_delivered(), which is what the no-topology path calls
- * directly. Until then a model with a topology is refused (TUTTI_ENOTSUP).
+ * directly; port_event() dispatches on the message's state, which is where
+ * a hop event will go. Until then a model with a topology is refused
+ * (TUTTI_ENOTSUP).
  *
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
  * checking the logs) rather than the 32-byte log entry, and a WAIT names
- * its message directly; it is memory-bound (ranks interleave in time), so
- * a rank leaving the heap prefetches what it will read when it resumes.
+ * its message directly. It is bound by memory latency (ranks interleave in
+ * time), so a woken rank, the heap's next entry and the messages a rank is
+ * about to touch are prefetched, and the big arrays ask for huge pages.
  *
  * Memory: the replay state is 8 B per event (ops) + 64 B per message +
  * 64 B per rank (freed at the end) + the heap (at most ranks + messages in

@@ -260,7 +260,8 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
         break;
       case TUTTI_EV_SEND:
       case TUTTI_EV_RECV:
-        if (first_wait[i] == NONE) { /* never waited: a mark where it was posted */
+        if (first_wait[i] == NONE) { /* never waited: a mark at its transfer start
+                                        (a send) or its post (a receive) */
           const struct tutti_replay_msg *msg = op_msg(rp, r, i);
           double t = C;
           if (msg && e->kind == TUTTI_EV_SEND && isfinite(msg->start)) t = msg->start;
