@@ -593,7 +593,8 @@ static int prepare_links(struct sim *s) {
         break;
       }
       case TUTTI_EV_RECV: {
-        if (e->flags & TUTTI_EVF_FAILED) break; /* stays RPO_NOP */
+        /* failed, or never matched (ref still UINT32_MAX): stays RPO_NOP */
+        if ((e->flags & TUTTI_EVF_FAILED) || e->ref == UINT32_MAX) break;
         int src = e->peer;
         if (src < 0 || src >= P)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: RECV from rank %d, out of range 0..%d",

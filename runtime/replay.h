@@ -114,6 +114,8 @@ struct tutti_replay {
  * is an empty log). On success *out is a new replay (free it with
  * tutti__replay_free) and 0 is returned. Errors, each with a one-line
  * message in err (if not NULL, truncated to errlen; *out is then NULL):
+ * A RECV flagged TUTTI_EVF_FAILED, or whose ref is UINT32_MAX (posted but
+ * never matched), is skipped, and a WAIT on it completes at once.
  *   TUTTI_EINVAL   more than 2^24 ranks or 2^32-1 messages; a log that cannot be replayed: a WAIT that references
  *                  nothing (out of range, not earlier, not a SEND/RECV); a
  *                  SEND/RECV peer out of range; a RECV whose ref is not a

@@ -22,7 +22,7 @@
 
 /* ----------------------------------------------------------- log builder */
 
-#define UNRESOLVED UINT32_MAX
+#define UNRESOLVED (UINT32_MAX - 1) /* resolved by bld_match */
 
 struct bld {
   int P;
@@ -519,9 +519,11 @@ Test(rules, failed_recv_is_skipped, .timeout = 10) {
   b->logs[1].ev[q].flags = TUTTI_EVF_FAILED;
   b_wait(b, 1, q);
   b_compute(b, 1, 1);
+  push(b, 0, TUTTI_EV_RECV, 1, 0, UINT32_MAX, 0); /* posted, never matched */
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, rp->rank_end[1], 1));
   cr_assert(isnan(tutti__replay_done(rp, 1, q)));
+  cr_assert(isnan(tutti__replay_done(rp, 0, 0)));
   tutti__replay_free(rp);
   bld_free(b);
 }
