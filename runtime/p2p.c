@@ -210,8 +210,9 @@ static void pool_return(struct msg *m) {
     free(m);
     return;
   }
+  struct tutti_rank *sender = m->sender; /* read before the buffer changes hands */
   tsan_release(m);
-  cds_lfs_push(&m->sender->retbufs, &m->fnode);
+  cds_lfs_push(&sender->retbufs, &m->fnode);
 }
 
 /* ----------------------------------------------------------------- requests */
@@ -538,7 +539,9 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   q->post_seq = r->post_seq++;
   if (r->world->record) {
     uint32_t ev;
-    if ((rc = record(r, TUTTI_EV_RECV, source, tag, 0, 0, &ev))) {
+    /* ref stays UINT32_MAX until a send matches: an unmatched receive (the
+     * run failed) then refers to nothing. */
+    if ((rc = record(r, TUTTI_EV_RECV, source, tag, 0, UINT32_MAX, &ev))) {
       req_free(r, q);
       return rc;
     }

@@ -9,7 +9,9 @@
   ({                                                                                               \
     __typeof__(a) a_ = (a);                                                                        \
     __typeof__(b) b_ = (b);                                                                        \
-    (a_ > b_) - (a_ < b_);                                                                         \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"")          \
+    int c_ = (a_ > b_) - (a_ < b_);                                                                \
+    _Pragma("GCC diagnostic pop") c_;                                                              \
   })
 #define NOCRIT_CMP_i32 NOCRIT_CMP_int
 #define NOCRIT_CMP_i64 NOCRIT_CMP_int
@@ -23,7 +25,9 @@
 #define NOCRIT_CMP_ptr(a, b)                                                                       \
   ({                                                                                               \
     const char *a_ = (const char *)(a), *b_ = (const char *)(b);                                   \
-    (a_ > b_) - (a_ < b_);                                                                         \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"")          \
+    int c_ = (a_ > b_) - (a_ < b_);                                                                \
+    _Pragma("GCC diagnostic pop") c_;                                                              \
   })
 #define eq(T, a, b) (NOCRIT_CMP_##T(a, b) == 0)
 #define ne(T, a, b) (NOCRIT_CMP_##T(a, b) != 0)
