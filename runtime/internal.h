@@ -106,6 +106,7 @@ struct msg {
   uint32_t send_ev; /* index of the SEND in the sender's log */
   uint8_t kind;
   uint8_t sizeclass; /* eager: pool class, or POOL_NONE for malloc'd */
+  double vdepart;    /* TUTTI_WALLCLOCK: the sender's modeled clock at posting */
   const void *sbuf;  /* RTS: the sender's buffer */
   struct tutti_request *sreq; /* RTS: completed by the receiver */
   struct cds_lfs_node fnode;  /* eager: link in the sender's retbufs */
@@ -126,6 +127,7 @@ struct tutti_request {
   int done; /* set with release by whoever completes it */
   int err;
   uint32_t ev; /* index of the post event in the owner's log, or UINT32_MAX */
+  double vpost, vdone; /* TUTTI_WALLCLOCK: modeled post and completion times */
   /* recv */
   void *buf;
   size_t cap; /* bytes */
@@ -180,6 +182,7 @@ struct tutti_rank {
   tutti_waitinfo_t waiting;
 
   uint64_t rng;
+  double vclock; /* TUTTI_WALLCLOCK: the rank's modeled clock, paced online */
   uint64_t n_msgs, n_bytes, n_eager, n_rdv, n_sleeps, n_wakeups;
   int err; /* its rank function's return value */
 };
@@ -195,6 +198,9 @@ struct tutti_world {
   unsigned flags, seed;
   int spin;
   size_t eager_limit;
+  bool wallclock;    /* TUTTI_WALLCLOCK */
+  double time_scale; /* wall seconds per modeled second */
+  double wall_start; /* CLOCK_MONOTONIC when the gate opened */
 
   struct tutti_rank **ranks;
   bool running;

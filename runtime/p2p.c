@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,32 @@ void tutti__perturb(struct tutti_rank *r) {
   do {                                                                                             \
     if (__builtin_expect((r)->world->flags & TUTTI_PERTURB, 0)) tutti__perturb(r);                 \
   } while (0)
+
+/* ------------------------------------------------------- wall-clock pacing */
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* TUTTI_WALLCLOCK: advance the rank's modeled clock to v and hold the
+ * thread until real time catches up. Sleeps in slices of at most 10 ms so
+ * that an abort is not kept waiting. */
+static void pace(struct tutti_rank *r, double v) {
+  struct tutti_world *w = r->world;
+  if (v > r->vclock) r->vclock = v;
+  double target = w->wall_start + r->vclock * w->time_scale;
+  for (;;) {
+    double left = target - wall_now();
+    if (left <= 0 || __atomic_load_n(&w->aborted, __ATOMIC_ACQUIRE)) return;
+    if (left > 0.01) left = 0.01;
+    struct timespec ts = {0, (long)(left * 1e9)};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static double cost(const tutti_cost_t *c, size_t m) { return tutti_cost_eval(c, (double)m); }
 
 /* ------------------------------------------------------------------ waking */
 
@@ -316,12 +343,21 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
     struct tutti_ev *e = &r->log.ev[q->ev];
     e->peer = m->src, e->tag = m->tag, e->bytes = m->bytes, e->ref = m->send_ev;
   }
+  const tutti_model_t *md = &r->world->model;
   if (m->kind == MSG_EAGER) {
+    if (r->world->wallclock) /* rules 1-2 without ports */
+      q->vdone = fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) +
+                 cost(&md->recv_cpu, m->bytes);
     if (m->bytes) memcpy(q->buf, msg_data(m), m->bytes);
     pool_return(m);
   } else {
     struct tutti_request *sq = m->sreq;
     struct tutti_rank *sender = m->sender;
+    if (r->world->wallclock) { /* rule 3 without ports */
+      double s = fmax(m->vdepart, q->vpost);
+      q->vdone = s + cost(&md->latency, m->bytes) + cost(&md->recv_cpu, m->bytes);
+      sq->vdone = s + cost(&md->send_cpu, m->bytes);
+    }
     if (m->bytes) memcpy(q->buf, m->sbuf, m->bytes);
     /* After this store the sender may reuse the request holding m. */
     tsan_release(sq);
@@ -507,6 +543,10 @@ int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t t
     m->sreq = q;
     r->n_rdv++;
   }
+  if (w->wallclock) {
+    m->vdepart = r->vclock;
+    if (m->kind == MSG_EAGER) q->vdone = r->vclock + cost(&w->model.send_cpu, bytes);
+  }
   m->sender = r;
   m->src = r->rank;
   m->tag = tag;
@@ -537,6 +577,7 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   if (!q) return TUTTI_ENOMEM;
   q->buf = buf, q->cap = bytes, q->src = source, q->tag = tag;
   q->post_seq = r->post_seq++;
+  q->vpost = r->vclock;
   if (r->world->record) {
     uint32_t ev;
     /* ref stays UINT32_MAX until a send matches: an unmatched receive (the
@@ -600,6 +641,7 @@ static void set_waiting(struct tutti_rank *r, const char *op, struct tutti_reque
 static int finish(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *st) {
   struct tutti_request *q = *req;
   int rc = q->err;
+  if (r->world->wallclock && !rc) pace(r, q->vdone);
   if (st) *st = q->st;
   if (q->ev != UINT32_MAX && r->world->record) {
     int e = record(r, TUTTI_EV_WAIT, -1, 0, 0, q->ev, NULL);
@@ -711,6 +753,7 @@ int tutti_compute(tutti_rank_t *r, double seconds) {
   int rc;
   if ((rc = check_rank(r))) return rc;
   if (!(seconds >= 0)) return TUTTI_EINVAL; /* also rejects NaN */
+  if (r->world->wallclock) pace(r, r->vclock + seconds);
   if (!r->world->record) return 0;
   struct tutti_ev ev = {.kind = TUTTI_EV_COMPUTE, .peer = -1, .u.seconds = seconds};
   return tutti__evlog_push(&r->log, &ev) == UINT32_MAX ? TUTTI_ENOMEM : 0;
@@ -721,6 +764,7 @@ int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long coun
   int rc;
   if ((rc = check_rank(r))) return rc;
   if ((rc = tutti_reduce_local(in, inout, count, type, op))) return rc;
+  if (r->world->wallclock) pace(r, r->vclock + r->world->model.gamma * (double)count * (double)type->size);
   if (!r->world->record) return 0;
   return record(r, TUTTI_EV_REDUCE, -1, 0, (uint64_t)count * type->size, 0, NULL);
 }
@@ -797,6 +841,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
   tutti__evlog_clear(&r->log);
   r->post_seq = r->arrival_seq = r->n_unexpected = 0;
   r->coll_seq = 0;
+  r->vclock = 0;
   r->n_msgs = r->n_bytes = r->n_eager = r->n_rdv = r->n_sleeps = r->n_wakeups = 0;
   r->in_span = false;
   r->waiting = (tutti_waitinfo_t){0};

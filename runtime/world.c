@@ -81,6 +81,9 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->record = w->modeled || (cfg->flags & TUTTI_RECORD);
   w->eager_limit = w->model.eager_limit;
   w->flags = cfg->flags;
+  if (!(cfg->time_scale >= 0)) goto einval; /* also NaN */
+  w->wallclock = (cfg->flags & TUTTI_WALLCLOCK) != 0;
+  w->time_scale = cfg->time_scale > 0 ? cfg->time_scale : 1.0;
   w->seed = cfg->seed;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   /* Spin about as long as a sleep and wake-up would cost (~35 us) when each
@@ -102,6 +105,9 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   }
   *out = w;
   return 0;
+einval:
+  tutti_world_destroy(w);
+  return TUTTI_EINVAL;
 nomem:
   tutti_world_destroy(w);
   return TUTTI_ENOMEM;
@@ -260,6 +266,7 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
     w->ranks[i]->started = true;
   }
   pthread_attr_destroy(&attr);
+  w->wall_start = now();
   __atomic_store_n(&w->gate, 1, __ATOMIC_RELEASE);
   syscall(SYS_futex, &w->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
   for (int i = 0; i < w->nranks; i++)

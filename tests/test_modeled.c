@@ -254,3 +254,52 @@ Test(determinism, fifty_perturbed_runs_are_bit_identical, .timeout = 600) {
   check_deterministic(&lg, 24, gather_flat, "gather/loggp", 50);
   check_deterministic(&lg, 33, bcast_binomial, "binomial/loggp", 50);
 }
+
+/* ------------------------------------------------------ wall-clock mode */
+
+static int pingpong5(tutti_rank_t *r, void *arg) {
+  int me = tutti_rank(r), rc = 0;
+  char b[16] = {0};
+  for (int k = 0; k < 5 && !rc; k++) {
+    if (me == 0) {
+      rc = tutti_send(r, b, 16, TUTTI_BYTE, 1, 0);
+      if (!rc) rc = tutti_recv(r, b, 16, TUTTI_BYTE, 1, 0, NULL);
+    } else {
+      rc = tutti_recv(r, b, 16, TUTTI_BYTE, 0, 0, NULL);
+      if (!rc) rc = tutti_send(r, b, 16, TUTTI_BYTE, 0, 0);
+    }
+  }
+  return rc;
+}
+
+/* Delivery is never earlier than modeled: the run cannot take less wall
+ * time than its modeled time (times the scale). Only this lower bound is
+ * guaranteed; a loaded machine may make it longer. */
+static void check_paced(const tutti_model_t *m, double scale, double modeled) {
+  tutti_config_t c = tutti_config_default(2);
+  c.model = m;
+  c.flags = TUTTI_WALLCLOCK;
+  c.time_scale = scale;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  cr_assert(eq(int, tutti_world_run(w, pingpong5, NULL), 0), "%s", tutti_world_error(w));
+  tutti_report_t rep;
+  tutti_stats_t st;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+  expect_time(rep.modeled_time, modeled, "paced ping-pong", 2);
+  cr_assert(ge(dbl, st.wall_time, modeled * scale), "wall %g < modeled %g x %g", st.wall_time,
+            modeled, scale);
+  tutti_world_destroy(w);
+}
+
+Test(wallclock, delivery_is_never_earlier_than_modeled, .timeout = 60) {
+  tutti_model_t h = hockney(2e-3, 0); /* rendezvous: 10 hops of 2 ms */
+  check_paced(&h, 1.0, 20e-3);
+  tutti_model_t p = postal(2); /* eager: 10 hops of 2 steps, 2 ms a step */
+  check_paced(&p, 2e-3, 20);
+  tutti_config_t c = tutti_config_default(2);
+  c.time_scale = -1;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL));
+}

@@ -179,6 +179,14 @@ enum tutti_world_flags {
   TUTTI_PERTURB = 1u << 0,
   /* Record events even with the none model (for traces of native runs). */
   TUTTI_RECORD = 1u << 1,
+  /* Live demos: pace the run in real time by the model. A message is
+   * delivered no earlier than its modeled arrival, a blocking send holds
+   * the sender for O_s, local work sleeps for its modeled time -- scaled by
+   * time_scale wall seconds per modeled second (postal: per step). Ports
+   * and links are not paced (the replay still computes exact times), and
+   * on an oversubscribed machine threads wake late: events come no
+   * earlier than modeled, but may come later. */
+  TUTTI_WALLCLOCK = 1u << 2,
 };
 
 typedef struct tutti_config {
@@ -188,6 +196,7 @@ typedef struct tutti_config {
   unsigned flags;          /* enum tutti_world_flags */
   unsigned seed;           /* seed of TUTTI_PERTURB */
   int spin;                /* polls before a waiting rank sleeps; <0: automatic */
+  double time_scale;       /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1 */
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */
