@@ -7,9 +7,11 @@
 #define TUTTI_BENCH_H
 
 int tutti_bench_p2p(int argc, char **argv);
+int tutti_bench_replay(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
-  X(p2p, tutti_bench_p2p, "p2p latency, bandwidth, message rate beside the machine's floors")
+  X(p2p, tutti_bench_p2p, "p2p latency, bandwidth, message rate beside the machine's floors")      \
+  X(replay, tutti_bench_replay, "events per second of the replay engine on synthetic event logs")
 
 #endif
