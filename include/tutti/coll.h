@@ -64,6 +64,7 @@ enum tutti_param_type {
 };
 
 #define TUTTI_PARAM_AUTO_OK 1u /* the value "auto" is accepted (chosen per run) */
+#define TUTTI_PARAM_AUTO_DEFAULT 2u /* the default is "auto" (def is then NAN) */
 
 typedef struct tutti_param_desc {
   const char *name;
@@ -142,7 +143,8 @@ typedef struct tutti_algo {
  * err names it and what is accepted). err may be NULL. */
 int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out,
                       char *err, size_t errlen);
-/* A parameter's value by name (auto values resolved by the algorithm). */
+/* A parameter's value by name; NAN for "auto" (the algorithm resolves it
+ * per run) and for a name the algorithm does not have. */
 double tutti_algo_param(const tutti_algo_t *a, const char *name);
 /* Whether `a` may run on `nranks` ranks with `op` (NULL for non-reductions):
  * 0, or TUTTI_ENOTSUP with a sentence in err. */

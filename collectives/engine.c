@@ -1,0 +1,460 @@
+/*
+ * engine.c -- the movers every tree-based collective shares (engine.h):
+ * push a buffer down a tree in segments, combine up a tree in rank order,
+ * gather and scatter blocks along contiguous subtrees. In the spirit of
+ * Open MPI's coll/base generic bcast/reduce: one routine per direction, any
+ * tree; an algorithm only chooses the tree and the segment size.
+ *
+ * Only the public API is used (tutti.h): the same file runs over any
+ * backend of the p2p calls.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "tutti/tutti.h"
+
+/* ------------------------------------------------------------------ nodes */
+
+static int rel(int rank, int root, int size) { return rank >= root ? rank - root : rank + (size - root); }
+
+static int cmp_lo(const void *a, const void *b) {
+  const tutti__child_t *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+int tutti__node_get(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
+                    tutti__node_t *nd) {
+  int size = tutti_size(r), rank = tutti_rank(r), n = 0, rc;
+  int small[16], *ranks = small;
+  memset(nd, 0, sizeof *nd);
+  nd->size = size, nd->rank = rank, nd->root = root;
+  nd->vrank = rel(rank, root, size);
+  nd->child = nd->small;
+  rc = tutti_tree_node(spec, rank, size, root, &nd->parent, small, 16, &n);
+  if (rc) return rc;
+  if (n > 16) {
+    ranks = malloc((size_t)n * sizeof *ranks);
+    nd->child = malloc((size_t)n * sizeof *nd->child);
+    if (!ranks || !nd->child) {
+      rc = TUTTI_ENOMEM;
+      goto out;
+    }
+    if ((rc = tutti_tree_node(spec, rank, size, root, NULL, ranks, n, NULL))) goto out;
+  }
+  nd->nchildren = n;
+  for (int i = 0; i < n; i++) nd->child[i] = (tutti__child_t){ranks[i], rel(ranks[i], root, size), 0};
+  nd->contiguous = tutti_tree_contiguous(spec->kind) == 1;
+  if (!nd->contiguous) {
+    rc = tutti_tree_subtree_size(spec, rank, size, root, &nd->count);
+    nd->lo = nd->vrank;
+    goto out;
+  }
+  if ((rc = tutti_tree_subtree(spec, rank, size, root, &nd->lo, &nd->count))) goto out;
+  /* The children's subtrees tile (lo, lo+count) in increasing relative
+   * order, so each ends where the next (by relative rank) begins. Sort a
+   * copy to find the ends, then write the counts back in send order. */
+  tutti__child_t tmp[16], *sorted = n <= 16 ? tmp : malloc((size_t)n * sizeof *sorted);
+  if (!sorted) {
+    rc = TUTTI_ENOMEM;
+    goto out;
+  }
+  for (int i = 0; i < n; i++) sorted[i] = nd->child[i], sorted[i].count = i; /* count: send index */
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_lo);
+  for (int i = 0; i < n; i++) {
+    int end = i + 1 < n ? sorted[i + 1].lo : nd->lo + nd->count;
+    nd->child[sorted[i].count].count = end - sorted[i].lo;
+  }
+  if (sorted != tmp) free(sorted);
+out:
+  if (ranks != small) free(ranks);
+  if (rc) tutti__node_free(nd);
+  return rc;
+}
+
+void tutti__node_free(tutti__node_t *nd) {
+  if (nd->child != nd->small) free(nd->child);
+  nd->child = nd->small;
+  nd->nchildren = 0;
+}
+
+/* Requests for one per child (+1), on the stack when the degree is small. */
+struct reqs {
+  tutti_request_t *q, small[17];
+};
+static int reqs_init(struct reqs *rq, int n) {
+  rq->q = n <= 17 ? rq->small : malloc((size_t)n * sizeof *rq->q);
+  if (!rq->q) return TUTTI_ENOMEM;
+  for (int i = 0; i < n; i++) rq->q[i] = TUTTI_REQUEST_NULL;
+  return 0;
+}
+static void reqs_free(struct reqs *rq) {
+  if (rq->q != rq->small) free(rq->q);
+}
+
+/* p + off, keeping NULL (count 0 buffers may be NULL; NULL + 0 is undefined). */
+static inline char *at(const void *p, size_t off) { return p ? (char *)p + off : NULL; }
+
+/* Keep the first error but finish the cleanup steps after it. */
+#define KEEP(rc, expr)                                                                             \
+  do {                                                                                             \
+    int e_ = (expr);                                                                               \
+    if (!(rc)) (rc) = e_;                                                                          \
+  } while (0)
+
+size_t tutti__segment_bytes(long count, tutti_datatype_t type, size_t segment) {
+  size_t esz = tutti_type_size(type), total = (size_t)count * esz;
+  if (segment == 0 || segment >= total) return total;
+  size_t n = segment / esz;
+  return (n ? n : 1) * esz;
+}
+
+/* ------------------------------------------------------------------ bcast */
+
+int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, long count,
+                      tutti_datatype_t type, int root, size_t segment, int tag) {
+  tutti__node_t nd;
+  int rc = tutti__node_get(spec, r, root, &nd);
+  if (rc) return rc;
+  size_t esz = tutti_type_size(type);
+  long segn = (long)(tutti__segment_bytes(count, type, segment) / esz);
+  long nseg = count && segn ? (count + segn - 1) / segn : 1;
+  struct reqs rq;
+  if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
+  tutti_request_t rreq = TUTTI_REQUEST_NULL;
+  /* Post the receive of segment s+1 before forwarding segment s: the
+   * upward transfer overlaps the downward ones, which is the pipeline. */
+  if (nd.parent >= 0) rc = tutti_irecv(r, buf, segn < count ? segn : count, type, nd.parent, tag, &rreq);
+  for (long s = 0; s < nseg && !rc; s++) {
+    long off = s * segn, n = count - off < segn ? count - off : segn;
+    if (nd.parent >= 0) {
+      if ((rc = tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE))) break;
+      if (s + 1 < nseg) {
+        long n1 = count - off - n < segn ? count - off - n : segn;
+        if ((rc = tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd.parent, tag, &rreq)))
+          break;
+      }
+    }
+    for (int i = 0; i < nd.nchildren && !rc; i++)
+      rc = tutti_isend(r, at(buf, (size_t)off * esz), n, type, nd.child[i].rank, tag, &rq.q[i]);
+    KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
+  }
+  KEEP(rc, tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE));
+  reqs_free(&rq);
+out:
+  tutti__node_free(&nd);
+  return rc;
+}
+
+/* ----------------------------------------------------------------- reduce */
+
+/*
+ * Order. Relative ranks put the root first; absolute order is relative
+ * b, b+1, ..., P-1, 0, 1, ..., b-1 with b = (P - root) mod P. So the result
+ * is A (op) B, where A combines relative [b, P) ("region 0": absolute
+ * 0..root-1) and B relative [0, b) ("region 1": absolute root..P-1), each
+ * in increasing relative order. A contiguous subtree lies in one region,
+ * except on the path from the root to relative rank b, whose subtrees wrap:
+ * those ranks send both partial results, [B part | A part], in one message
+ * of twice the size. With a commutative op, or root 0, b = 0: one region,
+ * one message per edge. Appending a piece to an accumulator is
+ * reduce_local(acc, piece) -- piece = acc (op) piece -- then a copy back
+ * (free in modeled time).
+ */
+/* order[] (reverse send order on entry) -> children by increasing lo. Send
+ * order is decreasing for most kinds and increasing for flat, so a sort is
+ * rarely needed. */
+static int ascending(const tutti__node_t *nd, int *order) {
+  int n = nd->nchildren, up = 1, down = 1;
+  for (int i = 1; i < n; i++) {
+    up &= nd->child[i - 1].lo < nd->child[i].lo;
+    down &= nd->child[i - 1].lo > nd->child[i].lo;
+  }
+  if (down) return 0;
+  if (up) {
+    for (int i = 0; i < n; i++) order[i] = i;
+    return 0;
+  }
+  tutti__child_t *c = malloc((size_t)n * sizeof *c);
+  if (!c) return TUTTI_ENOMEM;
+  for (int i = 0; i < n; i++) c[i] = (tutti__child_t){i, nd->child[i].lo, 0};
+  qsort(c, (size_t)n, sizeof *c, cmp_lo);
+  for (int i = 0; i < n; i++) order[i] = c[i].rank;
+  free(c);
+  return 0;
+}
+
+struct acc {
+  const void *val; /* NULL: empty; else the own input or `buf` */
+  void *buf;
+};
+
+static int append(tutti_rank_t *r, struct acc *a, void *piece, long n, size_t esz,
+                  tutti_datatype_t type, tutti_op_t op) {
+  int rc = 0;
+  if (n && a->val) rc = tutti_reduce_local_r(r, a->val, piece, n, type, op);
+  if (n) memcpy(a->buf, piece, (size_t)n * esz);
+  a->val = a->buf;
+  return rc;
+}
+
+int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
+                       void *rbuf, long count, tutti_datatype_t type, tutti_op_t op, int root,
+                       size_t segment, int tag) {
+  int comm = tutti_op_commutative(op);
+  if (comm < 0) return comm;
+  tutti__node_t nd;
+  int rc = tutti__node_get(spec, r, root, &nd);
+  if (rc) return rc;
+  const int P = nd.size, nc = nd.nchildren;
+  const int b = comm ? 0 : (P - root) % P;
+  if (!nd.contiguous && b) {
+    tutti__node_free(&nd);
+    return TUTTI_ENOTSUP;
+  }
+  size_t esz = tutti_type_size(type);
+  long segn = (long)(tutti__segment_bytes(count, type, segment) / esz);
+  long nseg = count && segn ? (count + segn - 1) / segn : 1;
+#define STRADDLES(lo, n) (b > (lo) && b < (lo) + (n))
+  const int own_region = nd.vrank < b, own_straddles = STRADDLES(nd.lo, nd.count);
+  /* Receive order: increasing relative rank on contiguous trees (= reverse
+   * send order for binomial, lambda and postal trees, whose first-served
+   * child has the deepest subtree; send order for flat), reverse send
+   * order otherwise. */
+  int order_small[16], *order = nc <= 16 ? order_small : malloc((size_t)nc * sizeof *order);
+  char *mem = NULL;
+  tutti_request_t sreq = TUTTI_REQUEST_NULL;
+  if (!order) {
+    rc = TUTTI_ENOMEM;
+    goto out;
+  }
+  for (int i = 0; i < nc; i++) order[i] = nc - 1 - i;
+  if (nd.contiguous && (rc = ascending(&nd, order))) goto out;
+  /* Buffers: two accumulators, a receive buffer and a packing buffer, each
+   * room for two segments when the wrap-around path may pass here. */
+  size_t sb = (size_t)segn * esz, need = nc || own_straddles ? 6 * sb + 1 : 0;
+  if (need && !(mem = malloc(need))) {
+    rc = TUTTI_ENOMEM;
+    goto out;
+  }
+  char *tmp = mem, *pack = mem ? mem + 2 * sb : NULL;
+  struct acc A[2];
+  for (long s = 0; s < nseg && !rc; s++) {
+    long off = s * segn, n = count - off < segn ? count - off : segn;
+    A[0] = (struct acc){NULL, mem ? mem + 4 * sb : NULL};
+    A[1] = (struct acc){NULL, mem ? mem + 5 * sb : NULL};
+    A[own_region].val = at(sbuf, (size_t)off * esz);
+    for (int k = 0; k < nc && !rc; k++) {
+      const tutti__child_t *c = &nd.child[order[k]];
+      int two = STRADDLES(c->lo, c->count);
+      if ((rc = tutti_recv(r, tmp, two ? 2 * n : n, type, c->rank, tag, TUTTI_STATUS_IGNORE)))
+        break;
+      /* The previous segment's send must be done before its buffers are
+       * overwritten; waiting only now lets it overlap this receive. */
+      if (k == 0 && (rc = tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE))) break;
+      if (two) {
+        rc = append(r, &A[1], tmp, n, esz, type, op);
+        if (!rc) rc = append(r, &A[0], tmp + (size_t)n * esz, n, esz, type, op);
+      } else {
+        rc = append(r, &A[c->lo < b], tmp, n, esz, type, op);
+      }
+    }
+    if (rc) break;
+    if (nc == 0 && (rc = tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE))) break;
+    if (nd.parent < 0) {
+      /* Root: A (op) B into rbuf; a copy onto itself (in place, P = 1) is skipped. */
+      char *dst = at(rbuf, (size_t)off * esz);
+      const void *last = A[1].val ? A[1].val : A[0].val;
+      if (n && last != dst) memcpy(dst, last, (size_t)n * esz);
+      if (n && A[0].val && A[1].val) rc = tutti_reduce_local_r(r, A[0].val, dst, n, type, op);
+    } else if (own_straddles) {
+      if (n) {
+        memcpy(pack, A[1].val, (size_t)n * esz);
+        memcpy(pack + (size_t)n * esz, A[0].val, (size_t)n * esz);
+      }
+      rc = tutti_isend(r, pack, 2 * n, type, nd.parent, tag, &sreq);
+    } else {
+      rc = tutti_isend(r, A[own_region].val, n, type, nd.parent, tag, &sreq);
+    }
+  }
+#undef STRADDLES
+  KEEP(rc, tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE));
+out:
+  free(mem);
+  if (order != order_small) free(order);
+  tutti__node_free(&nd);
+  return rc;
+}
+
+/* --------------------------------------------------------- gather, scatter */
+
+/* A child's subtree in absolute ranks starts at (lo + root) mod P and may
+ * wrap past P-1 (at most one child of the root does). */
+static int abs_start(const tutti__node_t *nd, const tutti__child_t *c) {
+  return c->lo < nd->size - nd->root ? c->lo + nd->root : c->lo - (nd->size - nd->root);
+}
+
+int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
+                       size_t blk, void *rbuf, int root, int tag) {
+  tutti__node_t nd;
+  int rc = tutti__node_get(spec, r, root, &nd);
+  if (rc) return rc;
+  struct reqs rq = {0};
+  char *buf = NULL, *wrapbuf = NULL;
+  int wrap = -1;
+  const int P = nd.size;
+  if (!nd.contiguous) {
+    rc = TUTTI_ENOTSUP;
+    goto out;
+  }
+  if (nd.parent >= 0 && nd.nchildren == 0) { /* a leaf sends its own block */
+    rc = tutti_send(r, sbuf, (long)blk, TUTTI_BYTE, nd.parent, tag);
+    goto out;
+  }
+  if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
+  if (nd.parent < 0) {
+    /* The root receives straight into rbuf, except the one subtree that
+     * wraps past rank P-1. */
+    char *out = rbuf;
+    if (sbuf && blk && sbuf != out + (size_t)root * blk) memcpy(out + (size_t)root * blk, sbuf, blk);
+    for (int i = 0; i < nd.nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd.child[i];
+      int a = abs_start(&nd, c);
+      char *dst = at(out, (size_t)a * blk);
+      if (a + c->count > P) {
+        if (!(wrapbuf = malloc((size_t)c->count * blk + 1))) {
+          rc = TUTTI_ENOMEM;
+          break;
+        }
+        dst = wrapbuf, wrap = i;
+      }
+      rc = tutti_irecv(r, dst, (long)((size_t)c->count * blk), TUTTI_BYTE, c->rank, tag, &rq.q[i]);
+    }
+    KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
+    if (!rc && wrap >= 0) {
+      int a = abs_start(&nd, &nd.child[wrap]), head = P - a;
+      memcpy(out + (size_t)a * blk, wrapbuf, (size_t)head * blk);
+      memcpy(out, wrapbuf + (size_t)head * blk, (size_t)(nd.child[wrap].count - head) * blk);
+    }
+  } else {
+    /* An inner rank assembles its subtree's blocks in relative order. */
+    if (!(buf = malloc((size_t)nd.count * blk + 1))) {
+      rc = TUTTI_ENOMEM;
+      goto out;
+    }
+    if (blk) memcpy(buf, sbuf, blk);
+    for (int i = 0; i < nd.nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd.child[i];
+      rc = tutti_irecv(r, buf + (size_t)(c->lo - nd.lo) * blk, (long)((size_t)c->count * blk),
+                       TUTTI_BYTE, c->rank, tag, &rq.q[i]);
+    }
+    KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
+    if (!rc) rc = tutti_send(r, buf, (long)((size_t)nd.count * blk), TUTTI_BYTE, nd.parent, tag);
+  }
+out:
+  free(buf);
+  free(wrapbuf);
+  if (rq.q) reqs_free(&rq);
+  tutti__node_free(&nd);
+  return rc;
+}
+
+int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
+                        size_t blk, void *rbuf, int root, int tag) {
+  tutti__node_t nd;
+  int rc = tutti__node_get(spec, r, root, &nd);
+  if (rc) return rc;
+  struct reqs rq = {0};
+  char *buf = NULL;
+  const int P = nd.size;
+  if (!nd.contiguous) {
+    rc = TUTTI_ENOTSUP;
+    goto out;
+  }
+  if (nd.parent >= 0 && nd.nchildren == 0) { /* a leaf receives its own block */
+    rc = tutti_recv(r, rbuf, (long)blk, TUTTI_BYTE, nd.parent, tag, TUTTI_STATUS_IGNORE);
+    goto out;
+  }
+  if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
+  const char *in = sbuf;
+  if (nd.parent < 0) {
+    if (rbuf && blk && rbuf != in + (size_t)root * blk) memcpy(rbuf, in + (size_t)root * blk, blk);
+    /* The one subtree that wraps past rank P-1 is packed first. */
+    for (int i = 0; i < nd.nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd.child[i];
+      int a = abs_start(&nd, c);
+      const char *src = at(in, (size_t)a * blk);
+      if (a + c->count > P) {
+        int head = P - a;
+        if (!(buf = malloc((size_t)c->count * blk + 1))) {
+          rc = TUTTI_ENOMEM;
+          break;
+        }
+        memcpy(buf, src, (size_t)head * blk);
+        memcpy(buf + (size_t)head * blk, in, (size_t)(c->count - head) * blk);
+        src = buf;
+      }
+      rc = tutti_isend(r, src, (long)((size_t)c->count * blk), TUTTI_BYTE, c->rank, tag, &rq.q[i]);
+    }
+  } else {
+    if (!(buf = malloc((size_t)nd.count * blk + 1))) {
+      rc = TUTTI_ENOMEM;
+      goto out;
+    }
+    rc = tutti_recv(r, buf, (long)((size_t)nd.count * blk), TUTTI_BYTE, nd.parent, tag,
+                    TUTTI_STATUS_IGNORE);
+    if (!rc && blk) memcpy(rbuf, buf, blk);
+    for (int i = 0; i < nd.nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd.child[i];
+      rc = tutti_isend(r, buf + (size_t)(c->lo - nd.lo) * blk, (long)((size_t)c->count * blk),
+                       TUTTI_BYTE, c->rank, tag, &rq.q[i]);
+    }
+  }
+  KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
+out:
+  free(buf);
+  if (rq.q) reqs_free(&rq);
+  tutti__node_free(&nd);
+  return rc;
+}
+
+/* ------------------------------------------------------------- parameters */
+
+#define MAX_AUTO_L 4096 /* the registry's upper bound of L */
+
+int tutti__model_postal_L(const tutti_model_t *m, size_t bytes) {
+  /* For the postal preset this is exactly L (latency L, gap 1). */
+  double lat = tutti_cost_eval(&m->latency, (double)bytes);
+  double gap = tutti_cost_eval(&m->send_port, (double)bytes);
+  if (!(lat > 0 && gap > 0)) return TUTTI_TREE_DEFAULT_L;
+  double L = lat / gap;
+  if (!(L >= 1)) return 1;
+  return L > MAX_AUTO_L ? MAX_AUTO_L : (int)lround(L);
+}
+
+static int param_index(const tutti_algo_t *a, const char *name) {
+  for (int i = 0; a && a->desc && i < a->desc->nparams; i++)
+    if (!strcmp(a->desc->params[i].name, name)) return i;
+  return -1;
+}
+
+int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, int kind, size_t bytes,
+                     tutti_treespec_t *spec) {
+  *spec = tutti_treespec_default(kind);
+  int i = param_index(a, "lambda"), j = param_index(a, "L");
+  if (i >= 0)
+    spec->lambda = a->is_auto >> i & 1u
+                       ? tutti_lambda_auto_postal(tutti__model_postal_L(tutti_rank_model(r), bytes))
+                       : a->value[i];
+  if (j >= 0)
+    spec->L = a->is_auto >> j & 1u ? tutti__model_postal_L(tutti_rank_model(r), bytes)
+                                   : (int)a->value[j];
+  return tutti_tree_check(spec);
+}
+
+size_t tutti__algo_segment(const tutti_algo_t *a) {
+  int i = param_index(a, "segment");
+  return i >= 0 && !(a->is_auto >> i & 1u) ? (size_t)a->value[i] : 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * engine.h -- the shared machinery of the tree-based collectives; internal
+ * to collectives/ (written only against the public API, like the
+ * algorithms themselves).
+ *
+ * Four movers over any tree of tree.h, and the helpers that turn a chosen
+ * algorithm (tutti_algo_t) into a tree spec and a segment size. An
+ * algorithm is then a few lines: pick a tree, take the call's tag, call a
+ * mover (see bcast_tree.c).
+ *
+ * Tags: every algorithm function takes exactly one tag per call by calling
+ * tutti_coll_tag(r) once at its start, unconditionally, before any early
+ * return; coll.c does not take one. So an algorithm run through the public
+ * wrappers and one called through desc->fn directly (a composed algorithm
+ * calling another) behave the same, and every rank takes the same tags in
+ * the same order. The movers below take that tag as an argument; a
+ * composed algorithm (reduce then bcast) may use one tag for both phases
+ * because their messages go in opposite directions along each edge.
+ *
+ * Threads: called from rank threads only, like p2p calls; no global state.
+ */
+#ifndef TUTTI_COLL_ENGINE_H
+#define TUTTI_COLL_ENGINE_H
+
+#include <stddef.h>
+
+#include "tutti/tutti.h"
+
+/* ---------------------------------------------------------- a rank's node */
+
+/* One rank's place in a tree: what it needs to send and receive. Children
+ * are kept in send order (child[i]) and with their relative subtree ranges
+ * (sub[i]); memory is O(degree), never O(size). */
+typedef struct tutti__child {
+  int rank;      /* absolute */
+  int lo, count; /* subtree as relative range [lo, lo+count); contiguous kinds only */
+} tutti__child_t;
+
+typedef struct tutti__node {
+  int size, root;
+  int rank, vrank;   /* absolute and relative (rank - root) mod size */
+  int parent;        /* absolute, -1 at the root */
+  int lo, count;     /* own subtree [lo, lo+count) relative (count for every kind) */
+  int contiguous;    /* subtrees are contiguous relative ranges */
+  int nchildren;
+  tutti__child_t *child; /* send order */
+  tutti__child_t small[16];
+} tutti__node_t;
+
+/* Fill *nd for r in the tree `spec` rooted at root; release with
+ * tutti__node_free. 0, or a tree.h error, or TUTTI_ENOMEM. */
+int tutti__node_get(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
+                    tutti__node_t *nd);
+void tutti__node_free(tutti__node_t *nd);
+
+/* ---------------------------------------------------------------- movers */
+
+/* Push buf (count elements) from root down the tree, in segments of
+ * `segment` bytes (whole elements, at least one; 0: one message). Each
+ * rank forwards segment s to its children in send order while the receive
+ * of segment s+1 is already posted, so segments pipeline down the tree.
+ * count 0 still sends one empty message per edge (the postal-model
+ * broadcast, barriers). */
+int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, long count,
+                      tutti_datatype_t type, int root, size_t segment, int tag);
+
+/* Combine up the tree: the root gets x_0 (op) x_1 (op) ... (op) x_{P-1} in
+ * absolute rank order (MPI_Reduce). Per segment, a rank receives its
+ * children's partial results one by one, combines each with
+ * tutti_reduce_local_r (charging gamma), and sends its own to its parent.
+ * sbuf may be rbuf (in place; at the root: the caller maps TUTTI_IN_PLACE
+ * to rbuf); rbuf matters only at the root. Order (see reduce_tree.c): on a
+ * contiguous tree, children are combined in increasing relative rank; a
+ * non-commutative op with root != 0 carries two partial results along the
+ * one path whose subtrees wrap past rank P-1 to 0. Non-contiguous trees
+ * need a commutative op (TUTTI_ENOTSUP otherwise) and combine in reverse
+ * send order. */
+int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
+                       void *rbuf, long count, tutti_datatype_t type, tutti_op_t op, int root,
+                       size_t segment, int tag);
+
+/* Gather blocks of `blk` bytes up a contiguous tree: every rank sends its
+ * whole subtree's blocks to its parent in one message. sbuf NULL at the
+ * root means its block is already in place in rbuf. rbuf (P blocks in
+ * absolute order) matters only at the root. */
+int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
+                       size_t blk, void *rbuf, int root, int tag);
+
+/* Scatter: the reverse of gather. sbuf (P blocks) matters only at the
+ * root; rbuf NULL at the root means its block stays in place in sbuf. */
+int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
+                        size_t blk, void *rbuf, int root, int tag);
+
+/* --------------------------------------------------- algorithm parameters */
+
+/* The postal latency, in send times, that the run's model shows for
+ * messages of `bytes` bytes: a postal model's own L, else the effective
+ * L(m)/S(m) (a message's latency over the sender's gap) rounded to the
+ * nearest integer, at least 1. A model without costs (none) gives
+ * TUTTI_TREE_DEFAULT_L. */
+int tutti__model_postal_L(const tutti_model_t *m, size_t bytes);
+
+/* The tree of an algorithm: `kind` with its "lambda" and "L" parameters
+ * taken from a when it has them, "auto" resolved for `bytes`-byte messages
+ * under the run's model (lambda: tutti_lambda_auto_postal of that L). */
+int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, int kind, size_t bytes,
+                     tutti_treespec_t *spec);
+
+/* The "segment" parameter of a in bytes (0 if a has none). */
+size_t tutti__algo_segment(const tutti_algo_t *a);
+
+/* The bytes of one message of a segmented transfer: the segment rounded to
+ * whole elements (at least one), or the whole buffer if smaller or 0. */
+size_t tutti__segment_bytes(long count, tutti_datatype_t type, size_t segment);
+
+/* ------------------------------------------------ the registered algorithms */
+
+/* Defined in the algorithm files; listed once, in registry.c. */
+tutti_bcast_fn tutti__bcast_flat, tutti__bcast_binary, tutti__bcast_binomial,
+    tutti__bcast_lambda, tutti__bcast_postal;
+tutti_reduce_fn tutti__reduce_flat, tutti__reduce_binary, tutti__reduce_binomial,
+    tutti__reduce_lambda, tutti__reduce_postal;
+tutti_gather_fn tutti__gather_flat, tutti__gather_binomial, tutti__gather_lambda;
+tutti_scatter_fn tutti__scatter_flat, tutti__scatter_binomial, tutti__scatter_lambda;
+tutti_allreduce_fn tutti__allreduce_reduce_bcast;
+tutti_barrier_fn tutti__barrier_lambda;
+
+#endif /* TUTTI_COLL_ENGINE_H */
