@@ -1,0 +1,30 @@
+/*
+ * allreduce_tree.c -- allreduce as a reduce to rank 0 followed by a
+ * broadcast from rank 0, both on the binomial tree (the textbook
+ * composition; MPICH's fallback for non-commutative ops). Rank 0 as the
+ * root keeps every subtree in absolute order, so non-commutative ops need
+ * no wrap-around path (reduce_tree.c), and every rank ends with the same
+ * bits. With `segment`, both phases pipeline (engine.c). One tag serves
+ * both phases: along every edge the reduce's messages go up and the
+ * broadcast's down, so they never match each other.
+ *
+ * Source: the composition is folklore (e.g. R. Thakur, R. Rabenseifner,
+ * W. Gropp, "Optimization of collective communication operations in
+ * MPICH", IJHPCA 19(1), 2005, section 4.4, for short messages).
+ *
+ * Cost under Hockney: 2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m.
+ */
+#include "engine.h"
+#include "tutti/tutti.h"
+
+int tutti__allreduce_reduce_bcast(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                                  tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
+  int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
+  if (tag < 0) return tag;
+  size_t seg = tutti__algo_segment(a);
+  tutti_treespec_t spec = tutti_treespec_default(TUTTI_TREE_BINOMIAL);
+  if (sbuf == TUTTI_IN_PLACE) sbuf = rbuf;
+  int rc = tutti__tree_reduce(r, &spec, sbuf, rbuf, count, type, op, 0, seg, tag);
+  if (rc) return rc;
+  return tutti__tree_bcast(r, &spec, rbuf, count, type, 0, seg, tag);
+}

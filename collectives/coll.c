@@ -1,0 +1,151 @@
+/*
+ * coll.c -- the public collectives (coll.h): check the arguments, choose
+ * the algorithm, check its restrictions, and run it as one span of the
+ * modeled-time report named after the collective.
+ *
+ * Argument errors are caught here, before any message moves, so a bad call
+ * fails the same way on every rank that makes it: TUTTI_EINVAL (no rank,
+ * TUTTI_IN_PLACE where MPI does not allow it, an algorithm of another
+ * collective), TUTTI_ERANK (root), TUTTI_ECOUNT, TUTTI_EBUFFER (NULL with
+ * a nonzero count), TUTTI_ETYPE, TUTTI_EOP (tutti_op_check), TUTTI_ENOTSUP
+ * (a restriction of the algorithm, tutti_algo_check). As in MPI, the
+ * receive arguments of gather and the send arguments of scatter are
+ * checked only at the root, where they are used.
+ *
+ * Tags are not taken here: each algorithm takes its one tag itself
+ * (engine.h "Tags"), so an algorithm called through desc->fn behaves the
+ * same.
+ */
+#include <stdint.h>
+
+#include "tutti/tutti.h"
+
+/* count elements of type at buf: ETYPE, ECOUNT, EBUFFER or 0. */
+static int check_buf(const void *buf, long count, tutti_datatype_t type) {
+  size_t esz = tutti_type_size(type);
+  if (!esz) return TUTTI_ETYPE;
+  if (count < 0 || (unsigned long)count > SIZE_MAX / esz) return TUTTI_ECOUNT;
+  if (count > 0 && !buf) return TUTTI_EBUFFER;
+  return 0;
+}
+
+static int check_rank(const tutti_rank_t *r, int root) {
+  if (!r || tutti_size(r) < 1) return TUTTI_EINVAL;
+  if (root < 0 || root >= tutti_size(r)) return TUTTI_ERANK;
+  return 0;
+}
+
+/* algo NULL: coll.h's selection rule. A given algo must belong to coll;
+ * tutti_algo_check then validates it against the registry. */
+static int choose(int coll, const tutti_algo_t *algo, const tutti_rank_t *r, tutti_op_t op,
+                  tutti_algo_t *out) {
+  int rc;
+  if (algo) {
+    if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;
+    *out = *algo;
+  } else if ((rc = tutti_algo_select(coll, NULL, NULL, out, NULL, 0))) {
+    return rc;
+  }
+  return tutti_algo_check(out, tutti_size(r), op, NULL, 0);
+}
+
+/* Close the span even when the algorithm failed; its error comes first. */
+static int end_span(tutti_rank_t *r, int rc) {
+  int rc2 = tutti_span_end(r);
+  return rc ? rc : rc2;
+}
+
+int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, root))) return rc;
+  if (buf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if ((rc = check_buf(buf, count, type))) return rc;
+  if ((rc = choose(TUTTI_COLL_BCAST, algo, r, NULL, &a))) return rc;
+  if ((rc = tutti_span_begin(r, "bcast"))) return rc;
+  return end_span(r, a.desc->fn.bcast(r, buf, count, type, root, &a));
+}
+
+int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
+                 tutti_op_t op, int root, const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, root))) return rc;
+  int isroot = tutti_rank(r) == root;
+  if (sbuf == TUTTI_IN_PLACE && !isroot) return TUTTI_EINVAL;
+  if (isroot && rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if ((rc = check_buf(sbuf == TUTTI_IN_PLACE ? rbuf : sbuf, count, type))) return rc;
+  if (isroot && (rc = check_buf(rbuf, count, type))) return rc;
+  if ((rc = tutti_op_check(op, type))) return rc;
+  if ((rc = choose(TUTTI_COLL_REDUCE, algo, r, op, &a))) return rc;
+  if ((rc = tutti_span_begin(r, "reduce"))) return rc;
+  return end_span(r, a.desc->fn.reduce(r, sbuf, rbuf, count, type, op, root, &a));
+}
+
+int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                    tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, 0))) return rc;
+  if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if ((rc = check_buf(rbuf, count, type))) return rc;
+  if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
+  if ((rc = tutti_op_check(op, type))) return rc;
+  if ((rc = choose(TUTTI_COLL_ALLREDUCE, algo, r, op, &a))) return rc;
+  if ((rc = tutti_span_begin(r, "allreduce"))) return rc;
+  return end_span(r, a.desc->fn.allreduce(r, sbuf, rbuf, count, type, op, &a));
+}
+
+/* The root's side of gather (receive) and scatter (send): P blocks of
+ * count elements, and the block size matching the other side's, unless
+ * the other side is in place. */
+static int check_blocks(const tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
+                        int other_in_place, long ocount, tutti_datatype_t otype) {
+  int rc;
+  size_t P = (size_t)tutti_size(r), esz = tutti_type_size(type);
+  if (buf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if ((rc = check_buf(buf, count, type))) return rc;
+  if ((size_t)count > (size_t)INT64_MAX / esz / P) return TUTTI_ECOUNT;
+  if (!other_in_place && (size_t)count * esz != (size_t)ocount * tutti_type_size(otype))
+    return TUTTI_EINVAL; /* MPI: the two sides' type signatures must match */
+  return 0;
+}
+
+int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, void *rbuf,
+                 long rcount, tutti_datatype_t rtype, int root, const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, root))) return rc;
+  int isroot = tutti_rank(r) == root, in_place = sbuf == TUTTI_IN_PLACE;
+  if (in_place && !isroot) return TUTTI_EINVAL;
+  if (!in_place && (rc = check_buf(sbuf, scount, stype))) return rc;
+  if (isroot && (rc = check_blocks(r, rbuf, rcount, rtype, in_place, scount, stype))) return rc;
+  if ((rc = choose(TUTTI_COLL_GATHER, algo, r, NULL, &a))) return rc;
+  if ((rc = tutti_span_begin(r, "gather"))) return rc;
+  return end_span(r, a.desc->fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &a));
+}
+
+int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                  void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                  const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, root))) return rc;
+  int isroot = tutti_rank(r) == root, in_place = rbuf == TUTTI_IN_PLACE;
+  if (in_place && !isroot) return TUTTI_EINVAL;
+  if (!in_place && (rc = check_buf(rbuf, rcount, rtype))) return rc;
+  if (isroot && (rc = check_blocks(r, sbuf, scount, stype, in_place, rcount, rtype))) return rc;
+  if ((rc = choose(TUTTI_COLL_SCATTER, algo, r, NULL, &a))) return rc;
+  if ((rc = tutti_span_begin(r, "scatter"))) return rc;
+  return end_span(r, a.desc->fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &a));
+}
+
+int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, 0))) return rc;
+  if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, &a))) return rc;
+  if ((rc = tutti_span_begin(r, "barrier"))) return rc;
+  return end_span(r, a.desc->fn.barrier(r, &a));
+}

@@ -1,0 +1,500 @@
+/*
+ * registry.c -- THE list of every algorithm (coll.h): collective, name,
+ * function, parameters with defaults and ranges, restrictions, summary,
+ * source and Hockney cost. The CLI, the tests and the help enumerate it
+ * with tutti_algo_desc_at(); adding an algorithm is adding one entry here.
+ *
+ * Selection: an explicit name, else the collective's environment variable
+ * (TUTTI_BCAST=lambda-tree:lambda=0.7), else the collective's default (the
+ * `defaults` list below). A name matches
+ * exactly, or as an unambiguous leading part ending at a '-' of a
+ * registered name: "lambda" is "lambda-tree", "postal" "postal-optimal".
+ *
+ * Parameter values: REAL and INT as C numbers, SIZE as tutti_parse_size
+ * ("8KiB"), and "auto" where the parameter allows it (the algorithm then
+ * chooses per run, from the model: value NAN, bit set in is_auto). Ranges
+ * are inclusive; lambda's upper bound is the double just below 1 and is
+ * shown as "[0.5, 1)".
+ *
+ * Everything here is a pure lookup on constant data: any thread, any time.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "tutti/tutti.h"
+
+/* ------------------------------------------------------------ parameters */
+
+#define LAMBDA_MAX 0x1.fffffffffffffp-1 /* the largest double below 1: lambda in [0.5, 1) */
+
+#define P_LAMBDA                                                                                   \
+  {"lambda", TUTTI_PARAM_REAL, TUTTI_TREE_DEFAULT_LAMBDA, 0.5, LAMBDA_MAX, TUTTI_PARAM_AUTO_OK,    \
+   "share of its set a source keeps: 0.5 is binomial-like, toward 1 flat; auto: "                 \
+   "fitted to the model's latency (0.6 suits postal L = 2)"}
+#define P_L                                                                                        \
+  {"L", TUTTI_PARAM_INT, NAN, 1, 4096, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,             \
+   "postal latency in send times the tree is optimal for; auto: the model's L(m)/S(m)"}
+#define P_SEGMENT                                                                                  \
+  {"segment", TUTTI_PARAM_SIZE, 0, 0, INFINITY, 0,                                                 \
+   "pipeline the message in segments of this many bytes (whole elements); 0: one message"}
+
+
+#define SRC_BI "M. Bernaschi, G. Iannello, \"Efficient collective communication operations in PVMe\", 1995, sec. 3"
+#define SRC_BK "A. Bar-Noy, S. Kipnis, \"Designing broadcasting algorithms in the postal model\", SPAA 1992"
+#define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
+
+static const tutti_algo_desc_t table[] = {
+    /* bcast (bcast_tree.c) */
+    {TUTTI_COLL_BCAST, "flat", .fn.bcast = tutti__bcast_flat, 0, {{0}}, 0,
+     "the root sends to every other rank in turn", "PVM 3.3 (the baseline of " SRC_BI ")",
+     "(P-1)(alpha + beta m)"},
+    {TUTTI_COLL_BCAST, "binary", .fn.bcast = tutti__bcast_binary, 1, {P_SEGMENT}, 0,
+     "heap-ordered binary tree, optionally pipelined in segments", "Open MPI coll/base (bintree)",
+     "<= 2 floor(log2 P)(alpha + beta m)"},
+    {TUTTI_COLL_BCAST, "binomial", .fn.bcast = tutti__bcast_binomial, 1, {P_SEGMENT}, 0,
+     "binomial tree, farthest child first, optionally pipelined", SRC_MPICH,
+     "ceil(log2 P)(alpha + beta m)"},
+    {TUTTI_COLL_BCAST, "lambda-tree", .fn.bcast = tutti__bcast_lambda, 2, {P_LAMBDA, P_SEGMENT}, 0,
+     "the source keeps a share lambda of its set and hands the rest to one leader", SRC_BI,
+     "T_1(P)(alpha + beta m); ceil(log2 P) at lambda = 0.5"},
+    {TUTTI_COLL_BCAST, "postal-optimal", .fn.bcast = tutti__bcast_postal, 2, {P_L, P_SEGMENT}, 0,
+     "the optimal tree of the postal model of latency L (f_L(P) steps)", SRC_BK,
+     "T_1(P)(alpha + beta m); ceil(log2 P) for L = 1"},
+
+    /* reduce (reduce_tree.c) */
+    {TUTTI_COLL_REDUCE, "flat", .fn.reduce = tutti__reduce_flat, 0, {{0}}, 0,
+     "every rank sends to the root, which combines in rank order",
+     "PVM 3.3 (the baseline of " SRC_BI ")", "(P-1)(alpha + beta m + gamma m)"},
+    {TUTTI_COLL_REDUCE, "binary", .fn.reduce = tutti__reduce_binary, 1, {P_SEGMENT},
+     TUTTI_ALGO_COMMUTATIVE, "heap-ordered binary tree (subtrees are not rank ranges)",
+     "Open MPI coll/base (bintree)", "<= 2 floor(log2 P)(alpha + beta m + gamma m)"},
+    {TUTTI_COLL_REDUCE, "binomial", .fn.reduce = tutti__reduce_binomial, 1, {P_SEGMENT}, 0,
+     "binomial tree, children combined in rank order", SRC_MPICH,
+     "ceil(log2 P)(alpha + beta m + gamma m)"},
+    {TUTTI_COLL_REDUCE, "lambda-tree", .fn.reduce = tutti__reduce_lambda, 2,
+     {P_LAMBDA, P_SEGMENT}, 0,
+     "the lambda-tree broadcast reversed: receive from children, reduce, send to parent", SRC_BI,
+     "T_1(P)(alpha + beta m + gamma m); ceil(log2 P) at lambda = 0.5"},
+    {TUTTI_COLL_REDUCE, "postal-optimal", .fn.reduce = tutti__reduce_postal, 2, {P_L, P_SEGMENT},
+     0, "the postal-optimal broadcast tree reversed", SRC_BK,
+     "T_1(P)(alpha + beta m + gamma m)"},
+
+    /* gather (gather_tree.c) */
+    {TUTTI_COLL_GATHER, "flat", .fn.gather = tutti__gather_flat, 0, {{0}}, 0,
+     "every rank sends its block to the root", "PVM 3.3 (the baseline of " SRC_BI ")",
+     "(P-1)(alpha + beta b)"},
+    {TUTTI_COLL_GATHER, "binomial", .fn.gather = tutti__gather_binomial, 0, {{0}}, 0,
+     "binomial tree; each rank forwards its subtree's blocks in one message", SRC_MPICH,
+     "ceil(log2 P) alpha + (P-1) beta b"},
+    {TUTTI_COLL_GATHER, "lambda-tree", .fn.gather = tutti__gather_lambda, 1, {P_LAMBDA}, 0,
+     "lambda-tree; each rank forwards its subtree's blocks in one message", SRC_BI,
+     "T_1(P) alpha + ~(P-1) beta b"},
+
+    /* scatter (scatter_tree.c) */
+    {TUTTI_COLL_SCATTER, "flat", .fn.scatter = tutti__scatter_flat, 0, {{0}}, 0,
+     "the root sends every rank its block", "PVM 3.3 (the baseline of " SRC_BI ")",
+     "(P-1)(alpha + beta b)"},
+    {TUTTI_COLL_SCATTER, "binomial", .fn.scatter = tutti__scatter_binomial, 0, {{0}}, 0,
+     "binomial tree; each rank gets its subtree's blocks in one message", SRC_MPICH,
+     "ceil(log2 P) alpha + (P-1) beta b"},
+    {TUTTI_COLL_SCATTER, "lambda-tree", .fn.scatter = tutti__scatter_lambda, 1, {P_LAMBDA}, 0,
+     "lambda-tree; each rank gets its subtree's blocks in one message", SRC_BI,
+     "T_1(P) alpha + ~(P-1) beta b"},
+
+    /* allreduce (allreduce_tree.c) */
+    {TUTTI_COLL_ALLREDUCE, "reduce-bcast", .fn.allreduce = tutti__allreduce_reduce_bcast, 1,
+     {P_SEGMENT}, 0, "binomial reduce to rank 0, then binomial broadcast",
+     "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",
+     "2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m"},
+
+    /* barrier (barrier_tree.c) */
+    {TUTTI_COLL_BARRIER, "lambda-tree", .fn.barrier = tutti__barrier_lambda, 1, {P_LAMBDA},
+     0, "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,
+     "2 T_1(P) alpha"},
+};
+#define NALGOS ((int)(sizeof table / sizeof *table))
+
+/* Each collective's default: the classic binomial tree where there is one
+ * (optimal under Hockney, where latency and sending cost are equal). */
+static const char *const defaults[TUTTI_COLL_N] = {
+    [TUTTI_COLL_BCAST] = "binomial",          [TUTTI_COLL_REDUCE] = "binomial",
+    [TUTTI_COLL_ALLREDUCE] = "reduce-bcast", [TUTTI_COLL_GATHER] = "binomial",
+    [TUTTI_COLL_SCATTER] = "binomial",        [TUTTI_COLL_BARRIER] = "lambda-tree",
+};
+
+/* ------------------------------------------------------------ collectives */
+
+static const struct {
+  const char *name, *env;
+} colls[TUTTI_COLL_N] = {
+#define X(e, name, env) {name, env},
+    TUTTI_COLL_MAP(X)
+#undef X
+};
+
+const char *tutti_coll_name(int coll) {
+  return coll >= 0 && coll < TUTTI_COLL_N ? colls[coll].name : "invalid";
+}
+
+int tutti_coll_find(const char *name, int *coll) {
+  if (!name || !coll) return TUTTI_EINVAL;
+  for (int i = 0; i < TUTTI_COLL_N; i++)
+    if (!strcmp(name, colls[i].name)) return *coll = i, 0;
+  return TUTTI_ENOTFOUND;
+}
+
+/* ----------------------------------------------------------------- lookup */
+
+const tutti_algo_desc_t *tutti_algo_desc_at(int i) { return i >= 0 && i < NALGOS ? &table[i] : NULL; }
+
+const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name) {
+  if (!name) return NULL;
+  for (int i = 0; i < NALGOS; i++)
+    if (table[i].coll == coll && !strcmp(table[i].name, name)) return tutti_algo_desc_at(i);
+  return NULL;
+}
+
+const tutti_algo_desc_t *tutti_algo_desc_default(int coll) {
+  if (coll < 0 || coll >= TUTTI_COLL_N) return NULL;
+  const tutti_algo_desc_t *d = defaults[coll] ? tutti_algo_desc_find(coll, defaults[coll]) : NULL;
+  for (int i = 0; !d && i < NALGOS; i++) /* no default named: the collective's first */
+    if (table[i].coll == coll) d = &table[i];
+  return d;
+}
+
+static int desc_index(const tutti_algo_desc_t *d) {
+  for (int i = 0; i < NALGOS; i++)
+    if (d == &table[i]) return i;
+  return -1;
+}
+
+/* Exact name, else the one name that starts with `name` followed by '-'. */
+static const tutti_algo_desc_t *find_name(int coll, const char *name, size_t len) {
+  const tutti_algo_desc_t *hit = NULL;
+  int nhits = 0;
+  for (int i = 0; i < NALGOS; i++) {
+    if (table[i].coll != coll || strncmp(table[i].name, name, len)) continue;
+    if (table[i].name[len] == '\0') return tutti_algo_desc_at(i);
+    if (table[i].name[len] == '-') hit = tutti_algo_desc_at(i), nhits++;
+  }
+  return nhits == 1 ? hit : NULL;
+}
+
+/* ----------------------------------------------------------------- errors */
+
+static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* The shortest decimal that reads back to x (1e-06, 0.6, 4096). */
+static void fmt_num(double x, char *buf, size_t n) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) return;
+  }
+}
+
+/* "[0.5, 1)": an upper bound that is the double just below a short
+ * number is shown as that number, open. */
+static void fmt_range(const tutti_param_desc_t *p, char *buf, size_t n) {
+  char lo[32], hi[32], up[32];
+  fmt_num(p->min, lo, sizeof lo);
+  if (isinf(p->max)) {
+    snprintf(buf, n, ">= %s", lo);
+    return;
+  }
+  fmt_num(p->max, hi, sizeof hi);
+  fmt_num(nextafter(p->max, INFINITY), up, sizeof up);
+  if (strlen(hi) > 12 && strlen(up) <= 6)
+    snprintf(buf, n, "in [%s, %s)", lo, up);
+  else
+    snprintf(buf, n, "in [%s, %s]", lo, hi);
+}
+
+/* "a number in [0.5, 1) or auto" */
+static void fmt_accepted(const tutti_param_desc_t *p, char *buf, size_t n) {
+  char range[80];
+  fmt_range(p, range, sizeof range);
+  const char *what = p->type == TUTTI_PARAM_REAL  ? "a number"
+                     : p->type == TUTTI_PARAM_INT ? "an integer"
+                                                  : "a size in bytes (e.g. 8KiB)";
+  snprintf(buf, n, "%s %s%s", what, range, p->flags & TUTTI_PARAM_AUTO_OK ? " or auto" : "");
+}
+
+static void list_names(int coll, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < NALGOS && used < n; i++) {
+    if (table[i].coll != coll) continue;
+    int k = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", table[i].name);
+    if (k < 0) break;
+    used += (size_t)k;
+  }
+}
+
+static void list_params(const tutti_algo_desc_t *d, char *buf, size_t n) {
+  size_t used = 0;
+  if (d->nparams == 0) {
+    snprintf(buf, n, "none (%s takes no parameters)", d->name);
+    return;
+  }
+  buf[0] = '\0';
+  for (int i = 0; i < d->nparams && used < n; i++) {
+    int k = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", d->params[i].name);
+    if (k < 0) break;
+    used += (size_t)k;
+  }
+}
+
+/* -------------------------------------------------------------- selection */
+
+static int param_find(const tutti_algo_desc_t *d, const char *key, size_t len) {
+  for (int i = 0; i < d->nparams; i++)
+    if (strlen(d->params[i].name) == len && !strncmp(d->params[i].name, key, len)) return i;
+  return -1;
+}
+
+/* Parse one value: 0, or TUTTI_EINVAL with the message. */
+static int parse_value(const char *who, const tutti_param_desc_t *p, const char *v,
+                       tutti_algo_t *a, int i, char *err, size_t errlen) {
+  char acc[160];
+  fmt_accepted(p, acc, sizeof acc);
+  if (!strcmp(v, "auto")) {
+    if (!(p->flags & TUTTI_PARAM_AUTO_OK)) {
+      errf(err, errlen, "%s: parameter '%s' does not take auto; accepted: %s", who, p->name, acc);
+      return TUTTI_EINVAL;
+    }
+    a->value[i] = NAN;
+    a->is_auto |= 1u << i;
+    return 0;
+  }
+  double x;
+  char *end = NULL;
+  errno = 0;
+  if (p->type == TUTTI_PARAM_SIZE) {
+    size_t sz;
+    if (tutti_parse_size(v, &sz, NULL, 0)) goto bad;
+    x = (double)sz;
+  } else if (p->type == TUTTI_PARAM_INT) {
+    long long k = strtoll(v, &end, 10);
+    if (end == v || *end || errno) goto bad;
+    x = (double)k;
+  } else {
+    x = strtod(v, &end);
+    if (end == v || *end || !isfinite(x)) goto bad;
+  }
+  if (!(x >= p->min && x <= p->max)) {
+    errf(err, errlen, "%s: parameter '%s': '%s' is out of range; accepted: %s", who, p->name, v, acc);
+    return TUTTI_EINVAL;
+  }
+  a->value[i] = x;
+  a->is_auto &= ~(1u << i);
+  return 0;
+bad:
+  errf(err, errlen, "%s: parameter '%s': '%s' is not valid; accepted: %s", who, p->name, v, acc);
+  return TUTTI_EINVAL;
+}
+
+/* Apply "k=v,k=v" (spaces around keys and values are ignored). `seen`
+ * catches a key given twice, also across the name's list and params. */
+static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsigned *seen,
+                        char *err, size_t errlen) {
+  const tutti_algo_desc_t *d = a->desc;
+  char item[256], names[160];
+  for (const char *s = list; s && *s;) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    if (len >= sizeof item) {
+      errf(err, errlen, "%s: parameter list item too long: '%.40s...'", who, s);
+      return TUTTI_EINVAL;
+    }
+    memcpy(item, s, len);
+    item[len] = '\0';
+    s = comma ? comma + 1 : s + len;
+    char *k = item, *eq = strchr(item, '=');
+    while (*k == ' ') k++;
+    if (!*k && !comma) break; /* a trailing comma or an empty list */
+    list_params(d, names, sizeof names);
+    if (!eq) {
+      errf(err, errlen, "%s: '%s' is not key=value; accepted keys: %s", who, k, names);
+      return TUTTI_EINVAL;
+    }
+    char *ke = eq, *v = eq + 1;
+    while (ke > k && ke[-1] == ' ') ke--;
+    while (*v == ' ') v++;
+    for (char *ve = v + strlen(v); ve > v && ve[-1] == ' ';) *--ve = '\0';
+    int i = param_find(d, k, (size_t)(ke - k));
+    if (i < 0) {
+      errf(err, errlen, "%s: unknown parameter '%.*s'; accepted: %s", who, (int)(ke - k), k, names);
+      return TUTTI_EINVAL;
+    }
+    if (*seen >> i & 1u) {
+      errf(err, errlen, "%s: parameter '%s' given twice", who, d->params[i].name);
+      return TUTTI_EINVAL;
+    }
+    *seen |= 1u << i;
+    int rc = parse_value(who, &d->params[i], v, a, i, err, errlen);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out,
+                      char *err, size_t errlen) {
+  if (!out) {
+    errf(err, errlen, "no output algorithm given");
+    return TUTTI_EINVAL;
+  }
+  if (coll < 0 || coll >= TUTTI_COLL_N) {
+    char all[128] = "";
+    for (int i = 0; i < TUTTI_COLL_N; i++)
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "", colls[i].name);
+    errf(err, errlen, "unknown collective %d; accepted: %s", coll, all);
+    return TUTTI_ENOTFOUND;
+  }
+  const char *from = NULL; /* the environment variable the name came from */
+  if (!name || !*name) {
+    const char *env = getenv(colls[coll].env);
+    if (env && *env) name = env, from = colls[coll].env;
+  }
+  tutti_algo_t a = {0};
+  const char *nparams = NULL;
+  char who[160];
+  if (!name || !*name) {
+    a.desc = tutti_algo_desc_default(coll);
+    if (!a.desc) {
+      errf(err, errlen, "no %s algorithm is registered", colls[coll].name);
+      return TUTTI_ENOTFOUND;
+    }
+  } else {
+    const char *colon = strchr(name, ':');
+    size_t len = colon ? (size_t)(colon - name) : strlen(name);
+    nparams = colon ? colon + 1 : NULL;
+    a.desc = find_name(coll, name, len);
+    if (!a.desc) {
+      char names[256];
+      list_names(coll, names, sizeof names);
+      if (from)
+        errf(err, errlen, "%s='%s': unknown %s algorithm '%.*s'; accepted: %s", from, name,
+             colls[coll].name, (int)len, name, names);
+      else
+        errf(err, errlen, "unknown %s algorithm '%.*s'; accepted: %s", colls[coll].name, (int)len,
+             name, names);
+      return TUTTI_ENOTFOUND;
+    }
+  }
+  if (from)
+    snprintf(who, sizeof who, "%s='%s': %s '%s'", from, name, colls[coll].name, a.desc->name);
+  else
+    snprintf(who, sizeof who, "%s '%s'", colls[coll].name, a.desc->name);
+  for (int i = 0; i < a.desc->nparams; i++) {
+    const tutti_param_desc_t *p = &a.desc->params[i];
+    a.value[i] = p->def;
+    if (p->flags & TUTTI_PARAM_AUTO_DEFAULT) a.value[i] = NAN, a.is_auto |= 1u << i;
+  }
+  unsigned seen = 0;
+  int rc = apply_params(who, nparams, &a, &seen, err, errlen);
+  if (!rc) rc = apply_params(who, params, &a, &seen, err, errlen);
+  if (rc) return rc;
+  *out = a;
+  if (err && errlen) err[0] = '\0';
+  return 0;
+}
+
+double tutti_algo_param(const tutti_algo_t *a, const char *name) {
+  if (!a || !a->desc || !name) return NAN;
+  int i = param_find(a->desc, name, strlen(name));
+  if (i < 0 || (a->is_auto >> i & 1u)) return NAN;
+  return a->value[i];
+}
+
+/* An algorithm value as the registry would have made it: a registered
+ * desc, every value in range or auto where allowed. */
+static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
+  if (!a || !a->desc || desc_index(a->desc) < 0) {
+    errf(err, errlen, "not an algorithm of the registry (use tutti_algo_select)");
+    return TUTTI_EINVAL;
+  }
+  const tutti_algo_desc_t *d = a->desc;
+  for (int i = 0; i < d->nparams; i++) {
+    const tutti_param_desc_t *p = &d->params[i];
+    int ok = a->is_auto >> i & 1u ? (p->flags & TUTTI_PARAM_AUTO_OK) != 0
+                                  : a->value[i] >= p->min && a->value[i] <= p->max;
+    if (!ok) {
+      char acc[160];
+      fmt_accepted(p, acc, sizeof acc);
+      errf(err, errlen, "%s '%s': parameter '%s' has an invalid value; accepted: %s",
+           tutti_coll_name(d->coll), d->name, p->name, acc);
+      return TUTTI_EINVAL;
+    }
+  }
+  return 0;
+}
+
+int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen) {
+  int rc = algo_valid(a, err, errlen);
+  if (rc) return rc;
+  const tutti_algo_desc_t *d = a->desc;
+  if (nranks < 1) {
+    errf(err, errlen, "%d ranks: a world has at least one", nranks);
+    return TUTTI_EINVAL;
+  }
+  if ((d->restrictions & TUTTI_ALGO_POW2) && (nranks & (nranks - 1))) {
+    errf(err, errlen, "%s '%s' needs a power-of-two number of ranks, not %d",
+         tutti_coll_name(d->coll), d->name, nranks);
+    return TUTTI_ENOTSUP;
+  }
+  if (op && (d->restrictions & TUTTI_ALGO_COMMUTATIVE)) {
+    int c = tutti_op_commutative(op);
+    if (c < 0) {
+      errf(err, errlen, "invalid reduction op");
+      return TUTTI_EOP;
+    }
+    if (!c) {
+      errf(err, errlen, "%s '%s' needs a commutative op; '%s' is not (choose another algorithm)",
+           tutti_coll_name(d->coll), d->name, tutti_op_name(op));
+      return TUTTI_ENOTSUP;
+    }
+  }
+  if (err && errlen) err[0] = '\0';
+  return 0;
+}
+
+/* Sizes in the largest binary unit that divides them: 8KiB, 1000. */
+static void fmt_size(double x, char *buf, size_t n) {
+  static const char *const units[] = {"", "KiB", "MiB", "GiB", "TiB"};
+  uint64_t v = (uint64_t)x;
+  int u = 0;
+  while (u < 4 && v && v % 1024 == 0) v /= 1024, u++;
+  snprintf(buf, n, "%llu%s", (unsigned long long)v, units[u]);
+}
+
+int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n) {
+  if (!buf || !n) return TUTTI_EINVAL;
+  buf[0] = '\0';
+  if (!a || !a->desc) return TUTTI_EINVAL;
+  const tutti_algo_desc_t *d = a->desc;
+  size_t used = (size_t)snprintf(buf, n, "%s", d->name);
+  for (int i = 0; i < d->nparams && used < n; i++) {
+    char v[48];
+    if (a->is_auto >> i & 1u)
+      snprintf(v, sizeof v, "auto");
+    else if (d->params[i].type == TUTTI_PARAM_SIZE)
+      fmt_size(a->value[i], v, sizeof v);
+    else
+      fmt_num(a->value[i], v, sizeof v);
+    used += (size_t)snprintf(buf + used, n - used, "%c%s=%s", i ? ',' : ':', d->params[i].name, v);
+  }
+  return used < n ? 0 : TUTTI_EINVAL; /* TUTTI_EINVAL: truncated */
+}
