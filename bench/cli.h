@@ -1,0 +1,176 @@
+/*
+ * cli.h -- the pieces of the `tutti` command's collective commands
+ * (shared/CLI.md): option parsing (cli_opts.c), running and verifying one
+ * collective (cli_run.c, verify.c), listing the registry, trees and
+ * profiles (cli_list.c) and the suite (cli_suite.c).
+ *
+ * Every command function takes the arguments after its name and returns
+ * the exit status of CLI.md: CLI_OK, CLI_EVERIFY (a result failed
+ * verification), CLI_EUSAGE (bad usage or input), CLI_ERUNTIME (deadlock,
+ * a rank's error); anything but CLI_OK has printed one line on stderr,
+ * "tutti CMD: what is wrong; accepted: what would be".
+ *
+ * Threads: everything here runs on the command's main thread, except the
+ * rank function inside cli_exec and the verify_* checks it calls, which
+ * read shared state that nobody writes while the world runs.
+ */
+#ifndef TUTTI_CLI_H
+#define TUTTI_CLI_H
+
+#include <stdio.h>
+
+#include "tutti/tutti.h"
+
+enum cli_status { CLI_OK = 0, CLI_EVERIFY = 1, CLI_EUSAGE = 2, CLI_ERUNTIME = 3 };
+
+/* The commands. */
+int tutti_cli_list(int argc, char **argv);
+int tutti_cli_run(int argc, char **argv);
+int tutti_cli_tree(int argc, char **argv);
+int tutti_cli_profiles(int argc, char **argv);
+int tutti_cli_suite(int argc, char **argv);
+
+/* ------------------------------------------------------------ options */
+
+/* X(ENUM, short or 0, "long", "METAVAR" or NULL for a flag, "help") -- one
+ * list feeds the parser, the error texts and every --help. */
+#define CLI_OPTION_MAP(X)                                                                          \
+  X(RANKS, 'n', "ranks", "N", "number of ranks, >= 1 (default 16)")                                \
+  X(BYTES, 'm', "bytes", "SIZE", "bytes per rank: 8, 1000B, 64KiB, 1MiB (default 8)")              \
+  X(ROOT, 0, "root", "R", "root rank, 0..N-1 (default 0)")                                         \
+  X(MODEL, 0, "model", "SPEC",                                                                     \
+    "hockney:alpha=1us,beta=1ns | postal:L=2 | logp:L=5us,o=1us,g=2us | loggp:L=,o=,g=,G= | none") \
+  X(PROFILE, 0, "profile", "NAME|FILE",                                                            \
+    "a built-in profile (tutti profiles) or an INI file; default teaching-hockney")                \
+  X(TOPOLOGY, 0, "topology", "SPEC|FILE", "network topology (not available in this build yet)")    \
+  X(MAPPING, 0, "mapping", "M", "rank-to-leaf mapping (not available in this build yet)")          \
+  X(PARAM, 0, "param", "K=V", "an algorithm parameter, repeatable: lambda=0.6, segment=8KiB")      \
+  X(OP, 0, "op", "OP",                                                                             \
+    "reduction op: sum prod min max band bor bxor land lor matmul2 (default sum)")                 \
+  X(DTYPE, 0, "dtype", "T",                                                                        \
+    "byte | int32 | int64 | float | double (default: int32 for reductions, else byte)")            \
+  X(ITERS, 0, "iters", "K", "consecutive calls, >= 1 (default 1)")                                 \
+  X(ROTATE, 0, "rotate-root", NULL, "call k uses root (R + k) mod N")                              \
+  X(JSON, 0, "json", NULL, "print one JSON object instead of the table")                           \
+  X(TRACE, 0, "trace", "FILE", "write a Chrome trace-event JSON of every message (Perfetto)")      \
+  X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \
+  X(DOT, 0, "dot", NULL, "print a Graphviz digraph instead of the drawing")                        \
+  X(HELP, 'h', "help", NULL, "this text")
+
+enum cli_opt_id {
+#define CLI_X_ID(e, s, l, meta, help) CLI_OPT_##e,
+  CLI_OPTION_MAP(CLI_X_ID)
+#undef CLI_X_ID
+      CLI_NOPTS
+};
+#define CLI_O(e) (1u << CLI_OPT_##e)
+
+#define CLI_MAX_POS 4
+
+/* What the parser found; every field keeps its default unless given. */
+struct cli_opts {
+  unsigned given; /* CLI_O(...) bits of the options seen */
+  int nranks;     /* 16 */
+  size_t bytes;   /* 8 */
+  int root;       /* 0 */
+  const char *model, *profile, *op, *dtype, *trace;
+  char params[1024]; /* every --param joined: "k=v,k=v" */
+  int iters;         /* 1 */
+  int npos;
+  const char *pos[CLI_MAX_POS];
+};
+
+/* Parse argv for command `cmd`, accepting the options in `accepted` and up
+ * to maxpos positional arguments (options and positionals may mix; "--"
+ * ends the options). Forms: -n 8, -n8, --ranks 8, --ranks=8. Returns 0, or
+ * CLI_EUSAGE after printing the one-line error. --help sets CLI_O(HELP). */
+int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **argv,
+              struct cli_opts *o);
+/* The option lines of a --help text, for the options in `accepted`. */
+void cli_print_options(FILE *f, unsigned accepted);
+/* Print "tutti CMD: <message>\n" on stderr; returns `status`. */
+int cli_fail(int status, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The model of --model or --profile (default teaching-hockney). `label`
+ * gets the profile's name, or "--model" for a spec. Returns 0 or
+ * CLI_EUSAGE after printing the error (a bad spec or file, both options,
+ * a profile with a [topology]). */
+int cli_model(const char *cmd, const struct cli_opts *o, tutti_model_t *m, char *label,
+              size_t labellen);
+/* Collective names for messages: "bcast, reduce, ..." */
+const char *cli_coll_names(void);
+/* Whether collective `coll` takes a root / an op / data. */
+int cli_coll_rooted(int coll);
+int cli_coll_reduces(int coll);
+
+/* ------------------------------------------------------------ JSON */
+
+void cli_json_str(FILE *f, const char *s);
+/* A double as the shortest text that reads back the same; null if not finite. */
+void cli_json_num(FILE *f, double x);
+/* The algorithm's parameters as a JSON object: {"lambda":0.6,"k":"auto"}. */
+void cli_json_params(FILE *f, const tutti_algo_t *a);
+
+/* ------------------------------------------------------------ running one */
+
+struct cli_job {
+  tutti_algo_t algo;
+  int coll;   /* enum tutti_coll */
+  long count; /* elements per rank */
+  tutti_datatype_t type;
+  tutti_op_t op; /* reductions only, else NULL */
+  int root;
+  int iters;
+  int rotate; /* root of call k: (root + k) mod nranks */
+};
+
+struct cli_result {
+  int rc;          /* tutti_world_run's code (0: ran) */
+  char error[512]; /* its error text */
+  int verified;    /* every rank's result matched the sequential reference */
+  char why[256];   /* the first mismatch */
+  int has_report;  /* the run recorded events (modeled, or TUTTI_RECORD) */
+  tutti_report_t report;
+  tutti_stats_t stats;
+};
+
+/* Run job on world w (its size is the number of ranks), verifying each
+ * call against verify.c's reference. Returns 0, or TUTTI_ENOMEM before
+ * running. res->rc says whether the world ran. */
+int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
+
+/* ------------------------------------------------------------ verify.c */
+
+/* A sequential reference: what every rank's buffers must hold, computed
+ * independently of the algorithms (the ops re-implemented, folds in rank
+ * order x0 op x1 op ... op x(P-1)). Inputs are a hash of (rank, element,
+ * call), chosen per op so that every order of evaluation gives the same
+ * bits (small integers for sums, +-1 for float products). */
+struct verify {
+  int coll, nranks, kind; /* kind: verify.c's op, -1 for no op */
+  tutti_datatype_t type;
+  size_t tsize;
+  long count;
+  int nvar;              /* inputs repeat every nvar calls */
+  unsigned char *expect; /* reductions: nvar * count elements, the folds */
+};
+
+int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op, int nranks,
+                long count, int iters);
+void verify_free(struct verify *v);
+/* Elements [first, first + n) of `rank`'s input of call `call`. */
+void verify_input(const struct verify *v, int rank, int call, void *buf, long first, long n);
+/* The bitwise complement of what verify_input (or, for _fold, the fold)
+ * writes: a receive buffer filled with it holds no right element until
+ * the algorithm writes one. */
+void verify_poison(const struct verify *v, int rank, int call, void *buf, long first, long n);
+void verify_poison_fold(const struct verify *v, int call, void *buf);
+/* -1 if buf holds rank's input elements [first, first + n), else the index
+ * (from 0) of the first element that differs. */
+long verify_check_input(const struct verify *v, int rank, int call, const void *buf, long first,
+                        long n);
+/* -1 if buf holds the fold of call `call`'s inputs, else the first bad index. */
+long verify_check_fold(const struct verify *v, int call, const void *buf);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * verify.c -- sequential references for `tutti run` and `tutti suite`:
+ * what every rank's buffers must hold after a collective, computed here
+ * without the algorithms and without the runtime's reduce_local (the
+ * built-in ops are re-implemented from tutti.h's definitions).
+ *
+ * Inputs: element i of rank r's input in call k is a hash of (r, i, k),
+ * shaped per op so that the result does not depend on the order of
+ * evaluation an algorithm picks:
+ *   no op (bcast, gather, scatter)  raw hash bytes
+ *   sum          integers -8..7 (byte: 0..15): float sums stay exact
+ *   prod         odd integers -3..5 (wrapping, as the runtime does);
+ *                float and double: +1 or -1 (products stay exact)
+ *   min, max     integers -1000..1000 (byte: 0..255)
+ *   band / bor   random bits, 3/4 ones / 1/4 ones; bxor random bits
+ *   land / lor   mostly nonzero / mostly zero
+ *   matmul2      random 2x2 matrices mod 251 (int32) or 65521 (int64)
+ * Reductions fold in rank order, x0 op (x1 op (... op x(P-1))), the
+ * only order a non-commutative op (matmul2) allows. Inputs repeat every
+ * nvar = min(iters, 4) calls, so a call that leaves the previous call's
+ * result in place still fails.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum vk { VK_SUM, VK_PROD, VK_MIN, VK_MAX, VK_BAND, VK_BOR, VK_BXOR, VK_LAND, VK_LOR, VK_MATMUL2 };
+enum vt { VT_BYTE, VT_I32, VT_I64, VT_F32, VT_F64, VT_OTHER };
+
+static int vt_of(tutti_datatype_t t) {
+  if (t == TUTTI_BYTE) return VT_BYTE;
+  if (t == TUTTI_INT32) return VT_I32;
+  if (t == TUTTI_INT64) return VT_I64;
+  if (t == TUTTI_FLOAT) return VT_F32;
+  if (t == TUTTI_DOUBLE) return VT_F64;
+  return VT_OTHER;
+}
+
+static int vk_of(tutti_op_t op) {
+  static const struct {
+    const struct tutti_op *op;
+    int kind;
+  } ops[] = {{TUTTI_SUM, VK_SUM},        {TUTTI_PROD, VK_PROD}, {TUTTI_MIN, VK_MIN},
+             {TUTTI_MAX, VK_MAX},        {TUTTI_BAND, VK_BAND}, {TUTTI_BOR, VK_BOR},
+             {TUTTI_BXOR, VK_BXOR},      {TUTTI_LAND, VK_LAND}, {TUTTI_LOR, VK_LOR},
+             {TUTTI_MATMUL2, VK_MATMUL2}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (ops[i].op == op) return ops[i].kind;
+  return -1;
+}
+
+static uint64_t mix(uint64_t x) { /* splitmix64's finalizer */
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static uint64_t hash(int rank, long idx, int call) {
+  return mix(mix((uint64_t)(unsigned)rank * 0x100000001b3ull ^ (uint64_t)call) + (uint64_t)idx);
+}
+
+/* ------------------------------------------------------------ elements */
+
+union elem {
+  uint8_t u8;
+  int32_t i32;
+  int64_t i64;
+  float f32;
+  double f64;
+  unsigned char b[8];
+};
+
+static void store(int vt, int64_t x, union elem *e) {
+  memset(e, 0, sizeof *e);
+  switch (vt) {
+  case VT_BYTE:
+    e->u8 = (uint8_t)x;
+    break;
+  case VT_I32:
+    e->i32 = (int32_t)(uint32_t)x;
+    break;
+  case VT_I64:
+    e->i64 = x;
+    break;
+  case VT_F32:
+    e->f32 = (float)x;
+    break;
+  case VT_F64:
+    e->f64 = (double)x;
+    break;
+  }
+}
+
+/* The typed input value of op kind vk for hash h. */
+static void gen_value(int vk, int vt, uint64_t h, union elem *e) {
+  int fl = vt == VT_F32 || vt == VT_F64;
+  int64_t x = 0;
+  switch (vk) {
+  case VK_SUM:
+    x = (int64_t)(h % 16) - (vt == VT_BYTE ? 0 : 8);
+    break;
+  case VK_PROD:
+    x = fl ? ((h & 1) ? 1 : -1) : 2 * (int64_t)(h % 5) - 3;
+    break;
+  case VK_MIN:
+  case VK_MAX:
+    x = vt == VT_BYTE ? (int64_t)(h % 256) : (int64_t)(h % 2001) - 1000;
+    break;
+  case VK_BAND:
+    x = (int64_t)(h | mix(h));
+    break;
+  case VK_BOR:
+    x = (int64_t)(h & mix(h));
+    break;
+  case VK_BXOR:
+    x = (int64_t)h;
+    break;
+  case VK_LAND:
+    x = h % 32 ? (int64_t)((h >> 8) % 5 + 1) : 0;
+    break;
+  case VK_LOR:
+    x = h % 32 ? 0 : (int64_t)((h >> 8) % 5 + 1);
+    break;
+  case VK_MATMUL2: {
+    unsigned bits = vt == VT_I32 ? 8 : 16;
+    uint64_t p = vt == VT_I32 ? 251 : 65521, m = 0;
+    for (unsigned k = 0; k < 4; k++) m |= (mix(h + k) % p) << (k * bits);
+    x = (int64_t)m;
+    break;
+  }
+  }
+  store(vt, x, e);
+}
+
+/* 2x2 matrices [a0 a1; a2 a3], a0 in the low bits: returns x * y mod p. */
+static uint64_t mat_mul(uint64_t x, uint64_t y, unsigned bits, uint64_t p) {
+  uint64_t a[2][2], b[2][2], c = 0, mask = (1ull << bits) - 1;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      a[i][j] = (x >> ((2 * i + j) * bits) & mask) % p;
+      b[i][j] = (y >> ((2 * i + j) * bits) & mask) % p;
+    }
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      uint64_t s = 0;
+      for (int k = 0; k < 2; k++) s = (s + a[i][k] * b[k][j]) % p;
+      c |= s << ((2 * i + j) * bits);
+    }
+  return c;
+}
+
+/* Integer ops on the unsigned twin (wrapping), as the runtime defines them. */
+#define INT_OP(T, U, a, b, out)                                                                    \
+  do {                                                                                             \
+    T x_ = (a), y_ = (b);                                                                          \
+    switch (vk) {                                                                                  \
+    case VK_SUM:                                                                                   \
+      out = (T)((U)x_ + (U)y_);                                                                    \
+      break;                                                                                       \
+    case VK_PROD:                                                                                  \
+      out = (T)((U)x_ * (U)y_);                                                                    \
+      break;                                                                                       \
+    case VK_MIN:                                                                                   \
+      out = x_ < y_ ? x_ : y_;                                                                     \
+      break;                                                                                       \
+    case VK_MAX:                                                                                   \
+      out = x_ > y_ ? x_ : y_;                                                                     \
+      break;                                                                                       \
+    case VK_BAND:                                                                                  \
+      out = x_ & y_;                                                                               \
+      break;                                                                                       \
+    case VK_BOR:                                                                                   \
+      out = x_ | y_;                                                                               \
+      break;                                                                                       \
+    case VK_BXOR:                                                                                  \
+      out = x_ ^ y_;                                                                               \
+      break;                                                                                       \
+    case VK_LAND:                                                                                  \
+      out = (T)(x_ && y_);                                                                         \
+      break;                                                                                       \
+    case VK_LOR:                                                                                   \
+      out = (T)(x_ || y_);                                                                         \
+      break;                                                                                       \
+    }                                                                                              \
+  } while (0)
+#define FLOAT_OP(a, b, out)                                                                        \
+  do {                                                                                             \
+    switch (vk) {                                                                                  \
+    case VK_SUM:                                                                                   \
+      out = (a) + (b);                                                                             \
+      break;                                                                                       \
+    case VK_PROD:                                                                                  \
+      out = (a) * (b);                                                                             \
+      break;                                                                                       \
+    case VK_MIN:                                                                                   \
+      out = (a) < (b) ? (a) : (b);                                                                 \
+      break;                                                                                       \
+    case VK_MAX:                                                                                   \
+      out = (a) > (b) ? (a) : (b);                                                                 \
+      break;                                                                                       \
+    }                                                                                              \
+  } while (0)
+
+/* inout = in (op) inout, for one element. */
+static void apply(int vk, int vt, const union elem *in, union elem *inout) {
+  if (vk == VK_MATMUL2) {
+    if (vt == VT_I32)
+      inout->i32 = (int32_t)(uint32_t)mat_mul((uint32_t)in->i32, (uint32_t)inout->i32, 8, 251);
+    else
+      inout->i64 = (int64_t)mat_mul((uint64_t)in->i64, (uint64_t)inout->i64, 16, 65521);
+    return;
+  }
+  switch (vt) {
+  case VT_BYTE:
+    INT_OP(uint8_t, unsigned, in->u8, inout->u8, inout->u8);
+    break;
+  case VT_I32:
+    INT_OP(int32_t, uint32_t, in->i32, inout->i32, inout->i32);
+    break;
+  case VT_I64:
+    INT_OP(int64_t, uint64_t, in->i64, inout->i64, inout->i64);
+    break;
+  case VT_F32:
+    FLOAT_OP(in->f32, inout->f32, inout->f32);
+    break;
+  case VT_F64:
+    FLOAT_OP(in->f64, inout->f64, inout->f64);
+    break;
+  }
+}
+
+/* Element idx of rank's input in call `call` (already reduced mod nvar). */
+static void input_elem(const struct verify *v, int rank, long idx, int call, union elem *e) {
+  uint64_t h = hash(rank, idx, call);
+  if (v->kind < 0) {
+    memset(e, 0, sizeof *e);
+    for (size_t j = 0; j < v->tsize && j < sizeof e->b; j++)
+      e->b[j] = (unsigned char)(h >> (8 * j));
+    return;
+  }
+  gen_value(v->kind, vt_of(v->type), h, e);
+}
+
+static int var(const struct verify *v, int call) {
+  return v->nvar > 1 ? call % v->nvar : 0;
+}
+
+/* ------------------------------------------------------------ the API */
+
+int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op, int nranks,
+                long count, int iters) {
+  memset(v, 0, sizeof *v);
+  v->coll = coll, v->type = type, v->nranks = nranks, v->count = count;
+  v->tsize = tutti_type_size(type);
+  v->nvar = iters < 4 ? iters : 4;
+  v->kind = op ? vk_of(op) : -1;
+  if (op && (v->kind < 0 || vt_of(type) == VT_OTHER)) return TUTTI_EOP;
+  if (v->tsize > sizeof(union elem)) return TUTTI_ETYPE;
+  if (!op || count == 0) return 0;
+  v->expect = malloc((size_t)v->nvar * (size_t)count * v->tsize);
+  if (!v->expect) return TUTTI_ENOMEM;
+  int vt = vt_of(type);
+  for (int k = 0; k < v->nvar; k++)
+    for (long i = 0; i < count; i++) {
+      union elem acc, x;
+      input_elem(v, nranks - 1, i, k, &acc);
+      for (int r = nranks - 2; r >= 0; r--) {
+        input_elem(v, r, i, k, &x);
+        apply(v->kind, vt, &x, &acc);
+      }
+      memcpy(v->expect + ((size_t)k * (size_t)count + (size_t)i) * v->tsize, acc.b, v->tsize);
+    }
+  return 0;
+}
+
+void verify_free(struct verify *v) {
+  free(v->expect);
+  v->expect = NULL;
+}
+
+void verify_input(const struct verify *v, int rank, int call, void *buf, long first, long n) {
+  unsigned char *p = buf;
+  for (long i = 0; i < n; i++) {
+    union elem e;
+    input_elem(v, rank, first + i, var(v, call), &e);
+    memcpy(p + (size_t)i * v->tsize, e.b, v->tsize);
+  }
+}
+
+void verify_poison(const struct verify *v, int rank, int call, void *buf, long first, long n) {
+  verify_input(v, rank, call, buf, first, n);
+  unsigned char *p = buf;
+  for (size_t i = 0; i < (size_t)n * v->tsize; i++) p[i] = (unsigned char)~p[i];
+}
+
+void verify_poison_fold(const struct verify *v, int call, void *buf) {
+  if (!v->expect) return;
+  const unsigned char *e = v->expect + (size_t)var(v, call) * (size_t)v->count * v->tsize;
+  unsigned char *p = buf;
+  for (size_t i = 0; i < (size_t)v->count * v->tsize; i++) p[i] = (unsigned char)~e[i];
+}
+
+long verify_check_input(const struct verify *v, int rank, int call, const void *buf, long first,
+                        long n) {
+  const unsigned char *p = buf;
+  for (long i = 0; i < n; i++) {
+    union elem e;
+    input_elem(v, rank, first + i, var(v, call), &e);
+    if (memcmp(p + (size_t)i * v->tsize, e.b, v->tsize)) return i;
+  }
+  return -1;
+}
+
+long verify_check_fold(const struct verify *v, int call, const void *buf) {
+  if (!v->expect) return -1;
+  const unsigned char *e = v->expect + (size_t)var(v, call) * (size_t)v->count * v->tsize;
+  const unsigned char *p = buf;
+  for (long i = 0; i < v->count; i++)
+    if (memcmp(p + (size_t)i * v->tsize, e + (size_t)i * v->tsize, v->tsize)) return i;
+  return -1;
+}
