@@ -1,0 +1,247 @@
+/*
+ * cli_opts.c -- option parsing for the collective commands of `tutti`
+ * (shared/CLI.md): one option table (CLI_OPTION_MAP in cli.h) feeds the
+ * parser, its error texts and every --help; the model of --model or
+ * --profile; names of the collectives for messages.
+ *
+ * Errors are one line on stderr naming the flag and what it accepts:
+ *   tutti run: --ranks: 'x' is not a whole number; accepted: an integer >= 1
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct opt {
+  char shrt;
+  const char *lng, *meta, *help;
+};
+
+static const struct opt opts[CLI_NOPTS] = {
+#define CLI_X_OPT(e, s, l, meta, help) {s, l, meta, help},
+    CLI_OPTION_MAP(CLI_X_OPT)
+#undef CLI_X_OPT
+};
+
+int cli_fail(int status, const char *cmd, const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  /* one line, whatever the message held */
+  for (char *p = msg; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  fprintf(stderr, "tutti %s: %s\n", cmd, msg);
+  return status;
+}
+
+void cli_print_options(FILE *f, unsigned accepted) {
+  for (int i = 0; i < CLI_NOPTS; i++) {
+    if (!(accepted & (1u << i))) continue;
+    char head[64];
+    snprintf(head, sizeof head, "%c%c%s--%s%s%s", opts[i].shrt ? '-' : ' ',
+             opts[i].shrt ? opts[i].shrt : ' ', opts[i].shrt ? ", " : "  ", opts[i].lng,
+             opts[i].meta ? " " : "", opts[i].meta ? opts[i].meta : "");
+    fprintf(f, "  %-26s %s\n", head, opts[i].help);
+  }
+}
+
+/* "-n/--ranks, --root, ..." of the accepted options. */
+static const char *accepted_list(unsigned accepted) {
+  static char buf[1024];
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < CLI_NOPTS && len < sizeof buf; i++) {
+    if (!(accepted & (1u << i))) continue;
+    char one[64];
+    if (opts[i].shrt)
+      snprintf(one, sizeof one, "-%c/--%s", opts[i].shrt, opts[i].lng);
+    else
+      snprintf(one, sizeof one, "--%s", opts[i].lng);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? ", " : "", one);
+  }
+  return buf;
+}
+
+static int parse_int(const char *cmd, const char *flag, const char *v, long lo, long hi,
+                     const char *accepted, int *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (end == v || *end || errno == ERANGE)
+    return cli_fail(CLI_EUSAGE, cmd, "--%s: '%s' is not a whole number; accepted: %s", flag, v,
+                    accepted);
+  if (x < lo || x > hi)
+    return cli_fail(CLI_EUSAGE, cmd, "--%s: %ld is out of range; accepted: %s", flag, x, accepted);
+  *out = (int)x;
+  return 0;
+}
+
+/* Apply option i with value v (NULL for flags). */
+static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
+  char err[512] = "";
+  switch (i) {
+  case CLI_OPT_RANKS:
+    return parse_int(cmd, "ranks", v, 1, INT_MAX, "an integer >= 1", &o->nranks);
+  case CLI_OPT_ROOT:
+    return parse_int(cmd, "root", v, 0, INT_MAX, "an integer from 0 to ranks-1", &o->root);
+  case CLI_OPT_ITERS:
+    return parse_int(cmd, "iters", v, 1, INT_MAX, "an integer >= 1", &o->iters);
+  case CLI_OPT_BYTES:
+    if (tutti_parse_size(v, &o->bytes, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, cmd, "--bytes: %s", err);
+    return 0;
+  case CLI_OPT_PARAM: {
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1])
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--param: '%s' is not K=V; accepted: a parameter of the algorithm "
+                      "(tutti list) and its value, e.g. lambda=0.6",
+                      v);
+    size_t len = strlen(o->params);
+    if (len + strlen(v) + 2 > sizeof o->params)
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--param: too many parameters; accepted: up to %zu characters",
+                      sizeof o->params - 1);
+    snprintf(o->params + len, sizeof o->params - len, "%s%s", len ? "," : "", v);
+    return 0;
+  }
+  case CLI_OPT_MODEL:
+    o->model = v;
+    return 0;
+  case CLI_OPT_PROFILE:
+    o->profile = v;
+    return 0;
+  case CLI_OPT_OP:
+    o->op = v;
+    return 0;
+  case CLI_OPT_DTYPE:
+    o->dtype = v;
+    return 0;
+  case CLI_OPT_TRACE:
+    o->trace = v;
+    return 0;
+  case CLI_OPT_TOPOLOGY:
+  case CLI_OPT_MAPPING:
+    return cli_fail(CLI_EUSAGE, cmd,
+                    "--%s: network topologies are not available in this build yet; accepted: "
+                    "runs without --topology and --mapping",
+                    opts[i].lng);
+  default:
+    return 0; /* flags */
+  }
+}
+
+int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **argv,
+              struct cli_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->nranks = 16, o->bytes = 8, o->root = 0, o->iters = 1;
+  int only_pos = 0;
+  for (int a = 0; a < argc; a++) {
+    const char *arg = argv[a], *val = NULL;
+    int i = -1, attached = 0;
+    if (only_pos || arg[0] != '-' || !arg[1]) {
+      if (o->npos >= maxpos || o->npos >= CLI_MAX_POS)
+        return cli_fail(CLI_EUSAGE, cmd, "unexpected argument '%s'; accepted: see tutti %s --help",
+                        arg, cmd);
+      o->pos[o->npos++] = arg;
+      continue;
+    }
+    if (!strcmp(arg, "--")) {
+      only_pos = 1;
+      continue;
+    }
+    if (arg[1] == '-') {
+      const char *name = arg + 2, *eq = strchr(name, '=');
+      size_t len = eq ? (size_t)(eq - name) : strlen(name);
+      for (int k = 0; k < CLI_NOPTS; k++)
+        if (strlen(opts[k].lng) == len && !strncmp(opts[k].lng, name, len)) i = k;
+      if (eq) val = eq + 1, attached = 1;
+    } else {
+      for (int k = 0; k < CLI_NOPTS; k++)
+        if (opts[k].shrt && opts[k].shrt == arg[1]) i = k;
+      if (arg[2]) val = arg + 2, attached = 1;
+    }
+    if (i < 0 || !(accepted & (1u << i))) {
+      char shown[128];
+      snprintf(shown, sizeof shown, "%s", arg);
+      char *eq = strchr(shown, '=');
+      if (eq && arg[1] == '-') *eq = '\0';
+      return cli_fail(CLI_EUSAGE, cmd, "unknown option '%s'; accepted: %s", shown,
+                      accepted_list(accepted));
+    }
+    o->given |= 1u << i;
+    if (!opts[i].meta) {
+      if (attached)
+        return cli_fail(CLI_EUSAGE, cmd, "--%s takes no value (got '%s'); accepted: --%s alone",
+                        opts[i].lng, val, opts[i].lng);
+      if (i == CLI_OPT_HELP) return 0; /* help wins over anything after it */
+      continue;
+    }
+    if (!attached) {
+      if (a + 1 >= argc)
+        return cli_fail(CLI_EUSAGE, cmd, "--%s: missing value; accepted: --%s %s, %s", opts[i].lng,
+                        opts[i].lng, opts[i].meta, opts[i].help);
+      val = argv[++a];
+    }
+    int rc = apply(cmd, i, val, o);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ models */
+
+int cli_model(const char *cmd, const struct cli_opts *o, tutti_model_t *m, char *label,
+              size_t labellen) {
+  char err[1024] = "";
+  if (o->model && o->profile)
+    return cli_fail(CLI_EUSAGE, cmd,
+                    "--model and --profile: give one of them, not both; accepted: --model SPEC "
+                    "or --profile NAME|FILE (a profile holds a model)");
+  if (o->model) {
+    if (tutti_model_parse(o->model, m, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, cmd, "--model: %s", err);
+    snprintf(label, labellen, "%s", o->model);
+    return 0;
+  }
+  const char *name = o->profile ? o->profile : tutti_profile_builtin(0)->name;
+  tutti_profile_t p;
+  if (tutti_profile_load(name, &p, err, sizeof err))
+    return cli_fail(CLI_EUSAGE, cmd, "--profile: %s", err);
+  if (p.topo_spec[0] || p.topo_file[0] || p.topo_links[0] || p.topo_mapping[0])
+    return cli_fail(CLI_EUSAGE, cmd,
+                    "--profile: '%s' has a [topology] section, and network topologies are not "
+                    "available in this build yet; accepted: a profile without [topology]",
+                    name);
+  *m = p.model;
+  snprintf(label, labellen, "%s", p.name);
+  return 0;
+}
+
+/* ------------------------------------------------------------ collectives */
+
+const char *cli_coll_names(void) {
+  static char buf[256];
+  if (!buf[0]) {
+    size_t len = 0;
+    for (int c = 0; c < TUTTI_COLL_N; c++)
+      len +=
+          (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", c ? ", " : "", tutti_coll_name(c));
+  }
+  return buf;
+}
+
+int cli_coll_rooted(int coll) {
+  return coll == TUTTI_COLL_BCAST || coll == TUTTI_COLL_REDUCE || coll == TUTTI_COLL_GATHER ||
+         coll == TUTTI_COLL_SCATTER;
+}
+
+int cli_coll_reduces(int coll) {
+  return coll == TUTTI_COLL_REDUCE || coll == TUTTI_COLL_ALLREDUCE;
+}
