@@ -1,0 +1,515 @@
+/*
+ * cli_run.c -- `tutti run COLL ALGO [options]`: run one collective on
+ * emulated ranks, check every rank's result against verify.c's sequential
+ * reference on every call, and report modeled time, messages, wall time
+ * and the verdict as a table or as CLI.md's JSON; --trace FILE writes the
+ * Chrome trace, --timeline prints the ASCII timeline.
+ *
+ * cli_exec (one job on one world) is shared with `tutti suite`.
+ *
+ * Exit: 0 verified, 1 a result differs from the reference, 2 bad input
+ * (names the flag and what it accepts; the registry's own text for
+ * algorithms and parameters), 3 the world failed (its error text).
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* ------------------------------------------------------------ JSON */
+
+void cli_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", f);
+    else if (*p == '\t')
+      fputs("\\t", f);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+void cli_json_num(FILE *f, double x) {
+  if (!isfinite(x)) {
+    fputs("null", f);
+    return;
+  }
+  char buf[40];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  fputs(buf, f);
+}
+
+void cli_json_params(FILE *f, const tutti_algo_t *a) {
+  fputc('{', f);
+  for (int i = 0; i < a->desc->nparams; i++) {
+    const tutti_param_desc_t *p = &a->desc->params[i];
+    if (i) fputc(',', f);
+    cli_json_str(f, p->name);
+    fputc(':', f);
+    if (a->is_auto & (1u << i))
+      cli_json_str(f, "auto");
+    else
+      cli_json_num(f, a->value[i]);
+  }
+  fputc('}', f);
+}
+
+/* ------------------------------------------------------------ one job */
+
+struct bad {
+  int call; /* -1: none */
+  long index;
+  int from; /* gather: the block's rank */
+  const char *what;
+};
+
+struct exec {
+  const struct cli_job *job;
+  struct verify v;
+  atomic_long entered; /* barrier: ranks that entered, over all calls */
+  struct bad *bad;     /* one per rank */
+};
+
+static void mark(struct exec *x, int me, int call, long index, int from, const char *what) {
+  if (x->bad[me].call < 0) x->bad[me] = (struct bad){call, index, from, what};
+}
+
+/* Every rank: iters calls, each with fresh inputs and poisoned outputs,
+ * each checked before the next. A rank allocates only its own buffers
+ * (the root's P blocks of gather and scatter only while it is root). */
+static int rank_fn(tutti_rank_t *r, void *arg) {
+  struct exec *x = arg;
+  const struct cli_job *j = x->job;
+  const struct verify *v = &x->v;
+  int me = tutti_rank(r), P = tutti_size(r), rc = 0;
+  long n = j->count, at;
+  size_t blk = (size_t)n * tutti_type_size(j->type);
+  unsigned char *a = malloc(blk ? blk : 1), *b = malloc(blk ? blk : 1), *big = NULL;
+  if (!a || !b) {
+    free(a), free(b);
+    return TUTTI_ENOMEM;
+  }
+  for (int k = 0; k < j->iters && !rc; k++) {
+    int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
+    if ((j->coll == TUTTI_COLL_GATHER || j->coll == TUTTI_COLL_SCATTER) && me == root) {
+      size_t bigsz = blk * (size_t)P;
+      big = malloc(bigsz ? bigsz : 1);
+      if (!big) {
+        rc = TUTTI_ENOMEM;
+        break;
+      }
+    }
+    switch (j->coll) {
+    case TUTTI_COLL_BCAST:
+      if (me == root)
+        verify_input(v, root, k, a, 0, n);
+      else
+        verify_poison(v, root, k, a, 0, n);
+      rc = tutti_bcast(r, a, n, j->type, root, &j->algo);
+      if (!rc && (at = verify_check_input(v, root, k, a, 0, n)) >= 0)
+        mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
+      break;
+    case TUTTI_COLL_REDUCE:
+    case TUTTI_COLL_ALLREDUCE:
+      verify_input(v, me, k, a, 0, n);
+      verify_poison_fold(v, k, b);
+      if (j->coll == TUTTI_COLL_REDUCE)
+        rc = tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
+      else
+        rc = tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
+      if (rc) break;
+      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
+        mark(x, me, k, at, -1, "the send buffer changed");
+      else if ((j->coll == TUTTI_COLL_ALLREDUCE || me == root) &&
+               (at = verify_check_fold(v, k, b)) >= 0)
+        mark(x, me, k, at, -1, "the result");
+      break;
+    case TUTTI_COLL_GATHER:
+      verify_input(v, me, k, a, 0, n);
+      if (big)
+        for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
+      rc = tutti_gather(r, a, n, j->type, big, big ? n : 0, j->type, root, &j->algo);
+      if (rc) break;
+      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
+        mark(x, me, k, at, -1, "the send buffer changed");
+      for (int s = 0; big && s < P; s++)
+        if ((at = verify_check_input(v, s, k, big + (size_t)s * blk, 0, n)) >= 0) {
+          mark(x, me, k, at, s, "the block");
+          break;
+        }
+      break;
+    case TUTTI_COLL_SCATTER:
+      if (big) verify_input(v, root, k, big, 0, n * P);
+      verify_poison(v, root, k, b, (long)me * n, n);
+      rc = tutti_scatter(r, big, big ? n : 0, j->type, b, n, j->type, root, &j->algo);
+      if (rc) break;
+      if ((at = verify_check_input(v, root, k, b, (long)me * n, n)) >= 0)
+        mark(x, me, k, at, -1, "the received block");
+      else if (big && (at = verify_check_input(v, root, k, big, 0, n * P)) >= 0)
+        mark(x, me, k, at, -1, "the root's send buffer changed");
+      break;
+    case TUTTI_COLL_BARRIER:
+      atomic_fetch_add(&x->entered, 1);
+      rc = tutti_barrier(r, &j->algo);
+      if (!rc && atomic_load(&x->entered) < (long)P * (k + 1))
+        mark(x, me, k, -1, -1, "left the barrier before every rank entered it");
+      break;
+    default:
+      rc = TUTTI_EINVAL;
+    }
+    free(big);
+    big = NULL;
+  }
+  free(a), free(b);
+  return rc;
+}
+
+int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res) {
+  memset(res, 0, sizeof *res);
+  int P = tutti_world_size(w);
+  struct exec x = {.job = job};
+  atomic_init(&x.entered, 0);
+  x.bad = malloc(sizeof *x.bad * (size_t)P);
+  if (!x.bad) return TUTTI_ENOMEM;
+  for (int i = 0; i < P; i++) x.bad[i].call = -1;
+  int rc = verify_init(&x.v, job->coll, job->type, cli_coll_reduces(job->coll) ? job->op : NULL, P,
+                       job->count, job->iters);
+  if (rc) {
+    free(x.bad);
+    return rc;
+  }
+  res->rc = tutti_world_run(w, rank_fn, &x);
+  if (res->rc) {
+    const char *e = tutti_world_error(w);
+    snprintf(res->error, sizeof res->error, "%s", e && *e ? e : tutti_strerror(res->rc));
+  }
+  tutti_world_stats(w, &res->stats);
+  res->has_report = !res->rc && tutti_world_report(w, &res->report) == 0;
+  res->verified = !res->rc;
+  for (int i = 0; i < P && res->verified; i++) {
+    const struct bad *b = &x.bad[i];
+    if (b->call < 0) continue;
+    res->verified = 0;
+    char from[48] = "";
+    if (b->from >= 0) snprintf(from, sizeof from, " from rank %d", b->from);
+    if (b->index < 0)
+      snprintf(res->why, sizeof res->why, "rank %d, call %d: %s", i, b->call + 1, b->what);
+    else
+      snprintf(res->why, sizeof res->why,
+               "rank %d, call %d: element %ld of %s%s differs from the sequential reference", i,
+               b->call + 1, b->index, b->what, from);
+  }
+  verify_free(&x.v);
+  free(x.bad);
+  return 0;
+}
+
+/* ------------------------------------------------------------ the command */
+
+#define RUN_OPTS                                                                                   \
+  (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
+   CLI_O(MAPPING) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) | CLI_O(ROTATE) |       \
+   CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) | CLI_O(HELP))
+
+static void run_help(FILE *f) {
+  fprintf(f,
+          "usage: tutti run COLL ALGO [options]\n\n"
+          "Run one collective on emulated ranks under a cost model, check every rank's\n"
+          "result against a sequential reference, and report the modeled time.\n"
+          "COLL is one of: %s; ALGO one of its algorithms (tutti list COLL).\n\n"
+          "options:\n",
+          cli_coll_names());
+  cli_print_options(f, RUN_OPTS);
+  fprintf(f, "\nUnits: sizes B, kB, MB, KiB, MiB, GiB; times s, ms, us, ns, ps; bandwidth\n"
+             "B/s, GB/s, Gbps. --bytes is per rank (gather and scatter move one such block\n"
+             "per rank); with a --dtype of N bytes it must be a multiple of N. --op and --dtype\n"
+             "apply to reduce and allreduce (matmul2, non-commutative, needs int32 or int64);\n"
+             "--root to bcast, reduce, gather and scatter; barrier moves no data.\n"
+             "Exit: 0 verified, 1 verification failed, 2 bad usage or input, 3 runtime\n"
+             "failure (deadlock, a rank's error).\n");
+}
+
+static const char *fmt_mt(const tutti_model_t *m, double t, char *buf, size_t n) {
+  return tutti_format_model_time(m, t, buf, n);
+}
+
+static void print_table(const struct cli_job *j, const struct cli_opts *o, const tutti_model_t *m,
+                        const char *label, const struct cli_result *res, size_t bytes) {
+  char s1[64], s2[64], desc[512] = "", spec[256] = "";
+  tutti_algo_format(&j->algo, spec, sizeof spec);
+  tutti_model_describe(m, desc, sizeof desc);
+  int P = o->nranks;
+  printf("collective    %s\n", tutti_coll_name(j->coll));
+  printf("algorithm     %s\n", spec);
+  printf("ranks         %d\n", P);
+  if (j->coll != TUTTI_COLL_BARRIER)
+    printf("bytes         %s per rank (%ld x %s)\n", tutti_format_bytes(bytes, s1, sizeof s1),
+           j->count, tutti_type_name(j->type));
+  if (j->op) printf("op            %s\n", tutti_op_name(j->op));
+  if (cli_coll_rooted(j->coll))
+    printf("root          %d%s\n", j->root, j->rotate ? " (rotating: call k uses root + k)" : "");
+  if (o->model)
+    printf("model         %s\n", desc);
+  else
+    printf("model         %s  [profile %s]\n", desc, label);
+  if (m->preset == TUTTI_MODEL_NONE || !res->has_report) {
+    printf("modeled time  none (the none model runs at native speed)\n");
+  } else {
+    const tutti_report_t *rep = &res->report;
+    printf("modeled time  %s%s\n", fmt_mt(m, rep->modeled_time, s1, sizeof s1),
+           j->iters > 1 ? " (all calls)" : "");
+    if (j->iters > 1 && rep->ncalls > 0) {
+      /* the table shows the first 32 calls; --json has them all */
+      int shown = rep->ncalls < 32 ? rep->ncalls : 32;
+      printf("per call     ");
+      for (int k = 0; k < shown; k++) {
+        if (k && k % 8 == 0) printf("\n             ");
+        printf(" %s%s", fmt_mt(m, rep->calls[k].time, s1, sizeof s1), k + 1 < shown ? "," : "");
+      }
+      if (shown < rep->ncalls) printf(" ... (%d calls; --json lists all)", rep->ncalls);
+      printf("\n");
+    }
+    int lo = 0, hi = 0;
+    for (int i = 1; i < rep->nranks; i++) {
+      if (rep->rank_last_call[i] < rep->rank_last_call[lo]) lo = i;
+      if (rep->rank_last_call[i] > rep->rank_last_call[hi]) hi = i;
+    }
+    if (rep->rank_last_call[lo] == rep->rank_last_call[hi])
+      printf("ranks done    all at %s\n", fmt_mt(m, rep->rank_last_call[lo], s1, sizeof s1));
+    else
+      printf("ranks done    first: rank %d at %s, last: rank %d at %s\n", lo,
+             fmt_mt(m, rep->rank_last_call[lo], s1, sizeof s1), hi,
+             fmt_mt(m, rep->rank_last_call[hi], s2, sizeof s2));
+  }
+  printf("messages      %llu (%s moved; %llu eager, %llu rendezvous)\n",
+         (unsigned long long)res->stats.messages,
+         tutti_format_bytes((size_t)res->stats.bytes, s1, sizeof s1),
+         (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
+  printf("wall time     %s (thread start to last join, verification included)\n",
+         tutti_format_time(res->stats.wall_time, s1, sizeof s1));
+  printf("verified      %s\n", res->verified ? "yes" : "NO");
+}
+
+static void print_json(const struct cli_job *j, const struct cli_opts *o, const tutti_model_t *m,
+                       const char *label, const struct cli_result *res, size_t bytes) {
+  FILE *f = stdout;
+  char spec[256] = "";
+  tutti_algo_format(&j->algo, spec, sizeof spec);
+  int modeled = m->preset != TUTTI_MODEL_NONE && res->has_report;
+  const tutti_report_t *rep = &res->report;
+  fputs("{\"collective\":", f);
+  cli_json_str(f, tutti_coll_name(j->coll));
+  fputs(",\"algorithm\":", f);
+  cli_json_str(f, j->algo.desc->name);
+  fputs(",\"algorithm_spec\":", f);
+  cli_json_str(f, spec);
+  fputs(",\"params\":", f);
+  cli_json_params(f, &j->algo);
+  fprintf(f, ",\"ranks\":%d,\"bytes\":%zu,\"count\":%ld,\"dtype\":", o->nranks, bytes, j->count);
+  cli_json_str(f, tutti_type_name(j->type));
+  fputs(",\"op\":", f);
+  if (j->op)
+    cli_json_str(f, tutti_op_name(j->op));
+  else
+    fputs("null", f);
+  if (cli_coll_rooted(j->coll))
+    fprintf(f, ",\"root\":%d", j->root);
+  else
+    fputs(",\"root\":null", f);
+  fprintf(f, ",\"rotate_root\":%s,\"iters\":%d,\"profile\":", j->rotate ? "true" : "false",
+          j->iters);
+  if (o->model)
+    fputs("null", f);
+  else
+    cli_json_str(f, label);
+  fputs(",\"model\":", f);
+  tutti_model_json(m, f);
+  fputs(",\"time_unit\":", f);
+  cli_json_str(f, tutti_model_time_unit(m));
+  fputs(",\"modeled_time\":", f);
+  if (modeled)
+    cli_json_num(f, rep->modeled_time);
+  else
+    fputs("null", f);
+  fputs(",\"modeled_times\":", f);
+  if (modeled) {
+    fputc('[', f);
+    if (rep->ncalls > 0)
+      for (int k = 0; k < rep->ncalls; k++) {
+        if (k) fputc(',', f);
+        cli_json_num(f, rep->calls[k].time);
+      }
+    else
+      cli_json_num(f, rep->modeled_time);
+    fputc(']', f);
+  } else
+    fputs("null", f);
+  fputs(",\"per_rank\":", f);
+  if (modeled) {
+    fputc('[', f);
+    for (int i = 0; i < rep->nranks; i++) {
+      if (i) fputc(',', f);
+      cli_json_num(f, rep->rank_last_call[i]);
+    }
+    fputc(']', f);
+  } else
+    fputs("null", f);
+  fprintf(f, ",\"messages\":%llu,\"bytes_moved\":%llu,\"eager\":%llu,\"rendezvous\":%llu",
+          (unsigned long long)res->stats.messages, (unsigned long long)res->stats.bytes,
+          (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
+  fputs(",\"wall_time\":", f);
+  cli_json_num(f, res->stats.wall_time);
+  fprintf(f, ",\"verified\":%s}\n", res->verified ? "true" : "false");
+}
+
+/* Resolve op and dtype for collective `coll`: 0 or CLI_EUSAGE. */
+static int resolve_types(const struct cli_opts *o, int coll, tutti_op_t *op,
+                         tutti_datatype_t *type) {
+  int reduces = cli_coll_reduces(coll);
+  *op = NULL;
+  *type = reduces ? TUTTI_INT32 : TUTTI_BYTE;
+  if (o->op && !reduces)
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--op: %s takes no op; accepted: --op with reduce or allreduce",
+                    tutti_coll_name(coll));
+  if (coll == TUTTI_COLL_BARRIER && (o->given & (CLI_O(BYTES) | CLI_O(DTYPE))))
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--%s: barrier moves no data; accepted: barrier without --bytes and --dtype",
+                    o->given & CLI_O(BYTES) ? "bytes" : "dtype");
+  if (o->dtype && tutti_type_find(o->dtype, type))
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--dtype: unknown datatype '%s'; accepted: byte, int32, int64, float, double",
+                    o->dtype);
+  if (reduces) {
+    if (tutti_op_find(o->op ? o->op : "sum", op))
+      return cli_fail(
+          CLI_EUSAGE, "run",
+          "--op: unknown op '%s'; accepted: sum, prod, min, max, band, bor, bxor, land, "
+          "lor, matmul2",
+          o->op);
+    if (tutti_op_check(*op, *type))
+      return cli_fail(CLI_EUSAGE, "run",
+                      "--op: %s is not defined on %s; accepted: sum, prod, min, max on every type; "
+                      "band, bor, bxor, land, lor on byte, int32, int64; matmul2 on int32, int64",
+                      tutti_op_name(*op), tutti_type_name(*type));
+  }
+  return 0;
+}
+
+int tutti_cli_run(int argc, char **argv) {
+  struct cli_opts o;
+  int st = cli_parse("run", RUN_OPTS, 2, argc, argv, &o);
+  if (st) return st;
+  if (o.given & CLI_O(HELP)) {
+    run_help(stdout);
+    return 0;
+  }
+  if (o.npos < 1)
+    return cli_fail(CLI_EUSAGE, "run",
+                    "missing COLL and ALGO; accepted: tutti run COLL ALGO, COLL one of %s",
+                    cli_coll_names());
+  int coll;
+  if (tutti_coll_find(o.pos[0], &coll))
+    return cli_fail(CLI_EUSAGE, "run", "unknown collective '%s'; accepted: %s", o.pos[0],
+                    cli_coll_names());
+  if (o.npos < 2) {
+    char names[1024] = "";
+    size_t len = 0;
+    const tutti_algo_desc_t *d;
+    for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++)
+      if (d->coll == coll && len < sizeof names)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", d->name);
+    return cli_fail(CLI_EUSAGE, "run", "missing ALGO of %s; accepted: %s", o.pos[0], names);
+  }
+  /* the algorithm and its parameters: the registry's own messages */
+  struct cli_job j = {.coll = coll, .iters = o.iters, .root = o.root};
+  char err[1024] = "";
+  if (tutti_algo_select(coll, o.pos[1], o.params, &j.algo, err, sizeof err))
+    return cli_fail(CLI_EUSAGE, "run", "%s", err);
+  if (!cli_coll_rooted(coll) && (o.given & (CLI_O(ROOT) | CLI_O(ROTATE))))
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--%s: %s has no root; accepted: --root with bcast, reduce, gather, scatter",
+                    o.given & CLI_O(ROOT) ? "root" : "rotate-root", tutti_coll_name(coll));
+  if (o.root >= o.nranks)
+    return cli_fail(CLI_EUSAGE, "run", "--root: %d is out of range for %d ranks; accepted: 0..%d",
+                    o.root, o.nranks, o.nranks - 1);
+  j.rotate = (o.given & CLI_O(ROTATE)) != 0;
+  if ((st = resolve_types(&o, coll, &j.op, &j.type))) return st;
+  size_t bytes = coll == TUTTI_COLL_BARRIER ? 0 : o.bytes, tsize = tutti_type_size(j.type);
+  char s1[64];
+  if (bytes % tsize)
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--bytes: %s is not a whole number of %s elements (%zu B each); accepted: a "
+                    "multiple of %zu B, or another --dtype",
+                    tutti_format_bytes(bytes, s1, sizeof s1), tutti_type_name(j.type), tsize,
+                    tsize);
+  if (bytes / tsize > (size_t)LONG_MAX || bytes > SIZE_MAX / (size_t)o.nranks)
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--bytes: %s per rank is too large for %d ranks; accepted: less",
+                    tutti_format_bytes(bytes, s1, sizeof s1), o.nranks);
+  j.count = (long)(bytes / tsize);
+  if (tutti_algo_check(&j.algo, o.nranks, j.op, err, sizeof err))
+    return cli_fail(CLI_EUSAGE, "run", "%s", err);
+  tutti_model_t model;
+  char label[512];
+  if ((st = cli_model("run", &o, &model, label, sizeof label))) return st;
+  int json = (o.given & CLI_O(JSON)) != 0, timeline = (o.given & CLI_O(TIMELINE)) != 0;
+  if (json && timeline)
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--timeline: not with --json (the timeline is text); accepted: one of them, "
+                    "or --trace FILE with --json");
+  FILE *trace = NULL;
+  if (o.trace && !(trace = fopen(o.trace, "w")))
+    return cli_fail(CLI_EUSAGE, "run", "--trace: cannot write '%s'; accepted: a writable file path",
+                    o.trace);
+
+  tutti_config_t cfg = tutti_config_default(o.nranks);
+  cfg.model = &model;
+  if (trace || timeline) cfg.flags |= TUTTI_RECORD;
+  tutti_world_t *w;
+  int rc = tutti_world_create(&w, &cfg);
+  if (rc) {
+    if (trace) fclose(trace);
+    return cli_fail(CLI_ERUNTIME, "run", "cannot create a world of %d ranks: %s", o.nranks,
+                    tutti_strerror(rc));
+  }
+  struct cli_result res;
+  rc = cli_exec(w, &j, &res);
+  if (rc || res.rc) {
+    tutti_world_destroy(w);
+    if (trace) fclose(trace);
+    return cli_fail(CLI_ERUNTIME, "run", "%s", rc ? tutti_strerror(rc) : res.error);
+  }
+  if (json)
+    print_json(&j, &o, &model, label, &res, bytes);
+  else
+    print_table(&j, &o, &model, label, &res, bytes);
+  st = res.verified ? CLI_OK : CLI_EVERIFY;
+  if (timeline) {
+    printf("\n");
+    if (tutti_world_timeline(w, stdout, 0))
+      st = cli_fail(CLI_ERUNTIME, "run", "--timeline: %s", "printing failed");
+  }
+  if (trace) {
+    int bad = tutti_world_trace(w, trace);
+    if (fclose(trace) || bad)
+      st = cli_fail(CLI_ERUNTIME, "run", "--trace: writing '%s' failed", o.trace);
+  }
+  fflush(stdout);
+  tutti_world_destroy(w);
+  if (st == CLI_EVERIFY) cli_fail(CLI_EVERIFY, "run", "verification failed: %s", res.why);
+  return st;
+}
