@@ -1,0 +1,324 @@
+/*
+ * cli_list.c -- the commands that describe rather than run:
+ *   tutti list [COLL]   every collective and its algorithms, from the
+ *                       registry: parameters (default, range, auto),
+ *                       restrictions, cost, summary and source
+ *   tutti tree ALGO     the tree an algorithm uses (tutti_tree_print)
+ *   tutti profiles      the built-in latency profiles
+ * Nothing here lists algorithm names: the registry does.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *coll_what(int coll) {
+  switch (coll) {
+  case TUTTI_COLL_BCAST:
+    return "the root's buffer to every rank";
+  case TUTTI_COLL_REDUCE:
+    return "combine every rank's buffer with an op, result at the root";
+  case TUTTI_COLL_ALLREDUCE:
+    return "combine every rank's buffer with an op, result at every rank";
+  case TUTTI_COLL_GATHER:
+    return "every rank's block to the root, in rank order";
+  case TUTTI_COLL_SCATTER:
+    return "the root's i-th block to rank i";
+  case TUTTI_COLL_BARRIER:
+    return "no rank leaves before every rank has entered";
+  default:
+    return "";
+  }
+}
+
+/* A parameter value of type `type` for people: 0.6, 16, 8 KiB. */
+static const char *param_value(int type, double x, char *buf, size_t n) {
+  if (isinf(x))
+    snprintf(buf, n, "%s", x > 0 ? "inf" : "-inf");
+  else if (type == TUTTI_PARAM_SIZE && x >= 0)
+    tutti_format_bytes((size_t)x, buf, n);
+  else
+    snprintf(buf, n, "%g", x);
+  return buf;
+}
+
+static const char *param_type(int type) {
+  switch (type) {
+  case TUTTI_PARAM_REAL:
+    return "a number in";
+  case TUTTI_PARAM_INT:
+    return "an integer in";
+  case TUTTI_PARAM_SIZE:
+    return "a size";
+  default:
+    return "?";
+  }
+}
+
+/* "[0.5, 1)", "[1, 4096]", ">= 0 B": an upper bound that is the double
+ * just below a short number is shown as that number, open. */
+static const char *param_range(const tutti_param_desc_t *p, char *buf, size_t n) {
+  char lo[48], hi[48], s[48];
+  param_value(p->type, p->min, lo, sizeof lo);
+  if (isinf(p->max)) {
+    snprintf(buf, n, ">= %s", lo);
+    return buf;
+  }
+  double up = nextafter(p->max, INFINITY);
+  snprintf(s, sizeof s, "%g", p->max);
+  if (p->type == TUTTI_PARAM_REAL && strtod(s, NULL) != p->max) {
+    snprintf(s, sizeof s, "%g", up);
+    if (strtod(s, NULL) == up) {
+      snprintf(buf, n, "[%s, %s)", lo, s);
+      return buf;
+    }
+  }
+  snprintf(buf, n, "[%s, %s]", lo, param_value(p->type, p->max, hi, sizeof hi));
+  return buf;
+}
+
+static void print_algo(const tutti_algo_desc_t *d, int is_default) {
+  char v[48], range[128];
+  printf("  %s%s\n", d->name, is_default ? "  (default)" : "");
+  printf("      %s\n", d->summary ? d->summary : "");
+  if (d->nparams == 0) printf("      params:       none\n");
+  for (int i = 0; i < d->nparams; i++) {
+    const tutti_param_desc_t *p = &d->params[i];
+    int auto_def = isnan(p->def); /* coll.h: the default is "auto" */
+#ifdef TUTTI_PARAM_AUTO_DEFAULT
+    auto_def |= (p->flags & TUTTI_PARAM_AUTO_DEFAULT) != 0;
+#endif
+    printf("      %s %s = %s: %s %s%s%s%s\n", i ? "             " : "params:      ", p->name,
+           auto_def ? "auto" : param_value(p->type, p->def, v, sizeof v), param_type(p->type),
+           param_range(p, range, sizeof range), p->flags & TUTTI_PARAM_AUTO_OK ? ", or auto" : "",
+           p->help ? "; " : "", p->help ? p->help : "");
+  }
+  printf("      restrictions: ");
+  if (!d->restrictions) printf("none");
+  if (d->restrictions & TUTTI_ALGO_COMMUTATIVE) printf("commutative ops only");
+  if ((d->restrictions & TUTTI_ALGO_COMMUTATIVE) && (d->restrictions & TUTTI_ALGO_POW2))
+    printf("; ");
+  if (d->restrictions & TUTTI_ALGO_POW2) printf("a power-of-two number of ranks");
+  printf("\n");
+  if (d->cost) printf("      cost:         %s\n", d->cost);
+  if (d->source) printf("      source:       %s\n", d->source);
+}
+
+int tutti_cli_list(int argc, char **argv) {
+  struct cli_opts o;
+  int st = cli_parse("list", CLI_O(HELP), 1, argc, argv, &o);
+  if (st) return st;
+  if (o.given & CLI_O(HELP)) {
+    printf("usage: tutti list [COLL]\n\n"
+           "Every collective (or only COLL: %s) with its algorithms as the registry\n"
+           "holds them: summary, parameters (default, range, whether 'auto' is accepted),\n"
+           "restrictions, Hockney cost and source. Choose one with tutti run COLL ALGO\n"
+           "and set parameters with --param K=V.\n\noptions:\n",
+           cli_coll_names());
+    cli_print_options(stdout, CLI_O(HELP));
+    return 0;
+  }
+  int only = -1;
+  if (o.npos == 1 && tutti_coll_find(o.pos[0], &only))
+    return cli_fail(CLI_EUSAGE, "list", "unknown collective '%s'; accepted: %s", o.pos[0],
+                    cli_coll_names());
+  for (int c = 0; c < TUTTI_COLL_N; c++) {
+    if (only >= 0 && c != only) continue;
+    const tutti_algo_desc_t *def = tutti_algo_desc_default(c), *d;
+    int n = 0;
+    for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) n += d->coll == c;
+    printf("%s%s -- %s; %d algorithm%s%s%s\n", c && only < 0 ? "\n" : "", tutti_coll_name(c),
+           coll_what(c), n, n == 1 ? "" : "s", def ? ", default " : "", def ? def->name : "");
+    for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++)
+      if (d->coll == c) print_algo(d, d == def);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ tree */
+
+/* The tree kind of a registry algorithm: the first part of its name
+ * (split at '-') that names a kind ("lambda-tree" -> lambda), with the
+ * usual synonyms: linear -> flat, pipeline(d) -> chain. -1 if none. */
+static int algo_tree_kind(const char *name) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", name);
+  for (char *save = NULL, *t = strtok_r(buf, "-_", &save); t; t = strtok_r(NULL, "-_", &save)) {
+    int kind;
+    if (!tutti_tree_kind_find(t, &kind)) return kind;
+    if (!strcmp(t, "linear")) return TUTTI_TREE_FLAT;
+    if (!strcmp(t, "pipeline") || !strcmp(t, "pipelined")) return TUTTI_TREE_CHAIN;
+  }
+  return -1;
+}
+
+/* "flat, chain, ..., and the tree algorithms bcast lambda-tree, ..." */
+static const char *tree_names(void) {
+  static char buf[2048];
+  size_t len = 0;
+  for (int k = 0; k < TUTTI_TREE_NKINDS && len < sizeof buf; k++)
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", k ? ", " : "",
+                            tutti_tree_kind_name(k));
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL && len < sizeof buf; i++) {
+    if (algo_tree_kind(d->name) < 0) continue;
+    int seen = 0; /* a name shared by several collectives is listed once */
+    for (int k = 0; k < i && !seen; k++) seen = !strcmp(tutti_algo_desc_at(k)->name, d->name);
+    int kind;
+    if (!seen && tutti_tree_kind_find(d->name, &kind))
+      len += (size_t)snprintf(buf + len, sizeof buf - len, ", %s", d->name);
+  }
+  return buf;
+}
+
+/* --param for a bare tree kind: only the parameter the kind uses. */
+static int kind_params(const char *params, tutti_treespec_t *spec) {
+  const char *want = spec->kind == TUTTI_TREE_KNOMIAL  ? "k"
+                     : spec->kind == TUTTI_TREE_LAMBDA ? "lambda"
+                     : spec->kind == TUTTI_TREE_POSTAL ? "L"
+                                                       : NULL;
+  const char *acc = spec->kind == TUTTI_TREE_KNOMIAL  ? "k = an integer >= 2"
+                    : spec->kind == TUTTI_TREE_LAMBDA ? "lambda = a real in [0.5, 1)"
+                    : spec->kind == TUTTI_TREE_POSTAL ? "L = an integer >= 1"
+                                                      : "none";
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", params);
+  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '='), *end;
+    *eq = '\0';
+    const char *k = kv, *v = eq + 1;
+    if (!want || strcmp(k, want))
+      return cli_fail(CLI_EUSAGE, "tree",
+                      "--param: '%s' is not a parameter of the %s tree; accepted: %s", k,
+                      tutti_tree_kind_name(spec->kind), acc);
+    double x = strtod(v, &end);
+    int whole = x == floor(x) && x < 1e9;
+    if (end == v || *end || !isfinite(x) || (spec->kind != TUTTI_TREE_LAMBDA && !whole) ||
+        (spec->kind == TUTTI_TREE_KNOMIAL && x < 2) || (spec->kind == TUTTI_TREE_POSTAL && x < 1) ||
+        (spec->kind == TUTTI_TREE_LAMBDA && !(x >= 0.5 && x < 1)))
+      return cli_fail(CLI_EUSAGE, "tree", "--param: %s = '%s' is out of range; accepted: %s", k, v,
+                      acc);
+    if (spec->kind == TUTTI_TREE_KNOMIAL)
+      spec->k = (int)x;
+    else if (spec->kind == TUTTI_TREE_POSTAL)
+      spec->L = (int)x;
+    else
+      spec->lambda = x;
+  }
+  return 0;
+}
+
+#define TREE_OPTS (CLI_O(RANKS) | CLI_O(ROOT) | CLI_O(PARAM) | CLI_O(DOT) | CLI_O(HELP))
+
+int tutti_cli_tree(int argc, char **argv) {
+  struct cli_opts o;
+  int st = cli_parse("tree", TREE_OPTS, 1, argc, argv, &o);
+  if (st) return st;
+  if (o.given & CLI_O(HELP)) {
+    printf("usage: tutti tree ALGO [-n N] [--root R] [--param K=V ...] [--dot]\n\n"
+           "Draw the tree a tree-based algorithm uses, children in send order.\n"
+           "ALGO: a tree kind or a registry algorithm built on one: %s.\n"
+           "Parameters: lambda=X (lambda, 0.5 <= X < 1, default %g), k=N (knomial, N >= 2,\n"
+           "default %d), L=N (postal latency, N >= 1, default %d); a registry algorithm takes\n"
+           "its own parameters (tutti list).\n\noptions:\n",
+           tree_names(), TUTTI_TREE_DEFAULT_LAMBDA, TUTTI_TREE_DEFAULT_K, TUTTI_TREE_DEFAULT_L);
+    cli_print_options(stdout, TREE_OPTS);
+    return 0;
+  }
+  if (o.npos < 1) return cli_fail(CLI_EUSAGE, "tree", "missing ALGO; accepted: %s", tree_names());
+  if (o.root >= o.nranks)
+    return cli_fail(CLI_EUSAGE, "tree", "--root: %d is out of range for %d ranks; accepted: 0..%d",
+                    o.root, o.nranks, o.nranks - 1);
+  const char *name = o.pos[0];
+  tutti_treespec_t spec;
+  char title[512], tail[160] = "", err[1024] = "";
+  int kind;
+  if (!tutti_tree_kind_find(name, &kind)) {
+    spec = tutti_treespec_default(kind);
+    if ((st = kind_params(o.params, &spec))) return st;
+    snprintf(title, sizeof title, "%s tree", name);
+  } else {
+    const tutti_algo_desc_t *d = NULL, *x;
+    for (int i = 0; (x = tutti_algo_desc_at(i)) != NULL && !d; i++)
+      if (!strcmp(x->name, name) && algo_tree_kind(x->name) >= 0) d = x;
+    if (!d)
+      return cli_fail(CLI_EUSAGE, "tree",
+                      "'%s' is neither a tree kind nor a tree algorithm; accepted: %s", name,
+                      tree_names());
+    tutti_algo_t a;
+    if (tutti_algo_select(d->coll, d->name, o.params, &a, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, "tree", "%s", err);
+    spec = tutti_treespec_default(algo_tree_kind(d->name));
+    char note[128] = "";
+    for (int i = 0; i < d->nparams; i++) {
+      const char *pn = d->params[i].name;
+      double v = a.value[i];
+      int is_auto = (a.is_auto >> i) & 1;
+      if (!strcmp(pn, "lambda") || !strcmp(pn, "k") || !strcmp(pn, "L")) {
+        if (is_auto || !isfinite(v)) {
+          snprintf(note, sizeof note, " (%s = auto is chosen per run; drawn with the default)", pn);
+          continue;
+        }
+        if (!strcmp(pn, "lambda"))
+          spec.lambda = v;
+        else if (!strcmp(pn, "k"))
+          spec.k = (int)v;
+        else
+          spec.L = (int)v;
+      }
+    }
+    char fmt[256] = "";
+    tutti_algo_format(&a, fmt, sizeof fmt);
+    snprintf(title, sizeof title, "%s %s: %s tree", tutti_coll_name(d->coll), fmt,
+             tutti_tree_kind_name(spec.kind));
+    snprintf(tail, sizeof tail, "%s", note);
+  }
+  if (tutti_tree_check(&spec))
+    return cli_fail(
+        CLI_EUSAGE, "tree",
+        "--param: invalid tree parameters; accepted: lambda in [0.5, 1), k >= 2, L >= 1");
+  int dot = (o.given & CLI_O(DOT)) != 0;
+  if (!dot) {
+    char extra[64] = "";
+    if (spec.kind == TUTTI_TREE_LAMBDA) snprintf(extra, sizeof extra, ", lambda = %g", spec.lambda);
+    if (spec.kind == TUTTI_TREE_KNOMIAL) snprintf(extra, sizeof extra, ", k = %d", spec.k);
+    if (spec.kind == TUTTI_TREE_POSTAL) snprintf(extra, sizeof extra, ", L = %d", spec.L);
+    printf("# %s%s%s; %d ranks, root %d; children in send order\n", title, extra, tail, o.nranks,
+           o.root);
+  }
+  int rc = tutti_tree_print(&spec, o.nranks, o.root, stdout, dot);
+  if (rc) return cli_fail(CLI_ERUNTIME, "tree", "%s", tutti_strerror(rc));
+  return 0;
+}
+
+/* ------------------------------------------------------------ profiles */
+
+int tutti_cli_profiles(int argc, char **argv) {
+  struct cli_opts o;
+  int st = cli_parse("profiles", CLI_O(HELP), 0, argc, argv, &o);
+  if (st) return st;
+  if (o.given & CLI_O(HELP)) {
+    printf("usage: tutti profiles\n\n"
+           "The built-in latency profiles: name, what machine, the model's parameters and\n"
+           "where the numbers come from. Use one with --profile NAME, or an INI file with\n"
+           "--profile FILE (shared/CLI.md). The first is the default.\n\noptions:\n");
+    cli_print_options(stdout, CLI_O(HELP));
+    return 0;
+  }
+  const tutti_profile_info_t *b;
+  for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
+    tutti_profile_t p;
+    char err[1024] = "", desc[512] = "";
+    if (tutti_profile_load(b->name, &p, err, sizeof err))
+      return cli_fail(CLI_ERUNTIME, "profiles", "built-in '%s': %s", b->name, err);
+    tutti_model_describe(&p.model, desc, sizeof desc);
+    printf("%s%s%s\n", i ? "\n" : "", b->name, i == 0 ? "  (default)" : "");
+    printf("  %s\n", b->description);
+    printf("  model:  %s\n", desc);
+    if (p.topo_spec[0]) printf("  topology: %s\n", p.topo_spec);
+    printf("  source: %s\n", b->source);
+  }
+  return 0;
+}
