@@ -1,0 +1,736 @@
+/*
+ * test_cli.c -- the `tutti` command against shared/CLI.md: exit statuses
+ * (0, 1, 2, 3) with one line on stderr for each kind of bad input; `list`
+ * and `suite` cover every registered algorithm (the test enumerates the
+ * registry, so a new algorithm is tested by being registered); `run
+ * --json` is well-formed JSON with CLI.md's fields and MODEL.md's times;
+ * every algorithm verifies through `run`, non-commutative ops included;
+ * `tree` draws REFERENCE.md's lambda-tree; `profiles` lists the built-ins.
+ * verify.c (the sequential reference) is also tested directly, against
+ * the runtime's own reduce_local.
+ *
+ * The binary is $TUTTI_BINARY_DIR/tutti (set by ctest), else the tutti
+ * beside this test's directory (BUILD/tests/test_cli -> BUILD/tutti); it
+ * runs under posix_spawn with stdout and stderr in temporary files.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tutti/tutti.h"
+
+#include "verify.c" /* bench/: the reference under test, compiled in */
+
+extern char **environ;
+
+/* ------------------------------------------------------------ running it */
+
+struct cli {
+  int status; /* exit status; 128 + signal if killed */
+  char *out, *err;
+};
+
+static char *slurp(int fd) {
+  off_t n = lseek(fd, 0, SEEK_END);
+  cr_assert(ge(i64, (int64_t)n, 0));
+  char *buf = malloc((size_t)n + 1);
+  cr_assert(ne(ptr, buf, NULL));
+  cr_assert(eq(i64, (int64_t)pread(fd, buf, (size_t)n, 0), (int64_t)n));
+  buf[n] = '\0';
+  close(fd);
+  return buf;
+}
+
+static int tmpfile_fd(void) {
+  char path[] = "/tmp/tutti_test_cli_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(ge(int, fd, 0), "mkstemp failed");
+  unlink(path);
+  return fd;
+}
+
+/* Run `tutti args...` (NULL-terminated), with `env` ("K=V" or NULL) added. */
+static struct cli run_env(const char *env, const char *const *args) {
+  static char bin[4096];
+  const char *dir = getenv("TUTTI_BINARY_DIR");
+  if (dir && *dir)
+    snprintf(bin, sizeof bin, "%s/tutti", dir);
+  else { /* run by hand: this binary is BUILD/tests/test_cli, the command BUILD/tutti */
+    char self[4000];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    for (int up = 0; up < 2; up++) {
+      char *slash = strrchr(self, '/');
+      if (slash) *slash = '\0';
+    }
+    snprintf(bin, sizeof bin, "%s/tutti", n > 0 ? self : ".");
+  }
+  const char *argv[64] = {bin};
+  int n = 1;
+  for (; args[n - 1]; n++) {
+    cr_assert(lt(int, n, 63));
+    argv[n] = args[n - 1];
+  }
+  argv[n] = NULL;
+  int nenv = 0;
+  while (environ[nenv]) nenv++;
+  char **envp = calloc((size_t)nenv + 2, sizeof *envp);
+  cr_assert(ne(ptr, envp, NULL));
+  memcpy(envp, environ, sizeof *envp * (size_t)nenv);
+  if (env) envp[nenv] = (char *)env;
+  int ofd = tmpfile_fd(), efd = tmpfile_fd();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, ofd, 1);
+  posix_spawn_file_actions_adddup2(&fa, efd, 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  free(envp);
+  cr_assert(eq(int, rc, 0), "cannot run %s: %s", bin, strerror(rc));
+  int ws;
+  cr_assert(eq(int, waitpid(pid, &ws, 0), pid));
+  struct cli c = {WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), slurp(ofd), slurp(efd)};
+  return c;
+}
+
+#define CLI(...) run_env(NULL, (const char *const[]){__VA_ARGS__, NULL})
+#define CLI_ENV(env, ...) run_env(env, (const char *const[]){__VA_ARGS__, NULL})
+
+static void cli_free(struct cli *c) {
+  free(c->out), free(c->err);
+  c->out = c->err = NULL;
+}
+
+#define HAS(text, sub) cr_assert(ne(ptr, strstr(text, sub), NULL), "'%s' lacks '%s'", text, sub)
+
+/* Exactly one line on stderr, mentioning `sub`, and the exit status. */
+static void fails_with(struct cli c, int status, const char *sub) {
+  cr_assert(eq(int, c.status, status), "exit %d, want %d; stderr: %s", c.status, status, c.err);
+  size_t len = strlen(c.err);
+  cr_assert(gt(sz, len, 1), "no message on stderr");
+  cr_assert(eq(chr, c.err[len - 1], '\n'), "stderr does not end a line: '%s'", c.err);
+  cr_assert(eq(ptr, memchr(c.err, '\n', len - 1), NULL), "more than one line on stderr: '%s'",
+            c.err);
+  cr_assert(eq(int, strncmp(c.err, "tutti", 5), 0), "message does not name the command: %s", c.err);
+  if (sub) HAS(c.err, sub);
+}
+
+/* ------------------------------------------------------------ a tiny JSON reader */
+
+struct jp {
+  const char *s;
+  int ok;
+  /* top-level keys (the value each starts at), filled for depth 1 */
+  int nkeys;
+  char key[64][32];
+  const char *val[64];
+};
+
+static void jws(struct jp *p) {
+  while (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r') p->s++;
+}
+
+static void jfail(struct jp *p) {
+  p->ok = 0;
+}
+
+static void jstring(struct jp *p, char *copy, size_t n) {
+  size_t k = 0;
+  if (*p->s != '"') return jfail(p);
+  p->s++;
+  while (p->ok && *p->s != '"') {
+    unsigned char ch = (unsigned char)*p->s;
+    if (!ch || ch < 0x20) return jfail(p);
+    if (ch == '\\') {
+      p->s++;
+      if (*p->s == 'u') {
+        for (int i = 1; i <= 4; i++)
+          if (!strchr("0123456789abcdefABCDEF", p->s[i]) || !p->s[i]) return jfail(p);
+        p->s += 4;
+      } else if (!*p->s || !strchr("\"\\/bfnrt", *p->s))
+        return jfail(p);
+    }
+    if (copy && k + 1 < n) copy[k++] = *p->s;
+    p->s++;
+  }
+  if (copy) copy[k] = '\0';
+  p->s++;
+}
+
+static void jnumber(struct jp *p) {
+  const char *s = p->s;
+  if (*s == '-') s++;
+  if (*s == '0')
+    s++;
+  else if (*s >= '1' && *s <= '9')
+    while (*s >= '0' && *s <= '9') s++;
+  else
+    return jfail(p);
+  if (*s == '.') {
+    s++;
+    if (!(*s >= '0' && *s <= '9')) return jfail(p);
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    if (!(*s >= '0' && *s <= '9')) return jfail(p);
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  p->s = s;
+}
+
+static void jvalue(struct jp *p, int depth) {
+  jws(p);
+  if (!p->ok || depth > 64) return jfail(p);
+  char c = *p->s;
+  if (c == '{' || c == '[') {
+    char close = c == '{' ? '}' : ']';
+    p->s++;
+    jws(p);
+    if (*p->s == close) {
+      p->s++;
+      return;
+    }
+    for (;;) {
+      if (c == '{') {
+        char key[32];
+        jws(p);
+        jstring(p, key, sizeof key);
+        jws(p);
+        if (!p->ok || *p->s != ':') return jfail(p);
+        p->s++;
+        jws(p);
+        if (depth == 0 && p->nkeys < 64) {
+          snprintf(p->key[p->nkeys], sizeof p->key[0], "%s", key);
+          p->val[p->nkeys++] = p->s;
+        }
+      }
+      jvalue(p, depth + 1);
+      jws(p);
+      if (!p->ok) return;
+      if (*p->s == ',') {
+        p->s++;
+        continue;
+      }
+      if (*p->s == close) {
+        p->s++;
+        return;
+      }
+      return jfail(p);
+    }
+  }
+  if (c == '"') return jstring(p, NULL, 0);
+  if (!strncmp(p->s, "true", 4))
+    p->s += 4;
+  else if (!strncmp(p->s, "false", 5))
+    p->s += 5;
+  else if (!strncmp(p->s, "null", 4))
+    p->s += 4;
+  else
+    jnumber(p);
+}
+
+/* Parse a whole document (one value, then only white space). */
+static struct jp json_parse(const char *text) {
+  struct jp p = {.s = text, .ok = 1};
+  jvalue(&p, 0);
+  jws(&p);
+  if (*p.s) p.ok = 0;
+  p.s = text;
+  return p;
+}
+
+static const char *json_get(const struct jp *p, const char *key) {
+  for (int i = 0; i < p->nkeys; i++)
+    if (!strcmp(p->key[i], key)) return p->val[i];
+  cr_fatal("JSON lacks key '%s'", key);
+  return NULL;
+}
+
+static double json_num(const struct jp *p, const char *key) {
+  const char *v = json_get(p, key);
+  char *end;
+  double x = strtod(v, &end);
+  cr_assert(ne(ptr, (void *)end, (void *)v), "'%s' is not a number: %.20s", key, v);
+  return x;
+}
+
+/* Elements of the array at v ('[' ... ']'). */
+static int json_array_len(const char *v) {
+  cr_assert(eq(chr, *v, '['), "not an array: %.20s", v);
+  struct jp p = {.s = v + 1, .ok = 1};
+  jws(&p);
+  if (*p.s == ']') return 0;
+  int n = 0;
+  for (;;) {
+    jvalue(&p, 1);
+    n++;
+    jws(&p);
+    cr_assert(p.ok);
+    if (*p.s == ',')
+      p.s++;
+    else
+      break;
+  }
+  return n;
+}
+
+static struct jp json_ok(const char *text) {
+  struct jp p = json_parse(text);
+  cr_assert(p.ok, "not well-formed JSON: %s", text);
+  return p;
+}
+
+static const char *run_keys[] = {"collective",   "algorithm",     "params",   "ranks",
+                                 "bytes",        "root",          "iters",    "model",
+                                 "modeled_time", "modeled_times", "per_rank", "messages",
+                                 "bytes_moved",  "wall_time",     "verified"};
+
+Test(json_reader, accepts_and_rejects, .timeout = 10) {
+  cr_assert(json_parse("{\"a\":[1,2.5e-3,-0,\"x\\\"y\",true,null,{}],\"b\":{}}").ok);
+  cr_assert(json_parse(" [ ] ").ok);
+  const char *bad[] = {"{",  "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "01",
+                       "1.", "\"\\x\"",    "{}x",   "nan"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    cr_assert(eq(int, json_parse(bad[i]).ok, 0), "accepted '%s'", bad[i]);
+}
+
+/* ------------------------------------------------------------ the registry's names */
+
+static const char *bcast_default(void) {
+  const tutti_algo_desc_t *d = tutti_algo_desc_default(TUTTI_COLL_BCAST);
+  cr_assert(ne(ptr, (void *)d, NULL), "bcast has no default algorithm");
+  return d->name;
+}
+
+static int reduces(int coll) {
+  return coll == TUTTI_COLL_REDUCE || coll == TUTTI_COLL_ALLREDUCE;
+}
+
+/* An algorithm with a parameter named `param`, NULL if none. */
+static const tutti_algo_desc_t *with_param(const char *param) {
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++)
+    for (int k = 0; k < d->nparams; k++)
+      if (!strcmp(d->params[k].name, param)) return d;
+  return NULL;
+}
+
+/* ------------------------------------------------------------ help */
+
+Test(help, every_command_and_flag_documented, .timeout = 30) {
+  struct cli c = CLI("--help");
+  cr_assert(eq(int, c.status, 0));
+  const char *cmds[] = {"list", "run", "suite", "tree", "profiles", "bench"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) HAS(c.out, cmds[i]);
+  cli_free(&c);
+  c = CLI("run", "--help");
+  cr_assert(eq(int, c.status, 0));
+  const char *flags[] = {"-n, --ranks", "-m, --bytes",   "--root",  "--model", "--profile",
+                         "--topology",  "--mapping",     "--param", "--op",    "--dtype",
+                         "--iters",     "--rotate-root", "--json",  "--trace", "--timeline"};
+  for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) HAS(c.out, flags[i]);
+  cli_free(&c);
+  const char *sub[][2] = {
+      {"list", "COLL"}, {"tree", "--dot"}, {"profiles", "profiles"}, {"suite", "--json"}};
+  for (size_t i = 0; i < sizeof sub / sizeof *sub; i++) {
+    c = CLI(sub[i][0], "--help");
+    cr_assert(eq(int, c.status, 0), "%s --help: %d", sub[i][0], c.status);
+    HAS(c.out, sub[i][1]);
+    cli_free(&c);
+  }
+  c = CLI("--version");
+  cr_assert(eq(int, c.status, 0));
+  HAS(c.out, TUTTI_VERSION_STRING);
+  cli_free(&c);
+}
+
+/* ------------------------------------------------------------ bad input: exit 2 */
+
+Test(usage, unknown_collective_algorithm_parameter, .timeout = 30) {
+  fails_with(CLI("run", "bcst", "binomial"), 2, "bcst");
+  /* the registry's text lists the valid names */
+  fails_with(CLI("run", "bcast", "no-such-algorithm"), 2, bcast_default());
+  fails_with(CLI("run", "bcast", bcast_default(), "--param", "nosuchparam=1"), 2, "nosuchparam");
+  fails_with(CLI("run", "bcast", bcast_default(), "--param", "novalue"), 2, "--param");
+  fails_with(CLI("run"), 2, "bcast");
+  fails_with(CLI("run", "bcast"), 2, bcast_default());
+  fails_with(CLI("run", "bcast", bcast_default(), "stray"), 2, "stray");
+  fails_with(CLI("frobnicate"), 2, "frobnicate");
+  fails_with(CLI("list", "bcst"), 2, "bcst");
+}
+
+Test(usage, lambda_out_of_range, .timeout = 30) {
+  const tutti_algo_desc_t *d = with_param("lambda");
+  if (!d) cr_skip_test("no registered algorithm has a lambda parameter");
+  fails_with(CLI("run", tutti_coll_name(d->coll), d->name, "--param", "lambda=1.5"), 2, "lambda");
+  fails_with(CLI("run", tutti_coll_name(d->coll), d->name, "--param", "lambda=0.2"), 2, "lambda");
+  fails_with(CLI("run", tutti_coll_name(d->coll), d->name, "--param", "lambda=abc"), 2, "lambda");
+}
+
+Test(usage, numbers_sizes_times, .timeout = 30) {
+  const char *a = bcast_default();
+  fails_with(CLI("run", "bcast", a, "-n", "0"), 2, "--ranks");
+  fails_with(CLI("run", "bcast", a, "--ranks=-3"), 2, "--ranks");
+  fails_with(CLI("run", "bcast", a, "-n", "many"), 2, "--ranks");
+  fails_with(CLI("run", "bcast", a, "-n", "4", "--root", "4"), 2, "--root");
+  fails_with(CLI("run", "bcast", a, "--root", "-1"), 2, "--root");
+  fails_with(CLI("run", "bcast", a, "-m", "12XB"), 2, "--bytes");
+  fails_with(CLI("run", "bcast", a, "-m", "-5"), 2, "--bytes");
+  fails_with(CLI("run", "bcast", a, "--model", "hockney:alpha=1xs,beta=1ns"), 2, "--model");
+  fails_with(CLI("run", "bcast", a, "--model", "warp:speed=9"), 2, "--model");
+  fails_with(CLI("run", "bcast", a, "--iters", "0"), 2, "--iters");
+  fails_with(CLI("run", "reduce", tutti_algo_desc_default(TUTTI_COLL_REDUCE)->name, "-m", "7"), 2,
+             "--bytes");
+}
+
+Test(usage, options, .timeout = 30) {
+  const char *a = bcast_default(), *r = tutti_algo_desc_default(TUTTI_COLL_REDUCE)->name;
+  fails_with(CLI("run", "bcast", a, "--bogus"), 2, "--bogus");
+  fails_with(CLI("run", "bcast", a, "-x"), 2, "-x");
+  fails_with(CLI("run", "bcast", a, "-n"), 2, "--ranks");
+  fails_with(CLI("run", "bcast", a, "--model"), 2, "--model");
+  fails_with(CLI("run", "bcast", a, "--json=yes"), 2, "--json");
+  fails_with(CLI("run", "bcast", a, "--topology", "tree:4x8"), 2, "not available in this build");
+  fails_with(CLI("run", "bcast", a, "--mapping", "dfs"), 2, "not available in this build");
+  fails_with(CLI("run", "bcast", a, "--profile", "no-such-profile"), 2, "--profile");
+  fails_with(CLI("run", "bcast", a, "--profile", "gige", "--model", "none"), 2, "--model");
+  fails_with(CLI("run", "reduce", r, "--dtype", "quad"), 2, "--dtype");
+  fails_with(CLI("run", "reduce", r, "--op", "avg"), 2, "--op");
+  fails_with(CLI("run", "reduce", r, "--op", "matmul2", "--dtype", "double"), 2, "--op");
+  fails_with(CLI("run", "bcast", a, "--op", "sum"), 2, "--op");
+  fails_with(
+      CLI("run", "allreduce", tutti_algo_desc_default(TUTTI_COLL_ALLREDUCE)->name, "--root", "1"),
+      2, "--root");
+  fails_with(CLI("run", "bcast", a, "--timeline", "--json"), 2, "--timeline");
+  fails_with(CLI("run", "bcast", a, "--trace", "/nonexistent-dir/t.json"), 2, "--trace");
+  fails_with(CLI("tree", "no-such-tree", "-n", "4"), 2, "no-such-tree");
+  fails_with(CLI("tree", "lambda", "-n", "4", "--param", "lambda=1"), 2, "lambda");
+  fails_with(CLI("tree", "lambda", "-n", "4", "--param", "k=3"), 2, "'k'");
+  fails_with(CLI("tree", "binomial", "-n", "4", "--root", "4"), 2, "--root");
+  fails_with(CLI("profiles", "extra"), 2, "extra");
+  fails_with(CLI("suite", "--op", "sum"), 2, "--op");
+}
+
+/* A restriction the run breaks is bad input, with the registry's sentence. */
+Test(usage, restrictions, .timeout = 30) {
+  const tutti_algo_desc_t *d;
+  int tested = 0;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
+    if (d->restrictions & TUTTI_ALGO_POW2) {
+      fails_with(CLI("run", tutti_coll_name(d->coll), d->name, "-n", "6"), 2, NULL);
+      tested++;
+    }
+    if ((d->restrictions & TUTTI_ALGO_COMMUTATIVE) && reduces(d->coll)) {
+      fails_with(CLI("run", tutti_coll_name(d->coll), d->name, "-n", "8", "--op", "matmul2"), 2,
+                 NULL);
+      tested++;
+    }
+  }
+  if (!tested) cr_skip_test("no registered algorithm has a restriction");
+}
+
+/* ------------------------------------------------------------ runtime failure: exit 3 */
+
+Test(runtime, thread_creation_failure_is_3, .timeout = 30) {
+  /* a stack no machine can give: the world cannot start its threads */
+  fails_with(CLI_ENV("TUTTI_STACK=100000000M", "run", "bcast", bcast_default(), "-n", "4"), 3,
+             "rank thread");
+}
+
+/* ------------------------------------------------------------ list, profiles */
+
+Test(list, every_registered_algorithm, .timeout = 30) {
+  struct cli c = CLI("list");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  const tutti_algo_desc_t *d;
+  int n = 0;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++, n++) {
+    HAS(c.out, d->name);
+    for (int k = 0; k < d->nparams; k++) HAS(c.out, d->params[k].name);
+  }
+  cr_assert(gt(int, n, 0), "the registry is empty");
+  for (int k = 0; k < TUTTI_COLL_N; k++) HAS(c.out, tutti_coll_name(k));
+  cli_free(&c);
+  /* one collective: its algorithms, and no other collective's heading */
+  c = CLI("list", "reduce");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++)
+    if (d->coll == TUTTI_COLL_REDUCE) HAS(c.out, d->name);
+  cr_assert(eq(ptr, strstr(c.out, "\nbcast"), NULL));
+  cr_assert(eq(int, strncmp(c.out, "reduce", 6), 0));
+  cli_free(&c);
+}
+
+Test(profiles, lists_the_builtins, .timeout = 30) {
+  struct cli c = CLI("profiles");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "teaching-hockney");
+  HAS(c.out, "sp2-hps");
+  const tutti_profile_info_t *b;
+  for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
+    HAS(c.out, b->name);
+    HAS(c.out, b->source);
+  }
+  cli_free(&c);
+}
+
+/* ------------------------------------------------------------ run */
+
+Test(run, binomial_bcast_json_is_model_md, .timeout = 30) {
+  if (!tutti_algo_desc_find(TUTTI_COLL_BCAST, "binomial")) cr_skip_test("no bcast binomial");
+  struct cli c = CLI("run", "bcast", "binomial", "-n", "8", "-m", "1000B", "--model",
+                     "hockney:alpha=1us,beta=1ns", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cr_assert(eq(str, c.err, ""));
+  struct jp p = json_ok(c.out);
+  for (size_t i = 0; i < sizeof run_keys / sizeof *run_keys; i++) json_get(&p, run_keys[i]);
+  double t = json_num(&p, "modeled_time");
+  cr_assert(epsilon_eq(dbl, t, 6e-6, 1e-15), "modeled_time %g, want 6e-06", t);
+  cr_assert(eq(int, strncmp(json_get(&p, "verified"), "true", 4), 0));
+  cr_assert(eq(int, strncmp(json_get(&p, "collective"), "\"bcast\"", 7), 0));
+  cr_assert(eq(int, strncmp(json_get(&p, "algorithm"), "\"binomial\"", 10), 0));
+  cr_assert(eq(dbl, json_num(&p, "ranks"), 8));
+  cr_assert(eq(dbl, json_num(&p, "bytes"), 1000));
+  cr_assert(eq(dbl, json_num(&p, "root"), 0));
+  cr_assert(eq(dbl, json_num(&p, "iters"), 1));
+  cr_assert(eq(dbl, json_num(&p, "messages"), 7));
+  cr_assert(eq(dbl, json_num(&p, "bytes_moved"), 7000));
+  cr_assert(eq(int, json_array_len(json_get(&p, "per_rank")), 8));
+  cr_assert(eq(int, json_array_len(json_get(&p, "modeled_times")), 1));
+  cr_assert(eq(int, strncmp(json_get(&p, "model"), "{\"preset\":\"hockney\"", 19), 0));
+  cli_free(&c);
+}
+
+Test(run, iters_rotate_root, .timeout = 30) {
+  struct cli c = CLI("run", "bcast", bcast_default(), "-n", "8", "-m", "1000B", "--iters", "3",
+                     "--rotate-root", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  struct jp p = json_ok(c.out);
+  cr_assert(eq(int, json_array_len(json_get(&p, "modeled_times")), 3));
+  cr_assert(eq(dbl, json_num(&p, "iters"), 3));
+  cr_assert(eq(int, strncmp(json_get(&p, "verified"), "true", 4), 0));
+  cli_free(&c);
+  /* the table shows the three per-call times */
+  c = CLI("run", "bcast", bcast_default(), "-n", "8", "--iters", "3", "--rotate-root");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "per call");
+  HAS(c.out, "verified      yes");
+  cli_free(&c);
+}
+
+Test(run, table_and_none_model, .timeout = 30) {
+  struct cli c = CLI("run", "bcast", bcast_default(), "-n", "8", "-m", "1000B");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "modeled time");
+  HAS(c.out, "teaching-hockney");
+  HAS(c.out, "verified      yes");
+  cli_free(&c);
+  c = CLI("run", "bcast", bcast_default(), "-n", "5", "--model", "none", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  struct jp p = json_ok(c.out);
+  cr_assert(eq(int, strncmp(json_get(&p, "modeled_time"), "null", 4), 0));
+  cr_assert(eq(int, strncmp(json_get(&p, "verified"), "true", 4), 0));
+  cli_free(&c);
+  /* postal: steps */
+  c = CLI("run", "bcast", bcast_default(), "-n", "8", "--profile", "postal-2", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  p = json_ok(c.out);
+  double t = json_num(&p, "modeled_time");
+  cr_assert(eq(dbl, t, floor(t)), "postal time %g is not whole steps", t);
+  cli_free(&c);
+}
+
+Test(run, trace_and_timeline, .timeout = 30) {
+  char path[] = "/tmp/tutti_test_trace_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(ge(int, fd, 0));
+  close(fd);
+  struct cli c =
+      CLI("run", "bcast", bcast_default(), "-n", "6", "-m", "64", "--trace", path, "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  json_ok(c.out);
+  cli_free(&c);
+  fd = open(path, O_RDONLY);
+  cr_assert(ge(int, fd, 0));
+  char *trace = slurp(fd);
+  unlink(path);
+  struct jp p = json_ok(trace);
+  json_get(&p, "traceEvents");
+  HAS(trace, "rank 5");
+  free(trace);
+  c = CLI("run", "bcast", bcast_default(), "-n", "6", "--timeline", "--model", "none");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "r5");
+  cli_free(&c);
+}
+
+/* Every registered algorithm, through `run`, verifies: a non-zero root,
+ * an odd rank count (a power of two where required), rotating roots, and
+ * the non-commutative matmul2 for reductions that accept it. */
+Test(run, every_algorithm_verifies, .timeout = 240) {
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
+    const char *coll = tutti_coll_name(d->coll), *n = d->restrictions & TUTTI_ALGO_POW2 ? "8" : "7";
+    struct cli c;
+    switch (d->coll) {
+    case TUTTI_COLL_BARRIER:
+      c = CLI("run", coll, d->name, "-n", n, "--iters", "2", "--json");
+      break;
+    case TUTTI_COLL_ALLREDUCE:
+    case TUTTI_COLL_REDUCE: {
+      const char *op = d->restrictions & TUTTI_ALGO_COMMUTATIVE ? "sum" : "matmul2";
+      if (d->coll == TUTTI_COLL_REDUCE)
+        c = CLI("run", coll, d->name, "-n", n, "-m", "120", "--op", op, "--root", "3", "--iters",
+                "2", "--rotate-root", "--json");
+      else
+        c = CLI("run", coll, d->name, "-n", n, "-m", "120", "--op", op, "--iters", "2", "--json");
+      break;
+    }
+    default:
+      c = CLI("run", coll, d->name, "-n", n, "-m", "120", "--root", "3", "--iters", "2",
+              "--rotate-root", "--json");
+    }
+    cr_assert(eq(int, c.status, 0), "%s %s: exit %d: %s", coll, d->name, c.status, c.err);
+    struct jp p = json_ok(c.out);
+    cr_assert(eq(int, strncmp(json_get(&p, "verified"), "true", 4), 0), "%s %s", coll, d->name);
+    cli_free(&c);
+  }
+}
+
+/* ------------------------------------------------------------ tree */
+
+Test(tree, lambda_is_reference_md, .timeout = 30) {
+  struct cli c = CLI("tree", "lambda", "-n", "10", "--param", "lambda=0.6");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  /* the root's children are the lines at depth 1: "├── 6" ... "└── 1" */
+  int kids[16], n = 0;
+  for (char *line = c.out; line && *line;
+       line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    if (!strncmp(line, "├── ", strlen("├── ")) || !strncmp(line, "└── ", strlen("└── ")))
+      kids[n++] = atoi(line + strlen("├── "));
+    cr_assert(lt(int, n, 16));
+  }
+  cr_assert(eq(int, n, 4), "root has %d children:\n%s", n, c.out);
+  int want[] = {6, 4, 2, 1};
+  for (int i = 0; i < 4; i++)
+    cr_assert(eq(int, kids[i], want[i]), "child %d is %d:\n%s", i, kids[i], c.out);
+  cli_free(&c);
+}
+
+Test(tree, dot_and_registry_names, .timeout = 30) {
+  struct cli c = CLI("tree", "binomial", "-n", "8", "--dot");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  cr_assert(eq(int, strncmp(c.out, "digraph", 7), 0), "%s", c.out);
+  cli_free(&c);
+  /* each kind draws */
+  for (int k = 0; k < TUTTI_TREE_NKINDS; k++) {
+    c = CLI("tree", tutti_tree_kind_name(k), "-n", "9", "--root", "2");
+    cr_assert(eq(int, c.status, 0), "%s: %s", tutti_tree_kind_name(k), c.err);
+    cli_free(&c);
+  }
+  /* a registry algorithm with a lambda parameter draws its tree */
+  const tutti_algo_desc_t *d = with_param("lambda");
+  if (d) {
+    c = CLI("tree", d->name, "-n", "10", "--param", "lambda=0.6");
+    if (c.status == 0) HAS(c.out, "├── 6");
+    cli_free(&c);
+  }
+}
+
+/* ------------------------------------------------------------ suite */
+
+Test(suite, every_algorithm_verified, .timeout = 120) {
+  struct cli c = CLI("suite");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s\n%s", c.status, c.err, c.out);
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) HAS(c.out, d->name);
+  HAS(c.out, "teaching-hockney");
+  HAS(c.out, "*");
+  cli_free(&c);
+  c = CLI("suite", "-n", "5", "-m", "100", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  struct jp p = json_ok(c.out);
+  int n = 0;
+  for (int i = 0; tutti_algo_desc_at(i); i++) n++;
+  cr_assert(eq(int, json_array_len(json_get(&p, "results")), n)); /* one size: one row each */
+  cr_assert(eq(int, strncmp(json_get(&p, "all_verified"), "true", 4), 0));
+  cli_free(&c);
+}
+
+/* ------------------------------------------------------------ verify.c itself */
+
+/* The fold equals the runtime's reduce_local applied in rank order, and
+ * matmul2 makes that order visible. */
+Test(verify, fold_matches_reduce_local_in_rank_order, .timeout = 30) {
+  tutti_op_t ops[] = {TUTTI_SUM, TUTTI_PROD, TUTTI_MIN,  TUTTI_MAX, TUTTI_BAND,
+                      TUTTI_BOR, TUTTI_BXOR, TUTTI_LAND, TUTTI_LOR, TUTTI_MATMUL2};
+  tutti_datatype_t types[] = {TUTTI_BYTE, TUTTI_INT32, TUTTI_INT64, TUTTI_FLOAT, TUTTI_DOUBLE};
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+      if (tutti_op_check(ops[o], types[t])) continue;
+      for (int P = 1; P <= 9; P += 4) {
+        struct verify v;
+        long n = 37;
+        cr_assert(eq(int, verify_init(&v, TUTTI_COLL_REDUCE, types[t], ops[o], P, n, 3), 0));
+        size_t sz = tutti_type_size(types[t]);
+        unsigned char *acc = malloc(n * sz), *x = malloc(n * sz);
+        for (int k = 0; k < 3; k++) {
+          verify_input(&v, P - 1, k, acc, 0, n);
+          for (int r = P - 2; r >= 0; r--) {
+            verify_input(&v, r, k, x, 0, n);
+            cr_assert(eq(int, tutti_reduce_local(x, acc, n, types[t], ops[o]), 0));
+          }
+          cr_assert(eq(i64, verify_check_fold(&v, k, acc), -1), "%s on %s, P = %d, call %d",
+                    tutti_op_name(ops[o]), tutti_type_name(types[t]), P, k);
+          verify_poison_fold(&v, k, x);
+          for (long i = 0; i < n; i++) cr_assert(ne(int, memcmp(x + i * sz, acc + i * sz, sz), 0));
+        }
+        free(acc), free(x);
+        verify_free(&v);
+      }
+    }
+  /* matmul2 in the wrong order gives another answer */
+  struct verify v;
+  long n = 16;
+  cr_assert(eq(int, verify_init(&v, TUTTI_COLL_REDUCE, TUTTI_INT32, TUTTI_MATMUL2, 4, n, 1), 0));
+  int32_t acc[16], x[16];
+  verify_input(&v, 0, 0, acc, 0, n);
+  for (int r = 1; r < 4; r++) {
+    verify_input(&v, r, 0, x, 0, n);
+    tutti_reduce_local(x, acc, n, TUTTI_INT32, TUTTI_MATMUL2); /* x_r * acc: reversed */
+  }
+  cr_assert(ne(i64, verify_check_fold(&v, 0, acc), -1), "matmul2 did not notice the order");
+  verify_free(&v);
+}
+
+Test(verify, inputs_differ_and_checks_see_one_bit, .timeout = 30) {
+  struct verify v;
+  long n = 64;
+  cr_assert(eq(int, verify_init(&v, TUTTI_COLL_BCAST, TUTTI_BYTE, NULL, 8, n, 4), 0));
+  unsigned char a[64], b[64];
+  verify_input(&v, 3, 0, a, 0, n);
+  cr_assert(eq(i64, verify_check_input(&v, 3, 0, a, 0, n), -1));
+  verify_input(&v, 3, 1, b, 0, n);
+  cr_assert(ne(int, memcmp(a, b, sizeof a), 0), "consecutive calls share inputs");
+  verify_input(&v, 4, 0, b, 0, n);
+  cr_assert(ne(int, memcmp(a, b, sizeof a), 0), "two ranks share inputs");
+  /* a window [first, first + n) is the same elements as the whole */
+  verify_input(&v, 3, 0, b, 10, 20);
+  cr_assert(eq(int, memcmp(a + 10, b, 20), 0));
+  a[17] ^= 0x10;
+  cr_assert(eq(i64, verify_check_input(&v, 3, 0, a, 0, n), 17));
+  verify_poison(&v, 3, 0, b, 0, n);
+  a[17] ^= 0x10;
+  for (long i = 0; i < n; i++) cr_assert(ne(int, a[i], b[i]), "poison equals the input at %ld", i);
+  verify_free(&v);
+}
