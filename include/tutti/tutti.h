@@ -315,10 +315,11 @@ int tutti_span_end(tutti_rank_t *r);
 #endif
 
 /* The sub-headers: cost models, units and profiles; replay reports and
- * traces; tree builders; collectives and their registry. Each may also be included on its own. */
+ * traces; tree builders; collectives and their registry; network topology. Each may also be included on its own. */
 #include "tutti/model.h"
 #include "tutti/report.h"
 #include "tutti/tree.h"
 #include "tutti/coll.h"
+#include "tutti/topo.h"
 
 #endif /* TUTTI_TUTTI_H */
