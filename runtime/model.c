@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errtext.h"
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
@@ -32,16 +33,6 @@
   "e.g. 1 + 0.5*m"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 static int is_space(char c) { return c == ' ' || c == '\t'; }
 
@@ -184,13 +175,13 @@ static int parse_time_n(const char *s, size_t len, int steps, int per_byte, doub
                         size_t errlen) {
   char buf[256];
   if (len >= sizeof buf) {
-    seterr(err, errlen, "'%.*s...' is too long", 32, s);
+    tutti__seterr(err, errlen, "'%.*s...' is too long", 32, s);
     return TUTTI_EPARSE;
   }
   memcpy(buf, s, len);
   buf[len] = '\0';
   if (steps && !plain_number(buf, len)) {
-    seterr(err, errlen, "'%s' is not a plain number; accepted: %s", buf, COST_STEPS_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is not a plain number; accepted: %s", buf, COST_STEPS_ACCEPTED);
     return TUTTI_EPARSE;
   }
   return per_byte ? tutti_parse_per_byte(buf, out, err, errlen)
@@ -222,7 +213,7 @@ static int parse_linear(const char *s, size_t len, int steps, const char *whole,
     start = i + 1;
     trim(&t, &tl);
     if (tl == 0) {
-      seterr(err, errlen, "'%s' is not a cost: empty term; accepted: %s", whole, acc);
+      tutti__seterr(err, errlen, "'%s' is not a cost: empty term; accepted: %s", whole, acc);
       return TUTTI_EPARSE;
     }
     int is_b = 0;
@@ -235,14 +226,14 @@ static int parse_linear(const char *s, size_t len, int steps, const char *whole,
         tl = k - 1;
         trim(&t, &tl);
         if (tl == 0) {
-          seterr(err, errlen, "'%s' is not a cost: '*m' without a factor; accepted: %s", whole,
+          tutti__seterr(err, errlen, "'%s' is not a cost: '*m' without a factor; accepted: %s", whole,
                  acc);
           return TUTTI_EPARSE;
         }
       }
     }
     if (is_b ? have_b : have_a) {
-      seterr(err, errlen, "'%s' is not a cost: two %s terms; accepted: %s", whole,
+      tutti__seterr(err, errlen, "'%s' is not a cost: two %s terms; accepted: %s", whole,
              is_b ? "per-byte" : "constant", acc);
       return TUTTI_EPARSE;
     }
@@ -260,14 +251,14 @@ static int parse_linear(const char *s, size_t len, int steps, const char *whole,
 int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, size_t errlen) {
   const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
   if (!s) {
-    seterr(err, errlen, "no value; accepted: %s", acc);
+    tutti__seterr(err, errlen, "no value; accepted: %s", acc);
     return TUTTI_EINVAL;
   }
   const char *p = s;
   size_t len = strlen(s);
   trim(&p, &len);
   if (len == 0) {
-    seterr(err, errlen, "empty value; accepted: %s", acc);
+    tutti__seterr(err, errlen, "empty value; accepted: %s", acc);
     return TUTTI_EPARSE;
   }
   tutti_cost_t c = {0, 0, 0};
@@ -277,14 +268,14 @@ int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, siz
     size_t ql = len - 3;
     trim(&q, &ql);
     if (ql < 2 || q[0] != '(' || q[ql - 1] != ')') {
-      seterr(err, errlen, "'%s' is not a cost: expected max(F, A + B*m); accepted: %s", s, acc);
+      tutti__seterr(err, errlen, "'%s' is not a cost: expected max(F, A + B*m); accepted: %s", s, acc);
       return TUTTI_EPARSE;
     }
     q++, ql -= 2;
     const char *comma = memchr(q, ',', ql);
     if (!comma || memchr(comma + 1, ',', ql - (size_t)(comma + 1 - q)) || memchr(q, '(', ql) ||
         memchr(q, ')', ql)) {
-      seterr(err, errlen, "'%s' is not a cost: max takes two arguments, max(F, A + B*m); "
+      tutti__seterr(err, errlen, "'%s' is not a cost: max takes two arguments, max(F, A + B*m); "
                           "accepted: %s", s, acc);
       return TUTTI_EPARSE;
     }
@@ -292,7 +283,7 @@ int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, siz
     size_t fl = (size_t)(comma - q);
     trim(&f, &fl);
     if (fl == 0) {
-      seterr(err, errlen, "'%s' is not a cost: empty floor in max(F, ...); accepted: %s", s, acc);
+      tutti__seterr(err, errlen, "'%s' is not a cost: empty floor in max(F, ...); accepted: %s", s, acc);
       return TUTTI_EPARSE;
     }
     if ((rc = parse_time_n(f, fl, steps, 0, &c.floor, err, errlen)))
@@ -304,7 +295,7 @@ int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, siz
       return rc;
   } else {
     if (memchr(p, '(', len) || memchr(p, ')', len) || memchr(p, ',', len)) {
-      seterr(err, errlen, "'%s' is not a cost; accepted: %s", s, acc);
+      tutti__seterr(err, errlen, "'%s' is not a cost; accepted: %s", s, acc);
       return TUTTI_EPARSE;
     }
     if ((rc = parse_linear(p, len, steps, s, &c.a, &c.b, err, errlen)))
@@ -401,12 +392,12 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
     bad = &dummy;
   *bad = -1;
   if (n < 0 || (n > 0 && (!ks || !vs))) {
-    seterr(err, errlen, "invalid arguments");
+    tutti__seterr(err, errlen, "invalid arguments");
     return TUTTI_EINVAL;
   }
   for (int i = 0; i < n; i++)
     if (!ks[i] || !vs[i]) {
-      seterr(err, errlen, "invalid arguments: a NULL key or value");
+      tutti__seterr(err, errlen, "invalid arguments: a NULL key or value");
       return TUTTI_EINVAL;
     }
 
@@ -417,19 +408,19 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       continue;
     if (pi >= 0) {
       *bad = i;
-      seterr(err, errlen, "key 'preset': given twice; accepted: one preset");
+      tutti__seterr(err, errlen, "key 'preset': given twice; accepted: one preset");
       return TUTTI_EPARSE;
     }
     pi = i;
   }
   if (pi < 0) {
-    seterr(err, errlen, "key 'preset': missing; accepted: %s", PRESETS_ACCEPTED);
+    tutti__seterr(err, errlen, "key 'preset': missing; accepted: %s", PRESETS_ACCEPTED);
     return TUTTI_EPARSE;
   }
   int preset = find_preset(vs[pi]);
   if (preset < 0) {
     *bad = pi;
-    seterr(err, errlen, "key 'preset': '%s' is not a preset; accepted: %s", vs[pi],
+    tutti__seterr(err, errlen, "key 'preset': '%s' is not a preset; accepted: %s", vs[pi],
            PRESETS_ACCEPTED);
     return TUTTI_EPARSE;
   }
@@ -443,21 +434,21 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
   int beta_i = -1, bw_i = -1;
   if (n > 64) {
     *bad = 64;
-    seterr(err, errlen, "key '%s': too many keys (at most 64)", ks[64]);
+    tutti__seterr(err, errlen, "key '%s': too many keys (at most 64)", ks[64]);
     return TUTTI_EPARSE;
   }
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < i; j++)
       if (strcmp(ks[i], ks[j]) == 0) {
         *bad = i;
-        seterr(err, errlen, "key '%s': given twice; accepted: each key once", ks[i]);
+        tutti__seterr(err, errlen, "key '%s': given twice; accepted: each key once", ks[i]);
         return TUTTI_EPARSE;
       }
     kp[i] = find_key(ks[i], preset);
     if (!kp[i]) {
       *bad = i;
       accepted_keys(preset, acc, sizeof acc);
-      seterr(err, errlen, "key '%s': unknown for preset %s; accepted: %s", ks[i],
+      tutti__seterr(err, errlen, "key '%s': unknown for preset %s; accepted: %s", ks[i],
              preset_names[preset], acc);
       return TUTTI_EPARSE;
     }
@@ -498,7 +489,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
     }
     if (rc) {
       *bad = i;
-      seterr(err, errlen, "key '%s': %s", ks[i], inner);
+      tutti__seterr(err, errlen, "key '%s': %s", ks[i], inner);
       return TUTTI_EPARSE;
     }
     if (k->param >= 0) {
@@ -512,7 +503,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
   }
   if (beta_i >= 0 && bw_i >= 0) {
     *bad = beta_i > bw_i ? beta_i : bw_i;
-    seterr(err, errlen, "key '%s': conflicts with '%s'; accepted: beta or bandwidth, not both",
+    tutti__seterr(err, errlen, "key '%s': conflicts with '%s'; accepted: beta or bandwidth, not both",
            ks[*bad], ks[beta_i > bw_i ? bw_i : beta_i]);
     return TUTTI_EPARSE;
   }
@@ -528,7 +519,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
     for (int k = 0; k < 4 && pnames[preset][k]; k++)
       if (pset[k] < 0) {
         *bad = pi;
-        seterr(err, errlen, "key '%s': missing for preset %s; accepted: %s", pnames[preset][k],
+        tutti__seterr(err, errlen, "key '%s': missing for preset %s; accepted: %s", pnames[preset][k],
                preset_names[preset], required_text(preset));
         return TUTTI_EPARSE;
       }
@@ -586,7 +577,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
     }
     if (rc) {
       *bad = i;
-      seterr(err, errlen, "key '%s': %s", ks[i], inner);
+      tutti__seterr(err, errlen, "key '%s': %s", ks[i], inner);
       return TUTTI_EPARSE;
     }
   }
@@ -599,19 +590,19 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
 int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t errlen) {
   enum { MAXPAIRS = 64 };
   if (!spec) {
-    seterr(err, errlen, "no model spec; accepted: %s", SPEC_ACCEPTED);
+    tutti__seterr(err, errlen, "no model spec; accepted: %s", SPEC_ACCEPTED);
     return TUTTI_EINVAL;
   }
   const char *p = spec;
   size_t len = strlen(spec);
   trim(&p, &len);
   if (len == 0) {
-    seterr(err, errlen, "empty model spec; accepted: %s", SPEC_ACCEPTED);
+    tutti__seterr(err, errlen, "empty model spec; accepted: %s", SPEC_ACCEPTED);
     return TUTTI_EPARSE;
   }
   char *buf = malloc(len + 1);
   if (!buf) {
-    seterr(err, errlen, "out of memory");
+    tutti__seterr(err, errlen, "out of memory");
     return TUTTI_ENOMEM;
   }
   memcpy(buf, p, len);
@@ -635,7 +626,7 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
   ks[n] = "preset";
   vs[n++] = name;
   if (find_preset(name) < 0) {
-    seterr(err, errlen, "preset '%s': unknown; accepted: %s", name, SPEC_ACCEPTED);
+    tutti__seterr(err, errlen, "preset '%s': unknown; accepted: %s", name, SPEC_ACCEPTED);
     rc = TUTTI_EPARSE;
     goto done;
   }
@@ -666,9 +657,9 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
         while (ke > k && is_space(ke[-1]))
           *--ke = '\0';
         if (*k == '\0')
-          seterr(err, errlen, "empty item in '%s' (a stray ','?); accepted: key=value, ...", spec);
+          tutti__seterr(err, errlen, "empty item in '%s' (a stray ','?); accepted: key=value, ...", spec);
         else
-          seterr(err, errlen, "key '%s': no value; accepted: key=value", k);
+          tutti__seterr(err, errlen, "key '%s': no value; accepted: key=value", k);
         rc = TUTTI_EPARSE;
         goto done;
       }
@@ -683,18 +674,18 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
       while (ve > v && is_space(ve[-1]))
         *--ve = '\0';
       if (*k == '\0') {
-        seterr(err, errlen, "'=%s': no key; accepted: key=value", v);
+        tutti__seterr(err, errlen, "'=%s': no key; accepted: key=value", v);
         rc = TUTTI_EPARSE;
         goto done;
       }
       if (strcmp(k, "preset") == 0) {
-        seterr(err, errlen, "key 'preset': not a key here; accepted: the preset before ':', "
+        tutti__seterr(err, errlen, "key 'preset': not a key here; accepted: the preset before ':', "
                "as in hockney:alpha=1us,beta=1ns");
         rc = TUTTI_EPARSE;
         goto done;
       }
       if (n == MAXPAIRS) {
-        seterr(err, errlen, "key '%s': too many keys (at most %d)", k, MAXPAIRS - 1);
+        tutti__seterr(err, errlen, "key '%s': too many keys (at most %d)", k, MAXPAIRS - 1);
         rc = TUTTI_EPARSE;
         goto done;
       }

@@ -26,6 +26,7 @@
 
 #include <ini.h>
 
+#include "errtext.h"
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
@@ -67,16 +68,6 @@ struct pstate {
   char msg[1024];
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* Record the first error, at `line`. */
 static void fail(struct pstate *st, int line, const char *fmt, ...)
@@ -453,7 +444,7 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
   if (!filename)
     filename = "<string>";
   if (!text || !out) {
-    seterr(err, errlen, "%s: invalid arguments", filename);
+    tutti__seterr(err, errlen, "%s: invalid arguments", filename);
     return TUTTI_EINVAL;
   }
   struct pstate *st = calloc(1, sizeof *st);
@@ -461,7 +452,7 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
   if (!st || !p) {
     free(st);
     free(p);
-    seterr(err, errlen, "%s: out of memory", filename);
+    tutti__seterr(err, errlen, "%s: out of memory", filename);
     return TUTTI_ENOMEM;
   }
   st->filename = filename;
@@ -472,25 +463,25 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
   /* The first error wins: ours (the handler's or the reader's), or a line
    * inih could not parse, which it reports only at the end. */
   if (st->err_line && (ret <= 0 || ret >= st->err_line)) {
-    seterr(err, errlen, "%s:%d: %s", filename, st->err_line, st->msg);
+    tutti__seterr(err, errlen, "%s:%d: %s", filename, st->err_line, st->msg);
     rc = TUTTI_EPARSE;
     goto done;
   }
   if (ret > 0) {
     char lt[80];
     line_text(text, ret, lt, sizeof lt);
-    seterr(err, errlen, "%s:%d: '%s' is not a [section] or key = value line; accepted: %s, "
+    tutti__seterr(err, errlen, "%s:%d: '%s' is not a [section] or key = value line; accepted: %s, "
            "key = value, ; comment", filename, ret, lt, SECTIONS_ACCEPTED);
     rc = TUTTI_EPARSE;
     goto done;
   }
   if (ret < 0) {
-    seterr(err, errlen, "%s: the INI parser failed (%d)", filename, ret);
+    tutti__seterr(err, errlen, "%s: the INI parser failed (%d)", filename, ret);
     rc = ret == -2 ? TUTTI_ENOMEM : TUTTI_EIO;
     goto done;
   }
   if (!st->model_line) {
-    seterr(err, errlen, "%s:%d: section [model]: missing; accepted: a [model] section with "
+    tutti__seterr(err, errlen, "%s:%d: section [model]: missing; accepted: a [model] section with "
            "preset = none, hockney, postal, logp, loggp or custom", filename, 1);
     rc = TUTTI_EPARSE;
     goto done;
@@ -502,7 +493,7 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
   char msg[1024];
   rc = tutti_model_from_pairs(ks, vs, st->nm, &p->model, &bad, msg, sizeof msg);
   if (rc) {
-    seterr(err, errlen, "%s:%d: %s", filename, bad >= 0 ? st->ml[bad] : st->model_line, msg);
+    tutti__seterr(err, errlen, "%s:%d: %s", filename, bad >= 0 ? st->ml[bad] : st->model_line, msg);
     goto done;
   }
   base_name(filename, p->name, sizeof p->name);
@@ -532,7 +523,7 @@ static void list_builtins(char *buf, size_t n) {
 
 int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err, size_t errlen) {
   if (!name_or_path || !out) {
-    seterr(err, errlen, "invalid arguments");
+    tutti__seterr(err, errlen, "invalid arguments");
     return TUTTI_EINVAL;
   }
   const tutti_profile_info_t *b;
@@ -558,17 +549,17 @@ int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err
     int e = errno;
     list_builtins(names, sizeof names);
     if (e == ENOENT || e == ENOTDIR) {
-      seterr(err, errlen, "profile '%s': not a built-in profile and no such file; accepted: a "
+      tutti__seterr(err, errlen, "profile '%s': not a built-in profile and no such file; accepted: a "
              "profile file or one of %s", name_or_path, names);
       return TUTTI_ENOTFOUND;
     }
-    seterr(err, errlen, "profile '%s': cannot open: %s", name_or_path, strerror(e));
+    tutti__seterr(err, errlen, "profile '%s': cannot open: %s", name_or_path, strerror(e));
     return TUTTI_EIO;
   }
   char *text = malloc(MAX_FILE + 1);
   if (!text) {
     fclose(f);
-    seterr(err, errlen, "profile '%s': out of memory", name_or_path);
+    tutti__seterr(err, errlen, "profile '%s': out of memory", name_or_path);
     return TUTTI_ENOMEM;
   }
   size_t len = fread(text, 1, MAX_FILE + 1, f);
@@ -576,14 +567,14 @@ int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err
   fclose(f);
   int rc = 0;
   if (rerr) {
-    seterr(err, errlen, "profile '%s': cannot read: %s", name_or_path, strerror(rerr));
+    tutti__seterr(err, errlen, "profile '%s': cannot read: %s", name_or_path, strerror(rerr));
     rc = TUTTI_EIO;
   } else if (len > MAX_FILE) {
-    seterr(err, errlen, "profile '%s': larger than %d bytes; accepted: a profile INI file",
+    tutti__seterr(err, errlen, "profile '%s': larger than %d bytes; accepted: a profile INI file",
            name_or_path, MAX_FILE);
     rc = TUTTI_EPARSE;
   } else if (memchr(text, '\0', len)) {
-    seterr(err, errlen, "profile '%s': contains a NUL byte; accepted: a text INI file",
+    tutti__seterr(err, errlen, "profile '%s': contains a NUL byte; accepted: a text INI file",
            name_or_path);
     rc = TUTTI_EPARSE;
   }
@@ -604,7 +595,7 @@ int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err
     int w = snprintf(tmp, sizeof tmp, "%.*s/%s", (int)(slash - name_or_path), name_or_path,
                      p.topo_file);
     if (w < 0 || (size_t)w >= sizeof tmp) {
-      seterr(err, errlen, "profile '%s': key 'file': the path is too long", name_or_path);
+      tutti__seterr(err, errlen, "profile '%s': key 'file': the path is too long", name_or_path);
       return TUTTI_EPARSE;
     }
     memcpy(p.topo_file, tmp, (size_t)w + 1);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errtext.h"
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
@@ -96,16 +97,6 @@ static const struct unit units[] = {
     {"ps/B", U_PERBYTE, -12, 1},
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 static int is_space(char c) { return c == ' ' || c == '\t'; }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -201,31 +192,31 @@ static int value_of(const struct num *n, const struct unit *u, double *out) {
 static int front(const char *s, int kinds, const char *what, const char *accepted, struct num *n,
                  const struct unit **up, char *err, size_t errlen) {
   if (!s) {
-    seterr(err, errlen, "no value; accepted: %s", accepted);
+    tutti__seterr(err, errlen, "no value; accepted: %s", accepted);
     return TUTTI_EINVAL;
   }
   const char *p = s;
   while (is_space(*p))
     p++;
   if (*p == '\0') {
-    seterr(err, errlen, "empty value; accepted: %s", accepted);
+    tutti__seterr(err, errlen, "empty value; accepted: %s", accepted);
     return TUTTI_EPARSE;
   }
   if (scan(s, n) < 0) {
-    seterr(err, errlen, "'%s' is not %s; accepted: %s", s, what, accepted);
+    tutti__seterr(err, errlen, "'%s' is not %s; accepted: %s", s, what, accepted);
     return TUTTI_EPARSE;
   }
   const struct unit *u = find_unit(n, kinds);
   if (!u) {
     if (n->unit_len > 0)
-      seterr(err, errlen, "'%s' is not %s: unknown unit '%.*s'; accepted: %s", s, what,
+      tutti__seterr(err, errlen, "'%s' is not %s: unknown unit '%.*s'; accepted: %s", s, what,
              (int)n->unit_len, n->unit, accepted);
     else
-      seterr(err, errlen, "'%s' is not %s; accepted: %s", s, what, accepted);
+      tutti__seterr(err, errlen, "'%s' is not %s; accepted: %s", s, what, accepted);
     return TUTTI_EPARSE;
   }
   if (n->neg) {
-    seterr(err, errlen, "'%s' is negative; accepted: %s", s, accepted);
+    tutti__seterr(err, errlen, "'%s' is negative; accepted: %s", s, accepted);
     return TUTTI_EPARSE;
   }
   *up = u;
@@ -266,14 +257,14 @@ int tutti_parse_size(const char *s, size_t *out, char *err, size_t errlen) {
   if (value_of(&n, u, &v) < 0 || v >= 18446744073709551616.0 || v > (double)SIZE_MAX)
     goto range;
   if (v != floor(v)) {
-    seterr(err, errlen, "'%s' is not a whole number of bytes; accepted: %s", s, SIZE_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is not a whole number of bytes; accepted: %s", s, SIZE_ACCEPTED);
     return TUTTI_EPARSE;
   }
   if (out)
     *out = (size_t)v;
   return 0;
 range:
-  seterr(err, errlen, "'%s' is out of range (at most %zu bytes); accepted: %s", s, (size_t)SIZE_MAX,
+  tutti__seterr(err, errlen, "'%s' is out of range (at most %zu bytes); accepted: %s", s, (size_t)SIZE_MAX,
          SIZE_ACCEPTED);
   return TUTTI_EPARSE;
 }
@@ -286,7 +277,7 @@ int tutti_parse_time(const char *s, double *out, char *err, size_t errlen) {
     return rc;
   double v;
   if (value_of(&n, u, &v) < 0) {
-    seterr(err, errlen, "'%s' is out of range; accepted: %s", s, TIME_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is out of range; accepted: %s", s, TIME_ACCEPTED);
     return TUTTI_EPARSE;
   }
   if (out)
@@ -302,11 +293,11 @@ int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *err, size_t 
     return rc;
   double v;
   if (value_of(&n, u, &v) < 0) {
-    seterr(err, errlen, "'%s' is out of range; accepted: %s", s, BW_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is out of range; accepted: %s", s, BW_ACCEPTED);
     return TUTTI_EPARSE;
   }
   if (v <= 0) {
-    seterr(err, errlen, "'%s' is not a bandwidth: it must be > 0; accepted: %s", s, BW_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is not a bandwidth: it must be > 0; accepted: %s", s, BW_ACCEPTED);
     return TUTTI_EPARSE;
   }
   if (bytes_per_s)
@@ -323,13 +314,13 @@ int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err, siz
     return rc;
   double v;
   if (value_of(&n, u, &v) < 0) {
-    seterr(err, errlen, "'%s' is out of range; accepted: %s", s, PERBYTE_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is out of range; accepted: %s", s, PERBYTE_ACCEPTED);
     return TUTTI_EPARSE;
   }
   /* A bare number matches the time entry first: seconds per byte. */
   if (u->kind == U_BW) {
     if (v <= 0) {
-      seterr(err, errlen, "'%s': a bandwidth must be > 0; accepted: %s", s, PERBYTE_ACCEPTED);
+      tutti__seterr(err, errlen, "'%s': a bandwidth must be > 0; accepted: %s", s, PERBYTE_ACCEPTED);
       return TUTTI_EPARSE;
     }
     v = 1.0 / v;

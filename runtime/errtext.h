@@ -1,0 +1,14 @@
+/*
+ * errtext.h -- the one helper that fills a caller's error buffer, shared by
+ * the parsers of runtime/ (units, models, profiles). Defined in types.c.
+ */
+#ifndef TUTTI_ERRTEXT_H
+#define TUTTI_ERRTEXT_H
+
+#include <stddef.h>
+
+/* printf into err[errlen]; does nothing when err is NULL or errlen 0. */
+void tutti__seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
