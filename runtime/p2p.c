@@ -623,7 +623,10 @@ static int wait_done(struct tutti_rank *r, struct tutti_request *q) {
     int i;
     for (i = 0; i < w->spin; i++) {
       if (inbox_nonempty(r) || tutti__load_acq(&q->done) || aborted(w)) break;
-      caa_cpu_relax();
+      /* Now and then give the core away: if the peer we wait for shares
+       * it, spinning alone would only burn our time slice. */
+      if ((i & 63) == 63) sched_yield();
+      else caa_cpu_relax();
     }
     if (i == w->spin) block(r, &q->done);
   }
