@@ -41,6 +41,13 @@ static void pin(int cpu) {
   pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
+static void unpin(void) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+  pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+}
+
 static void *pong(void *arg) {
   struct pp *p = arg;
   pin(p->cpu);
@@ -64,10 +71,7 @@ static double cacheline_oneway(long iters) {
   }
   double dt = now() - t0;
   pthread_join(t, NULL);
-  cpu_set_t all;
-  CPU_ZERO(&all);
-  for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
-  pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+  unpin();
   return dt / (2.0 * (double)iters);
 }
 
@@ -94,10 +98,13 @@ struct lat_arg {
   double oneway;
 };
 
+/* Each rank on its own core, as the floor's two threads are: the figure
+ * then compares like with like. */
 static int latency_fn(tutti_rank_t *r, void *arg) {
   struct lat_arg *a = arg;
   char buf[64] = {0};
   int me = tutti_rank(r), rc = 0;
+  pin(me);
   double t0 = now();
   for (long i = 0; i < a->iters && !rc; i++) {
     if (me == 0) {
@@ -109,6 +116,7 @@ static int latency_fn(tutti_rank_t *r, void *arg) {
     }
   }
   if (me == 0) a->oneway = (now() - t0) / (2.0 * (double)a->iters);
+  unpin();
   return rc;
 }
 
@@ -215,7 +223,8 @@ int tutti_bench_p2p(int argc, char **argv) {
     double t = cacheline_oneway(lat_iters * 5);
     if (t < floor) floor = t;
   }
-  printf("one-way latency        tutti      floor (cache-line ping-pong)  ratio\n");
+  printf("one-way latency (ranks pinned to cores 0 and 1, as the floor's threads)\n"
+         "                       tutti      floor (cache-line ping-pong)  ratio\n");
   size_t lat_sizes[] = {8, 16, 32, 64};
   for (size_t s = 0; s < 4; s++) {
     double best = 1e30;

@@ -147,6 +147,8 @@ struct chan {
   int src;
   struct msg *uq_head, *uq_tail;           /* unexpected messages, in order */
   struct tutti_request *pq_head, *pq_tail; /* posted receives for src */
+  struct msg *ret; /* eager buffers copied out, to hand back to src in a batch */
+  uint32_t nret;
 };
 
 /* ------------------------------------------------------------------ ranks */
@@ -166,6 +168,7 @@ struct tutti_rank {
 
   struct chan *chans; /* open-addressed table keyed by src */
   uint32_t nchans, chancap;
+  uint32_t nret_chans; /* channels holding buffers to hand back */
   struct tutti_request *wq_head, *wq_tail; /* posted wildcard-source receives */
   uint64_t post_seq, arrival_seq;
   uint32_t coll_seq; /* collective calls made: tutti_coll_tag */

@@ -135,8 +135,11 @@ static void declare_deadlock(struct tutti_world *w);
 
 /* Sleep until woken, unless something is already there. `done` is the flag
  * the caller waits for (may be NULL). */
+static void flush_all_returns(struct tutti_rank *r);
+
 static void block(struct tutti_rank *r, const int *done) {
   struct tutti_world *w = r->world;
+  flush_all_returns(r);
   __atomic_store_n(&r->doorbell, -1, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (inbox_nonempty(r) || (done && tutti__load_acq(done)) || aborted(w)) {
@@ -231,15 +234,42 @@ static struct msg *pool_get(struct tutti_rank *r, size_t bytes) {
   return m;
 }
 
-/* The receiver hands an eager buffer back to its sender. */
-static void pool_return(struct msg *m) {
+/* The receiver hands eager buffers back to their sender in batches: one
+ * push per message would cost a cache-line transfer to the sender's stack
+ * on every message. A channel holds at most RET_BATCH - 1 of them; they all
+ * go back before the receiver sleeps (block) and at teardown they are freed. */
+#define RET_BATCH 32
+
+static void flush_returns(struct chan *c) {
+  struct msg *m = c->ret;
+  while (m) {
+    struct msg *next = m->next; /* read before the buffer changes hands */
+    struct tutti_rank *sender = m->sender;
+    tsan_release(m);
+    cds_lfs_push(&sender->retbufs, &m->fnode);
+    m = next;
+  }
+  c->ret = NULL;
+  c->nret = 0;
+}
+
+static void pool_return(struct chan *c, struct msg *m) {
   if (m->sizeclass == POOL_NONE) {
     free(m);
     return;
   }
-  struct tutti_rank *sender = m->sender; /* read before the buffer changes hands */
-  tsan_release(m);
-  cds_lfs_push(&sender->retbufs, &m->fnode);
+  m->next = c->ret;
+  c->ret = m;
+  if (++c->nret == RET_BATCH) flush_returns(c);
+}
+
+/* Every held buffer back to its sender (before sleeping: a sender may be
+ * short of buffers while we sleep). */
+static void flush_all_returns(struct tutti_rank *r) {
+  if (!r->nret_chans) return;
+  for (uint32_t i = 0; i < r->chancap; i++)
+    if (r->chans[i].src >= 0 && r->chans[i].ret) flush_returns(&r->chans[i]);
+  r->nret_chans = 0;
 }
 
 /* ----------------------------------------------------------------- requests */
@@ -349,7 +379,10 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
       q->vdone = fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) +
                  cost(&md->recv_cpu, m->bytes);
     if (m->bytes) memcpy(q->buf, msg_data(m), m->bytes);
-    pool_return(m);
+    struct chan *c = chan_get(r, m->src, false); /* exists: m was delivered to it */
+    if (c && !c->ret && m->sizeclass != POOL_NONE) r->nret_chans++;
+    if (c) pool_return(c, m);
+    else free(m);
   } else {
     struct tutti_request *sq = m->sreq;
     struct tutti_rank *sender = m->sender;
@@ -812,7 +845,11 @@ void tutti__rank_drop_messages(struct tutti_rank *r) {
     if (m->kind == MSG_EAGER) free(m);
   }
   for (uint32_t i = 0; i < r->chancap; i++)
-    if (r->chans[i].src >= 0) free_msg_list(r->chans[i].uq_head);
+    if (r->chans[i].src >= 0) {
+      free_msg_list(r->chans[i].uq_head);
+      free_msg_list(r->chans[i].ret);
+    }
+  r->nret_chans = 0;
   free(r->chans);
   r->chans = NULL;
   r->chancap = r->nchans = 0;
