@@ -1,0 +1,3 @@
+/* TSan stand-in (see criterion.h): <criterion/logging.h> brings nothing more;
+ * files that need more of Criterion do not opt in to the TSan build. */
+#include "criterion.h"
