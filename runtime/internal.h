@@ -7,7 +7,7 @@
  *   field of rank d                 written by            read by
  *   inbox (wfcqueue)                any sender: enqueue   d only: splice (owner)
  *   doorbell                        d (-1 before sleep),  d, senders, aborter
- *                                   wakers: xchg to 0
+ *                                   wakers: -1 -> 1 -> 0
  *   retbufs (lfstack)               receivers: push       d only: pop_all
  *   everything else                 d only                d; the world thread
  *                                                         after join; the
@@ -157,7 +157,7 @@ struct tutti_rank {
   /* Shared: written by other threads. Each on its own cache line. */
   struct cds_wfcq_head inbox_head TUTTI_ALIGNED;
   struct cds_wfcq_tail inbox_tail TUTTI_ALIGNED;
-  int32_t doorbell TUTTI_ALIGNED; /* -1: sleeping or about to */
+  int32_t doorbell TUTTI_ALIGNED; /* 0 awake, -1 sleeping or about to, 1 being woken */
   struct __cds_lfs_stack retbufs TUTTI_ALIGNED;
 
   /* Private to the rank thread. */

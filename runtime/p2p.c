@@ -19,9 +19,9 @@
  *
  * Waiting. A rank polls briefly (world->spin) and then sleeps on a futex
  * doorbell, as urcu's call_rcu does: doorbell = -1, full barrier, re-check,
- * FUTEX_WAIT. A waker publishes, full barrier, and if it swaps -1 -> 0 it
- * owns the wake-up: it takes the sleeper off the blocked count and issues
- * FUTEX_WAKE.
+ * FUTEX_WAIT. A waker publishes, full barrier, and if it swaps -1 -> 1 it
+ * owns the wake-up: it takes the sleeper off the blocked count, sets the
+ * doorbell to 0 and issues FUTEX_WAKE.
  *
  * liburcu is used through its shared library (no _LGPL_SOURCE): the calls
  * cost a few ns next to a 70 ns cache-line transfer, and the sanitizers
@@ -112,13 +112,28 @@ static double cost(const tutti_cost_t *c, size_t m) { return tutti_cost_eval(c, 
 /* ------------------------------------------------------------------ waking */
 
 /* Called after publishing something rank d may be waiting for. The caller
- * has issued a full barrier (or a seq_cst RMW) after publishing. */
+ * has issued a full barrier (or a seq_cst RMW) after publishing.
+ * The doorbell has three states: 0 awake, -1 asleep (or about to be), 1
+ * being woken. The waker claims with -1 -> 1, takes the sleeper off the
+ * blocked count, and only then lets it go (1 -> 0): were the sleeper
+ * released first, it could block again and be counted twice before the
+ * waker's decrement, and the count would report a deadlock that is not. */
 static void wake(struct tutti_rank *waker, struct tutti_rank *d) {
+  int32_t expect = -1;
   if (__atomic_load_n(&d->doorbell, __ATOMIC_SEQ_CST) != -1) return;
-  if (__atomic_exchange_n(&d->doorbell, 0, __ATOMIC_SEQ_CST) != -1) return;
+  if (!__atomic_compare_exchange_n(&d->doorbell, &expect, 1, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_SEQ_CST))
+    return;
   __atomic_fetch_sub(&d->world->live_blocked, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&d->doorbell, 0, __ATOMIC_SEQ_CST);
   futex_wake(&d->doorbell, 1);
   if (waker) waker->n_wakeups++;
+}
+
+/* Sleep until the doorbell is 0 again (through the "being woken" state). */
+static void sleep_until_awake(struct tutti_rank *r) {
+  int32_t v;
+  while ((v = __atomic_load_n(&r->doorbell, __ATOMIC_SEQ_CST)) != 0) futex_wait(&r->doorbell, v);
 }
 
 void tutti__wake(struct tutti_rank *d) { wake(NULL, d); }
@@ -143,16 +158,20 @@ static void block(struct tutti_rank *r, const int *done) {
   __atomic_store_n(&r->doorbell, -1, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (inbox_nonempty(r) || (done && tutti__load_acq(done)) || aborted(w)) {
-    /* Not sleeping after all. If a waker claimed us meanwhile, it took us
-     * off a count we never joined: put the count right. */
-    if (__atomic_exchange_n(&r->doorbell, 0, __ATOMIC_SEQ_CST) == 0)
-      __atomic_fetch_add(&w->live_blocked, 1, __ATOMIC_SEQ_CST);
+    /* Not sleeping after all. If a waker claimed us meanwhile, it takes us
+     * off a count we never joined: let it finish, then put the count right. */
+    int32_t expect = -1;
+    if (__atomic_compare_exchange_n(&r->doorbell, &expect, 0, false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST))
+      return;
+    sleep_until_awake(r);
+    __atomic_fetch_add(&w->live_blocked, 1, __ATOMIC_SEQ_CST);
     return;
   }
   uint64_t v = __atomic_add_fetch(&w->live_blocked, 1, __ATOMIC_SEQ_CST);
   if (LB_BLOCKED(v) == LB_LIVE(v)) declare_deadlock(w);
   r->n_sleeps++;
-  while (__atomic_load_n(&r->doorbell, __ATOMIC_SEQ_CST) == -1) futex_wait(&r->doorbell, -1);
+  sleep_until_awake(r);
 }
 
 /* ----------------------------------------------------------------- deadlock */
