@@ -37,13 +37,20 @@
 #include "topo_impl.h"
 #include "tutti/model.h"
 
-tutti_hop_t tutti_link_step(double arrive, double free, double prev_end, double prev_lat,
-                            double beta, double bytes) {
+/* static, so that linkset_hop inlines it (an exported function in a
+ * shared library is called through the PLT) */
+static inline tutti_hop_t link_step(double arrive, double free, double prev_end, double prev_lat,
+                                    double beta, double bytes) {
   double h = arrive > free ? arrive : free;
   double e = h + bytes * beta;
   double tail = prev_end + prev_lat;
   if (tail > e) e = tail;
   return (tutti_hop_t){h, e, e};
+}
+
+tutti_hop_t tutti_link_step(double arrive, double free, double prev_end, double prev_lat,
+                            double beta, double bytes) {
+  return link_step(arrive, free, prev_end, prev_lat, beta, bytes);
 }
 
 struct lstate {
@@ -52,7 +59,7 @@ struct lstate {
   double bytes, busy, wait;
   uint64_t messages;
   int max_queue;
-  int qhead, qcount, qcap; /* FIFO of the ends still ahead */
+  int qhead, qcount, qcap; /* FIFO of the ends still ahead; qcap a power of 2 */
   double *q;
 };
 
@@ -118,9 +125,9 @@ int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double 
     L->qhead = 0;
   }
   const tutti_topo_link_t *p = &s->t->params[s->t->lp[link]];
-  tutti_hop_t h = tutti_link_step(arrive, L->free, tr->tail, 0, p->beta, bytes);
+  tutti_hop_t h = link_step(arrive, L->free, tr->tail, 0, p->beta, bytes);
   int queue = L->qcount + 1;
-  L->q[(L->qhead + L->qcount++) % L->qcap] = h.end;
+  L->q[(L->qhead + L->qcount++) & (L->qcap - 1)] = h.end; /* a mask: the replay's hot path */
   if (queue > L->max_queue) L->max_queue = queue;
   L->free = h.free;
   L->last = arrive;
