@@ -46,17 +46,32 @@
  *   rule 6 local work ............ COMPUTE / REDUCE in run_rank
  *   rule 7 a call's time ......... SPAN_* in run_rank, end of tutti__replay_run
  *   rule 8 ties .................. the heap key (hkey_*)
+ *   topology, links .............. transfer_launch, link_hop
  *
- * Topology seam (issue 4, MODEL.md "Topology"): both transfer kinds go
- * through transfer_launch() once their start s is known. Without a topology
- * it sets the data-complete time to s + L(m) at once. With one, it will
- * instead queue the message's first link event (h_1, PORT, src, id) -- the
- * heap's key already orders link heads FCFS with rule 8's ties -- and a
- * message's hop counter (tutti_replay_msg.hop) walks its path; the last hop
- * calls transfer_delivered(), which is what the no-topology path calls
- * directly; port_event() dispatches on the message's state, which is where
- * a hop event will go. Until then a model with a topology is refused
- * (TUTTI_ENOTSUP).
+ * Topology (MODEL.md "Topology (links and contention)"): both transfer
+ * kinds go through transfer_launch() once their start s is known. Without
+ * a topology the data is complete at s + L(m) at once. With one, the
+ * message is in flight (RPM_TRANSIT; ready/arrive hold when its head/tail
+ * reach the next link, hop counts the links crossed) from s + L(0), and
+ * link_hop() moves it over one link at a time with the linkset's
+ * cut-through step (topo/link.c), then queues a PORT activity at the time
+ * its head reaches the next link. The heap's key makes that FCFS by head
+ * arrival with rule 8's ties (source rank, then send order), and since no
+ * activity is created earlier than the one being handled, a link never
+ * serves a message before an earlier-arriving one could still appear.
+ * After the last link transfer_delivered() takes over with arrive = the
+ * tail's arrival, exactly as without topology (eager: the receiver's port,
+ * rule 2; rendezvous: the receive completes at arrive + O_r, rule 3).
+ * Fewer heap trips, same times: the first link, the sender's own leaf
+ * link, carries only that sender's messages, whose starts are decided in
+ * nondecreasing time: it is crossed at launch. So is every later link that
+ * only one rank's messages cross (mark_owners): they reach it in the order
+ * they left the link before. (Equal heads there go in that order, which is
+ * send order unless a zero cost let two of them start at one instant.) A
+ * hop or an eager arrival that would be the heap's next activity anyway
+ * is handled at once too (next_anyway: the same order, no trip).
+ * The path is recomputed per hop in O(depth); in flight, the message's
+ * rdone (no receive can complete before delivery) holds its next link.
  *
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
  * checking the logs) rather than the 32-byte log entry, and a WAIT names
@@ -66,7 +81,8 @@
  *
  * Memory: the replay state is 8 B per event (ops) + 64 B per message +
  * 64 B per rank (freed at the end) + the heap (at most ranks + messages in
- * flight), next to the logs' own 32 B per event.
+ * flight), next to the logs' own 32 B per event; with a topology, the
+ * linkset (about 72 B a link, kept for the report).
  */
 #include "internal.h" /* first: it sets _GNU_SOURCE */
 
@@ -188,6 +204,15 @@ struct sim {
   struct tutti_replay_msg *msgs;
   struct rp_rank *ranks;
   struct heap heap;
+  const tutti_topo_t *topo; /* NULL: no topology */
+  tutti_linkset_t *links;   /* with a topology: every link's state */
+  int32_t *owner;           /* per link: the one rank whose messages cross
+                               it, or OWNER_NONE, OWNER_MANY */
+  double L0;                /* L(0): start to the head entering the path */
+  int record;               /* TUTTI__REPLAY_HOPS: append to hops */
+  int in_port;              /* handling a PORT activity (not a rank's run) */
+  struct tutti_replay_hop *hops;
+  size_t nhops, hopcap;
   int err;
   char *errbuf;
   size_t errlen;
@@ -242,20 +267,90 @@ static inline int wake(struct sim *s, int r, uint32_t id, uint32_t recv_side, do
 
 /* ---------------------------------------------------------- the rules */
 
-/* Message id, from src, has started at msg->start: its data travels. The
- * topology seam: see the header comment. Without topology the data is
- * complete at the receiver at s + L(m) (rules 1 and 3). */
+/* Message id, from src, has started at msg->start: its data travels.
+ * Without topology the data is complete at the receiver at s + L(m)
+ * (rules 1 and 3); with one, it crosses its path first (link_hop). */
 static int transfer_delivered(struct sim *s, int src, uint32_t id);
+static int link_hop(struct sim *s, int src, uint32_t id);
 
 static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
-  msg->arrive = msg->start + cost(&s->m->latency, (double)msg->bytes);
+  if (!s->topo) {
+    msg->arrive = msg->start + cost(&s->m->latency, (double)msg->bytes);
+    return transfer_delivered(s, src, id);
+  }
+  msg->ready = msg->arrive = msg->start + s->L0; /* h_0 = e_0 = s + L(0) */
+  msg->hop = 0;
+  msg->rdone = tutti_topo_path_link_ranks(s->topo, src, msg->dst, 0); /* -1: src == dst */
+  msg->flags |= RPM_TRANSIT;
+  return link_hop(s, src, id); /* its first link is the sender's own */
+}
+
+static int record_hop(struct sim *s, uint32_t id, int link, double arrive, const tutti_hop_t *h) {
+  if (s->nhops == s->hopcap) {
+    size_t cap = s->hopcap ? 2 * s->hopcap : 1024;
+    struct tutti_replay_hop *p = realloc(s->hops, cap * sizeof *p);
+    if (!p) return TUTTI_ENOMEM;
+    s->hops = p;
+    s->hopcap = cap;
+  }
+  s->hops[s->nhops++] = (struct tutti_replay_hop){id, link, arrive, h->head, h->end};
+  return 0;
+}
+
+/* Whether an activity with key (t, k), created now, would be the next one
+ * taken from the heap: then it may be handled at once, in exactly the order
+ * a trip through the heap gives -- but only while a PORT activity is being
+ * handled (s->in_port): a running rank (run_rank) is in no heap and may
+ * still post, at its clock, activities that come first (rule 8). */
+static inline int next_anyway(const struct sim *s, double t, uint64_t k) {
+  if (!s->in_port) return 0;
+  struct hent me = {tbits(t), k};
+  return !s->heap.n || hless(me, s->heap.a[0]);
+}
+
+/* MODEL.md's cut-through step over the next links of message id's path
+ * (its head reaches the first of them now): cross one link, then the link
+ * after too if only src's messages cross it (they reach it in the order
+ * they left this one: a link is FIFO, and in a tree they all came the same
+ * way) or if its head reaching it would be the next activity anyway; else
+ * queue it for that link at the time its head gets there. With the path
+ * done, the data is delivered when its tail arrives. */
+static int link_hop(struct sim *s, int src, uint32_t id) {
+  struct tutti_replay_msg *msg = &s->msgs[id];
+  tutti_transit_t tr = {msg->ready, msg->arrive};
+  int link = (int)msg->rdone; /* its next link (transfer_launch) */
+  while (link >= 0) {
+    tutti_hop_t h;
+    double arrived = tr.head;
+    int rc = tutti_linkset_hop(s->links, link, &tr, (double)msg->bytes, &h);
+    if (rc == TUTTI_ENOMEM) return rc;
+    if (rc)
+      return fail(s, TUTTI_EINVAL,
+                  "internal error: link %d refused message %u from rank %d at %.17g", link, id, src,
+                  arrived);
+    if (s->record && record_hop(s, id, link, arrived, &h)) return TUTTI_ENOMEM;
+    /* -1: past the path's end (src and dst are bound ranks: never an error) */
+    link = tutti_topo_path_link_ranks(s->topo, src, msg->dst, ++msg->hop);
+    if (link >= 0 && s->owner[link] != src && !next_anyway(s, tr.head, hkey_port(src, id))) {
+      msg->ready = tr.head;
+      msg->arrive = tr.tail;
+      msg->rdone = link;
+      return heap_push(&s->heap, tr.head, hkey_port(src, id));
+    }
+  }
+  msg->flags &= ~RPM_TRANSIT;
+  msg->ready = msg->rdone = NAN;
+  msg->arrive = tr.tail; /* e_k + lat_k */
   return transfer_delivered(s, src, id);
 }
+
+static int eager_arrive(struct sim *s, uint32_t id);
 
 static int transfer_delivered(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (msg->flags & RPM_EAGER) { /* rule 2: the receiver's port serves it at a */
+    if (next_anyway(s, msg->arrive, hkey_port(src, id))) return eager_arrive(s, id);
     __builtin_prefetch(&s->ranks[msg->dst]);
     return heap_push(&s->heap, msg->arrive, hkey_port(src, id));
   }
@@ -329,6 +424,7 @@ static int port_event(struct sim *s, int src, uint32_t id, double t) {
     }
     return rdv_start(s, src, id, t);
   }
+  if (msg->flags & RPM_TRANSIT) return link_hop(s, src, id); /* its head reached a link */
   return eager_arrive(s, id);
 }
 
@@ -469,9 +565,27 @@ static int check_model(struct sim *s, const tutti_model_t *m) {
       return fail(s, TUTTI_EINVAL, "model cost %s can be negative or is not finite", f[i].name);
   if (!isfinite(m->gamma) || m->gamma < 0)
     return fail(s, TUTTI_EINVAL, "model gamma %g is negative or not finite", m->gamma);
-  if (m->topo)
-    return fail(s, TUTTI_ENOTSUP,
-                "the replay does not model a topology (links, contention) yet");
+  return 0;
+}
+
+/* A topology must be bound to exactly the replay's ranks (each rank on its
+ * own leaf), and shallow enough for the 16-bit hop counter. */
+static int check_topo(struct sim *s, const tutti_topo_t *t, int nranks) {
+  int bound = tutti_topo_nranks(t);
+  if (bound != nranks) {
+    char d[256] = "";
+    tutti_topo_describe(t, d, sizeof d);
+    if (!bound)
+      return fail(s, TUTTI_EINVAL,
+                  "the topology (%s) is not bound to ranks; bind it to the world's %d ranks "
+                  "(tutti_topo_bind)",
+                  d, nranks);
+    return fail(s, TUTTI_EINVAL, "the topology is bound to %d ranks but the world has %d (%s)",
+                bound, nranks, d);
+  }
+  if (tutti_topo_depth(t) > TUTTI__REPLAY_MAX_DEPTH)
+    return fail(s, TUTTI_EINVAL, "the topology is %d levels deep; the replay handles at most %d",
+                tutti_topo_depth(t), TUTTI__REPLAY_MAX_DEPTH);
   return 0;
 }
 
@@ -663,6 +777,43 @@ static int prepare_links(struct sim *s) {
   return 0;
 }
 
+enum { OWNER_NONE = -1, OWNER_MANY = -2 };
+
+/* With a topology: which links carry the messages of one rank only. Such a
+ * link sees its messages arrive in the order they left the link before
+ * (link_hop), so the replay crosses it without a heap trip -- every
+ * sender's own leaf link, and often the receiver's. One route per run of
+ * sends to the same destination: O(events + such runs * depth). */
+static int mark_owners(struct sim *s) {
+  const tutti_topo_t *t = s->topo;
+  int nl = tutti_topo_nlinks(t), cap = 2 * tutti_topo_depth(t) + 1;
+  int *path = malloc((size_t)cap * sizeof *path);
+  s->owner = malloc((size_t)(nl > 0 ? nl : 1) * sizeof *s->owner);
+  if (!path || !s->owner) {
+    free(path);
+    return TUTTI_ENOMEM;
+  }
+  for (int l = 0; l < nl; l++) s->owner[l] = OWNER_NONE;
+  const struct tutti_replay *rp = s->rp;
+  for (int r = 0; r < rp->nranks; r++) {
+    int last = -1;
+    for (uint64_t e = rp->evoff[r]; e < rp->evoff[r + 1]; e++) {
+      if (RPO_KIND(rp->ops[e]) != RPO_SEND) continue;
+      int dst = s->msgs[RPO_ID(rp->ops[e])].dst;
+      if (dst == last) continue;
+      last = dst;
+      int k = tutti_topo_route_ranks(t, r, dst, path, cap);
+      for (int i = 0; i < k; i++) {
+        int32_t *o = &s->owner[path[i]];
+        *o = *o == OWNER_NONE || *o == r ? r : OWNER_MANY;
+      }
+    }
+  }
+  free(path);
+  s->rp->state_bytes += (size_t)nl * sizeof *s->owner;
+  return 0;
+}
+
 /* Every rank must have reached the end of its log. */
 static int check_finished(struct sim *s) {
   for (int r = 0; r < s->rp->nranks; r++) {
@@ -702,11 +853,18 @@ void tutti__replay_free(struct tutti_replay *rp) {
   free(rp->calls);
   free(rp->rank_last_call);
   free(rp->rank_end);
+  tutti_linkset_free(rp->links);
+  free(rp->hops);
   free(rp);
 }
 
 int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
                       struct tutti_replay **out, char *err, size_t errlen) {
+  return tutti__replay_run_ex(m, nranks, logs, 0, out, err, errlen);
+}
+
+int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
+                         unsigned flags, struct tutti_replay **out, char *err, size_t errlen) {
   double t0 = now();
   struct sim s = {.errbuf = err, .errlen = errlen};
   if (err && errlen) err[0] = '\0';
@@ -718,6 +876,7 @@ int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evl
                 RPO_MAX_RANKS);
   s.m = m;
   if (check_model(&s, m)) return s.err;
+  if (m->topo && check_topo(&s, m->topo, nranks)) return s.err;
 
   struct tutti_replay *rp = calloc(1, sizeof *rp);
   if (!rp) return fail(&s, TUTTI_ENOMEM, "out of memory");
@@ -768,6 +927,15 @@ int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evl
     rp->state_bytes += (size_t)rp->ncalls * sizeof *rp->calls;
   }
   if (prepare_links(&s)) goto out;
+  if (m->topo) {
+    if (tutti_linkset_create(m->topo, &rp->links)) goto nomem;
+    s.topo = m->topo;
+    s.links = rp->links;
+    s.L0 = cost(&m->latency, 0);
+    s.record = (flags & TUTTI__REPLAY_HOPS) != 0;
+    rp->state_bytes += (size_t)tutti_topo_nlinks(m->topo) * 72; /* topo/README.md */
+    if (mark_owners(&s)) goto nomem;
+  }
 
   /* the simulation: every rank starts at 0 with free ports */
   s.heap.cap = P + 64;
@@ -781,8 +949,10 @@ int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evl
     if (h.k & HK_PORT) {
       double t;
       memcpy(&t, &h.t, sizeof t);
+      s.in_port = 1;
       rc = port_event(&s, (int)((h.k >> 32) & 0x7fffffff), (uint32_t)h.k, t);
     } else {
+      s.in_port = 0;
       rc = run_rank(&s, (int)(h.k >> 32));
     }
     if (rc) {
@@ -812,6 +982,9 @@ int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evl
   rp->state_bytes += s.heap.peak * sizeof *s.heap.a;
   free(s.heap.a);
   free(s.ranks);
+  free(s.owner);
+  rp->hops = s.hops;
+  rp->nhops = s.nhops;
   rp->wall_time = now() - t0;
   *out = rp;
   return 0;
@@ -821,6 +994,8 @@ nomem:
 out:
   free(s.heap.a);
   free(s.ranks);
+  free(s.owner);
+  free(s.hops);
   tutti__replay_free(rp);
   return s.err;
 }
@@ -860,6 +1035,39 @@ int tutti__replay_report(const struct tutti_replay *rp, tutti_report_t *out) {
   out->events = rp->events;
   out->replay_wall_time = rp->wall_time;
   out->replay_bytes = rp->state_bytes;
+  if (rp->links) {
+    out->nlinks = tutti_topo_nlinks(rp->model.topo);
+    for (int l = 0; l < out->nlinks; l++) {
+      tutti_link_stats_t st;
+      if (!tutti_linkset_stats(rp->links, l, &st) && st.messages) out->links_used++;
+    }
+  }
+  return 0;
+}
+
+int tutti__replay_links(const struct tutti_replay *rp, int k, tutti_link_load_t *out, int *n) {
+  if (!rp || k < 0 || (k && !out) || !n) return TUTTI_EINVAL;
+  *n = 0;
+  if (!rp->links || !k) return 0;
+  int *ids = malloc((size_t)k * sizeof *ids);
+  if (!ids) return TUTTI_ENOMEM;
+  int got = tutti_linkset_top(rp->links, TUTTI_LINKS_BY_BUSY, k, ids);
+  for (int i = 0; i < got; i++) {
+    tutti_link_stats_t st;
+    tutti_link_load_t *o = &out[i];
+    tutti_linkset_stats(rp->links, ids[i], &st);
+    memset(o, 0, sizeof *o);
+    o->link = ids[i];
+    tutti_topo_link_name(rp->model.topo, ids[i], o->name, sizeof o->name);
+    o->messages = st.messages;
+    o->bytes = (uint64_t)st.bytes; /* a sum of whole byte counts: exact below 2^53 */
+    o->busy = st.busy;
+    o->wait = st.wait;
+    o->max_queue = st.max_queue;
+  }
+  free(ids);
+  if (got < 0) return got;
+  *n = got;
   return 0;
 }
 
@@ -886,4 +1094,11 @@ int tutti_world_report(const tutti_world_t *w, tutti_report_t *out) {
   if (w->running) return TUTTI_EBUSY;
   if (!w->replay) return TUTTI_ENOTSUP;
   return tutti__replay_report(w->replay, out);
+}
+
+int tutti_world_links(const tutti_world_t *w, int k, tutti_link_load_t *out, int *n) {
+  if (!w || k < 0 || (k && !out) || !n) return TUTTI_EINVAL;
+  if (w->running) return TUTTI_EBUSY;
+  if (!w->replay) return TUTTI_ENOTSUP;
+  return tutti__replay_links(w->replay, k, out, n);
 }

@@ -41,16 +41,21 @@ struct tutti_world;
  * is not kept: it is the sender's clock at the SEND (trace.c recomputes it). */
 struct tutti_replay_msg {
   double start;  /* s: the transfer started (rules 1, 3) */
-  double arrive; /* data complete at the receiver: s + L(m) (rules 1, 3) */
+  double arrive; /* data complete at the receiver: s + L(m) (rules 1, 3),
+                    or the end of its path (topology); while RPM_TRANSIT:
+                    when its tail reaches the next link */
   double ready;  /* eager: e, the receiver's port served it (rule 2);
-                    rendezvous: = arrive */
+                    rendezvous: = arrive; while RPM_TRANSIT: when its head
+                    reaches the next link */
   double sdone;  /* a blocking send returns: s + O_s(m) (rule 4) */
   double rpost;  /* the matching RECV was posted (receiver's clock) */
-  double rdone;  /* the receive completes (rules 2, 3, 4) */
+  double rdone;  /* the receive completes (rules 2, 3, 4); while
+                    RPM_TRANSIT (no receive can complete yet): the id of
+                    the next link of its path, to save recomputing it */
   uint64_t bytes;
   int32_t dst;
   uint16_t flags; /* RPM_* below */
-  uint16_t hop;   /* reserved: next link of the path (topology, issue 4) */
+  uint16_t hop;   /* topology: links of its path crossed so far */
 };
 
 /* tutti_replay_msg.flags */
@@ -62,7 +67,21 @@ enum {
   RPM_SERVED = 1u << 4,  /* ready known (eager: the receiver's port served it) */
   RPM_RPOSTED = 1u << 5, /* the matching RECV was posted */
   RPM_RDONE = 1u << 6,   /* rdone known */
+  RPM_TRANSIT = 1u << 7, /* started, crossing the links of its path (topology) */
 };
+
+/* One message's passage over one link (MODEL.md "Topology"), recorded only
+ * by a replay asked for it (TUTTI__REPLAY_HOPS: the traces). */
+struct tutti_replay_hop {
+  uint32_t msg;  /* message id (index into msgs) */
+  int32_t link;  /* link id (topo.h "Ids") */
+  double arrive; /* its head reached the link: h_{i-1} + lat_{i-1} */
+  double head;   /* h_i: the link started to carry it (arrive + queueing) */
+  double end;    /* e_i: its tail left the link, which is free again */
+};
+
+/* tutti__replay_run_ex flags */
+enum { TUTTI__REPLAY_HOPS = 1u << 0 };
 
 /* The replay's compact form of an event, 8 bytes: what the simulation reads
  * instead of the 32-byte log entry (4 times fewer cache lines).
@@ -104,6 +123,12 @@ struct tutti_replay {
   double *rank_end;                   /* nranks: each rank's final clock */
 
   uint64_t events, messages, bytes, eager, rendezvous;
+  tutti_linkset_t *links;             /* every link's statistics; NULL
+                                         without a topology (owned) */
+  struct tutti_replay_hop *hops;      /* nhops, in the order decided; only
+                                         with TUTTI__REPLAY_HOPS (owned) */
+  uint64_t nhops;
+
   double modeled_time;                /* max of rank_end */
   double wall_time;                   /* seconds spent in tutti__replay_run */
   size_t state_bytes;                 /* memory the replay allocated (peak,
@@ -125,11 +150,23 @@ struct tutti_replay {
  *                  negative or not finite; a replay that cannot finish (a
  *                  rank waits for a rendezvous send whose receive was never
  *                  posted, and the like).
- *   TUTTI_ENOTSUP  the model has a topology (links and contention: issue 4).
+ *                  With a topology (m->topo): it is not bound to exactly
+ *                  nranks ranks (tutti_topo_bind), or its depth exceeds
+ *                  TUTTI__REPLAY_MAX_DEPTH.
  *   TUTTI_ENOMEM   out of memory.
- * m and logs are read, never written; logs are borrowed by the result. */
+ * m and logs are read, never written; logs are borrowed by the result, and
+ * so is m->topo (it must outlive the result: link names, reports). */
 int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
                       struct tutti_replay **out, char *err, size_t errlen);
+/* The same with flags: TUTTI__REPLAY_HOPS also records every link passage
+ * (rp->hops; 32 B a hop), which the traces draw. A replay is a pure
+ * function of logs and model, so this gives the very times of the plain
+ * run: the traces re-run it rather than make every run pay for the record. */
+int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
+                         unsigned flags, struct tutti_replay **out, char *err, size_t errlen);
+
+/* A message's hop counter is 16 bits: paths of at most 2 * this many links. */
+#define TUTTI__REPLAY_MAX_DEPTH 32767
 
 /* Free a replay (NULL is fine). Does not touch the logs. */
 void tutti__replay_free(struct tutti_replay *rp);
@@ -143,6 +180,11 @@ int tutti__replay_world(struct tutti_world *w);
 
 /* Fill a public report from a replay (arrays point into rp). */
 int tutti__replay_report(const struct tutti_replay *rp, tutti_report_t *out);
+
+/* The k most loaded links of a replay with a topology, busiest first (as
+ * tutti_world_links); *n = 0 without a topology. Returns 0, TUTTI_EINVAL,
+ * TUTTI_ENOMEM. */
+int tutti__replay_links(const struct tutti_replay *rp, int k, tutti_link_load_t *out, int *n);
 
 /* The record of the message sent by rank src as event idx of its log, or
  * NULL if that event is not a SEND. */

@@ -790,11 +790,21 @@ Test(errors, bad_logs, .timeout = 10) {
   cr_assert(eq(int, replay_err(b, &bad, err, sizeof err), TUTTI_EINVAL));
   bld_free(b);
 
-  tutti_model_t topo = postal(2); /* not yet */
-  topo.topo = (const struct tutti_topo *)&topo;
-  b = bld_new(1);
-  cr_assert(eq(int, replay_err(b, &topo, err, sizeof err), TUTTI_ENOTSUP));
+  /* a topology must be bound to exactly the replay's ranks */
+  tutti_topo_t *t = NULL;
+  cr_assert(eq(int, tutti_topo_from_spec("tree:2", NULL, &t, err, sizeof err), 0), "%s", err);
+  tutti_model_t topo = postal(2);
+  topo.topo = t;
+  b = bld_new(2);
+  cr_assert(eq(int, replay_err(b, &topo, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(strstr(err, "not bound") != NULL, "%s", err);
   bld_free(b);
+  cr_assert(eq(int, tutti_topo_bind_text(t, 2, NULL, 0, err, sizeof err), 0), "%s", err);
+  b = bld_new(1);
+  cr_assert(eq(int, replay_err(b, &topo, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(strstr(err, "bound to 2 ranks but the world has 1") != NULL, "%s", err);
+  bld_free(b);
+  tutti_topo_free(t);
 }
 
 /* An eager message nobody receives still passes through the ports. */

@@ -1,7 +1,8 @@
 /*
  * report.h -- what a recorded run's replay tells: modeled time per call and
- * per rank (MODEL.md rule 7), message counts, and traces of every message
- * (Chrome trace-event JSON for Perfetto, an ASCII timeline for terminals).
+ * per rank (MODEL.md rule 7), message counts, the load of every network
+ * link when the model has a topology, and traces of every message (Chrome
+ * trace-event JSON for Perfetto, an ASCII timeline for terminals).
  *
  * tutti.h includes this header at its end; it may also be included on its
  * own. All of it describes the last run of a world that recorded events (a
@@ -57,10 +58,36 @@ typedef struct tutti_report {
   double replay_wall_time;         /* seconds the replay took */
   size_t replay_bytes;             /* memory of the replay's state (the
                                       event logs, 32 B/event, not counted) */
+  int nlinks;                      /* the topology's directed links; 0
+                                      without a topology */
+  int links_used;                  /* links that carried a message */
 } tutti_report_t;
 
 /* Fill *out with the report of w's last run. */
 int tutti_world_report(const tutti_world_t *w, tutti_report_t *out);
+
+#define TUTTI_LINK_NAME_MAX 128
+
+/* One directed link's load over a run (MODEL.md "Topology"). Times are
+ * modeled seconds (postal: steps). */
+typedef struct tutti_link_load {
+  int link;                       /* its id (topo.h "Ids") */
+  char name[TUTTI_LINK_NAME_MAX]; /* "s0 -> root", "leaf 3 (rank 6) -> s0" */
+  uint64_t messages;              /* messages it carried */
+  uint64_t bytes;                 /* bytes it carried */
+  double busy;                    /* time it was held: the sum over its
+                                     messages of e_i - h_i */
+  double wait;                    /* time message heads queued for it */
+  int max_queue;                  /* most messages at it at once (queued or
+                                     being carried), the arriving one counted */
+} tutti_link_load_t;
+
+/* The k most loaded links of w's last run, busiest first (ties: more
+ * bytes, then the lower id), into out[0..*n); only links that carried a
+ * message are listed (tutti_report_t.links_used of them), so *n <= k.
+ * Without a topology *n = 0 and 0 is returned. The topology (the model's
+ * topo) must still be alive: the names come from it. */
+int tutti_world_links(const tutti_world_t *w, int k, tutti_link_load_t *out, int *n);
 
 /* Write w's last run as Chrome trace-event JSON ({"traceEvents":[...]},
  * timestamps in microseconds; postal steps are shown as 1 us each) that
@@ -69,7 +96,11 @@ int tutti_world_report(const tutti_world_t *w, tutti_report_t *out);
  * 1 KiB to 5, tag 3", "recv 8 B from 2, tag 0", "compute 2 us",
  * "reduce 64 B"), and an arrow per received message from its send to its
  * receive. A slice covers the time the rank spent in that operation (a
- * nonblocking one that needed no waiting is a zero-length slice). */
+ * nonblocking one that needed no waiting is a zero-length slice).
+ * With a topology, a second process "links" has one track per link that
+ * carried a message, and a slice per message for the time it held the
+ * link ("msg 3->5 1 KiB", its queueing time in the args), so one sees
+ * where messages queued. */
 int tutti_world_trace(const tutti_world_t *w, FILE *out);
 
 /* Print w's last run as an ASCII timeline: a time axis, then one row per
