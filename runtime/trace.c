@@ -19,6 +19,14 @@
  * tid = rank), "X" complete events, and per received message a flow pair
  * "s" (in the send's slice, at the transfer start) / "f" with "bp":"e" (in
  * the receive's slice, at its completion), both with the message's id.
+ *
+ * With a topology, a second process (pid 1, "links") has one thread per
+ * link that carried a message (tid = link id, named as topo.h names it)
+ * and a slice per message for the time it held that link, h_i .. e_i of
+ * MODEL.md's step ("msg 3->5 1 KiB"; its queueing time h_i - arrival in
+ * the args). A link carries one message at a time, so its slices never
+ * overlap. The plain replay does not keep those passages: this file
+ * replays the logs again asking for them (the same times, bit for bit).
  */
 #include "internal.h" /* first: it sets _GNU_SOURCE */
 
@@ -129,17 +137,22 @@ static void jsep(struct jw *j) {
   j->first = 0;
 }
 
-/* Begin an "X" event; the caller may add ,"args":{...} and must close with
- * jx_end. */
-static void jx_begin(struct jw *j, const char *name, const char *cat, int tid, double t0,
-                     double t1) {
+/* Begin an "X" event of process pid; the caller may add ,"args":{...} and
+ * must close with jx_end. */
+static void jx_begin_pid(struct jw *j, const char *name, const char *cat, int pid, int tid,
+                         double t0, double t1) {
   jsep(j);
   fputs("{\"name\":", j->f);
   jstr(j->f, name);
-  fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", cat, tid);
+  fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, pid, tid);
   jnum(j, t0);
   fputs(",\"dur\":", j->f);
   jnum(j, t1 > t0 ? t1 - t0 : 0);
+}
+
+static void jx_begin(struct jw *j, const char *name, const char *cat, int tid, double t0,
+                     double t1) {
+  jx_begin_pid(j, name, cat, 0, tid, t0, t1);
 }
 
 static void jx_end(struct jw *j) { fputc('}', j->f); }
@@ -190,6 +203,84 @@ static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_
     jflow(j, 1, id, r, clamp(msg->start, t0, t1));
   else
     jflow(j, 0, id, r, clamp(msg->rdone, t0, t1));
+}
+
+/* The "links" process: a track per link that carried a message, a slice
+ * per passage (see the header comment). */
+static int trace_links(struct jw *j, const struct tutti_replay *rp) {
+  struct tutti_replay *again = NULL;
+  const struct tutti_replay *hr = rp;
+  uint32_t *msgoff = NULL; /* rank r sent messages msgoff[r] .. msgoff[r+1]-1 */
+  int rc = 0, nl = tutti_topo_nlinks(rp->model.topo);
+  if (!rp->hops) {
+    char err[256];
+    rc = tutti__replay_run_ex(&rp->model, rp->nranks, rp->logs, TUTTI__REPLAY_HOPS, &again, err,
+                              sizeof err);
+    if (rc) return rc;
+    if (again->modeled_time != rp->modeled_time) { /* a replay is a pure function */
+      tutti__replay_free(again);
+      return TUTTI_EINVAL;
+    }
+    hr = again;
+  }
+  msgoff = malloc(((size_t)rp->nranks + 1) * sizeof *msgoff);
+  if (!msgoff) {
+    tutti__replay_free(again);
+    return TUTTI_ENOMEM;
+  }
+  uint32_t id = 0;
+  for (int r = 0; r < rp->nranks; r++) {
+    msgoff[r] = id;
+    for (uint64_t e = rp->evoff[r]; e < rp->evoff[r + 1]; e++)
+      id += RPO_KIND(rp->ops[e]) == RPO_SEND;
+  }
+  msgoff[rp->nranks] = id;
+
+  FILE *f = j->f;
+  jsep(j);
+  fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"links\"}}", f);
+  for (int l = 0; l < nl; l++) {
+    tutti_link_stats_t st;
+    char name[160];
+    if (tutti_linkset_stats(hr->links, l, &st) || !st.messages) continue;
+    tutti_topo_link_name(rp->model.topo, l, name, sizeof name);
+    jsep(j);
+    fprintf(f,
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":", l);
+    jstr(f, name);
+    fputs("}}", f);
+    jsep(j);
+    fprintf(f,
+            "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{"
+            "\"sort_index\":%d}}",
+            l, l);
+  }
+  for (uint64_t i = 0; i < hr->nhops; i++) {
+    const struct tutti_replay_hop *h = &hr->hops[i];
+    const struct tutti_replay_msg *msg = &hr->msgs[h->msg];
+    int lo = 0, hi = rp->nranks; /* the sender: msgoff[lo] <= id < msgoff[lo + 1] */
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if (msgoff[mid] <= h->msg)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    char name[96], b[32];
+    snprintf(name, sizeof name, "msg %d->%d %s", lo, (int)msg->dst,
+             fmt_bytes(msg->bytes, b, sizeof b));
+    jx_begin_pid(j, name, "link", 1, h->link, h->head, h->end);
+    fprintf(f, ",\"args\":{\"msg\":%u,\"src\":%d,\"dst\":%d,\"bytes\":%llu,\"arrived_us\":", h->msg,
+            lo, (int)msg->dst, (unsigned long long)msg->bytes);
+    jnum(j, h->arrive);
+    fputs(",\"queued_us\":", f);
+    jnum(j, h->head - h->arrive);
+    fputc('}', f);
+    jx_end(j);
+  }
+  free(msgoff);
+  tutti__replay_free(again);
+  return rc;
 }
 
 int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
@@ -285,11 +376,12 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
       C = after;
     }
   }
+  int rc = rp->links ? trace_links(&j, rp) : 0;
   fputs("\n],\"displayTimeUnit\":\"ns\"}\n", out);
   free(first_wait);
   free(at);
   free(span_end);
-  return ferror(out) ? TUTTI_EIO : 0;
+  return rc ? rc : ferror(out) ? TUTTI_EIO : 0;
 }
 
 /* ----------------------------------------------------------- ASCII timeline */
