@@ -29,6 +29,7 @@ int tutti_cli_run(int argc, char **argv);
 int tutti_cli_tree(int argc, char **argv);
 int tutti_cli_profiles(int argc, char **argv);
 int tutti_cli_suite(int argc, char **argv);
+int tutti_cli_topo(int argc, char **argv);
 
 /* ------------------------------------------------------------ options */
 
@@ -42,8 +43,13 @@ int tutti_cli_suite(int argc, char **argv);
     "hockney:alpha=1us,beta=1ns | postal:L=2 | logp:L=5us,o=1us,g=2us | loggp:L=,o=,g=,G= | none") \
   X(PROFILE, 0, "profile", "NAME|FILE",                                                            \
     "a built-in profile (tutti profiles) or an INI file; default teaching-hockney")                \
-  X(TOPOLOGY, 0, "topology", "SPEC|FILE", "network topology (not available in this build yet)")    \
-  X(MAPPING, 0, "mapping", "M", "rank-to-leaf mapping (not available in this build yet)")          \
+  X(TOPOLOGY, 0, "topology", "SPEC|FILE",                                                          \
+    "a tree of switches with contended links: tree:4x8 or an INI file (topo/README.md)")           \
+  X(MAPPING, 0, "mapping", "M",                                                                    \
+    "rank-to-leaf mapping: identity | dfs | roundrobin[:B] | random:SEED | list:3,0,2,1")          \
+  X(LINKS, 0, "links", "LIST",                                                                     \
+    "link latency/bandwidth per level, leaf links first: 1us/10Gbps,2us/40Gbps (default: 0 "       \
+    "and the model's beta)")                                                                       \
   X(PARAM, 0, "param", "K=V", "an algorithm parameter, repeatable: lambda=0.6, segment=8KiB")      \
   X(OP, 0, "op", "OP",                                                                             \
     "reduction op: sum prod min max band bor bxor land lor matmul2 (default sum)")                 \
@@ -74,6 +80,7 @@ struct cli_opts {
   size_t bytes;   /* 8 */
   int root;       /* 0 */
   const char *model, *profile, *op, *dtype, *trace;
+  const char *topology, *mapping, *links; /* NULL unless given */
   char params[1024]; /* every --param joined: "k=v,k=v" */
   int iters;         /* 1 */
   int npos;
@@ -92,12 +99,43 @@ void cli_print_options(FILE *f, unsigned accepted);
 int cli_fail(int status, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The model of --model or --profile (default teaching-hockney). `label`
- * gets the profile's name, or "--model" for a spec. Returns 0 or
- * CLI_EUSAGE after printing the error (a bad spec or file, both options,
- * a profile with a [topology]). */
-int cli_model(const char *cmd, const struct cli_opts *o, tutti_model_t *m, char *label,
-              size_t labellen);
+/* A run's network: a topology bound to the run's ranks, or none. */
+struct cli_net {
+  tutti_topo_t *topo; /* NULL: no topology */
+  int from_profile;   /* the profile's [topology], else --topology */
+  char spec[4200];    /* the spec or file, as given */
+  char links[600];    /* the link list used, "" when none was given */
+  char mapping[600];  /* the mapping text, "" for identity */
+};
+
+/* The model of --model or --profile (default teaching-hockney), and its
+ * network topology: --topology, else the profile's [topology] section.
+ * --topology replaces that whole section; --links and --mapping then
+ * replace its links and mapping. Links no list sets get latency 0 and the
+ * model's per-byte latency cost (MODEL.md: one message alone on a path
+ * then costs what it costs without topology). The topology is bound to
+ * `nranks` ranks, fewer than its leaves allowed (TUTTI_TOPO_PARTIAL: the
+ * leaves the mapping does not reach stay empty, so a profile of a large
+ * machine serves small runs); nranks <= 0 binds one rank per leaf.
+ * `label` gets the profile's name, or the --model spec. On success
+ * net->topo is the topology and m->topo points to it, or both are NULL;
+ * the caller frees it (cli_net_free) after the last world using m.
+ * Returns 0 or CLI_EUSAGE after printing the error (a bad spec, file,
+ * mapping or link list, both --model and --profile, --mapping or --links
+ * without a topology, more ranks than leaves). */
+int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_model_t *m,
+              struct cli_net *net, char *label, size_t labellen);
+void cli_net_free(struct cli_net *net);
+/* The lines "topology ..." and "links ..." of the run and suite tables,
+ * labels padded to `width` columns. */
+void cli_print_topology(FILE *f, const struct cli_net *net, const tutti_model_t *m, int width);
+/* A "topology" object for JSON ({"spec":..,"mapping":..,...}), or null. */
+void cli_json_topology(FILE *f, const struct cli_net *net);
+/* The busiest links of a world's last run as a table (at most k rows;
+ * nothing without a topology). */
+void cli_print_links(FILE *f, const tutti_world_t *w, const tutti_model_t *m, int k);
+/* "links": [...] every link that carried a message, busiest first. */
+void cli_json_links(FILE *f, const tutti_world_t *w);
 /* Collective names for messages: "bcast, reduce, ..." */
 const char *cli_coll_names(void);
 /* Whether collective `coll` takes a root / an op / data. */

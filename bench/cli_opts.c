@@ -127,11 +127,14 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
     o->trace = v;
     return 0;
   case CLI_OPT_TOPOLOGY:
+    o->topology = v;
+    return 0;
   case CLI_OPT_MAPPING:
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--%s: network topologies are not available in this build yet; accepted: "
-                    "runs without --topology and --mapping",
-                    opts[i].lng);
+    o->mapping = v;
+    return 0;
+  case CLI_OPT_LINKS:
+    o->links = v;
+    return 0;
   default:
     return 0; /* flags */
   }
@@ -197,31 +200,84 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
 
 /* ------------------------------------------------------------ models */
 
-int cli_model(const char *cmd, const struct cli_opts *o, tutti_model_t *m, char *label,
-              size_t labellen) {
+int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_model_t *m,
+              struct cli_net *net, char *label, size_t labellen) {
   char err[1024] = "";
+  memset(net, 0, sizeof *net);
   if (o->model && o->profile)
     return cli_fail(CLI_EUSAGE, cmd,
                     "--model and --profile: give one of them, not both; accepted: --model SPEC "
                     "or --profile NAME|FILE (a profile holds a model)");
+  tutti_profile_t *p = calloc(1, sizeof *p); /* 6 KiB of text: not on the stack */
+  if (!p) return cli_fail(CLI_ERUNTIME, cmd, "out of memory");
   if (o->model) {
-    if (tutti_model_parse(o->model, m, err, sizeof err))
+    if (tutti_model_parse(o->model, m, err, sizeof err)) {
+      free(p);
       return cli_fail(CLI_EUSAGE, cmd, "--model: %s", err);
+    }
     snprintf(label, labellen, "%s", o->model);
+  } else {
+    const char *name = o->profile ? o->profile : tutti_profile_builtin(0)->name;
+    if (tutti_profile_load(name, p, err, sizeof err)) {
+      free(p);
+      return cli_fail(CLI_EUSAGE, cmd, "--profile: %s", err);
+    }
+    *m = p->model;
+    snprintf(label, labellen, "%s", p->name);
+  }
+  m->topo = NULL;
+
+  /* which topology: --topology replaces the profile's whole [topology] */
+  const char *spec = o->topology, *links = o->links, *mapping = o->mapping;
+  const char *what = "--topology";
+  if (!spec && (p->topo_spec[0] || p->topo_file[0])) {
+    spec = p->topo_spec[0] ? p->topo_spec : p->topo_file;
+    if (!links && p->topo_links[0]) links = p->topo_links;
+    if (!mapping && p->topo_mapping[0]) mapping = p->topo_mapping;
+    net->from_profile = 1;
+    what = "--profile";
+  }
+  if (!spec) {
+    free(p);
+    if (o->mapping || o->links)
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--%s: there is no topology to apply it to; accepted: --%s with "
+                      "--topology SPEC|FILE or a profile with a [topology] section",
+                      o->mapping ? "mapping" : "links", o->mapping ? "mapping" : "links");
     return 0;
   }
-  const char *name = o->profile ? o->profile : tutti_profile_builtin(0)->name;
-  tutti_profile_t p;
-  if (tutti_profile_load(name, &p, err, sizeof err))
-    return cli_fail(CLI_EUSAGE, cmd, "--profile: %s", err);
-  if (p.topo_spec[0] || p.topo_file[0] || p.topo_links[0] || p.topo_mapping[0])
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--profile: '%s' has a [topology] section, and network topologies are not "
-                    "available in this build yet; accepted: a profile without [topology]",
-                    name);
-  *m = p.model;
-  snprintf(label, labellen, "%s", p.name);
+  snprintf(net->spec, sizeof net->spec, "%s", spec);
+  snprintf(net->links, sizeof net->links, "%s", links ? links : "");
+  snprintf(net->mapping, sizeof net->mapping, "%s", mapping ? mapping : "");
+  free(p); /* spec, links and mapping may point into it: use net's copies */
+  spec = net->spec;
+  links = net->links[0] ? net->links : NULL;
+  mapping = net->mapping[0] ? net->mapping : NULL;
+  /* a profile's own values are named by the profile; given flags by their flag */
+  const char *lflag = o->links ? "--links" : what, *mflag = o->mapping ? "--mapping" : what;
+  int rc = tutti_topo_open(spec, links, &net->topo, err, sizeof err);
+  if (rc) {
+    /* a bad link list is the list's fault, whatever the spec */
+    int bad_links = links && *links && tutti_topo_open(spec, NULL, &net->topo, NULL, 0) == 0;
+    cli_net_free(net);
+    return cli_fail(CLI_EUSAGE, cmd, "%s: %s", bad_links ? lflag : what, err);
+  }
+  /* MODEL.md: unset links cost 0 + beta*m per link, beta the model's own */
+  tutti_topo_default_links(net->topo, 0, m->latency.b);
+  int n = nranks > 0 ? nranks : tutti_topo_nleaves(net->topo);
+  if (tutti_topo_bind_text(net->topo, n, mapping, TUTTI_TOPO_PARTIAL, err, sizeof err)) {
+    int too_many = n > tutti_topo_nleaves(net->topo);
+    cli_net_free(net);
+    return cli_fail(CLI_EUSAGE, cmd, "%s: %s", too_many ? "--ranks" : mflag, err);
+  }
+  m->topo = net->topo;
   return 0;
+}
+
+void cli_net_free(struct cli_net *net) {
+  if (!net) return;
+  tutti_topo_free(net->topo);
+  net->topo = NULL;
 }
 
 /* ------------------------------------------------------------ collectives */

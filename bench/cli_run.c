@@ -221,8 +221,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
 
 #define RUN_OPTS                                                                                   \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
-   CLI_O(MAPPING) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) | CLI_O(ROTATE) |       \
-   CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) | CLI_O(HELP))
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
+   CLI_O(ROTATE) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) | CLI_O(HELP))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -238,6 +238,13 @@ static void run_help(FILE *f) {
              "per rank); with a --dtype of N bytes it must be a multiple of N. --op and --dtype\n"
              "apply to reduce and allreduce (matmul2, non-commutative, needs int32 or int64);\n"
              "--root to bcast, reduce, gather and scatter; barrier moves no data.\n"
+             "Topology: --topology puts the ranks on the leaves of a tree of switches whose\n"
+             "links carry one message at a time (MODEL.md); it replaces a profile's\n"
+             "[topology], and --mapping / --links replace its mapping and link list. Fewer\n"
+             "ranks than leaves leave the leaves the mapping does not reach empty. Links no\n"
+             "list sets take latency 0 and the model's beta, so a message alone on its path\n"
+             "costs what it costs without topology. The table lists the busiest links,\n"
+             "--json all that carried data, --trace a track per link (tutti topo draws one).\n"
              "Exit: 0 verified, 1 verification failed, 2 bad usage or input, 3 runtime\n"
              "failure (deadlock, a rank's error).\n");
 }
@@ -246,8 +253,11 @@ static const char *fmt_mt(const tutti_model_t *m, double t, char *buf, size_t n)
   return tutti_format_model_time(m, t, buf, n);
 }
 
+#define LINKS_SHOWN 8
+
 static void print_table(const struct cli_job *j, const struct cli_opts *o, const tutti_model_t *m,
-                        const char *label, const struct cli_result *res, size_t bytes) {
+                        const char *label, const struct cli_result *res, size_t bytes,
+                        const struct cli_net *net, const tutti_world_t *w) {
   char s1[64], s2[64], desc[512] = "", spec[256] = "";
   tutti_algo_format(&j->algo, spec, sizeof spec);
   tutti_model_describe(m, desc, sizeof desc);
@@ -265,6 +275,7 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o, const
     printf("model         %s\n", desc);
   else
     printf("model         %s  [profile %s]\n", desc, label);
+  cli_print_topology(stdout, net, m, 14);
   if (m->preset == TUTTI_MODEL_NONE || !res->has_report) {
     printf("modeled time  none (the none model runs at native speed)\n");
   } else {
@@ -301,10 +312,15 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o, const
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
   printf("verified      %s\n", res->verified ? "yes" : "NO");
+  if (net->topo && res->has_report) {
+    printf("\n");
+    cli_print_links(stdout, w, m, LINKS_SHOWN);
+  }
 }
 
 static void print_json(const struct cli_job *j, const struct cli_opts *o, const tutti_model_t *m,
-                       const char *label, const struct cli_result *res, size_t bytes) {
+                       const char *label, const struct cli_result *res, size_t bytes,
+                       const struct cli_net *net, const tutti_world_t *w) {
   FILE *f = stdout;
   char spec[256] = "";
   tutti_algo_format(&j->algo, spec, sizeof spec);
@@ -372,7 +388,15 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o, const 
           (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   fputs(",\"wall_time\":", f);
   cli_json_num(f, res->stats.wall_time);
-  fprintf(f, ",\"verified\":%s}\n", res->verified ? "true" : "false");
+  fprintf(f, ",\"verified\":%s", res->verified ? "true" : "false");
+  fputs(",\"topology\":", f);
+  cli_json_topology(f, net);
+  fputs(",\"links\":", f); /* every link that carried a message, busiest first */
+  if (net->topo && modeled)
+    cli_json_links(f, w);
+  else
+    fputs("null", f);
+  fputs("}\n", f);
 }
 
 /* Resolve op and dtype for collective `coll`: 0 or CLI_EUSAGE. */
@@ -463,18 +487,27 @@ int tutti_cli_run(int argc, char **argv) {
   j.count = (long)(bytes / tsize);
   if (tutti_algo_check(&j.algo, o.nranks, j.op, err, sizeof err))
     return cli_fail(CLI_EUSAGE, "run", "%s", err);
-  tutti_model_t model;
-  char label[512];
-  if ((st = cli_model("run", &o, &model, label, sizeof label))) return st;
   int json = (o.given & CLI_O(JSON)) != 0, timeline = (o.given & CLI_O(TIMELINE)) != 0;
   if (json && timeline)
     return cli_fail(CLI_EUSAGE, "run",
                     "--timeline: not with --json (the timeline is text); accepted: one of them, "
                     "or --trace FILE with --json");
+  tutti_model_t model;
+  struct cli_net net;
+  char label[512];
+  if ((st = cli_model("run", &o, o.nranks, &model, &net, label, sizeof label))) return st;
+  if (net.topo && model.preset == TUTTI_MODEL_NONE) {
+    cli_net_free(&net);
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--topology: the none model has no modeled time for links to shape; "
+                    "accepted: a topology with a cost model (--model hockney:..., --profile)");
+  }
   FILE *trace = NULL;
-  if (o.trace && !(trace = fopen(o.trace, "w")))
+  if (o.trace && !(trace = fopen(o.trace, "w"))) {
+    cli_net_free(&net);
     return cli_fail(CLI_EUSAGE, "run", "--trace: cannot write '%s'; accepted: a writable file path",
                     o.trace);
+  }
 
   tutti_config_t cfg = tutti_config_default(o.nranks);
   cfg.model = &model;
@@ -483,6 +516,7 @@ int tutti_cli_run(int argc, char **argv) {
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {
     if (trace) fclose(trace);
+    cli_net_free(&net);
     return cli_fail(CLI_ERUNTIME, "run", "cannot create a world of %d ranks: %s", o.nranks,
                     tutti_strerror(rc));
   }
@@ -490,13 +524,14 @@ int tutti_cli_run(int argc, char **argv) {
   rc = cli_exec(w, &j, &res);
   if (rc || res.rc) {
     tutti_world_destroy(w);
+    cli_net_free(&net);
     if (trace) fclose(trace);
     return cli_fail(CLI_ERUNTIME, "run", "%s", rc ? tutti_strerror(rc) : res.error);
   }
   if (json)
-    print_json(&j, &o, &model, label, &res, bytes);
+    print_json(&j, &o, &model, label, &res, bytes, &net, w);
   else
-    print_table(&j, &o, &model, label, &res, bytes);
+    print_table(&j, &o, &model, label, &res, bytes, &net, w);
   st = res.verified ? CLI_OK : CLI_EVERIFY;
   if (timeline) {
     printf("\n");
@@ -510,6 +545,7 @@ int tutti_cli_run(int argc, char **argv) {
   }
   fflush(stdout);
   tutti_world_destroy(w);
+  cli_net_free(&net); /* the world's model pointed to it */
   if (st == CLI_EVERIFY) cli_fail(CLI_EVERIFY, "run", "verification failed: %s", res.why);
   return st;
 }

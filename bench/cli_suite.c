@@ -70,7 +70,8 @@ static void run_row(tutti_world_t **w, const tutti_config_t *cfg, int P, struct 
 }
 
 #define SUITE_OPTS                                                                                 \
-  (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(JSON) | CLI_O(HELP))
+  (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(HELP))
 
 /* Rows continue one array across tables; *printed counts those written. */
 static void print_rows_json(FILE *f, const struct row *rows, int n, int modeled, int *printed) {
@@ -158,14 +159,16 @@ int tutti_cli_suite(int argc, char **argv) {
   int st = cli_parse("suite", SUITE_OPTS, 0, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
-    printf("usage: tutti suite [-n N] [-m SIZE] [--profile P | --model SPEC] [--json]\n\n"
+    printf("usage: tutti suite [-n N] [-m SIZE] [--profile P | --model SPEC]\n"
+           "                   [--topology SPEC|FILE [--mapping M] [--links LIST]] [--json]\n\n"
            "Run every registered algorithm of every collective (%s) on N\n"
            "ranks (default 16) under one profile (default teaching-hockney), at 8 B and\n"
            "64 KiB per rank (or only -m SIZE), check each result against a sequential\n"
            "reference, and print a table per collective and size, fastest first, the\n"
            "winner marked '*'. Reductions use sum on int32 (byte when SIZE is not a\n"
            "multiple of 4), root 0. Algorithms whose restrictions the rank count breaks\n"
-           "are listed as skipped.\n"
+           "are listed as skipped. With a topology (--topology, or the profile's), every\n"
+           "run shares its links and contention (see tutti run --help).\n"
            "Exit: 0 all verified, 1 a verification failed, 2 bad usage, 3 a run failed.\n\n"
            "options:\n",
            cli_coll_names());
@@ -173,30 +176,42 @@ int tutti_cli_suite(int argc, char **argv) {
     return 0;
   }
   tutti_model_t model;
+  struct cli_net net;
   char label[512], desc[512] = "";
-  if ((st = cli_model("suite", &o, &model, label, sizeof label))) return st;
+  if ((st = cli_model("suite", &o, o.nranks, &model, &net, label, sizeof label))) return st;
+  if (net.topo && model.preset == TUTTI_MODEL_NONE) {
+    cli_net_free(&net);
+    return cli_fail(CLI_EUSAGE, "suite",
+                    "--topology: the none model has no modeled time for links to shape; "
+                    "accepted: a topology with a cost model (--model hockney:..., --profile)");
+  }
   tutti_model_describe(&model, desc, sizeof desc);
   int P = o.nranks, json = (o.given & CLI_O(JSON)) != 0, modeled = model.preset != TUTTI_MODEL_NONE;
   size_t sizes[2] = {8, (size_t)64 << 10};
   int nsizes = 2;
   if (o.given & CLI_O(BYTES)) sizes[0] = o.bytes, nsizes = 1;
   for (int s = 0; s < nsizes; s++)
-    if (sizes[s] > SIZE_MAX / (size_t)P)
+    if (sizes[s] > SIZE_MAX / (size_t)P) {
+      cli_net_free(&net);
       return cli_fail(CLI_EUSAGE, "suite", "--bytes: too large for %d ranks; accepted: less", P);
+    }
 
   tutti_config_t cfg = tutti_config_default(P);
   cfg.model = &model;
   tutti_world_t *w;
   int rc = tutti_world_create(&w, &cfg);
-  if (rc)
+  if (rc) {
+    cli_net_free(&net);
     return cli_fail(CLI_ERUNTIME, "suite", "cannot create a world of %d ranks: %s", P,
                     tutti_strerror(rc));
+  }
 
   int nalgos = 0;
   while (tutti_algo_desc_at(nalgos)) nalgos++;
   struct row *rows = calloc((size_t)(nalgos ? nalgos : 1), sizeof *rows);
   if (!rows) {
     tutti_world_destroy(w);
+    cli_net_free(&net);
     return cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));
   }
   int runs = 0, nver = 0, nskip = 0, nfail = 0, nbad = 0, printed = 0;
@@ -209,6 +224,8 @@ int tutti_cli_suite(int argc, char **argv) {
       cli_json_str(stdout, label);
     printf(",\"model\":");
     tutti_model_json(&model, stdout);
+    printf(",\"topology\":");
+    cli_json_topology(stdout, &net);
     printf(",\"time_unit\":");
     cli_json_str(stdout, modeled ? tutti_model_time_unit(&model) : "s");
     printf(",\"sizes\":[");
@@ -217,6 +234,7 @@ int tutti_cli_suite(int argc, char **argv) {
   } else {
     printf("tutti suite: %d ranks, %s: %s\n", P, o.model ? "model" : "profile", label);
     printf("model: %s\n", desc);
+    cli_print_topology(stdout, &net, &model, 0);
     printf("every registered algorithm, each result checked against a sequential reference;\n"
            "fastest first, '*' marks the winner%s\n",
            modeled ? "" : " (the none model: wall time, which is noisy)");
@@ -299,6 +317,7 @@ int tutti_cli_suite(int argc, char **argv) {
   fflush(stdout);
   free(rows);
   if (w) tutti_world_destroy(w);
+  cli_net_free(&net); /* after the world: its model points to it */
   if (nfail)
     return cli_fail(CLI_ERUNTIME, "suite", "%d run%s failed%s; first: %s", nfail,
                     nfail == 1 ? "" : "s", nbad ? " (and some failed verification)" : "",

@@ -24,6 +24,8 @@ static int bench_main(int argc, char **argv);
     "every registered algorithm on a default profile -> table")                                    \
   X(tree, tutti_cli_tree, "tree ALGO -n N [options]",                                              \
     "print the tree an algorithm uses (ASCII, or --dot)")                                          \
+  X(topo, tutti_cli_topo, "topo SPEC|FILE [options]",                                              \
+    "draw a network topology with the ranks on its leaves (ASCII, or --dot)")                      \
   X(profiles, tutti_cli_profiles, "profiles", "the built-in latency profiles")                     \
   X(bench, bench_main, "bench NAME [options]",                                                     \
     "run a benchmark program (tutti bench --help lists them)")

@@ -5,7 +5,10 @@
  * registry, so a new algorithm is tested by being registered); `run
  * --json` is well-formed JSON with CLI.md's fields and MODEL.md's times;
  * every algorithm verifies through `run`, non-commutative ops included;
- * `tree` draws REFERENCE.md's lambda-tree; `profiles` lists the built-ins.
+ * `tree` draws REFERENCE.md's lambda-tree; `profiles` lists the built-ins;
+ * `--topology`/`--mapping`/`--links` and profiles with a [topology] put
+ * the run on links (the link table, JSON and trace tracks), and `topo`
+ * draws REFERENCE.md's two-switch lecture example (ASCII and --dot).
  * verify.c (the sequential reference) is also tested directly, against
  * the runtime's own reduce_local.
  *
@@ -330,18 +333,19 @@ static const tutti_algo_desc_t *with_param(const char *param) {
 Test(help, every_command_and_flag_documented, .timeout = 30) {
   struct cli c = CLI("--help");
   cr_assert(eq(int, c.status, 0));
-  const char *cmds[] = {"list", "run", "suite", "tree", "profiles", "bench"};
+  const char *cmds[] = {"list", "run", "suite", "tree", "topo", "profiles", "bench"};
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) HAS(c.out, cmds[i]);
   cli_free(&c);
   c = CLI("run", "--help");
   cr_assert(eq(int, c.status, 0));
-  const char *flags[] = {"-n, --ranks", "-m, --bytes",   "--root",  "--model", "--profile",
-                         "--topology",  "--mapping",     "--param", "--op",    "--dtype",
-                         "--iters",     "--rotate-root", "--json",  "--trace", "--timeline"};
+  const char *flags[] = {"-n, --ranks", "-m, --bytes", "--root",     "--model",
+                         "--profile",   "--topology",  "--mapping",  "--param",
+                         "--op",        "--dtype",     "--iters",    "--rotate-root",
+                         "--json",      "--trace",     "--timeline", "--links"};
   for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) HAS(c.out, flags[i]);
   cli_free(&c);
-  const char *sub[][2] = {
-      {"list", "COLL"}, {"tree", "--dot"}, {"profiles", "profiles"}, {"suite", "--json"}};
+  const char *sub[][2] = {{"list", "COLL"},        {"tree", "--dot"},     {"profiles", "profiles"},
+                          {"suite", "--topology"}, {"topo", "--mapping"}, {"topo", "--dot"}};
   for (size_t i = 0; i < sizeof sub / sizeof *sub; i++) {
     c = CLI(sub[i][0], "--help");
     cr_assert(eq(int, c.status, 0), "%s --help: %d", sub[i][0], c.status);
@@ -400,8 +404,6 @@ Test(usage, options, .timeout = 30) {
   fails_with(CLI("run", "bcast", a, "-n"), 2, "--ranks");
   fails_with(CLI("run", "bcast", a, "--model"), 2, "--model");
   fails_with(CLI("run", "bcast", a, "--json=yes"), 2, "--json");
-  fails_with(CLI("run", "bcast", a, "--topology", "tree:4x8"), 2, "not available in this build");
-  fails_with(CLI("run", "bcast", a, "--mapping", "dfs"), 2, "not available in this build");
   fails_with(CLI("run", "bcast", a, "--profile", "no-such-profile"), 2, "--profile");
   fails_with(CLI("run", "bcast", a, "--profile", "gige", "--model", "none"), 2, "--model");
   fails_with(CLI("run", "reduce", r, "--dtype", "quad"), 2, "--dtype");
@@ -419,6 +421,37 @@ Test(usage, options, .timeout = 30) {
   fails_with(CLI("tree", "binomial", "-n", "4", "--root", "4"), 2, "--root");
   fails_with(CLI("profiles", "extra"), 2, "extra");
   fails_with(CLI("suite", "--op", "sum"), 2, "--op");
+}
+
+/* Topologies: a bad spec, file, mapping, link list or rank count is bad
+ * input naming its flag. */
+Test(usage, topology, .timeout = 30) {
+  const char *a = bcast_default();
+  fails_with(CLI("run", "bcast", a, "--topology", "tree:0x3"), 2, "--topology");
+  fails_with(CLI("run", "bcast", a, "--topology", "mesh:4"), 2, "--topology");
+  fails_with(CLI("run", "bcast", a, "--topology", "/nonexistent/cluster.ini"), 2, "--topology");
+  fails_with(CLI("run", "bcast", a, "-n", "8", "--topology", "tree:2x4", "--mapping", "bogus"), 2,
+             "--mapping");
+  fails_with(CLI("run", "bcast", a, "-n", "4", "--topology", "tree:2x4", "--mapping", "list:0,1"),
+             2, "--mapping");
+  fails_with(CLI("run", "bcast", a, "-n", "16", "--topology", "tree:2x4"), 2, "--ranks");
+  fails_with(CLI("run", "bcast", a, "-n", "8", "--topology", "tree:2x4", "--links", "fast"), 2,
+             "--links");
+  fails_with(CLI("run", "bcast", a, "-n", "8", "--topology", "tree:2x4", "--links",
+                 "1us/1GB/s, 1us/1GB/s, 1us/1GB/s"),
+             2, "--links");
+  fails_with(CLI("run", "bcast", a, "--mapping", "dfs"), 2, "--mapping");
+  fails_with(CLI("run", "bcast", a, "--links", "1us/10Gbps"), 2, "--links");
+  fails_with(CLI("run", "bcast", a, "-n", "8", "--topology", "tree:2x4", "--model", "none"), 2,
+             "--topology");
+  fails_with(CLI("suite", "-n", "4", "--mapping", "dfs"), 2, "--mapping");
+  fails_with(CLI("topo"), 2, "SPEC");
+  fails_with(CLI("topo", "tree:2x"), 2, "--topology");
+  fails_with(CLI("topo", "tree:2x4", "-n", "9"), 2, "--ranks");
+  fails_with(CLI("topo", "tree:2x4", "--root", "8"), 2, "--root");
+  fails_with(CLI("topo", "tree:2x4", "--mapping", "random:"), 2, "--mapping");
+  fails_with(CLI("topo", "tree:2x4", "extra"), 2, "extra");
+  fails_with(CLI("topo", "--profile", "teaching-hockney"), 2, "[topology]");
 }
 
 /* A restriction the run breaks is bad input, with the registry's sentence. */
@@ -605,6 +638,134 @@ Test(run, every_algorithm_verifies, .timeout = 240) {
     cr_assert(eq(int, strncmp(json_get(&p, "verified"), "true", 4), 0), "%s %s", coll, d->name);
     cli_free(&c);
   }
+}
+
+/* ------------------------------------------------------------ topology */
+
+static const char *has_binomial(void) {
+  return tutti_algo_desc_find(TUTTI_COLL_BCAST, "binomial") ? "binomial" : NULL;
+}
+
+/* Binomial broadcast, 8 ranks, 1000 B, teaching Hockney: on one switch
+ * every message has its own links (MODEL.md's 6 us); on tree:2x4 with
+ * roundrobin the last round's four messages all cross s0 -> root. */
+Test(run, topology_json_and_links, .timeout = 60) {
+  const char *b = has_binomial();
+  if (!b) cr_skip_test("no bcast binomial");
+  struct cli c = CLI("run", "bcast", b, "-n", "8", "-m", "1000B", "--topology", "tree:8", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  struct jp p = json_ok(c.out);
+  for (size_t i = 0; i < sizeof run_keys / sizeof *run_keys; i++) json_get(&p, run_keys[i]);
+  double t = json_num(&p, "modeled_time");
+  cr_assert(epsilon_eq(dbl, t, 6e-6, 1e-15), "modeled_time %g, want 6e-06", t);
+  cr_assert(eq(int, strncmp(json_get(&p, "topology"), "{\"spec\":\"tree:8\",", 17), 0));
+  cr_assert(eq(int, json_array_len(json_get(&p, "links")), 11)); /* 4 senders, 7 receivers */
+  cli_free(&c);
+
+  c = CLI("run", "bcast", b, "-n", "8", "-m", "1000B", "--topology", "tree:2x4", "--mapping",
+          "roundrobin", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  p = json_ok(c.out);
+  cr_assert(gt(dbl, json_num(&p, "modeled_time"), 6e-6 + 1e-12));
+  const char *links = json_get(&p, "links");
+  HAS(links, "{\"link\":0,\"name\":\"s0 -> root\",\"messages\":4,\"bytes\":4000,");
+  HAS(links, "\"max_queue\":4}");
+  HAS(json_get(&p, "topology"), "\"mapping\":\"roundrobin\"");
+  cli_free(&c);
+
+  /* without a topology: "topology" and "links" are null */
+  c = CLI("run", "bcast", b, "-n", "8", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  p = json_ok(c.out);
+  cr_assert(eq(int, strncmp(json_get(&p, "topology"), "null", 4), 0));
+  cr_assert(eq(int, strncmp(json_get(&p, "links"), "null", 4), 0));
+  cli_free(&c);
+}
+
+Test(run, topology_table_trace_and_profile, .timeout = 60) {
+  const char *b = has_binomial();
+  if (!b) cr_skip_test("no bcast binomial");
+  char path[] = "/tmp/tutti_test_trace_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(ge(int, fd, 0));
+  close(fd);
+  struct cli c =
+      CLI("run", "bcast", b, "-n", "8", "-m", "64KiB", "--topology", "tree:2x4", "--mapping",
+          "roundrobin", "--links", "1us/10Gbps, 2us/40Gbps", "--trace", path);
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "topology      tree:2x4: 3 switches, 8 leaves, depth 2; 8 ranks, mapping roundrobin");
+  HAS(c.out, "links         1us/10Gbps, 2us/40Gbps");
+  HAS(c.out, "busiest links");
+  HAS(c.out, "s0 -> root");
+  HAS(c.out, "verified      yes");
+  cli_free(&c);
+  fd = open(path, O_RDONLY);
+  cr_assert(ge(int, fd, 0));
+  char *trace = slurp(fd);
+  unlink(path);
+  json_ok(trace);
+  HAS(trace, "\"name\":\"links\"");
+  HAS(trace, "\"name\":\"s0 -> root\"");
+  HAS(trace, "\"name\":\"msg 0->1 64 KiB\"");
+  free(trace);
+
+  /* a profile's [topology]; --topology replaces it */
+  char prof[] = "/tmp/tutti_test_prof_XXXXXX";
+  fd = mkstemp(prof);
+  cr_assert(ge(int, fd, 0));
+  const char *ini = "[model]\npreset = hockney\nalpha = 1us\nbeta = 1ns\n"
+                    "[topology]\nspec = tree:2x4\nmapping = roundrobin\n";
+  cr_assert(eq(long, (long)write(fd, ini, strlen(ini)), (long)strlen(ini)));
+  close(fd);
+  c = CLI("run", "bcast", b, "-n", "8", "-m", "1000B", "--profile", prof, "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  struct jp p = json_ok(c.out);
+  HAS(json_get(&p, "topology"), "\"source\":\"profile\"");
+  HAS(json_get(&p, "links"), "\"max_queue\":4}");
+  cli_free(&c);
+  c = CLI("run", "bcast", b, "-n", "8", "-m", "1000B", "--profile", prof, "--topology", "tree:8",
+          "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  p = json_ok(c.out);
+  cr_assert(epsilon_eq(dbl, json_num(&p, "modeled_time"), 6e-6, 1e-15));
+  HAS(json_get(&p, "topology"), "\"mapping\":\"identity\"");
+  cli_free(&c);
+  c = CLI("topo", "--profile", prof); /* the profile's tree, fewer ranks than leaves */
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "ranks 0 2 4 6");
+  cli_free(&c);
+  c = CLI("suite", "-n", "4", "-m", "64", "--profile", prof, "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  p = json_ok(c.out);
+  HAS(json_get(&p, "topology"), "\"spec\":\"tree:2x4\"");
+  cr_assert(eq(int, strncmp(json_get(&p, "all_verified"), "true", 4), 0));
+  cli_free(&c);
+  unlink(prof);
+}
+
+/* REFERENCE.md's lecture example: two switches, roundrobin. */
+Test(topo, lecture_example_ascii_and_dot, .timeout = 30) {
+  struct cli c = CLI("topo", "tree:2x4", "--mapping", "roundrobin");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cr_assert(eq(str, c.err, ""));
+  HAS(c.out, "tree:2x4: 3 switches, 8 leaves, depth 2; 8 ranks, mapping roundrobin");
+  HAS(c.out, "|-- s0");
+  HAS(c.out, "leaves 0-3: ranks 0 2 4 6");
+  HAS(c.out, "leaves 4-7: ranks 1 3 5 7");
+  HAS(c.out, "contention-free chain from rank 0: 0 2 4 6 1 3 5 7\n");
+  cli_free(&c);
+  c = CLI("topo", "tree:2x4", "--mapping", "roundrobin", "--dot");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cr_assert(eq(int, strncmp(c.out, "graph topology {", 16), 0), "%s", c.out);
+  HAS(c.out, "leaf 3\\nrank 6");
+  cli_free(&c);
+  /* fewer ranks than leaves; explicit links; another root */
+  c = CLI("topo", "tree:2x4", "-n", "5", "--links", "1us/10Gbps, 2us/40Gbps", "--root", "4");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "5 ranks");
+  HAS(c.out, "ranks 4 - - -");
+  HAS(c.out, "chain from rank 4: 4 0 1 2 3");
+  cli_free(&c);
 }
 
 /* ------------------------------------------------------------ tree */
