@@ -8,10 +8,13 @@
 
 int tutti_bench_p2p(int argc, char **argv);
 int tutti_bench_replay(int argc, char **argv);
+int tutti_bench_contention(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
   X(p2p, tutti_bench_p2p, "p2p latency, bandwidth, message rate beside the machine's floors")      \
-  X(replay, tutti_bench_replay, "events per second of the replay engine on synthetic event logs")
+  X(replay, tutti_bench_replay, "events per second of the replay engine on synthetic event logs")  \
+  X(contention, tutti_bench_contention,                                                            \
+    "replay time with link contention vs without (a 1024-rank pipelined chain on tree:32x32)")
 
 #endif

@@ -14,6 +14,12 @@
  *   pairs     rounds of random pairs exchanging random sizes (half eager,
  *             half rendezvous) with some local work (rule 6)
  * The replay is single-threaded; the builder's time is not counted.
+ *
+ * `tutti bench contention` (tutti_bench_contention) measures what link
+ * contention (MODEL.md "Topology") costs the replay: a 1024-rank chain
+ * broadcast pipelined in segments, replayed without a topology and on
+ * tree:32x32 (identity: one flow per link; roundrobin: every hop crosses
+ * the root, the most contended), side by side; the budget is 3x.
  */
 #include "internal.h" /* first: it sets _GNU_SOURCE */
 
@@ -24,7 +30,6 @@
 #include "bench.h"
 #include "replay.h"
 
-int tutti_bench_replay(int argc, char **argv); /* (until bench.h lists it) */
 
 struct logs {
   int P;
@@ -152,6 +157,43 @@ out:
   free(perm);
   free(mate);
   free(size);
+}
+
+/* A chain broadcast 0 -> 1 -> ... -> P-1 pipelined in `segs` segments, as
+ * the pipelined broadcast does it: each rank posts the receive of segment
+ * k + 1 before forwarding segment k with a nonblocking send, and waits for
+ * that send before forwarding the next. Built rank by rank, so that every
+ * RECV can name its SEND (prev[k]: rank r-1's SEND of segment k). */
+static void build_chain(struct logs *L, int segs, uint64_t bytes) {
+  int P = L->P;
+  uint32_t *prev = malloc((size_t)segs * sizeof *prev), *cur = malloc((size_t)segs * sizeof *cur);
+  if (!prev || !cur) {
+    oom = 1;
+    goto out;
+  }
+  for (int r = 0; r < P; r++) {
+    span(L, r, 0);
+    uint32_t rq = UINT32_MAX, sq = UINT32_MAX;
+    if (r) rq = ev(L, r, TUTTI_EV_RECV, r - 1, 0, prev[0], bytes);
+    for (int k = 0; k < segs; k++) {
+      if (r) {
+        ev(L, r, TUTTI_EV_WAIT, 0, 0, rq, 0);
+        if (k + 1 < segs) rq = ev(L, r, TUTTI_EV_RECV, r - 1, 0, prev[k + 1], bytes);
+      }
+      if (r + 1 < P) {
+        if (sq != UINT32_MAX) ev(L, r, TUTTI_EV_WAIT, 0, 0, sq, 0);
+        sq = cur[k] = ev(L, r, TUTTI_EV_SEND, r + 1, 0, 0, bytes);
+      }
+    }
+    if (sq != UINT32_MAX) ev(L, r, TUTTI_EV_WAIT, 0, 0, sq, 0);
+    span(L, r, 1);
+    uint32_t *t = prev;
+    prev = cur;
+    cur = t;
+  }
+out:
+  free(prev);
+  free(cur);
 }
 
 static tutti_cost_t lin(double a, double b) { return (tutti_cost_t){0, a, b}; }
@@ -344,4 +386,132 @@ int tutti_bench_replay(int argc, char **argv) {
            "B/ev: replay state per event; +log: with the event log (%zu B/event)\n",
            sizeof(struct tutti_ev));
   return rc;
+}
+
+/* ------------------------------------------------------------ contention */
+
+/* One replay of L under m: its CPU seconds (the machine is shared: CPU
+ * time is steadier than wall time) and modeled time. 0 or 3. */
+static int timed_replay(const tutti_model_t *m, struct logs *L, double *cpu, double *modeled,
+                        uint64_t *events) {
+  struct tutti_replay *rp;
+  char err[256];
+  double c0 = cpu_now();
+  if (tutti__replay_run(m, L->P, L->ptr, &rp, err, sizeof err)) {
+    fprintf(stderr, "bench contention: %s\n", err);
+    return 3;
+  }
+  *cpu = cpu_now() - c0;
+  *modeled = rp->modeled_time;
+  *events = rp->events;
+  tutti__replay_free(rp);
+  return 0;
+}
+
+static void contention_usage(FILE *f) {
+  fputs("usage: tutti bench contention [-n RANKS] [-s SEGMENTS] [-m BYTES] [-t SPEC] [-r REPS]\n"
+        "  Replays a chain broadcast pipelined in segments without a topology and on a tree\n"
+        "  of switches (identity and roundrobin mappings), and prints the replay times and\n"
+        "  their ratio (the budget: contention at most 3x the replay without topology).\n"
+        "  -n, --ranks N     ranks (default 1024; the topology must have as many leaves)\n"
+        "  -s, --segments S  segments of the broadcast (default 256)\n"
+        "  -m, --bytes B     bytes per segment (default 8192)\n"
+        "  -t, --topology T  the tree (default tree:32x32)\n"
+        "  -r, --reps R      replays of each, the best CPU time is shown (default 5)\n",
+        f);
+}
+
+int tutti_bench_contention(int argc, char **argv) {
+  int P = 1024, segs = 256, seg = 8192, reps = 5;
+  const char *spec = "tree:32x32";
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc = 0;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      contention_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "-n") || !strcmp(a, "--ranks")) {
+      rc = intarg(a, v, 2, 1 << 24, &P), i++;
+    } else if (!strcmp(a, "-s") || !strcmp(a, "--segments")) {
+      rc = intarg(a, v, 1, 1 << 20, &segs), i++;
+    } else if (!strcmp(a, "-m") || !strcmp(a, "--bytes")) {
+      rc = intarg(a, v, 0, 1 << 30, &seg), i++;
+    } else if (!strcmp(a, "-r") || !strcmp(a, "--reps")) {
+      rc = intarg(a, v, 1, 1000, &reps), i++;
+    } else if (!strcmp(a, "-t") || !strcmp(a, "--topology")) {
+      if (!v) {
+        fprintf(stderr, "tutti bench contention: %s needs a topology, e.g. tree:32x32\n", a);
+        return 2;
+      }
+      spec = v, i++;
+    } else {
+      fprintf(stderr, "tutti bench contention: unknown option '%s'\n", a);
+      contention_usage(stderr);
+      return 2;
+    }
+    if (rc) return rc;
+  }
+  struct logs L;
+  oom = 0;
+  if (logs_init(&L, P) || (build_chain(&L, segs, (uint64_t)seg), oom)) {
+    fprintf(stderr, "bench contention: out of memory\n");
+    logs_free(&L);
+    return 3;
+  }
+  /* LogGP, all eager (rules 1, 2); Hockney, all rendezvous (rule 3); each
+   * without a topology and with it under two mappings, replayed in turn
+   * `reps` times (so that drift of the shared machine hits all alike) */
+  const char *maps[3] = {NULL, "identity", "roundrobin"};
+  tutti_model_t models[2] = {model_loggp(), model_hockney()};
+  const char *names[2] = {"loggp", "hockney"};
+  tutti_topo_t *topo[2][3] = {{NULL}};
+  double best[2][3], modeled[2][3];
+  uint64_t nev = 0;
+  int status = 0;
+  for (int k = 0; k < 2 && !status; k++)
+    for (int j = 1; j < 3 && !status; j++) {
+      char err[512] = "";
+      if (tutti_topo_open(spec, NULL, &topo[k][j], err, sizeof err) ||
+          tutti_topo_bind_text(topo[k][j], P, maps[j], 0, err, sizeof err)) {
+        fprintf(stderr, "tutti bench contention: --topology: %s\n", err);
+        status = 2;
+        break;
+      }
+      tutti_topo_default_links(topo[k][j], 0, models[k].latency.b); /* MODEL.md's default */
+    }
+  for (int i = 0; i < reps && !status; i++)
+    for (int k = 0; k < 2 && !status; k++)
+      for (int j = 0; j < 3 && !status; j++) {
+        tutti_model_t m = models[k];
+        m.topo = topo[k][j];
+        double cpu, t;
+        if ((status = timed_replay(&m, &L, &cpu, &t, &nev))) break;
+        if (i && t != modeled[k][j]) {
+          fprintf(stderr, "bench contention: replays disagree (%.17g, %.17g)\n", modeled[k][j], t);
+          status = 3;
+        }
+        if (!i || cpu < best[k][j]) best[k][j] = cpu;
+        modeled[k][j] = t;
+      }
+  if (!status) {
+    double worst = 0;
+    printf("chain broadcast: %d ranks, %d segments of %d B, %llu events; topology %s\n", P, segs,
+           seg, (unsigned long long)nev, spec);
+    printf("%-8s %-11s %10s %10s %7s %13s %13s\n", "model", "mapping", "plain_s", "topo_s", "ratio",
+           "modeled", "modeled_topo");
+    for (int k = 0; k < 2; k++)
+      for (int j = 1; j < 3; j++) {
+        double r = best[k][j] / best[k][0];
+        if (r > worst) worst = r;
+        printf("%-8s %-11s %10.4f %10.4f %6.2fx %13.6g %13.6g\n", names[k], maps[j], best[k][0],
+               best[k][j], r, modeled[k][0], modeled[k][j]);
+      }
+    printf("plain_s, topo_s: the best replay's CPU time without and with the topology;\n"
+           "worst ratio %.2fx (budget 3x); modeled: the run's modeled time (s)\n",
+           worst);
+  }
+  for (int k = 0; k < 2; k++)
+    for (int j = 0; j < 3; j++) tutti_topo_free(topo[k][j]);
+  logs_free(&L);
+  return status;
 }
