@@ -1,0 +1,695 @@
+/*
+ * test_contention.c -- MODEL.md "Topology (links and contention)" through
+ * the replay: the equivalence rule end to end (real rank threads, then the
+ * replay: one message on an idle path whose links have the model's beta
+ * and no latency costs what it costs without topology); hand-computed
+ * link examples on synthetic logs (two flows into one link, a slow link
+ * after a fast one, opposite directions of a full-duplex link, a shared
+ * middle link, a message to oneself); the lecture example (REFERENCE.md:
+ * 8 ranks on two switches, a pipelined chain 0..7 puts 4 flows on
+ * s0 -> root, the chain order of tutti_topo_chain_order one flow per
+ * link, and is faster); determinism under perturbed scheduling; the link
+ * report, the trace's link tracks, and errors.
+ *
+ * TUTTI_TSAN_TEST: also built and run under ThreadSanitizer.
+ */
+#include "internal.h"
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+#define US 1e-6
+
+/* ------------------------------------------------------------ topologies */
+
+/* spec bound to n ranks under mapping; links not set: latency 0, beta. */
+static tutti_topo_t *topo(const char *spec, const char *links, int n, const char *mapping,
+                          double beta) {
+  tutti_topo_t *t = NULL;
+  char err[512] = "";
+  cr_assert(eq(int, tutti_topo_open(spec, links, &t, err, sizeof err), 0), "%s", err);
+  cr_assert(eq(int, tutti_topo_default_links(t, 0, beta), 0));
+  cr_assert(eq(int, tutti_topo_bind_text(t, n, mapping, TUTTI_TOPO_PARTIAL, err, sizeof err), 0),
+            "%s", err);
+  return t;
+}
+
+/* The id of the link named `name` ("s0 -> root"), by its name. */
+static int link_id(const tutti_topo_t *t, const char *name) {
+  for (int l = 0; l < tutti_topo_nlinks(t); l++) {
+    char buf[160];
+    cr_assert(eq(int, tutti_topo_link_name(t, l, buf, sizeof buf), 0));
+    if (!strcmp(buf, name)) return l;
+  }
+  cr_fatal("no link named '%s'", name);
+  return -1;
+}
+
+/* ------------------------------------------------- synthetic event logs */
+
+#define UNRESOLVED (UINT32_MAX - 1)
+
+struct bld {
+  int P;
+  struct tutti_evlog *logs;
+  const struct tutti_evlog **ptrs;
+};
+
+static struct bld *bld_new(int P) {
+  struct bld *b = calloc(1, sizeof *b);
+  cr_assert(b != NULL);
+  b->P = P;
+  b->logs = calloc((size_t)P, sizeof *b->logs);
+  b->ptrs = calloc((size_t)P, sizeof *b->ptrs);
+  cr_assert(b->logs != NULL && b->ptrs != NULL);
+  for (int r = 0; r < P; r++) b->ptrs[r] = &b->logs[r];
+  return b;
+}
+
+static void bld_free(struct bld *b) {
+  for (int r = 0; r < b->P; r++) tutti__evlog_free(&b->logs[r]);
+  free(b->logs);
+  free(b->ptrs);
+  free(b);
+}
+
+static uint32_t push(struct bld *b, int r, int kind, int peer, int tag, uint32_t ref,
+                     uint64_t bytes) {
+  struct tutti_ev e = {.kind = (uint8_t)kind, .peer = peer, .tag = tag, .ref = ref, .bytes = bytes};
+  uint32_t i = tutti__evlog_push(&b->logs[r], &e);
+  cr_assert(i != UINT32_MAX);
+  return i;
+}
+
+static uint32_t b_isend(struct bld *b, int r, int dst, uint64_t bytes) {
+  return push(b, r, TUTTI_EV_SEND, dst, 0, 0, bytes);
+}
+static uint32_t b_irecv(struct bld *b, int r, int src) {
+  return push(b, r, TUTTI_EV_RECV, src, 0, UNRESOLVED, 0);
+}
+static void b_wait(struct bld *b, int r, uint32_t op) {
+  push(b, r, TUTTI_EV_WAIT, 0, 0, op, 0);
+}
+static void b_send(struct bld *b, int r, int dst, uint64_t bytes) {
+  b_wait(b, r, b_isend(b, r, dst, bytes));
+}
+static void b_recv(struct bld *b, int r, int src) {
+  b_wait(b, r, b_irecv(b, r, src));
+}
+
+/* The k-th RECV at d from s names the k-th SEND from s to d (one tag). */
+static void bld_match(struct bld *b) {
+  for (int d = 0; d < b->P; d++) {
+    struct tutti_evlog *L = &b->logs[d];
+    for (uint32_t j = 0; j < L->n; j++) {
+      struct tutti_ev *e = &L->ev[j];
+      if (e->kind != TUTTI_EV_RECV || e->ref != UNRESOLVED) continue;
+      int k = 0;
+      for (uint32_t i = 0; i < j; i++)
+        k += L->ev[i].kind == TUTTI_EV_RECV && L->ev[i].peer == e->peer;
+      const struct tutti_evlog *S = &b->logs[e->peer];
+      for (uint32_t i = 0; i < S->n; i++)
+        if (S->ev[i].kind == TUTTI_EV_SEND && S->ev[i].peer == d && k-- == 0) {
+          e->ref = i;
+          e->bytes = S->ev[i].bytes;
+          break;
+        }
+      cr_assert(e->ref != UNRESOLVED, "rank %d event %u: no matching send", d, j);
+    }
+  }
+}
+
+static struct tutti_replay *replay(struct bld *b, const tutti_model_t *m) {
+  bld_match(b);
+  struct tutti_replay *rp = NULL;
+  char err[256];
+  int rc = tutti__replay_run(m, b->P, b->ptrs, &rp, err, sizeof err);
+  cr_assert(eq(int, rc, 0), "replay failed: %s", err);
+  return rp;
+}
+
+/* Every cost 0 but the latency beta*m, all eager: link times by hand. */
+static tutti_model_t wire(double beta) {
+  tutti_model_t m = {.preset = TUTTI_MODEL_CUSTOM};
+  m.latency = (tutti_cost_t){0, 0, beta};
+  m.eager_limit = TUTTI_EAGER_ALL;
+  return m;
+}
+
+static tutti_link_stats_t stats(const struct tutti_replay *rp, const tutti_topo_t *t,
+                                const char *name) {
+  tutti_link_stats_t st;
+  cr_assert(eq(int, tutti_linkset_stats(rp->links, link_id(t, name), &st), 0));
+  return st;
+}
+
+/* The arrival (data complete at the receiver) of src's idx-th event. */
+static double arrive(const struct tutti_replay *rp, int src, uint32_t idx) {
+  const struct tutti_replay_msg *msg = tutti__replay_msg(rp, src, idx);
+  cr_assert(msg != NULL);
+  return msg->arrive;
+}
+
+/* --------------------------------------------- hand-computed examples */
+
+/* tree:4 (one switch): ranks 0 and 1 each send 10 B to rank 2 at 0, at
+ * 1 s/B. Both heads reach s0 -> leaf 2 at 0; rank 0 goes first (rule 8),
+ * arrives at 10; rank 1's head waits until 10, arrives at 20. */
+Test(links, two_flows_into_one_link, .timeout = 10) {
+  tutti_topo_t *t = topo("tree:4", NULL, 3, NULL, 1.0);
+  tutti_model_t m = wire(1.0);
+  m.topo = t;
+  struct bld *b = bld_new(3);
+  b_send(b, 0, 2, 10);
+  b_send(b, 1, 2, 10);
+  b_recv(b, 2, 0);
+  b_recv(b, 2, 1);
+  struct tutti_replay *rp = replay(b, &m);
+  cr_assert(eq(dbl, arrive(rp, 0, 0), 10));
+  cr_assert(eq(dbl, arrive(rp, 1, 0), 20));
+  cr_assert(eq(dbl, rp->rank_end[2], 20));
+  tutti_link_stats_t st = stats(rp, t, "s0 -> leaf 2 (rank 2)");
+  cr_assert(eq(u64, st.messages, 2));
+  cr_assert(eq(dbl, st.bytes, 20));
+  cr_assert(eq(dbl, st.busy, 20));
+  cr_assert(eq(dbl, st.wait, 10));
+  cr_assert(eq(int, st.max_queue, 2));
+  st = stats(rp, t, "leaf 1 (rank 1) -> s0"); /* its own link: no queue */
+  cr_assert(eq(int, st.max_queue, 1));
+  cr_assert(eq(dbl, st.wait, 0));
+  /* without the topology both arrive at 10 */
+  tutti_model_t plain = wire(1.0);
+  struct tutti_replay *p0 = replay(b, &plain);
+  cr_assert(eq(dbl, arrive(p0, 1, 0), 10));
+  cr_assert(eq(ptr, p0->links, NULL));
+  tutti__replay_free(p0);
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+}
+
+/* tree:2x2, rank 0 (leaf 0) to rank 2 (leaf 2): up leaf 0 (lat 1, 1 s/B),
+ * up s0 (lat 5, 2 s/B), down s1 (lat 5, 2 s/B), down leaf 2 (lat 1,
+ * 1 s/B); 10 B. MODEL.md's recurrence, h_0 = e_0 = 0:
+ *   h1 = 0,  e1 = max(0 + 10, 0)       = 10
+ *   h2 = 1,  e2 = max(1 + 20, 10 + 1)  = 21   the slow link sets the pace
+ *   h3 = 6,  e3 = max(6 + 20, 21 + 5)  = 26
+ *   h4 = 11, e4 = max(11 + 10, 26 + 5) = 31   a fast link after a slow one
+ *   complete: e4 + lat4 = 32 */
+Test(links, slow_link_after_fast_one, .timeout = 10) {
+  tutti_topo_t *t = topo("tree:2x2", "1s/1B/s, 5s/0.5B/s", 4, NULL, 0);
+  tutti_model_t m = wire(1.0);
+  m.topo = t;
+  struct bld *b = bld_new(4);
+  b_send(b, 0, 2, 10);
+  b_recv(b, 2, 0);
+  struct tutti_replay *rp = replay(b, &m);
+  cr_assert(eq(dbl, arrive(rp, 0, 0), 32));
+  cr_assert(eq(dbl, rp->rank_end[2], 32));
+  tutti_link_stats_t st = stats(rp, t, "root -> s1");
+  cr_assert(eq(dbl, st.busy, 26 - 6)); /* e3 - h3 */
+  st = stats(rp, t, "s1 -> leaf 2 (rank 2)");
+  cr_assert(eq(dbl, st.busy, 31 - 11)); /* held until the tail left it */
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+}
+
+/* Full duplex: 0 -> 2 and 2 -> 0 at once over s0 <-> root <-> s1 do not
+ * interfere: both arrive at 10, as alone; each direction carries one. */
+Test(links, opposite_directions_do_not_interfere, .timeout = 10) {
+  tutti_topo_t *t = topo("tree:2x2", NULL, 4, NULL, 1.0);
+  tutti_model_t m = wire(1.0);
+  m.topo = t;
+  struct bld *b = bld_new(4);
+  uint32_t s0 = b_isend(b, 0, 2, 10), r0 = b_irecv(b, 0, 2);
+  uint32_t s2 = b_isend(b, 2, 0, 10), r2 = b_irecv(b, 2, 0);
+  b_wait(b, 0, s0), b_wait(b, 0, r0), b_wait(b, 2, s2), b_wait(b, 2, r2);
+  struct tutti_replay *rp = replay(b, &m);
+  cr_assert(eq(dbl, arrive(rp, 0, s0), 10));
+  cr_assert(eq(dbl, arrive(rp, 2, s2), 10));
+  const char *names[] = {"s0 -> root", "root -> s0", "root -> s1", "s1 -> root"};
+  for (int i = 0; i < 4; i++) {
+    tutti_link_stats_t st = stats(rp, t, names[i]);
+    cr_assert(eq(u64, st.messages, 1), "%s", names[i]);
+    cr_assert(eq(int, st.max_queue, 1), "%s", names[i]);
+    cr_assert(eq(dbl, st.wait, 0), "%s", names[i]);
+  }
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+}
+
+/* 0 -> 2 and 1 -> 3 share s0 -> root and root -> s1 (cut-through): the
+ * second waits at s0 -> root until 10, then follows 10 behind, arriving
+ * at 20; its own leaf links are idle. */
+Test(links, shared_middle_link, .timeout = 10) {
+  tutti_topo_t *t = topo("tree:2x2", NULL, 4, NULL, 1.0);
+  tutti_model_t m = wire(1.0);
+  m.topo = t;
+  struct bld *b = bld_new(4);
+  b_send(b, 0, 2, 10);
+  b_send(b, 1, 3, 10);
+  b_recv(b, 2, 0);
+  b_recv(b, 3, 1);
+  struct tutti_replay *rp = replay(b, &m);
+  cr_assert(eq(dbl, arrive(rp, 0, 0), 10));
+  cr_assert(eq(dbl, arrive(rp, 1, 0), 20));
+  tutti_link_stats_t st = stats(rp, t, "s0 -> root");
+  cr_assert(eq(int, st.max_queue, 2));
+  cr_assert(eq(dbl, st.wait, 10));
+  st = stats(rp, t, "root -> s1"); /* the second head arrives as the first leaves */
+  cr_assert(eq(int, st.max_queue, 1));
+  cr_assert(eq(dbl, st.wait, 0));
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+}
+
+/* A message to oneself has an empty path: complete at s + L(0)
+ * (topo/README.md), here 0; with latency L(0) = 3, at 3. */
+Test(links, message_to_oneself, .timeout = 10) {
+  tutti_topo_t *t = topo("tree:2", NULL, 2, NULL, 1.0);
+  tutti_model_t m = wire(1.0);
+  m.latency.a = 3;
+  m.topo = t;
+  struct bld *b = bld_new(2);
+  uint32_t s = b_isend(b, 0, 0, 10), r = b_irecv(b, 0, 0);
+  b_wait(b, 0, s), b_wait(b, 0, r);
+  struct tutti_replay *rp = replay(b, &m);
+  cr_assert(eq(dbl, arrive(rp, 0, s), 3));
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti__replay_report(rp, &rep), 0));
+  cr_assert(eq(int, rep.links_used, 0));
+  cr_assert(eq(int, rep.nlinks, 4));
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+}
+
+/* Rendezvous (rule 3) through links: the receive completes at the path's
+ * completion + O_r; the second of two flows into one link waits. */
+Test(links, rendezvous_two_flows, .timeout = 10) {
+  tutti_topo_t *t = topo("tree:4", NULL, 3, NULL, 1.0);
+  tutti_model_t m = wire(1.0);
+  m.eager_limit = 0;
+  m.recv_cpu = (tutti_cost_t){0, 2, 0};
+  m.topo = t;
+  struct bld *b = bld_new(3);
+  b_send(b, 0, 2, 10);
+  b_send(b, 1, 2, 10);
+  uint32_t a = b_irecv(b, 2, 0), c = b_irecv(b, 2, 1);
+  b_wait(b, 2, a), b_wait(b, 2, c);
+  struct tutti_replay *rp = replay(b, &m);
+  cr_assert(eq(dbl, tutti__replay_done(rp, 2, a), 12));
+  cr_assert(eq(dbl, tutti__replay_done(rp, 2, c), 22));
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+}
+
+/* ------------------------------------------------- real rank threads */
+
+struct prog {
+  size_t bytes;
+  int rounds;
+};
+
+/* Rank 0 sends to rank 1, which answers, `rounds` times (one message in
+ * flight at a time: every path is idle when a message starts). */
+static int pingpong(tutti_rank_t *r, void *arg) {
+  const struct prog *p = arg;
+  int me = tutti_rank(r), rc = 0;
+  char *buf = calloc(p->bytes + 1, 1);
+  for (int k = 0; k < p->rounds && !rc; k++) {
+    if (me == 0) {
+      rc = tutti_send(r, buf, (long)p->bytes, TUTTI_BYTE, 1, 0);
+      if (!rc && k + 1 < p->rounds) rc = tutti_recv(r, buf, (long)p->bytes, TUTTI_BYTE, 1, 0, NULL);
+    } else {
+      rc = tutti_recv(r, buf, (long)p->bytes, TUTTI_BYTE, 0, 0, NULL);
+      if (!rc && k + 1 < p->rounds) rc = tutti_send(r, buf, (long)p->bytes, TUTTI_BYTE, 0, 0);
+    }
+  }
+  free(buf);
+  return rc;
+}
+
+/* Equal but for rounding: the same terms added in another order. */
+static int close_to(double a, double b) {
+  return fabs(a - b) <= 1e-12 * fmax(fabs(b), 1e-300);
+}
+
+/* Run fn on n ranks under m (flags, seed). Returns the world, still alive. */
+static tutti_world_t *run_world(const tutti_model_t *m, int n, tutti_rank_fn *fn, void *arg,
+                                unsigned flags, unsigned seed) {
+  tutti_config_t c = tutti_config_default(n);
+  c.model = m;
+  c.flags = flags;
+  c.seed = seed;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  cr_assert(eq(int, tutti_world_run(w, fn, arg), 0), "%s", tutti_world_error(w));
+  return w;
+}
+
+static double run_ends(const tutti_model_t *m, int n, tutti_rank_fn *fn, void *arg, double *ends) {
+  tutti_world_t *w = run_world(m, n, fn, arg, 0, 0);
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  memcpy(ends, rep.rank_end, sizeof *ends * (size_t)n);
+  double t = rep.modeled_time;
+  tutti_world_destroy(w);
+  return t;
+}
+
+/* MODEL.md: one message on an idle path of links with the model's beta and
+ * latency 0 costs exactly what the same model costs without topology --
+ * bit for bit for a first message (both compute (s + L(0)) + beta*m with
+ * s = 0); later ones add the same terms in another order, so they may
+ * differ in the last bit. Rank 0 and 1 on the same switch (2 links) and
+ * across the root (4 links). */
+static void equivalence(const tutti_model_t *base, const char *what) {
+  const char *specs[][2] = {
+      {"tree:4", "identity"}, {"tree:2x2", "list:0,3"}, {"tree:2x2x2", "list:7,0"}};
+  size_t sizes[] = {0, 1000, 100000};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+      double plain[2], linked[2];
+      tutti_topo_t *t = topo(specs[i][0], NULL, 2, specs[i][1], base->latency.b);
+      tutti_model_t m = *base;
+      m.topo = t;
+      struct prog one = {sizes[s], 1}, many = {sizes[s], 5};
+      run_ends(base, 2, pingpong, &one, plain);
+      run_ends(&m, 2, pingpong, &one, linked);
+      cr_assert(eq(int, memcmp(plain, linked, sizeof plain), 0),
+                "%s, %zu B on %s: %.17g, %.17g with links; %.17g, %.17g without", what, sizes[s],
+                specs[i][0], linked[0], linked[1], plain[0], plain[1]);
+      run_ends(base, 2, pingpong, &many, plain);
+      run_ends(&m, 2, pingpong, &many, linked);
+      for (int r = 0; r < 2; r++)
+        cr_assert(close_to(linked[r], plain[r]),
+                  "%s, %zu B x 9 on %s, rank %d: %.17g with links, %.17g without", what, sizes[s],
+                  specs[i][0], r, linked[r], plain[r]);
+      tutti_topo_free(t);
+    }
+}
+
+Test(equivalence, hockney_rendezvous, .timeout = 60) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_hockney(&m, 1 * US, 1e-9), 0)); /* eager_limit 0 */
+  m.recv_cpu = (tutti_cost_t){0, 0.5 * US, 0.1e-9};
+  equivalence(&m, "hockney rendezvous");
+}
+
+Test(equivalence, hockney_eager, .timeout = 60) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_hockney(&m, 1 * US, 1e-9), 0));
+  m.eager_limit = TUTTI_EAGER_ALL;
+  equivalence(&m, "hockney eager");
+}
+
+Test(equivalence, loggp, .timeout = 60) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_loggp(&m, 5 * US, 1 * US, 2 * US, 1e-9), 0));
+  equivalence(&m, "loggp");
+}
+
+/* ------------------------------------------------- the lecture example */
+
+struct chain {
+  const int *order; /* order[0] is the root */
+  int n, segs;
+  long seg;
+};
+
+/* A chain broadcast along order[], pipelined in segments: receive segment
+ * k from the predecessor (the receive of k + 1 posted before forwarding),
+ * forward it with a nonblocking send, wait for the previous send. */
+static int chain_bcast(tutti_rank_t *r, void *arg) {
+  const struct chain *c = arg;
+  int me = tutti_rank(r), pos = 0, rc = 0;
+  while (c->order[pos] != me) pos++;
+  int prev = pos ? c->order[pos - 1] : -1, next = pos + 1 < c->n ? c->order[pos + 1] : -1;
+  char *buf = calloc((size_t)(c->seg * c->segs) + 1, 1);
+  tutti_request_t rq = TUTTI_REQUEST_NULL, sq = TUTTI_REQUEST_NULL;
+  if (prev >= 0) rc = tutti_irecv(r, buf, c->seg, TUTTI_BYTE, prev, 0, &rq);
+  for (int k = 0; k < c->segs && !rc; k++) {
+    if (prev >= 0) {
+      rc = tutti_wait(r, &rq, NULL);
+      if (!rc && k + 1 < c->segs)
+        rc = tutti_irecv(r, buf + (k + 1) * c->seg, c->seg, TUTTI_BYTE, prev, 0, &rq);
+    }
+    if (!rc && next >= 0) {
+      rc = tutti_wait(r, &sq, NULL);
+      if (!rc) rc = tutti_isend(r, buf + k * c->seg, c->seg, TUTTI_BYTE, next, 0, &sq);
+    }
+  }
+  if (!rc) rc = tutti_wait(r, &sq, NULL);
+  free(buf);
+  return rc;
+}
+
+static tutti_link_load_t *all_links(tutti_world_t *w, int *n) {
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  tutti_link_load_t *l = calloc((size_t)rep.nlinks + 1, sizeof *l);
+  cr_assert(eq(int, tutti_world_links(w, rep.nlinks, l, n), 0));
+  cr_assert(eq(int, *n, rep.links_used));
+  return l;
+}
+
+static const tutti_link_load_t *find(const tutti_link_load_t *l, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(l[i].name, name)) return &l[i];
+  cr_fatal("no loaded link named '%s'", name);
+  return NULL;
+}
+
+/* REFERENCE.md: tree:2x4 with roundrobin puts 0 2 4 6 on s0 and 1 3 5 7 on
+ * s1. The chain 0 -> 1 -> ... -> 7 crosses s0 -> root four times (0->1,
+ * 2->3, 4->5, 6->7): its pipelined segments queue there. The chain
+ * 0 2 4 6 1 3 5 7 crosses each directed link once: no link queues, its
+ * time is the time without topology, and lower. */
+Test(lecture, two_switches_chain_orders, .timeout = 120) {
+  enum { N = 8, SEGS = 8 };
+  const long SEG = 64 << 10;
+  tutti_model_t base;
+  cr_assert(eq(int, tutti_model_hockney(&base, 1 * US, 1e-9), 0));
+  tutti_topo_t *t = topo("tree:2x4", NULL, N, "roundrobin", base.latency.b);
+  tutti_model_t m = base;
+  m.topo = t;
+  int naive[N], good[N];
+  for (int i = 0; i < N; i++) naive[i] = i;
+  cr_assert(eq(int, tutti_topo_chain_order(t, NULL, N, 0, good), 0));
+  const int want[N] = {0, 2, 4, 6, 1, 3, 5, 7};
+  cr_assert(eq(int, memcmp(good, want, sizeof want), 0));
+  const uint64_t M = (uint64_t)SEG * SEGS;
+
+  struct chain cn = {naive, N, SEGS, SEG}, cg = {good, N, SEGS, SEG};
+  tutti_world_t *w = run_world(&m, N, chain_bcast, &cn, 0, 0);
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  double t_naive = rep.modeled_time;
+  int n;
+  tutti_link_load_t *l = all_links(w, &n);
+  const tutti_link_load_t *up = find(l, n, "s0 -> root"), *down = find(l, n, "root -> s1");
+  cr_assert(eq(u64, up->bytes, 4 * M), "s0 -> root carried %llu B", (unsigned long long)up->bytes);
+  cr_assert(eq(u64, up->messages, 4 * SEGS));
+  cr_assert(eq(u64, down->bytes, 4 * M));
+  cr_assert(ge(int, up->max_queue, 2), "s0 -> root never queued (%d)", up->max_queue);
+  cr_assert(gt(dbl, up->wait, 0));
+  cr_assert(l[0].link == up->link || l[0].link == down->link, "the busiest link is %s", l[0].name);
+  free(l);
+  tutti_world_destroy(w);
+
+  w = run_world(&m, N, chain_bcast, &cg, 0, 0);
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  double t_good = rep.modeled_time;
+  l = all_links(w, &n);
+  for (int i = 0; i < n; i++) {
+    cr_assert(le(u64, l[i].bytes, M), "%s carried %llu B", l[i].name,
+              (unsigned long long)l[i].bytes);
+    cr_assert(eq(int, l[i].max_queue, 1), "%s queued %d", l[i].name, l[i].max_queue);
+  }
+  cr_assert(eq(u64, find(l, n, "s0 -> root")->bytes, M)); /* only 6 -> 1 */
+  free(l);
+  tutti_world_destroy(w);
+
+  double ends[N];
+  double t_plain = run_ends(&base, N, chain_bcast, &cg, ends);
+  cr_assert(lt(dbl, t_good, t_naive), "chain order %.17g, naive %.17g", t_good, t_naive);
+  cr_assert(close_to(t_good, t_plain), "chain order %.17g, no topology %.17g", t_good, t_plain);
+  cr_assert(close_to(run_ends(&base, N, chain_bcast, &cn, ends), t_plain),
+            "without topology both chains take the same time");
+  tutti_topo_free(t);
+}
+
+/* ------------------------------------------------------- determinism */
+
+/* Rounds of exchanges with a random partner, eager and rendezvous sizes
+ * mixed, receives posted in scrambled order: many flows meet at links. */
+static int mixed(tutti_rank_t *r, void *arg) {
+  (void)arg;
+  int me = tutti_rank(r), n = tutti_size(r), rc = 0;
+  enum { ROUNDS = 6, MAXB = 3000 };
+  int *perm = malloc(sizeof(int) * (size_t)n), *inv = malloc(sizeof(int) * (size_t)n);
+  char *out = calloc(3 * MAXB, 1), *in = calloc(3 * MAXB, 1);
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (int k = 0; k < ROUNDS && !rc; k++) {
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      int j = (int)(x % (uint64_t)(i + 1)), tmp = perm[i];
+      perm[i] = perm[j], perm[j] = tmp;
+    }
+    for (int i = 0; i < n; i++) inv[perm[i]] = i;
+    long sz[3] = {8, 700 + 100 * k, MAXB};
+    tutti_request_t q[6];
+    for (int j = 2; j >= 0 && !rc; j--)
+      rc = tutti_irecv(r, in + j * MAXB, sz[j], TUTTI_BYTE, inv[me], 10 + j, &q[3 + j]);
+    if (!rc) rc = tutti_compute(r, (me % 3) * 0.5 * US);
+    for (int j = 0; j < 3 && !rc; j++)
+      rc = tutti_isend(r, out + j * MAXB, sz[j], TUTTI_BYTE, perm[me], 10 + j, &q[j]);
+    if (!rc) rc = tutti_waitall(r, 6, q, NULL);
+  }
+  free(perm), free(inv), free(out), free(in);
+  return rc;
+}
+
+/* Perturbed scheduling (random yields and sleeps in the runtime) changes
+ * nothing: every rank's end and every link's statistics are the same bits. */
+static void same_bits(const tutti_model_t *m, int n, tutti_rank_fn *fn, void *arg, int runs,
+                      const char *what) {
+  double *ref = calloc((size_t)n, sizeof *ref);
+  tutti_world_t *w = run_world(m, n, fn, arg, 0, 0);
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  memcpy(ref, rep.rank_end, sizeof *ref * (size_t)n);
+  int nl;
+  tutti_link_load_t *l0 = all_links(w, &nl);
+  cr_assert(gt(int, nl, 0));
+  tutti_world_destroy(w);
+  for (int k = 0; k < runs; k++) {
+    w = run_world(m, n, fn, arg, TUTTI_PERTURB, 1000 + (unsigned)k);
+    cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+    cr_assert(eq(int, memcmp(ref, rep.rank_end, sizeof *ref * (size_t)n), 0),
+              "%s: perturbed run %d differs (rank 0: %.17g vs %.17g)", what, k, rep.rank_end[0],
+              ref[0]);
+    int nl1;
+    tutti_link_load_t *l1 = all_links(w, &nl1);
+    cr_assert(eq(int, nl1, nl));
+    cr_assert(eq(int, memcmp(l0, l1, sizeof *l0 * (size_t)nl), 0), "%s: link stats differ", what);
+    free(l1);
+    tutti_world_destroy(w);
+  }
+  free(l0);
+  free(ref);
+}
+
+Test(determinism, perturbed_runs_bit_identical, .timeout = 300) {
+  tutti_model_t h;
+  cr_assert(eq(int, tutti_model_hockney(&h, 1 * US, 1e-9), 0));
+  h.eager_limit = 1024; /* both protocols */
+  tutti_model_t lg;
+  cr_assert(eq(int, tutti_model_loggp(&lg, 5 * US, 1 * US, 2 * US, 1e-9), 0));
+  tutti_topo_t *t16 = topo("tree:4x4", "100ns/2GB/s, 1us/4GB/s", 16, "random:7", 0);
+  tutti_topo_t *t8 = topo("tree:2x4", NULL, 8, "roundrobin", 1e-9);
+  h.topo = lg.topo = t16;
+  same_bits(&h, 16, mixed, NULL, 20, "mixed/hockney");
+  same_bits(&lg, 16, mixed, NULL, 20, "mixed/loggp");
+  int naive[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  struct chain c = {naive, 8, 4, 8 << 10};
+  h.topo = t8;
+  same_bits(&h, 8, chain_bcast, &c, 20, "chain/hockney");
+  tutti_topo_free(t16);
+  tutti_topo_free(t8);
+}
+
+/* ------------------------------------------------- report, trace, errors */
+
+static char *slurp(FILE *f) {
+  long n = ftell(f);
+  cr_assert(ge(long, n, 0));
+  char *s = malloc((size_t)n + 1);
+  rewind(f);
+  cr_assert(eq(sz, fread(s, 1, (size_t)n, f), (size_t)n));
+  s[n] = '\0';
+  return s;
+}
+
+Test(report, links_and_trace, .timeout = 60) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_hockney(&m, 1 * US, 1e-9), 0));
+  int order[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  struct chain c = {order, 8, 2, 1024};
+  /* without a topology: no links */
+  tutti_world_t *w = run_world(&m, 8, chain_bcast, &c, 0, 0);
+  tutti_report_t rep;
+  tutti_link_load_t l[4];
+  int n = -1;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  cr_assert(eq(int, rep.nlinks, 0));
+  cr_assert(eq(int, rep.links_used, 0));
+  cr_assert(eq(int, tutti_world_links(w, 4, l, &n), 0));
+  cr_assert(eq(int, n, 0));
+  cr_assert(eq(int, tutti_world_links(w, -1, l, &n), TUTTI_EINVAL));
+  cr_assert(eq(int, tutti_world_links(NULL, 4, l, &n), TUTTI_EINVAL));
+  tutti_world_destroy(w);
+
+  tutti_topo_t *t = topo("tree:2x4", NULL, 8, "roundrobin", 1e-9);
+  m.topo = t;
+  w = run_world(&m, 8, chain_bcast, &c, 0, 0);
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  cr_assert(eq(int, rep.nlinks, 20));
+  cr_assert(eq(int, rep.links_used, 18)); /* 7 leaves send, 7 receive, 4 switch links */
+  cr_assert(eq(int, tutti_world_links(w, 2, l, &n), 0));
+  cr_assert(eq(int, n, 2));
+  cr_assert(strcmp(l[0].name, "s0 -> root") == 0 || strcmp(l[0].name, "root -> s1") == 0,
+            "the busiest link is %s", l[0].name); /* 4 flows each */
+  cr_assert(ge(dbl, l[0].busy, l[1].busy));
+  cr_assert(eq(u64, l[0].bytes, 4 * 2 * 1024));
+
+  FILE *f = tmpfile();
+  cr_assert(eq(int, tutti_world_trace(w, f), 0));
+  char *json = slurp(f);
+  fclose(f);
+  cr_assert(ne(ptr, strstr(json, "\"name\":\"links\""), NULL));
+  cr_assert(ne(ptr, strstr(json, "\"name\":\"s0 -> root\""), NULL));
+  cr_assert(ne(ptr, strstr(json, "\"name\":\"msg 0->1 1 KiB\""), NULL));
+  cr_assert(ne(ptr, strstr(json, "\"queued_us\""), NULL));
+  /* one link slice per message and link crossed */
+  size_t slices = 0;
+  for (const char *p = json; (p = strstr(p, "\"cat\":\"link\"")) != NULL; p++) slices++;
+  uint64_t hops = 0;
+  tutti_link_load_t *all = calloc(20, sizeof *all);
+  cr_assert(eq(int, tutti_world_links(w, 20, all, &n), 0));
+  for (int i = 0; i < n; i++) hops += all[i].messages;
+  cr_assert(eq(u64, (uint64_t)slices, hops));
+  free(all);
+  free(json);
+  tutti_world_destroy(w);
+  tutti_topo_free(t);
+}
+
+Test(errors, topology_not_bound_to_the_world, .timeout = 30) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_hockney(&m, 1 * US, 1e-9), 0));
+  tutti_topo_t *t = topo("tree:2x4", NULL, 6, NULL, 1e-9);
+  m.topo = t;
+  int order[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  struct chain c = {order, 8, 1, 8};
+  tutti_config_t cfg = tutti_config_default(8);
+  cfg.model = &m;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+  cr_assert(eq(int, tutti_world_run(w, chain_bcast, &c), TUTTI_EINVAL));
+  cr_assert(ne(ptr, strstr(tutti_world_error(w), "bound to 6 ranks but the world has 8"), NULL),
+            "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+  tutti_topo_free(t);
+}
