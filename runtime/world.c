@@ -70,6 +70,10 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   if (current_rank) return TUTTI_EBUSY;
   if (cfg->nranks < 1 || cfg->nranks > MAX_RANKS) return TUTTI_ERANK;
   if (cfg->model && !model_ok(cfg->model)) return TUTTI_EINVAL;
+  /* A topology must be bound to exactly these ranks (tutti_topo_bind):
+   * caught here rather than after the run, at replay. */
+  if (cfg->model && cfg->model->topo && tutti_topo_nranks(cfg->model->topo) != cfg->nranks)
+    return TUTTI_EINVAL;
   if (cfg->stack_size && cfg->stack_size < (size_t)PTHREAD_STACK_MIN) return TUTTI_EINVAL;
   struct tutti_world *w = calloc(1, sizeof *w);
   if (!w) return TUTTI_ENOMEM;
