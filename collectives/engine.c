@@ -150,19 +150,6 @@ out:
 
 /* ----------------------------------------------------------------- reduce */
 
-/*
- * Order. Relative ranks put the root first; absolute order is relative
- * b, b+1, ..., P-1, 0, 1, ..., b-1 with b = (P - root) mod P. So the result
- * is A (op) B, where A combines relative [b, P) ("region 0": absolute
- * 0..root-1) and B relative [0, b) ("region 1": absolute root..P-1), each
- * in increasing relative order. A contiguous subtree lies in one region,
- * except on the path from the root to relative rank b, whose subtrees wrap:
- * those ranks send both partial results, [B part | A part], in one message
- * of twice the size. With a commutative op, or root 0, b = 0: one region,
- * one message per edge. Appending a piece to an accumulator is
- * reduce_local(acc, piece) -- piece = acc (op) piece -- then a copy back
- * (free in modeled time).
- */
 /* order[] (reverse send order on entry) -> children by increasing lo. Send
  * order is decreasing for most kinds and increasing for flat, so a sort is
  * rarely needed. */
@@ -186,6 +173,19 @@ static int ascending(const tutti__node_t *nd, int *order) {
   return 0;
 }
 
+/*
+ * Order. Relative ranks put the root first; absolute order is relative
+ * b, b+1, ..., P-1, 0, 1, ..., b-1 with b = (P - root) mod P. So the result
+ * is A (op) B, where A combines relative [b, P) ("region 0": absolute
+ * 0..root-1) and B relative [0, b) ("region 1": absolute root..P-1), each
+ * in increasing relative order. A contiguous subtree lies in one region,
+ * except on the path from the root to relative rank b, whose subtrees wrap:
+ * those ranks send both partial results, [B part | A part], in one message
+ * of twice the size. With a commutative op, or root 0, b = 0: one region,
+ * one message per edge. Appending a piece to an accumulator is
+ * reduce_local(acc, piece) -- piece = acc (op) piece -- then a copy back
+ * (free in modeled time).
+ */
 struct acc {
   const void *val; /* NULL: empty; else the own input or `buf` */
   void *buf;
@@ -232,19 +232,25 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
   }
   for (int i = 0; i < nc; i++) order[i] = nc - 1 - i;
   if (nd.contiguous && (rc = ascending(&nd, order))) goto out;
-  /* Buffers: two accumulators, a receive buffer and a packing buffer, each
-   * room for two segments when the wrap-around path may pass here. */
-  size_t sb = (size_t)segn * esz, need = nc || own_straddles ? 6 * sb + 1 : 0;
-  if (need && !(mem = malloc(need))) {
+  /* Buffers (inner ranks only): a receive buffer, the accumulator of
+   * region 0, and on the wrap-around path's side of things the second
+   * accumulator and the double-size receive and packing buffers. With a
+   * commutative op or root 0 that is two segments. */
+  int child_straddles = 0;
+  for (int i = 0; i < nc; i++) child_straddles |= STRADDLES(nd.child[i].lo, nd.child[i].count);
+  size_t sb = (size_t)segn * esz, tmpsz = (child_straddles ? 2 : 1) * sb;
+  size_t acc1sz = b ? sb : 0, packsz = own_straddles ? 2 * sb : 0;
+  if (nc && !(mem = malloc(tmpsz + sb + acc1sz + packsz + 1))) {
     rc = TUTTI_ENOMEM;
     goto out;
   }
-  char *tmp = mem, *pack = mem ? mem + 2 * sb : NULL;
+  char *tmp = mem, *acc0 = mem ? mem + tmpsz : NULL, *acc1 = acc0 ? acc0 + sb : NULL;
+  char *pack = acc1 ? acc1 + acc1sz : NULL;
   struct acc A[2];
   for (long s = 0; s < nseg && !rc; s++) {
     long off = s * segn, n = count - off < segn ? count - off : segn;
-    A[0] = (struct acc){NULL, mem ? mem + 4 * sb : NULL};
-    A[1] = (struct acc){NULL, mem ? mem + 5 * sb : NULL};
+    A[0] = (struct acc){NULL, acc0};
+    A[1] = (struct acc){NULL, acc1};
     A[own_region].val = at(sbuf, (size_t)off * esz);
     for (int k = 0; k < nc && !rc; k++) {
       const tutti__child_t *c = &nd.child[order[k]];
