@@ -84,7 +84,7 @@ static void usage(FILE *f) {
           "(sum of doubles, root = call mod P), lambda-tree against binomial.\n\n"
           "  --profiles A,B,..  latency profiles (default sp2-hps,postal-2,postal-4)\n"
           "  --counts N,M,..    doubles per reduce (default 1,1024)\n"
-          "  --ranks P,Q,..     rank counts (default 2,3,4,6,8,12,16,24,32,48,64,96,128)\n"
+          "  --ranks P,Q,..     rank counts (default 2-5,7-9,12,16,17,24,32,33,48,64,65,96,100,128)\n"
           "  --all              every rank count 2..128\n"
           "  --lambda X         the lambda-tree's lambda (default 0.6; auto fits the model)\n"
           "  --calls K          consecutive calls (default 10)\n");
@@ -107,8 +107,9 @@ struct stat_ {
 
 int tutti_bench_lambda(int argc, char **argv) {
   char profiles[512] = "sp2-hps,postal-2,postal-4", lambda[64] = "lambda=0.6", err[512];
-  long counts[8] = {1, 1024}, ranks[160] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
-  int ncounts = 2, nranks = 13, calls = 10;
+  long counts[8] = {1, 1024}, ranks[160] = {2,  3,  4,  5,  7,  8,  9,  12, 16, 17,
+                                                   24, 32, 33, 48, 64, 65, 96, 100, 128};
+  int ncounts = 2, nranks = 19, calls = 10;
   for (int i = 0; i < argc; i++) {
     const char *v;
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -142,7 +143,7 @@ int tutti_bench_lambda(int argc, char **argv) {
   tutti_algo_format(&lam, lname, sizeof lname);
   printf("reduce (sum of doubles), %d consecutive calls, root = call mod P; time per call =\n"
          "the last rank's finish / %d. %s against binomial; ratio = lambda / binomial\n"
-         "(below 1: the lambda-tree wins).\n",
+         "(below 1: the lambda-tree wins); 1call: the same ratio for the first call alone.\n",
          calls, calls, lname);
 
   char *save = NULL;
@@ -158,7 +159,7 @@ int tutti_bench_lambda(int argc, char **argv) {
     for (int j = 0; j < ncounts; j++) {
       char label[32];
       snprintf(label, sizeof label, "%ld double%s", counts[j], counts[j] == 1 ? "" : "s");
-      printf(" | %-12s %10s %10s %6s", label, "binomial", "lambda", "ratio");
+      printf(" | %-12s %10s %10s %6s %6s", label, "binomial", "lambda", "ratio", "1call");
     }
     printf("\n");
     struct stat_ st[8]; /* per count: wins, losses, ties, best and worst ratio and where */
@@ -184,7 +185,7 @@ int tutti_bench_lambda(int argc, char **argv) {
         char sb[32], sl[32];
         tutti_format_model_time(&pr.model, tb, sb, sizeof sb);
         tutti_format_model_time(&pr.model, tl, sl, sizeof sl);
-        printf(" | %-12s %10s %10s %6.3f", "", sb, sl, q);
+        printf(" | %-12s %10s %10s %6.3f %6.3f", "", sb, sl, q, fb > 0 ? fl / fb : 1);
         if (q < 1 - 1e-9) st[j].win++;
         else if (q > 1 + 1e-9) st[j].lose++;
         else st[j].tie++;
