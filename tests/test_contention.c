@@ -50,79 +50,7 @@ static int link_id(const tutti_topo_t *t, const char *name) {
   return -1;
 }
 
-/* ------------------------------------------------- synthetic event logs */
-
-#define UNRESOLVED (UINT32_MAX - 1)
-
-struct bld {
-  int P;
-  struct tutti_evlog *logs;
-  const struct tutti_evlog **ptrs;
-};
-
-static struct bld *bld_new(int P) {
-  struct bld *b = calloc(1, sizeof *b);
-  cr_assert(b != NULL);
-  b->P = P;
-  b->logs = calloc((size_t)P, sizeof *b->logs);
-  b->ptrs = calloc((size_t)P, sizeof *b->ptrs);
-  cr_assert(b->logs != NULL && b->ptrs != NULL);
-  for (int r = 0; r < P; r++) b->ptrs[r] = &b->logs[r];
-  return b;
-}
-
-static void bld_free(struct bld *b) {
-  for (int r = 0; r < b->P; r++) tutti__evlog_free(&b->logs[r]);
-  free(b->logs);
-  free(b->ptrs);
-  free(b);
-}
-
-static uint32_t push(struct bld *b, int r, int kind, int peer, int tag, uint32_t ref,
-                     uint64_t bytes) {
-  struct tutti_ev e = {.kind = (uint8_t)kind, .peer = peer, .tag = tag, .ref = ref, .bytes = bytes};
-  uint32_t i = tutti__evlog_push(&b->logs[r], &e);
-  cr_assert(i != UINT32_MAX);
-  return i;
-}
-
-static uint32_t b_isend(struct bld *b, int r, int dst, uint64_t bytes) {
-  return push(b, r, TUTTI_EV_SEND, dst, 0, 0, bytes);
-}
-static uint32_t b_irecv(struct bld *b, int r, int src) {
-  return push(b, r, TUTTI_EV_RECV, src, 0, UNRESOLVED, 0);
-}
-static void b_wait(struct bld *b, int r, uint32_t op) {
-  push(b, r, TUTTI_EV_WAIT, 0, 0, op, 0);
-}
-static void b_send(struct bld *b, int r, int dst, uint64_t bytes) {
-  b_wait(b, r, b_isend(b, r, dst, bytes));
-}
-static void b_recv(struct bld *b, int r, int src) {
-  b_wait(b, r, b_irecv(b, r, src));
-}
-
-/* The k-th RECV at d from s names the k-th SEND from s to d (one tag). */
-static void bld_match(struct bld *b) {
-  for (int d = 0; d < b->P; d++) {
-    struct tutti_evlog *L = &b->logs[d];
-    for (uint32_t j = 0; j < L->n; j++) {
-      struct tutti_ev *e = &L->ev[j];
-      if (e->kind != TUTTI_EV_RECV || e->ref != UNRESOLVED) continue;
-      int k = 0;
-      for (uint32_t i = 0; i < j; i++)
-        k += L->ev[i].kind == TUTTI_EV_RECV && L->ev[i].peer == e->peer;
-      const struct tutti_evlog *S = &b->logs[e->peer];
-      for (uint32_t i = 0; i < S->n; i++)
-        if (S->ev[i].kind == TUTTI_EV_SEND && S->ev[i].peer == d && k-- == 0) {
-          e->ref = i;
-          e->bytes = S->ev[i].bytes;
-          break;
-        }
-      cr_assert(e->ref != UNRESOLVED, "rank %d event %u: no matching send", d, j);
-    }
-  }
-}
+#include "evlog_builder.h" /* all messages here use tag 0 */
 
 static struct tutti_replay *replay(struct bld *b, const tutti_model_t *m) {
   bld_match(b);
@@ -165,10 +93,10 @@ Test(links, two_flows_into_one_link, .timeout = 10) {
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(3);
-  b_send(b, 0, 2, 10);
-  b_send(b, 1, 2, 10);
-  b_recv(b, 2, 0);
-  b_recv(b, 2, 1);
+  b_send(b, 0, 2, 0, 10);
+  b_send(b, 1, 2, 0, 10);
+  b_recv(b, 2, 0, 0);
+  b_recv(b, 2, 1, 0);
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, arrive(rp, 0, 0), 10));
   cr_assert(eq(dbl, arrive(rp, 1, 0), 20));
@@ -206,8 +134,8 @@ Test(links, slow_link_after_fast_one, .timeout = 10) {
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(4);
-  b_send(b, 0, 2, 10);
-  b_recv(b, 2, 0);
+  b_send(b, 0, 2, 0, 10);
+  b_recv(b, 2, 0, 0);
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, arrive(rp, 0, 0), 32));
   cr_assert(eq(dbl, rp->rank_end[2], 32));
@@ -227,8 +155,8 @@ Test(links, opposite_directions_do_not_interfere, .timeout = 10) {
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(4);
-  uint32_t s0 = b_isend(b, 0, 2, 10), r0 = b_irecv(b, 0, 2);
-  uint32_t s2 = b_isend(b, 2, 0, 10), r2 = b_irecv(b, 2, 0);
+  uint32_t s0 = b_isend(b, 0, 2, 0, 10), r0 = b_irecv(b, 0, 2, 0);
+  uint32_t s2 = b_isend(b, 2, 0, 0, 10), r2 = b_irecv(b, 2, 0, 0);
   b_wait(b, 0, s0), b_wait(b, 0, r0), b_wait(b, 2, s2), b_wait(b, 2, r2);
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, arrive(rp, 0, s0), 10));
@@ -253,10 +181,10 @@ Test(links, shared_middle_link, .timeout = 10) {
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(4);
-  b_send(b, 0, 2, 10);
-  b_send(b, 1, 3, 10);
-  b_recv(b, 2, 0);
-  b_recv(b, 3, 1);
+  b_send(b, 0, 2, 0, 10);
+  b_send(b, 1, 3, 0, 10);
+  b_recv(b, 2, 0, 0);
+  b_recv(b, 3, 1, 0);
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, arrive(rp, 0, 0), 10));
   cr_assert(eq(dbl, arrive(rp, 1, 0), 20));
@@ -279,7 +207,7 @@ Test(links, message_to_oneself, .timeout = 10) {
   m.latency.a = 3;
   m.topo = t;
   struct bld *b = bld_new(2);
-  uint32_t s = b_isend(b, 0, 0, 10), r = b_irecv(b, 0, 0);
+  uint32_t s = b_isend(b, 0, 0, 0, 10), r = b_irecv(b, 0, 0, 0);
   b_wait(b, 0, s), b_wait(b, 0, r);
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, arrive(rp, 0, s), 3));
@@ -301,9 +229,9 @@ Test(links, rendezvous_two_flows, .timeout = 10) {
   m.recv_cpu = (tutti_cost_t){0, 2, 0};
   m.topo = t;
   struct bld *b = bld_new(3);
-  b_send(b, 0, 2, 10);
-  b_send(b, 1, 2, 10);
-  uint32_t a = b_irecv(b, 2, 0), c = b_irecv(b, 2, 1);
+  b_send(b, 0, 2, 0, 10);
+  b_send(b, 1, 2, 0, 10);
+  uint32_t a = b_irecv(b, 2, 0, 0), c = b_irecv(b, 2, 1, 0);
   b_wait(b, 2, a), b_wait(b, 2, c);
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, tutti__replay_done(rp, 2, a), 12));
