@@ -28,6 +28,9 @@ static double now(void) {
 
 /* ------------------------------------------------------------- the floors */
 
+/* Untimed round trips before each latency loop. */
+enum { WARMUP = 1000 };
+
 struct pp {
   _Alignas(64) volatile int flag;
   long iters;
@@ -51,7 +54,9 @@ static void unpin(void) {
 static void *pong(void *arg) {
   struct pp *p = arg;
   pin(p->cpu);
-  for (long i = 0; i < p->iters; i++) {
+  /* Warm-up rounds included: the timed loop starts only once both threads
+   * sit on their cores, so thread start and migration are not measured. */
+  for (long i = 0; i < p->iters + WARMUP; i++) {
     while (__atomic_load_n(&p->flag, __ATOMIC_ACQUIRE) != 1) __builtin_ia32_pause();
     __atomic_store_n(&p->flag, 0, __ATOMIC_RELEASE);
   }
@@ -64,8 +69,9 @@ static double cacheline_oneway(long iters) {
   pthread_t t;
   pthread_create(&t, NULL, pong, &p);
   pin(0);
-  double t0 = now();
-  for (long i = 0; i < iters; i++) {
+  double t0 = 0;
+  for (long i = 0; i < iters + WARMUP; i++) {
+    if (i == WARMUP) t0 = now();
     __atomic_store_n(&p.flag, 1, __ATOMIC_RELEASE);
     while (__atomic_load_n(&p.flag, __ATOMIC_ACQUIRE) != 0) __builtin_ia32_pause();
   }
@@ -105,8 +111,9 @@ static int latency_fn(tutti_rank_t *r, void *arg) {
   char buf[64] = {0};
   int me = tutti_rank(r), rc = 0;
   pin(me);
-  double t0 = now();
-  for (long i = 0; i < a->iters && !rc; i++) {
+  double t0 = 0;
+  for (long i = 0; i < a->iters + WARMUP && !rc; i++) {
+    if (i == WARMUP) t0 = now();
     if (me == 0) {
       rc = tutti_send(r, buf, (long)a->bytes, TUTTI_BYTE, 1, 0);
       if (!rc) rc = tutti_recv(r, buf, (long)a->bytes, TUTTI_BYTE, 1, 0, NULL);
@@ -190,6 +197,17 @@ static int run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   return rc;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (v is sorted in place). */
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static void fmt_size(size_t b, char *out, size_t n) {
   if (b >= (1u << 20)) snprintf(out, n, "%zu MiB", b >> 20);
   else if (b >= 1024) snprintf(out, n, "%zu KiB", b >> 10);
@@ -212,30 +230,40 @@ int tutti_bench_p2p(int argc, char **argv) {
     }
   }
   int reps = quick ? 1 : 3;
-  long lat_iters = quick ? 2000 : 20000;
+  long lat_iters = quick ? 20000 : 100000;
   tutti_world_t *w;
   tutti_config_t c = tutti_config_default(2);
   if (tutti_world_create(&w, &c)) return 3;
 
   printf("# tutti bench p2p (none model, eager below 64 KiB; best of %d)\n\n", reps);
-  double floor = 1e30;
-  for (int k = 0; k < reps; k++) {
-    double t = cacheline_oneway(lat_iters * 5);
-    if (t < floor) floor = t;
-  }
-  printf("one-way latency (ranks pinned to cores 0 and 1, as the floor's threads)\n"
-         "                       tutti      floor (cache-line ping-pong)  ratio\n");
-  size_t lat_sizes[] = {8, 16, 32, 64};
-  for (size_t s = 0; s < 4; s++) {
-    double best = 1e30;
-    for (int k = 0; k < reps; k++) {
+  /* Floor and tutti side by side, round after round: the two vCPUs' speed
+   * drifts with the host, so each round's ratio is taken within the round,
+   * and the median over rounds is the figure to read. */
+  enum { NLAT = 4, MAXROUNDS = 9 };
+  size_t lat_sizes[NLAT] = {8, 16, 32, 64};
+  int rounds = quick ? 3 : MAXROUNDS;
+  double fl[MAXROUNDS], lat[NLAT][MAXROUNDS], ratio[NLAT][MAXROUNDS], sleeps[NLAT] = {0};
+  for (int k = 0; k < rounds; k++) {
+    fl[k] = cacheline_oneway(lat_iters);
+    for (int s = 0; s < NLAT; s++) {
       struct lat_arg a = {lat_sizes[s], lat_iters, 0};
       if (run(w, latency_fn, &a)) return 3;
-      if (a.oneway < best) best = a.oneway;
+      tutti_stats_t st;
+      tutti_world_stats(w, &st);
+      sleeps[s] += (double)st.sleeps;
+      lat[s][k] = a.oneway;
+      ratio[s][k] = a.oneway / fl[k];
     }
-    printf("  %4zu B          %8.1f ns  %8.1f ns                    %6.2fx\n", lat_sizes[s],
-           best * 1e9, floor * 1e9, best / floor);
   }
+  printf("one-way latency (ranks pinned to cores 0 and 1, as the floor's threads; %d rounds of\n"
+         "%ld round trips, floor and tutti in turn)\n"
+         "             tutti (median)  floor (median, cache-line ping-pong)  ratio (median of rounds)"
+         "  sleeps/msg\n", rounds, lat_iters);
+  double flm = median(fl, rounds);
+  for (int s = 0; s < NLAT; s++)
+    printf("  %4zu B        %8.1f ns      %8.1f ns                            %6.2fx"
+           "                   %.4f\n", lat_sizes[s], median(lat[s], rounds) * 1e9, flm * 1e9,
+           median(ratio[s], rounds), sleeps[s] / (2.0 * (double)lat_iters * rounds));
 
   printf("\nbandwidth              tutti       memcpy (one thread)   ratio  protocol\n");
   for (size_t bytes = 1024; bytes <= ((size_t)64 << 20); bytes *= 4) {

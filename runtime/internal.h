@@ -85,32 +85,41 @@ struct tutti_op {
   void *ctx;
 };
 
-int tutti__type_ok(tutti_datatype_t t);
+static inline int tutti__type_ok(tutti_datatype_t t) {
+  return t && t->magic == TUTTI_TYPE_MAGIC && t->size > 0;
+}
 int tutti__op_ok(tutti_op_t op);
 
 /* --------------------------------------------------------------- messages */
 
-enum msg_kind { MSG_EAGER = 1, MSG_RTS };
+/* MSG_RETURNS: not a message but a list of eager buffers a receiver hands
+ * back to their sender (payload: bytes pointers). */
+enum msg_kind { MSG_EAGER = 1, MSG_RTS, MSG_RETURNS };
 
 /* An envelope in a receiver's inbox. Eager: allocated from the sender's
- * pool, payload inline, returned to the sender's retbufs after the copy.
- * RTS (rendezvous): embedded in the sender's request, which stays alive
- * until the receiver sets req->done. */
+ * pool (cache-line aligned), payload inline, handed back to the sender after
+ * the copy. RTS (rendezvous): the `rts` member of the sender's request,
+ * which stays alive until the receiver sets its done flag.
+ *
+ * The header is 56 bytes so that an eager message of up to 8 bytes is one
+ * cache line: the receiver then takes one line from the sender, and on the
+ * fast path (the receive was posted) writes nothing into it. */
 struct msg {
-  struct cds_wfcq_node qnode;
-  struct msg *next; /* receiver-private: unexpected list of a channel */
-  struct tutti_rank *sender;
-  int32_t src, tag;
+  union {
+    struct cds_wfcq_node qnode; /* while in the inbox */
+    struct cds_lfs_node fnode;  /* eager, on its way back: in the sender's retbufs */
+  };
+  struct msg *next; /* receiver-private: unexpected list */
   size_t bytes;
-  uint64_t arrival; /* receiver-private: arrival stamp, for wildcards */
+  double vdepart;   /* TUTTI_WALLCLOCK: the sender's modeled clock at posting */
+  int32_t src, tag;
   uint32_t send_ev; /* index of the SEND in the sender's log */
+  uint32_t arrival; /* receiver-private, unexpected only: arrival stamp (mod 2^32) */
   uint8_t kind;
   uint8_t sizeclass; /* eager: pool class, or POOL_NONE for malloc'd */
-  double vdepart;    /* TUTTI_WALLCLOCK: the sender's modeled clock at posting */
-  const void *sbuf;  /* RTS: the sender's buffer */
-  struct tutti_request *sreq; /* RTS: completed by the receiver */
-  struct cds_lfs_node fnode;  /* eager: link in the sender's retbufs */
-} __attribute__((aligned(16))); /* eager payload follows the header */
+};
+#define MSG_HEADER 56
+_Static_assert(sizeof(struct msg) <= MSG_HEADER, "an 8-byte eager message fits one line");
 
 #define POOL_NONE 0xff
 #define POOL_CLASSES 15 /* 64 B .. 1 MiB payloads pooled; larger are malloc'd */
@@ -137,7 +146,8 @@ struct tutti_request {
   tutti_status_t st;
   /* send */
   int dest, stag;
-  struct msg rts; /* rendezvous envelope */
+  const void *sbuf; /* rendezvous: the receiver copies from here */
+  struct msg rts;   /* rendezvous envelope */
 };
 
 /* Receiver-private per-source state: created the first time a message from
@@ -147,8 +157,6 @@ struct chan {
   int src;
   struct msg *uq_head, *uq_tail;           /* unexpected messages, in order */
   struct tutti_request *pq_head, *pq_tail; /* posted receives for src */
-  struct msg *ret; /* eager buffers copied out, to hand back to src in a batch */
-  uint32_t nret;
 };
 
 /* ------------------------------------------------------------------ ranks */
@@ -167,16 +175,24 @@ struct tutti_rank {
   bool started;
 
   struct chan *chans; /* open-addressed table keyed by src */
+  struct chan *lastchan; /* the one chan_get found last (into chans) */
   uint32_t nchans, chancap;
-  uint32_t nret_chans; /* channels holding buffers to hand back */
+  struct cds_wfcq_node *seen; /* the inbox's last node, read in place (progress) */
+  struct msg *held;           /* seen's eager buffer, copied out, not yet free */
+  uint32_t nret;                /* eager buffers copied out, to hand back */
+  struct msg *ret[32];          /* ... to their senders in one batch (RET_BATCH) */
   struct tutti_request *wq_head, *wq_tail; /* posted wildcard-source receives */
-  uint64_t post_seq, arrival_seq;
+  uint64_t post_seq;
+  uint32_t arrival_seq;
   uint32_t coll_seq; /* collective calls made: tutti_coll_tag */
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;
   struct req_chunk *reqchunks; /* every request it ever allocated */
-  struct msg *pool[POOL_CLASSES];
+  struct pool_stack {
+    struct msg **slot;
+    uint32_t n, cap;
+  } pool[POOL_CLASSES]; /* eager buffers by size class */
 
   struct tutti_evlog log;
   bool in_span;

@@ -10,12 +10,21 @@
  * talk, never with P x P) holding unexpected messages and posted receives.
  *
  * Protocols. A message of m < eager_limit bytes is eager: copied into a
- * buffer from the sender's pool, and the sender goes on; the receiver copies
- * it out and pushes the buffer back on the sender's lock-free stack
+ * cache-line-aligned buffer from the sender's pool (header and up to 8
+ * bytes in one line), and the sender goes on; the receiver copies it out
+ * and hands the buffer back in a batch on the sender's lock-free stack
  * (lfstack), which the sender reclaims in one pop_all. Larger messages are
- * rendezvous, single copy: the envelope (inside the send request) carries a
- * pointer to the sender's buffer; the receiver copies straight from it, then
- * marks the request done and rings the sender's doorbell.
+ * rendezvous, single copy: the envelope (inside the send request) points at
+ * the sender's buffer; the receiver copies straight from it, then marks the
+ * request done and rings the sender's doorbell.
+ *
+ * Cache lines. A one-way message costs the receiver two line transfers it
+ * cannot avoid with a linked queue: the link in the previous node, then the
+ * new node. Everything else stays on one side: the inbox tail is written
+ * only by senders (the receiver reads the queue's last node in place instead
+ * of dequeuing it, see progress), the head only by the receiver, returns go
+ * back in batches, and the sender fetches its next buffer for writing while
+ * it waits.
  *
  * Waiting. A rank polls briefly (world->spin) and then sleeps on a futex
  * doorbell, as urcu's call_rcu does: doorbell = -1, full barrier, re-check,
@@ -51,7 +60,7 @@
 
 #define POOL_MAX_BYTES ((size_t)64 << (POOL_CLASSES - 1))
 
-static inline char *msg_data(struct msg *m) { return (char *)(m + 1); }
+static inline char *msg_data(struct msg *m) { return (char *)m + MSG_HEADER; }
 
 static void futex_wait(int32_t *addr, int32_t val) {
   syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
@@ -138,8 +147,19 @@ static void sleep_until_awake(struct tutti_rank *r) {
 
 void tutti__wake(struct tutti_rank *d) { wake(NULL, d); }
 
+static inline struct cds_wfcq_node *link_of(struct cds_wfcq_node *n) {
+  return __atomic_load_n(&n->next, __ATOMIC_ACQUIRE); /* a plain load on x86 */
+}
+
+/* Something new in the inbox: a first node not yet read, or a successor of
+ * the one read in place (r->seen, see progress). Only links are polled,
+ * never the tail, which every sender writes. A message whose enqueue has
+ * swapped the tail but not yet linked itself shows up a moment later: the
+ * enqueuer links it before its full barrier and doorbell check, so block()
+ * cannot miss it. */
 static inline bool inbox_nonempty(struct tutti_rank *r) {
-  return !cds_wfcq_empty(&r->inbox_head, &r->inbox_tail);
+  struct cds_wfcq_node *n = link_of(&r->inbox_head.node);
+  return n && (n != r->seen || link_of(n));
 }
 
 static inline bool aborted(struct tutti_world *w) {
@@ -150,11 +170,11 @@ static void declare_deadlock(struct tutti_world *w);
 
 /* Sleep until woken, unless something is already there. `done` is the flag
  * the caller waits for (may be NULL). */
-static void flush_all_returns(struct tutti_rank *r);
+static void flush_returns(struct tutti_rank *r);
 
 static void block(struct tutti_rank *r, const int *done) {
   struct tutti_world *w = r->world;
-  flush_all_returns(r);
+  flush_returns(r); /* a sender may be short of buffers while we sleep */
   __atomic_store_n(&r->doorbell, -1, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (inbox_nonempty(r) || (done && tutti__load_acq(done)) || aborted(w)) {
@@ -223,72 +243,141 @@ static int size_class(size_t bytes) {
   return c;
 }
 
+/* Whole cache lines: a rank's private data never shares a line with
+ * another rank's, whatever the allocator places next to it. */
+static void *line_alloc(size_t n) {
+  return aligned_alloc(TUTTI_CACHELINE, (n + TUTTI_CACHELINE - 1) & ~(size_t)(TUTTI_CACHELINE - 1));
+}
+
+/* Cache-line aligned, so that the header and a small payload share a line. */
+static struct msg *msg_alloc(size_t cap) { return line_alloc(MSG_HEADER + cap); }
+
+/* Ask for a line in exclusive state ahead of a write. GCC emits PREFETCHW
+ * for __builtin_prefetch(p, 1) only when told the CPU has it; every x86-64
+ * that lacks it executes the opcode as a NOP. */
+static inline void prefetch_for_write(const void *p) {
+#if defined(__x86_64__)
+  __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+#else
+  __builtin_prefetch(p, 1);
+#endif
+}
+
+/* The pool is an array of pointers per size class, so that taking a buffer
+ * back or handing one out touches no line of the buffer itself. */
+static void pool_put(struct tutti_rank *r, struct msg *m) {
+  struct pool_stack *ps = &r->pool[m->sizeclass];
+  if (ps->n == ps->cap) {
+    uint32_t cap = ps->cap ? 2 * ps->cap : 32;
+    struct msg **slot = line_alloc(cap * sizeof *slot);
+    if (!slot) { /* keep what we have; this buffer goes */
+      free(m);
+      return;
+    }
+    if (ps->n) memcpy(slot, ps->slot, ps->n * sizeof *slot);
+    free(ps->slot);
+    ps->slot = slot, ps->cap = cap;
+  }
+  ps->slot[ps->n++] = m;
+}
+
+/* Take in what receivers handed back: single buffers, and batches (a
+ * MSG_RETURNS message listing buffers, so that no chain of buffers is
+ * walked miss after miss). */
 static void reclaim(struct tutti_rank *r) {
   struct cds_lfs_head *h = __cds_lfs_pop_all(&r->retbufs);
-  struct cds_lfs_node *n, *next;
-  if (!h) return;
-  cds_lfs_for_each_safe(h, n, next) {
+  /* By hand, not cds_lfs_for_each_safe: each node is acquired before its
+   * link is read. */
+  for (struct cds_lfs_node *n = h ? &h->node : NULL; n;) {
     struct msg *m = caa_container_of(n, struct msg, fnode);
     tsan_acquire(m);
-    m->next = r->pool[m->sizeclass];
-    r->pool[m->sizeclass] = m;
+    n = n->next;
+    if (m->kind != MSG_RETURNS) {
+      pool_put(r, m);
+      continue;
+    }
+    struct msg **list = (struct msg **)msg_data(m);
+    for (size_t i = 0; i < m->bytes; i++) {
+      tsan_acquire(list[i]);
+      pool_put(r, list[i]);
+    }
+    free(m);
   }
 }
 
 static struct msg *pool_get(struct tutti_rank *r, size_t bytes) {
   struct msg *m;
   if (bytes > POOL_MAX_BYTES) {
-    m = malloc(sizeof *m + bytes);
+    m = msg_alloc(bytes);
     if (m) m->sizeclass = POOL_NONE;
     return m;
   }
   int c = size_class(bytes);
-  if (!r->pool[c]) reclaim(r);
-  if ((m = r->pool[c])) {
-    r->pool[c] = m->next;
+  struct pool_stack *ps = &r->pool[c];
+  if (!ps->n) reclaim(r);
+  if (ps->n) {
+    m = ps->slot[--ps->n];
+    /* The next send's buffer: fetch its line for writing now, while this
+     * rank will soon be waiting, rather than on that send's path. */
+    if (ps->n) prefetch_for_write(ps->slot[ps->n - 1]);
     return m;
   }
-  m = malloc(sizeof *m + ((size_t)64 << c));
+  m = msg_alloc((size_t)64 << c);
   if (m) m->sizeclass = (uint8_t)c;
   return m;
 }
 
-/* The receiver hands eager buffers back to their sender in batches: one
- * push per message would cost a cache-line transfer to the sender's stack
- * on every message. A channel holds at most RET_BATCH - 1 of them; they all
- * go back before the receiver sleeps (block) and at teardown they are freed. */
-#define RET_BATCH 32
+/* The receiver hands eager buffers back to their senders in batches: one
+ * push per message would cost the sender's stack line on every message.
+ * It keeps up to RET_BATCH - 1 in a private array; at a flush each
+ * sender's share goes back in one push: the buffer itself when it is
+ * alone, else a MSG_RETURNS message listing them. All go back before the
+ * receiver sleeps (block); at teardown they are freed. */
+#define RET_BATCH ((uint32_t)(sizeof((struct tutti_rank *)0)->ret / sizeof(struct msg *)))
 
-static void flush_returns(struct chan *c) {
-  struct msg *m = c->ret;
-  while (m) {
-    struct msg *next = m->next; /* read before the buffer changes hands */
-    struct tutti_rank *sender = m->sender;
-    tsan_release(m);
-    cds_lfs_push(&sender->retbufs, &m->fnode);
-    m = next;
+static void push_returns(struct tutti_rank *r, int src, struct msg **list, size_t n) {
+  struct __cds_lfs_stack *stack = &r->world->ranks[src]->retbufs;
+  struct msg *b = n > 1 ? msg_alloc(n * sizeof *list) : NULL;
+  if (b) {
+    b->kind = MSG_RETURNS;
+    b->sizeclass = POOL_NONE;
+    b->bytes = n; /* entries */
+    memcpy(msg_data(b), list, n * sizeof *list);
+    for (size_t i = 0; i < n; i++) tsan_release(list[i]);
+    tsan_release(b);
+    cds_lfs_push(stack, &b->fnode);
+    return;
   }
-  c->ret = NULL;
-  c->nret = 0;
+  for (size_t i = 0; i < n; i++) { /* alone, or no memory for a list */
+    tsan_release(list[i]);
+    cds_lfs_push(stack, &list[i]->fnode);
+  }
 }
 
-static void pool_return(struct chan *c, struct msg *m) {
+static void flush_returns(struct tutti_rank *r) {
+  struct msg *group[RET_BATCH];
+  for (uint32_t i = 0; i < r->nret; i++) {
+    if (!r->ret[i]) continue;
+    int src = r->ret[i]->src;
+    size_t n = 0;
+    for (uint32_t j = i; j < r->nret; j++)
+      if (r->ret[j] && r->ret[j]->src == src) group[n++] = r->ret[j], r->ret[j] = NULL;
+    push_returns(r, src, group, n);
+  }
+  r->nret = 0;
+}
+
+static void pool_return(struct tutti_rank *r, struct msg *m) {
+  if (&m->qnode == r->seen) { /* still linked: back once it is off the queue */
+    r->held = m;
+    return;
+  }
   if (m->sizeclass == POOL_NONE) {
     free(m);
     return;
   }
-  m->next = c->ret;
-  c->ret = m;
-  if (++c->nret == RET_BATCH) flush_returns(c);
-}
-
-/* Every held buffer back to its sender (before sleeping: a sender may be
- * short of buffers while we sleep). */
-static void flush_all_returns(struct tutti_rank *r) {
-  if (!r->nret_chans) return;
-  for (uint32_t i = 0; i < r->chancap; i++)
-    if (r->chans[i].src >= 0 && r->chans[i].ret) flush_returns(&r->chans[i]);
-  r->nret_chans = 0;
+  r->ret[r->nret++] = m;
+  if (r->nret == RET_BATCH) flush_returns(r);
 }
 
 /* ----------------------------------------------------------------- requests */
@@ -302,19 +391,24 @@ struct req_chunk {
 static struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
   struct tutti_request *q = r->freereqs;
   if (!q) {
-    struct req_chunk *c = calloc(1, sizeof *c);
+    struct req_chunk *c = line_alloc(sizeof *c);
     if (!c) return NULL;
+    memset(c, 0, sizeof *c);
     c->next = r->reqchunks;
     r->reqchunks = c;
     for (int i = REQ_CHUNK - 1; i >= 0; i--) c->reqs[i].next = r->freereqs, r->freereqs = &c->reqs[i];
     q = r->freereqs;
   }
   r->freereqs = q->next;
-  memset(q, 0, sizeof *q);
+  /* Field by field: the rest is set by isend or irecv before it is read. */
   q->owner = r;
   q->kind = (uint8_t)kind;
   q->active = 1;
+  q->done = q->err = 0;
   q->ev = UINT32_MAX;
+  q->vpost = q->vdone = 0;
+  q->next = NULL;
+  q->st = (tutti_status_t){0};
   return q;
 }
 
@@ -342,17 +436,20 @@ static uint32_t hash_src(int src) { return (uint32_t)src * 2654435761u; }
 /* The channel of `src`, created on first use when `create`. The pointer is
  * valid until the next creation. */
 static struct chan *chan_get(struct tutti_rank *r, int src, bool create) {
+  /* Most calls ask for the channel asked for last (the receive posted, then
+   * the message it waits for). */
+  if (r->lastchan && r->lastchan->src == src) return r->lastchan;
   if (r->chancap) {
     uint32_t mask = r->chancap - 1;
     for (uint32_t i = hash_src(src) & mask;; i = (i + 1) & mask) {
-      if (r->chans[i].src == src) return &r->chans[i];
+      if (r->chans[i].src == src) return r->lastchan = &r->chans[i];
       if (r->chans[i].src < 0) break;
     }
   }
   if (!create) return NULL;
   if ((r->nchans + 1) * 2 > r->chancap) {
     uint32_t cap = r->chancap ? r->chancap * 2 : 8;
-    struct chan *t = malloc(cap * sizeof *t);
+    struct chan *t = line_alloc(cap * sizeof *t);
     if (!t) return NULL;
     for (uint32_t i = 0; i < cap; i++) t[i] = (struct chan){.src = -1};
     for (uint32_t j = 0; j < r->chancap; j++) {
@@ -363,18 +460,21 @@ static struct chan *chan_get(struct tutti_rank *r, int src, bool create) {
     }
     free(r->chans);
     r->chans = t;
+    r->lastchan = NULL; /* pointed into the old table */
     r->chancap = cap;
   }
   uint32_t mask = r->chancap - 1, i = hash_src(src) & mask;
   while (r->chans[i].src >= 0) i = (i + 1) & mask;
   r->chans[i] = (struct chan){.src = src};
   r->nchans++;
-  return &r->chans[i];
+  return r->lastchan = &r->chans[i];
 }
 
 static inline bool tag_match(int want, int tag) { return want == TUTTI_ANY_TAG || want == tag; }
 
 /* ---------------------------------------------------------------- matching */
+
+static void unlink_seen(struct tutti_rank *r);
 
 /* Complete receive q with message m. Returns true if m was consumed; false
  * when it does not fit (q fails with ETRUNCATE, m stays to be received). */
@@ -398,19 +498,17 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
       q->vdone = fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) +
                  cost(&md->recv_cpu, m->bytes);
     if (m->bytes) memcpy(q->buf, msg_data(m), m->bytes);
-    struct chan *c = chan_get(r, m->src, false); /* exists: m was delivered to it */
-    if (c && !c->ret && m->sizeclass != POOL_NONE) r->nret_chans++;
-    if (c) pool_return(c, m);
-    else free(m);
+    pool_return(r, m);
   } else {
-    struct tutti_request *sq = m->sreq;
-    struct tutti_rank *sender = m->sender;
+    struct tutti_request *sq = caa_container_of(m, struct tutti_request, rts);
+    struct tutti_rank *sender = r->world->ranks[m->src];
     if (r->world->wallclock) { /* rule 3 without ports */
       double s = fmax(m->vdepart, q->vpost);
       q->vdone = s + cost(&md->latency, m->bytes) + cost(&md->recv_cpu, m->bytes);
       sq->vdone = s + cost(&md->send_cpu, m->bytes);
     }
-    if (m->bytes) memcpy(q->buf, m->sbuf, m->bytes);
+    if (m->bytes) memcpy(q->buf, sq->sbuf, m->bytes);
+    if (&m->qnode == r->seen) unlink_seen(r);
     /* After this store the sender may reuse the request holding m. */
     tsan_release(sq);
     __atomic_store_n(&sq->done, 1, __ATOMIC_SEQ_CST);
@@ -429,8 +527,6 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
   } while (0)
 
 static void deliver(struct tutti_rank *r, struct msg *m) {
-  m->arrival = r->arrival_seq++;
-  m->next = NULL;
   struct chan *c = chan_get(r, m->src, true);
   if (!c) { /* out of memory in a receiver-private table: fail the rank */
     tutti__fail(r->world, r->rank, TUTTI_ENOMEM, "rank %d: out of memory for a channel", r->rank);
@@ -449,6 +545,9 @@ static void deliver(struct tutti_rank *r, struct msg *m) {
     UNLINK(r->wq_head, r->wq_tail, wp, wq);
   }
   if (best && complete_recv(r, best, m)) return;
+  /* Unexpected: only now does the receiver write into the message. */
+  m->arrival = r->arrival_seq++;
+  m->next = NULL;
   if (c->uq_tail) c->uq_tail->next = m;
   else c->uq_head = m;
   c->uq_tail = m;
@@ -456,15 +555,41 @@ static void deliver(struct tutti_rank *r, struct msg *m) {
 }
 
 /* Move everything in the inbox to its channel. Owner only. */
+/* Move everything in the inbox to its channel. Owner only.
+ *
+ * The last node of the queue is read in place and left linked (r->seen):
+ * dequeuing it would move the tail to the receiver and back to the next
+ * sender, two cache-line transfers per message. A node with a successor
+ * comes off without touching the tail. So seen's memory stays the queue's
+ * until a successor appears: an eager buffer waits in r->held, and a
+ * rendezvous envelope is dequeued for real before its send completes
+ * (complete_recv). */
 static void progress(struct tutti_rank *r) {
   if (!inbox_nonempty(r)) return;
   PERTURB(r);
-  struct cds_wfcq_node *node;
-  while ((node = __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail))) {
-    struct msg *m = caa_container_of(node, struct msg, qnode);
+  struct cds_wfcq_node *n;
+  while ((n = link_of(&r->inbox_head.node))) {
+    if (n == r->seen) {
+      if (!link_of(n)) break;
+      __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail); /* n: not the last */
+      r->seen = NULL;
+      struct msg *h = r->held;
+      if (h) r->held = NULL, pool_return(r, h);
+      continue;
+    }
+    struct msg *m = caa_container_of(n, struct msg, qnode);
     tsan_acquire(m);
+    if (link_of(n)) __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail);
+    else r->seen = n;
     deliver(r, m);
   }
+}
+
+/* Take the node read in place off the queue now (its memory is about to be
+ * reused); when it is the last, this is wfcqueue's dequeue with the tail. */
+static void unlink_seen(struct tutti_rank *r) {
+  __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail);
+  r->seen = NULL;
 }
 
 /* Try to match a just-posted receive against the unexpected messages. */
@@ -482,7 +607,8 @@ static bool match_unexpected(struct tutti_rank *r, struct tutti_request *q) {
       if (ci->src < 0) continue;
       struct msg *mi, *pi = NULL;
       for (mi = ci->uq_head; mi && !tag_match(q->tag, mi->tag); pi = mi, mi = mi->next) {}
-      if (mi && (!m || mi->arrival < m->arrival)) m = mi, prev = pi, c = ci;
+      /* Stamps wrap at 2^32; far fewer messages than that are ever waiting. */
+      if (mi && (!m || (int32_t)(mi->arrival - m->arrival) < 0)) m = mi, prev = pi, c = ci;
     }
   }
   if (!m) return false;
@@ -557,49 +683,46 @@ static int null_request(struct tutti_rank *r, int kind, tutti_request_t *req) {
   return 0;
 }
 
-int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
-                int tag, tutti_request_t *req) {
-  size_t bytes;
-  int rc;
-  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
-  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, dest, false)) ||
-      (rc = check_tag(r, tag, false)))
-    return rc;
-  if (dest == TUTTI_PROC_NULL) return null_request(r, REQ_SEND, req);
+/* Post a checked send. A blocking eager send in a run that neither records
+ * nor paces has nothing to wait for and nothing to note: it goes without a
+ * request (*req = TUTTI_REQUEST_NULL). */
+static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int dest, int tag,
+                     bool blocking, tutti_request_t *req) {
   struct tutti_world *w = r->world;
   struct tutti_rank *d = w->ranks[dest];
-  struct tutti_request *q = req_alloc(r, REQ_SEND);
-  if (!q) return TUTTI_ENOMEM;
-  q->dest = dest, q->stag = tag;
-  uint32_t ev = 0;
-  if (w->record && (rc = record(r, TUTTI_EV_SEND, dest, tag, bytes, 0, &ev))) {
-    req_free(r, q);
-    return rc;
-  }
-  q->ev = w->record ? ev : UINT32_MAX;
+  struct tutti_request *q = NULL;
   struct msg *m;
+  uint32_t ev = 0;
+  int rc;
+  if (!blocking || w->record || w->wallclock || bytes >= w->eager_limit) {
+    if (!(q = req_alloc(r, REQ_SEND))) return TUTTI_ENOMEM;
+    q->dest = dest, q->stag = tag;
+    if (w->record && (rc = record(r, TUTTI_EV_SEND, dest, tag, bytes, 0, &ev))) {
+      req_free(r, q);
+      return rc;
+    }
+    q->ev = w->record ? ev : UINT32_MAX;
+  }
   if (bytes < w->eager_limit) {
     if (!(m = pool_get(r, bytes))) {
-      req_free(r, q);
+      if (q) req_free(r, q);
       return TUTTI_ENOMEM;
     }
     m->kind = MSG_EAGER;
     if (bytes) memcpy(msg_data(m), buf, bytes);
-    q->done = 1;
+    if (q) q->done = 1;
     r->n_eager++;
     if (w->record) r->log.ev[ev].flags |= TUTTI_EVF_EAGER;
   } else {
     m = &q->rts;
     m->kind = MSG_RTS;
-    m->sbuf = buf;
-    m->sreq = q;
+    q->sbuf = buf;
     r->n_rdv++;
   }
-  if (w->wallclock) {
+  if (w->wallclock) { /* q exists: a paced run always has one */
     m->vdepart = r->vclock;
     if (m->kind == MSG_EAGER) q->vdone = r->vclock + cost(&w->model.send_cpu, bytes);
   }
-  m->sender = r;
   m->src = r->rank;
   m->tag = tag;
   m->bytes = bytes;
@@ -614,6 +737,18 @@ int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t t
   wake(r, d);
   *req = q;
   return 0;
+}
+
+int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
+                int tag, tutti_request_t *req) {
+  size_t bytes;
+  int rc;
+  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
+  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, dest, false)) ||
+      (rc = check_tag(r, tag, false)))
+    return rc;
+  if (dest == TUTTI_PROC_NULL) return null_request(r, REQ_SEND, req);
+  return post_send(r, buf, bytes, dest, tag, false, req);
 }
 
 int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source,
@@ -677,7 +812,7 @@ static int wait_done(struct tutti_rank *r, struct tutti_request *q) {
       if (inbox_nonempty(r) || tutti__load_acq(&q->done) || aborted(w)) break;
       /* Now and then give the core away: if the peer we wait for shares
        * it, spinning alone would only burn our time slice. */
-      if ((i & 63) == 63) sched_yield();
+      if ((i & 255) == 255) sched_yield();
       else caa_cpu_relax();
     }
     if (i == w->spin) block(r, &q->done);
@@ -768,9 +903,16 @@ int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t 
 
 int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
                int tag) {
+  size_t bytes;
+  int rc;
+  if ((rc = check_rank(r))) return rc;
+  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, dest, false)) ||
+      (rc = check_tag(r, tag, false)))
+    return rc;
+  if (dest == TUTTI_PROC_NULL) return 0;
   tutti_request_t q;
-  int rc = tutti_isend(r, buf, count, type, dest, tag, &q);
-  return rc ? rc : wait_one(r, &q, NULL, "send");
+  if ((rc = post_send(r, buf, bytes, dest, tag, true, &q))) return rc;
+  return q ? wait_one(r, &q, NULL, "send") : 0;
 }
 
 int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
@@ -861,16 +1003,17 @@ void tutti__rank_drop_messages(struct tutti_rank *r) {
   struct cds_wfcq_node *node;
   while ((node = __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail))) {
     struct msg *m = caa_container_of(node, struct msg, qnode);
-    if (m->kind == MSG_EAGER) free(m);
+    if (node != r->seen && m->kind == MSG_EAGER) free(m); /* seen: held or in a channel */
   }
+  r->seen = NULL;
+  free(r->held);
+  r->held = NULL;
   for (uint32_t i = 0; i < r->chancap; i++)
-    if (r->chans[i].src >= 0) {
-      free_msg_list(r->chans[i].uq_head);
-      free_msg_list(r->chans[i].ret);
-    }
-  r->nret_chans = 0;
+    if (r->chans[i].src >= 0) free_msg_list(r->chans[i].uq_head);
+  for (uint32_t i = 0; i < r->nret; i++) free(r->ret[i]);
+  r->nret = 0;
   free(r->chans);
-  r->chans = NULL;
+  r->chans = r->lastchan = NULL;
   r->chancap = r->nchans = 0;
   r->wq_head = r->wq_tail = NULL;
 }
@@ -878,13 +1021,10 @@ void tutti__rank_drop_messages(struct tutti_rank *r) {
 static void rank_free_storage(struct tutti_rank *r) {
   reclaim(r);
   for (int c = 0; c < POOL_CLASSES; c++) {
-    struct msg *m = r->pool[c];
-    while (m) {
-      struct msg *next = m->next;
-      free(m);
-      m = next;
-    }
-    r->pool[c] = NULL;
+    struct pool_stack *ps = &r->pool[c];
+    for (uint32_t i = 0; i < ps->n; i++) free(ps->slot[i]);
+    free(ps->slot);
+    *ps = (struct pool_stack){0};
   }
   while (r->reqchunks) {
     struct req_chunk *c = r->reqchunks;

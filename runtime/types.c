@@ -60,7 +60,6 @@ static const struct tutti_datatype *const builtin_types[] = {
     &tutti__type_byte, &tutti__type_int32, &tutti__type_int64, &tutti__type_float,
     &tutti__type_double};
 
-int tutti__type_ok(tutti_datatype_t t) { return t && t->magic == TUTTI_TYPE_MAGIC && t->size > 0; }
 
 int tutti_type_contiguous(size_t size, tutti_datatype_t *out) {
   if (!out || size == 0) return TUTTI_EINVAL;

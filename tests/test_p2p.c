@@ -151,6 +151,72 @@ Test(p2p, eager_and_rendezvous_around_threshold, .timeout = 60) {
   }
 }
 
+/* One stream mixing both protocols, blocking and nonblocking sends, and
+ * receives posted early (a window of irecvs) and late: the receiver reads
+ * the inbox's last message in place, so this checks that an eager buffer
+ * read that way, and a rendezvous envelope completed that way, are handed
+ * back only when it is safe (the sender reuses both at once). */
+#define MIX_MSGS 3000
+#define MIX_WINDOW 3
+static size_t mix_bytes(int k) {
+  static const size_t sizes[] = {8, 0, 3000, 16, 700, 64, 5000, 8, 1};
+  return sizes[k % (int)(sizeof sizes / sizeof *sizes)];
+}
+
+static int mixed_fn(tutti_rank_t *r, void *arg) {
+  (void)arg;
+  int me = tutti_rank(r), p = tutti_size(r), rc = 0;
+  uint8_t *buf = calloc(MIX_WINDOW, 5000);
+  if (me > 0) { /* every other rank streams to rank 0 */
+    for (int k = 0; k < MIX_MSGS && !rc; k++) {
+      size_t n = mix_bytes(k);
+      for (size_t i = 0; i < n; i++) buf[i] = pattern(me, 0, i + (size_t)k);
+      if (k % 4 == 3) { /* nonblocking, then the buffer is reused at once */
+        tutti_request_t q;
+        rc = tutti_isend(r, buf, (long)n, TUTTI_BYTE, 0, k, &q);
+        if (!rc) rc = tutti_wait(r, &q, NULL);
+      } else {
+        rc = tutti_send(r, buf, (long)n, TUTTI_BYTE, 0, k);
+      }
+    }
+    free(buf);
+    return rc;
+  }
+  for (int s = 1; s < p && !rc; s++) {
+    tutti_request_t q[MIX_WINDOW];
+    for (int k = 0; k < MIX_MSGS && !rc; k += MIX_WINDOW) {
+      int n = MIX_MSGS - k < MIX_WINDOW ? MIX_MSGS - k : MIX_WINDOW;
+      for (int j = 0; j < n && !rc; j++) /* even windows early, odd ones one by one */
+        if ((k / MIX_WINDOW) % 2 == 0)
+          rc = tutti_irecv(r, buf + 5000 * j, 5000, TUTTI_BYTE, s, k + j, &q[j]);
+      for (int j = 0; j < n && !rc; j++) {
+        tutti_status_t st;
+        if ((k / MIX_WINDOW) % 2 == 0) rc = tutti_wait(r, &q[j], &st);
+        else rc = tutti_recv(r, buf + 5000 * j, 5000, TUTTI_BYTE, s, k + j, &st);
+        if (!rc && st.bytes != mix_bytes(k + j)) rc = -100;
+        for (size_t i = 0; !rc && i < st.bytes; i++)
+          if (buf[5000 * j + i] != pattern(s, 0, i + (size_t)(k + j))) rc = -101;
+      }
+    }
+  }
+  free(buf);
+  return rc;
+}
+
+Test(p2p, mixed_protocols_in_one_stream, .timeout = 60) {
+  int sizes[] = {2, 3, 9};
+  for (int i = 0; i < 3; i++) {
+    tutti_world_t *w = world(sizes[i], 1024, 0, -1);
+    cr_assert(eq(int, tutti_world_run(w, mixed_fn, NULL), 0), "P=%d: %s", sizes[i],
+              tutti_world_error(w));
+    tutti_world_destroy(w);
+    w = world(sizes[i], 1024, TUTTI_PERTURB, -1);
+    cr_assert(eq(int, tutti_world_run(w, mixed_fn, NULL), 0), "P=%d perturbed: %s", sizes[i],
+              tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
+}
+
 Test(p2p, sleeping_path_without_spinning, .timeout = 60) {
   tutti_world_t *w = world(8, 256, 0, 0); /* spin 0: every wait sleeps on the futex */
   struct xfer x = {300, 200};
