@@ -731,11 +731,10 @@ char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n) {
     snprintf(lin, sizeof lin, "%s*m", b);
   else
     snprintf(lin, sizeof lin, "%s + %s*m", a, b);
-  if (c->floor != 0)
-    snprintf(buf, n, "max(%s, %s)", f, lin);
-  else
-    snprintf(buf, n, "%s", lin);
-  return buf;
+  /* A short buffer truncates, as snprintf does (the length is taken so that
+   * GCC does not warn of it where this is inlined into a small buffer). */
+  int len = c->floor != 0 ? snprintf(buf, n, "max(%s, %s)", f, lin) : snprintf(buf, n, "%s", lin);
+  return len < 0 ? NULL : buf;
 }
 
 char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n) {
