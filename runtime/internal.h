@@ -5,7 +5,8 @@
  * Synchronization table (who may touch what, concurrently with whom):
  *
  *   field of rank d                 written by            read by
- *   inbox (wfcqueue)                any sender: enqueue   d only: splice (owner)
+ *   inbox (wfcqueue)                any sender: enqueue   d only: dequeue,
+ *                                   (tail, last link)     links read in place
  *   doorbell                        d (-1 before sleep),  d, senders, aborter
  *                                   wakers: -1 -> 1 -> 0
  *   retbufs (lfstack)               receivers: push       d only: pop_all
@@ -14,6 +15,12 @@
  *                                                         deadlock detector
  *                                                         while all are blocked
  *   rendezvous request `done`       the receiver (release) the sender (acquire)
+ *   a fastbox d sends by: seq       d fills (seq_cst      the receiver (acquire)
+ *                                   xchg), the receiver
+ *                                   empties (release)
+ *     the offer state (arrival)     the receiver, once    d (acquire)
+ *     header and payload            d, while seq is 0     the receiver, while
+ *                                                         seq is not 0
  *
  *   world->live_blocked: one 64-bit word, live ranks in the high half and
  *   committed sleepers in the low half, so "all live ranks sleep" is one
@@ -92,9 +99,11 @@ int tutti__op_ok(tutti_op_t op);
 
 /* --------------------------------------------------------------- messages */
 
-/* MSG_RETURNS: not a message but a list of eager buffers a receiver hands
- * back to their sender (payload: bytes pointers). */
-enum msg_kind { MSG_EAGER = 1, MSG_RTS, MSG_RETURNS };
+/* MSG_BOX: the message in a fastbox (p2p.c). MSG_BOXOFFER: a fastbox
+ * offered to the receiver (payload: its address). MSG_RETURNS: not a message
+ * but a list of eager buffers a receiver hands back to their sender
+ * (payload: bytes pointers). */
+enum msg_kind { MSG_EAGER = 1, MSG_RTS, MSG_BOX, MSG_BOXOFFER, MSG_RETURNS };
 
 /* An envelope in a receiver's inbox. Eager: allocated from the sender's
  * pool (cache-line aligned), payload inline, handed back to the sender after
@@ -114,9 +123,12 @@ struct msg {
   double vdepart;   /* TUTTI_WALLCLOCK: the sender's modeled clock at posting */
   int32_t src, tag;
   uint32_t send_ev; /* index of the SEND in the sender's log */
-  uint32_t arrival; /* receiver-private, unexpected only: arrival stamp (mod 2^32) */
+  uint32_t arrival; /* receiver-private, unexpected only: arrival stamp (mod 2^32);
+                       in a fastbox, the offer's state */
+  uint32_t seq;     /* the pair's sequence number; in a fastbox, 0 when empty */
   uint8_t kind;
   uint8_t sizeclass; /* eager: pool class, or POOL_NONE for malloc'd */
+  uint8_t local;     /* a fastbox message copied into the receiver's own buffer */
 };
 #define MSG_HEADER 56
 _Static_assert(sizeof(struct msg) <= MSG_HEADER, "an 8-byte eager message fits one line");
@@ -150,13 +162,26 @@ struct tutti_request {
   struct msg rts;   /* rendezvous envelope */
 };
 
-/* Receiver-private per-source state: created the first time a message from
- * `src` arrives or a receive names it, so memory grows with the pairs that
- * actually talk, never with P x P. */
+/* A rank's private state for one peer: created the first time it sends to
+ * the peer, a message from it arrives or a receive names it, so memory
+ * grows with the pairs that actually talk, never with P x P. */
 struct chan {
-  int src;
+  int peer;
+  /* from the peer */
   struct msg *uq_head, *uq_tail;           /* unexpected messages, in order */
-  struct tutti_request *pq_head, *pq_tail; /* posted receives for src */
+  struct tutti_request *pq_head, *pq_tail; /* posted receives for the peer */
+  int boxi1;                               /* 1 + index of its fastbox in boxes, or 0 */
+  /* to the peer */
+  uint32_t seq;     /* the last message's sequence number */
+  uint32_t nsent;   /* eager messages sent while it had no fastbox */
+  struct msg *box;  /* the fastbox we fill (p2p.c) */
+};
+
+/* A fastbox this rank receives from, and the next sequence number due. */
+struct boxref {
+  struct msg *box;
+  int src;
+  uint32_t expect;
 };
 
 /* ------------------------------------------------------------------ ranks */
@@ -179,6 +204,8 @@ struct tutti_rank {
   uint32_t nchans, chancap;
   struct cds_wfcq_node *seen; /* the inbox's last node, read in place (progress) */
   struct msg *held;           /* seen's eager buffer, copied out, not yet free */
+  struct boxref boxes[16];      /* fastboxes accepted (BOX_MAX), polled while waiting */
+  int nboxes;
   uint32_t nret;                /* eager buffers copied out, to hand back */
   struct msg *ret[32];          /* ... to their senders in one batch (RET_BATCH) */
   struct tutti_request *wq_head, *wq_tail; /* posted wildcard-source receives */

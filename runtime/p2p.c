@@ -18,13 +18,19 @@
  * the sender's buffer; the receiver copies straight from it, then marks the
  * request done and rings the sender's doorbell.
  *
- * Cache lines. A one-way message costs the receiver two line transfers it
- * cannot avoid with a linked queue: the link in the previous node, then the
- * new node. Everything else stays on one side: the inbox tail is written
- * only by senders (the receiver reads the queue's last node in place instead
- * of dequeuing it, see progress), the head only by the receiver, returns go
- * back in batches, and the sender fetches its next buffer for writing while
- * it waits.
+ * Fastboxes. A pair that keeps talking gets a fastbox: a one-slot mailbox
+ * of two cache lines that the receiver polls, for eager messages of up to
+ * 72 bytes. A message then costs the line transfers of a ping-pong; the
+ * inbox serves whenever the box is busy, and per-pair sequence numbers keep
+ * MPI's order across the two paths (see the fastbox section).
+ *
+ * Cache lines on the inbox path. A one-way message costs the receiver two
+ * line transfers it cannot avoid with a linked queue: the link in the
+ * previous node, then the new node. Everything else stays on one side: the
+ * inbox tail is written only by senders (the receiver reads the queue's last
+ * node in place instead of dequeuing it, see progress), the head only by the
+ * receiver, returns go back in batches, and the sender fetches its next
+ * buffer for writing while it waits.
  *
  * Waiting. A rank polls briefly (world->spin) and then sleeps on a futex
  * doorbell, as urcu's call_rcu does: doorbell = -1, full barrier, re-check,
@@ -171,13 +177,14 @@ static void declare_deadlock(struct tutti_world *w);
 /* Sleep until woken, unless something is already there. `done` is the flag
  * the caller waits for (may be NULL). */
 static void flush_returns(struct tutti_rank *r);
+static bool boxes_full(struct tutti_rank *r);
 
 static void block(struct tutti_rank *r, const int *done) {
   struct tutti_world *w = r->world;
   flush_returns(r); /* a sender may be short of buffers while we sleep */
   __atomic_store_n(&r->doorbell, -1, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (inbox_nonempty(r) || (done && tutti__load_acq(done)) || aborted(w)) {
+  if (inbox_nonempty(r) || boxes_full(r) || (done && tutti__load_acq(done)) || aborted(w)) {
     /* Not sleeping after all. If a waker claimed us meanwhile, it takes us
      * off a count we never joined: let it finish, then put the count right. */
     int32_t expect = -1;
@@ -368,6 +375,14 @@ static void flush_returns(struct tutti_rank *r) {
 }
 
 static void pool_return(struct tutti_rank *r, struct msg *m) {
+  if (m->kind == MSG_BOX) { /* copied out: the box is the sender's again */
+    __atomic_store_n(&m->seq, 0, __ATOMIC_RELEASE);
+    return;
+  }
+  if (m->local) { /* a box message kept as unexpected: our own buffer */
+    pool_put(r, m);
+    return;
+  }
   if (&m->qnode == r->seen) { /* still linked: back once it is off the queue */
     r->held = m;
     return;
@@ -431,19 +446,19 @@ static int record(struct tutti_rank *r, uint8_t kind, int peer, int tag, uint64_
 
 /* ---------------------------------------------------------------- channels */
 
-static uint32_t hash_src(int src) { return (uint32_t)src * 2654435761u; }
+static uint32_t hash_peer(int peer) { return (uint32_t)peer * 2654435761u; }
 
-/* The channel of `src`, created on first use when `create`. The pointer is
+/* The channel of `peer`, created on first use when `create`. The pointer is
  * valid until the next creation. */
-static struct chan *chan_get(struct tutti_rank *r, int src, bool create) {
+static struct chan *chan_get(struct tutti_rank *r, int peer, bool create) {
   /* Most calls ask for the channel asked for last (the receive posted, then
    * the message it waits for). */
-  if (r->lastchan && r->lastchan->src == src) return r->lastchan;
+  if (r->lastchan && r->lastchan->peer == peer) return r->lastchan;
   if (r->chancap) {
     uint32_t mask = r->chancap - 1;
-    for (uint32_t i = hash_src(src) & mask;; i = (i + 1) & mask) {
-      if (r->chans[i].src == src) return r->lastchan = &r->chans[i];
-      if (r->chans[i].src < 0) break;
+    for (uint32_t i = hash_peer(peer) & mask;; i = (i + 1) & mask) {
+      if (r->chans[i].peer == peer) return r->lastchan = &r->chans[i];
+      if (r->chans[i].peer < 0) break;
     }
   }
   if (!create) return NULL;
@@ -451,11 +466,11 @@ static struct chan *chan_get(struct tutti_rank *r, int src, bool create) {
     uint32_t cap = r->chancap ? r->chancap * 2 : 8;
     struct chan *t = line_alloc(cap * sizeof *t);
     if (!t) return NULL;
-    for (uint32_t i = 0; i < cap; i++) t[i] = (struct chan){.src = -1};
+    for (uint32_t i = 0; i < cap; i++) t[i] = (struct chan){.peer = -1};
     for (uint32_t j = 0; j < r->chancap; j++) {
-      if (r->chans[j].src < 0) continue;
-      uint32_t i = hash_src(r->chans[j].src) & (cap - 1);
-      while (t[i].src >= 0) i = (i + 1) & (cap - 1);
+      if (r->chans[j].peer < 0) continue;
+      uint32_t i = hash_peer(r->chans[j].peer) & (cap - 1);
+      while (t[i].peer >= 0) i = (i + 1) & (cap - 1);
       t[i] = r->chans[j];
     }
     free(r->chans);
@@ -463,9 +478,9 @@ static struct chan *chan_get(struct tutti_rank *r, int src, bool create) {
     r->lastchan = NULL; /* pointed into the old table */
     r->chancap = cap;
   }
-  uint32_t mask = r->chancap - 1, i = hash_src(src) & mask;
-  while (r->chans[i].src >= 0) i = (i + 1) & mask;
-  r->chans[i] = (struct chan){.src = src};
+  uint32_t mask = r->chancap - 1, i = hash_peer(peer) & mask;
+  while (r->chans[i].peer >= 0) i = (i + 1) & mask;
+  r->chans[i] = (struct chan){.peer = peer};
   r->nchans++;
   return r->lastchan = &r->chans[i];
 }
@@ -475,6 +490,7 @@ static inline bool tag_match(int want, int tag) { return want == TUTTI_ANY_TAG |
 /* ---------------------------------------------------------------- matching */
 
 static void unlink_seen(struct tutti_rank *r);
+static void progress_inbox(struct tutti_rank *r);
 
 /* Complete receive q with message m. Returns true if m was consumed; false
  * when it does not fit (q fails with ETRUNCATE, m stays to be received). */
@@ -493,7 +509,7 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
     e->peer = m->src, e->tag = m->tag, e->bytes = m->bytes, e->ref = m->send_ev;
   }
   const tutti_model_t *md = &r->world->model;
-  if (m->kind == MSG_EAGER) {
+  if (m->kind != MSG_RTS) { /* eager, from the inbox or a fastbox */
     if (r->world->wallclock) /* rules 1-2 without ports */
       q->vdone = fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) +
                  cost(&md->recv_cpu, m->bytes);
@@ -526,6 +542,8 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
     if ((tail) == (q)) (tail) = (prev);                                                            \
   } while (0)
 
+static struct msg *box_to_local(struct tutti_rank *r, struct msg *box);
+
 static void deliver(struct tutti_rank *r, struct msg *m) {
   struct chan *c = chan_get(r, m->src, true);
   if (!c) { /* out of memory in a receiver-private table: fail the rank */
@@ -545,6 +563,7 @@ static void deliver(struct tutti_rank *r, struct msg *m) {
     UNLINK(r->wq_head, r->wq_tail, wp, wq);
   }
   if (best && complete_recv(r, best, m)) return;
+  if (m->kind == MSG_BOX && !(m = box_to_local(r, m))) return;
   /* Unexpected: only now does the receiver write into the message. */
   m->arrival = r->arrival_seq++;
   m->next = NULL;
@@ -554,8 +573,150 @@ static void deliver(struct tutti_rank *r, struct msg *m) {
   r->n_unexpected++;
 }
 
-/* Move everything in the inbox to its channel. Owner only. */
-/* Move everything in the inbox to its channel. Owner only.
+/* ---------------------------------------------------------------- fastboxes */
+
+/* A fastbox is one pair's single-slot mailbox for small eager messages, as
+ * MPICH's nemesis and Open MPI's vader have: one cache line that the
+ * receiver polls and the sender fills, so a message costs the two line
+ * transfers of a ping-pong and nothing else. The sender allocates it once
+ * it has sent BOX_AFTER messages to a peer, and offers it through the inbox;
+ * the receiver accepts up to BOX_MAX (it polls every one it holds) and
+ * refuses the rest. The box is a message header and payload:
+ * box->seq is 0 when empty, else the pair sequence number of the message in
+ * it; box->arrival carries the offer's state.
+ *
+ * Order. Every message of a pair carries a sequence number, and a pair's
+ * messages go by box or by inbox, whichever is free. Each path is FIFO and
+ * the box holds one message, so the receiver restores the order by taking
+ * the box first whenever the inbox brings a later number (the sender filled
+ * the box before it enqueued that message, so the box is visible). */
+enum { BOX_BYTES = 128, BOX_PAYLOAD = BOX_BYTES - MSG_HEADER, BOX_AFTER = 8 };
+#define BOX_MAX ((int)(sizeof((struct tutti_rank *)0)->boxes / sizeof(struct boxref)))
+enum { BOX_OFFERED = 0, BOX_OPEN, BOX_REFUSED };
+
+static inline uint32_t next_seq(uint32_t s) { return s + 1 ? s + 1 : 1; } /* 0: empty box */
+
+static bool boxes_full(struct tutti_rank *r) {
+  for (int i = 0; i < r->nboxes; i++)
+    if (__atomic_load_n(&r->boxes[i].box->seq, __ATOMIC_ACQUIRE)) return true;
+  return false;
+}
+
+static void take_box(struct tutti_rank *r, struct boxref *b) {
+  struct msg *m = b->box;
+  b->expect = next_seq(m->seq);
+  deliver(r, m);
+}
+
+/* A box message that must wait (no receive matches, or it would truncate)
+ * is copied into a buffer of our own, so that the box is free again. */
+static struct msg *box_to_local(struct tutti_rank *r, struct msg *box) {
+  struct msg *m = pool_get(r, box->bytes);
+  if (!m) {
+    tutti__fail(r->world, r->rank, TUTTI_ENOMEM, "rank %d: out of memory for a message", r->rank);
+    tutti__abort_all(r->world);
+    return NULL;
+  }
+  m->kind = MSG_EAGER;
+  m->local = 1;
+  m->src = box->src, m->tag = box->tag, m->bytes = box->bytes;
+  m->send_ev = box->send_ev, m->vdepart = box->vdepart, m->seq = box->seq;
+  if (box->bytes) memcpy(msg_data(m), msg_data(box), box->bytes);
+  pool_return(r, box);
+  return m;
+}
+
+/* Take what the boxes hold, each in its pair's order. */
+static void poll_boxes(struct tutti_rank *r) {
+  for (int i = 0; i < r->nboxes; i++) {
+    struct boxref *b = &r->boxes[i];
+    if (__atomic_load_n(&b->box->seq, __ATOMIC_ACQUIRE) == b->expect) take_box(r, b);
+  }
+}
+
+static void accept_box(struct tutti_rank *r, struct msg *offer) {
+  struct msg *box;
+  memcpy(&box, msg_data(offer), sizeof box);
+  struct chan *c = chan_get(r, offer->src, true);
+  uint32_t verdict = BOX_REFUSED;
+  if (c && r->nboxes < BOX_MAX) {
+    r->boxes[r->nboxes] = (struct boxref){box, offer->src, offer->seq};
+    c->boxi1 = ++r->nboxes;
+    verdict = BOX_OPEN;
+  }
+  __atomic_store_n(&box->arrival, verdict, __ATOMIC_RELEASE);
+}
+
+/* An inbox message, in its pair's order with the box. */
+static void deliver_inbox(struct tutti_rank *r, struct msg *m) {
+  if (m->kind == MSG_BOXOFFER) {
+    accept_box(r, m);
+    pool_return(r, m);
+    return;
+  }
+  struct chan *c = chan_get(r, m->src, false);
+  if (c && c->boxi1) {
+    struct boxref *b = &r->boxes[c->boxi1 - 1];
+    if (m->seq != b->expect) {
+      if (__atomic_load_n(&b->box->seq, __ATOMIC_ACQUIRE) != b->expect) { /* cannot happen */
+        tutti__fail(r->world, r->rank, TUTTI_EINVAL, "rank %d: internal error: message from %d "
+                    "out of order", r->rank, m->src);
+        tutti__abort_all(r->world);
+        return;
+      }
+      take_box(r, b);
+    }
+    b->expect = next_seq(m->seq);
+  }
+  deliver(r, m);
+}
+
+/* The sender's side: the box to this peer, if it is open and empty. */
+static struct msg *box_claim(struct tutti_rank *r, struct chan *o, size_t bytes) {
+  struct msg *b = o->box;
+  if (!b || bytes > BOX_PAYLOAD) return NULL;
+  uint32_t state = __atomic_load_n(&b->arrival, __ATOMIC_ACQUIRE);
+  if (state == BOX_REFUSED) {
+    free(b);
+    o->box = NULL;
+    return NULL;
+  }
+  if (state != BOX_OPEN || __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE)) return NULL;
+  return b;
+}
+
+/* Offer a box to d ahead of the message numbered seq (no box if memory is
+ * short: the inbox serves). */
+static void box_offer(struct tutti_rank *r, struct tutti_rank *d, struct chan *o, uint32_t seq) {
+  struct msg *b = line_alloc(BOX_BYTES), *m = pool_get(r, sizeof b);
+  if (!b || !m) {
+    free(b);
+    if (m) pool_put(r, m);
+    return;
+  }
+  b->seq = 0;
+  b->arrival = BOX_OFFERED;
+  o->box = b;
+  m->kind = MSG_BOXOFFER;
+  m->local = 0;
+  m->src = r->rank, m->tag = 0, m->bytes = sizeof b, m->seq = seq, m->send_ev = UINT32_MAX;
+  memcpy(msg_data(m), &b, sizeof b);
+  cds_wfcq_node_init(&m->qnode);
+  tsan_release(b);
+  tsan_release(m);
+  cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, &m->qnode);
+}
+
+/* Move everything in the inbox and the boxes to the channels. Owner only. */
+static void progress(struct tutti_rank *r) {
+  bool inbox = inbox_nonempty(r);
+  if (!inbox && !r->nboxes) return;
+  PERTURB(r);
+  if (inbox) progress_inbox(r);
+  if (r->nboxes) poll_boxes(r);
+}
+
+/* Move everything in the inbox to its channel.
  *
  * The last node of the queue is read in place and left linked (r->seen):
  * dequeuing it would move the tail to the receiver and back to the next
@@ -564,9 +725,7 @@ static void deliver(struct tutti_rank *r, struct msg *m) {
  * until a successor appears: an eager buffer waits in r->held, and a
  * rendezvous envelope is dequeued for real before its send completes
  * (complete_recv). */
-static void progress(struct tutti_rank *r) {
-  if (!inbox_nonempty(r)) return;
-  PERTURB(r);
+static void progress_inbox(struct tutti_rank *r) {
   struct cds_wfcq_node *n;
   while ((n = link_of(&r->inbox_head.node))) {
     if (n == r->seen) {
@@ -581,7 +740,7 @@ static void progress(struct tutti_rank *r) {
     tsan_acquire(m);
     if (link_of(n)) __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail);
     else r->seen = n;
-    deliver(r, m);
+    deliver_inbox(r, m);
   }
 }
 
@@ -604,7 +763,7 @@ static bool match_unexpected(struct tutti_rank *r, struct tutti_request *q) {
     /* Wildcard: the earliest arrival over all channels. */
     for (uint32_t i = 0; i < r->chancap; i++) {
       struct chan *ci = &r->chans[i];
-      if (ci->src < 0) continue;
+      if (ci->peer < 0) continue;
       struct msg *mi, *pi = NULL;
       for (mi = ci->uq_head; mi && !tag_match(q->tag, mi->tag); pi = mi, mi = mi->next) {}
       /* Stamps wrap at 2^32; far fewer messages than that are ever waiting. */
@@ -690,11 +849,14 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
                      bool blocking, tutti_request_t *req) {
   struct tutti_world *w = r->world;
   struct tutti_rank *d = w->ranks[dest];
+  struct chan *o = chan_get(r, dest, true);
   struct tutti_request *q = NULL;
-  struct msg *m;
+  struct msg *m, *box = NULL;
   uint32_t ev = 0;
+  bool eager = bytes < w->eager_limit;
   int rc;
-  if (!blocking || w->record || w->wallclock || bytes >= w->eager_limit) {
+  if (!o) return TUTTI_ENOMEM;
+  if (!blocking || w->record || w->wallclock || !eager) {
     if (!(q = req_alloc(r, REQ_SEND))) return TUTTI_ENOMEM;
     q->dest = dest, q->stag = tag;
     if (w->record && (rc = record(r, TUTTI_EV_SEND, dest, tag, bytes, 0, &ev))) {
@@ -703,12 +865,14 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
     }
     q->ev = w->record ? ev : UINT32_MAX;
   }
-  if (bytes < w->eager_limit) {
-    if (!(m = pool_get(r, bytes))) {
+  if (eager) {
+    if (dest != r->rank) box = box_claim(r, o, bytes);
+    if (!(m = box ? box : pool_get(r, bytes))) {
       if (q) req_free(r, q);
       return TUTTI_ENOMEM;
     }
-    m->kind = MSG_EAGER;
+    m->kind = box ? MSG_BOX : MSG_EAGER;
+    m->local = 0;
     if (bytes) memcpy(msg_data(m), buf, bytes);
     if (q) q->done = 1;
     r->n_eager++;
@@ -716,13 +880,15 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
   } else {
     m = &q->rts;
     m->kind = MSG_RTS;
+    m->local = 0;
     q->sbuf = buf;
     r->n_rdv++;
   }
   if (w->wallclock) { /* q exists: a paced run always has one */
     m->vdepart = r->vclock;
-    if (m->kind == MSG_EAGER) q->vdone = r->vclock + cost(&w->model.send_cpu, bytes);
+    if (eager) q->vdone = r->vclock + cost(&w->model.send_cpu, bytes);
   }
+  uint32_t seq = o->seq = next_seq(o->seq);
   m->src = r->rank;
   m->tag = tag;
   m->bytes = bytes;
@@ -730,10 +896,17 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
   r->n_msgs++;
   r->n_bytes += bytes;
   PERTURB(r);
-  cds_wfcq_node_init(&m->qnode);
-  tsan_release(m);
-  cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, &m->qnode);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (box) {
+    /* Publish: a seq_cst RMW, so also the full barrier before the doorbell. */
+    __atomic_exchange_n(&box->seq, seq, __ATOMIC_SEQ_CST);
+  } else {
+    if (eager && dest != r->rank && !o->box && ++o->nsent == BOX_AFTER) box_offer(r, d, o, seq);
+    m->seq = seq;
+    cds_wfcq_node_init(&m->qnode);
+    tsan_release(m);
+    cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, &m->qnode);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  }
   wake(r, d);
   *req = q;
   return 0;
@@ -809,7 +982,7 @@ static int wait_done(struct tutti_rank *r, struct tutti_request *q) {
     if (aborted(w)) return w->fail_err == TUTTI_EDEADLOCK ? TUTTI_EDEADLOCK : TUTTI_EABORTED;
     int i;
     for (i = 0; i < w->spin; i++) {
-      if (inbox_nonempty(r) || tutti__load_acq(&q->done) || aborted(w)) break;
+      if (inbox_nonempty(r) || boxes_full(r) || tutti__load_acq(&q->done) || aborted(w)) break;
       /* Now and then give the core away: if the peer we wait for shares
        * it, spinning alone would only burn our time slice. */
       if ((i & 255) == 255) sched_yield();
@@ -1003,15 +1176,19 @@ void tutti__rank_drop_messages(struct tutti_rank *r) {
   struct cds_wfcq_node *node;
   while ((node = __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail))) {
     struct msg *m = caa_container_of(node, struct msg, qnode);
-    if (node != r->seen && m->kind == MSG_EAGER) free(m); /* seen: held or in a channel */
+    if (node != r->seen && m->kind != MSG_RTS) free(m); /* seen: held or in a channel */
   }
   r->seen = NULL;
   free(r->held);
   r->held = NULL;
   for (uint32_t i = 0; i < r->chancap; i++)
-    if (r->chans[i].src >= 0) free_msg_list(r->chans[i].uq_head);
+    if (r->chans[i].peer >= 0) {
+      free_msg_list(r->chans[i].uq_head);
+      free(r->chans[i].box); /* no rank runs: its receiver holds it no more */
+    }
   for (uint32_t i = 0; i < r->nret; i++) free(r->ret[i]);
   r->nret = 0;
+  r->nboxes = 0; /* the boxes are their senders' */
   free(r->chans);
   r->chans = r->lastchan = NULL;
   r->chancap = r->nchans = 0;
