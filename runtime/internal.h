@@ -243,6 +243,7 @@ struct tutti_world {
   bool modeled;  /* model != none: wildcards rejected */
   unsigned flags, seed;
   int spin;
+  bool asym; /* senders skip the full barrier; a sleeper issues membarrier() */
   size_t eager_limit;
   bool wallclock;    /* TUTTI_WALLCLOCK */
   double time_scale; /* wall seconds per modeled second */
@@ -283,6 +284,7 @@ void tutti__rank_free(struct tutti_rank *r);
 void tutti__wake(struct tutti_rank *r);
 void tutti__perturb(struct tutti_rank *r);
 void tutti__rank_departs(struct tutti_rank *r);
+bool tutti__membarrier_ready(void);
 
 static inline int tutti__load_acq(const int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 

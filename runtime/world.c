@@ -94,6 +94,9 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
    * rank has a core; when oversubscribed, the peer we wait for needs our
    * core, so sleep almost at once. */
   w->spin = cfg->spin >= 0 ? cfg->spin : (w->nranks <= ncpu ? 2000 : 16);
+  /* Ranks that each have a core send often and sleep seldom: let the
+   * sleeper pay for the barrier (see block() in p2p.c). */
+  w->asym = w->nranks <= ncpu && tutti__membarrier_ready();
   w->ranks = calloc((size_t)w->nranks, sizeof *w->ranks);
   if (!w->ranks) goto nomem;
   for (int i = 0; i < w->nranks; i++) {
