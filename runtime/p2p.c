@@ -839,6 +839,17 @@ static int check_tag(const struct tutti_rank *r, int tag, bool any_ok) {
   return 0;
 }
 
+/* One message's arguments, in the order the errors are reported; a receive
+ * accepts the wildcards. */
+static int check_msg(const struct tutti_rank *r, const void *buf, long count,
+                     tutti_datatype_t type, int peer, int tag, bool recv, size_t *bytes) {
+  int rc;
+  if ((rc = check_buf(buf, count, type, bytes)) || (rc = check_peer(r, peer, recv)) ||
+      (rc = check_tag(r, tag, recv)))
+    return rc;
+  return 0;
+}
+
 /* ------------------------------------------------------------ public calls */
 
 int tutti_rank(const tutti_rank_t *r) { return r ? r->rank : TUTTI_EINVAL; }
@@ -948,9 +959,7 @@ int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t t
   size_t bytes;
   int rc;
   if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
-  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, dest, false)) ||
-      (rc = check_tag(r, tag, false)))
-    return rc;
+  if ((rc = check_msg(r, buf, count, type, dest, tag, false, &bytes))) return rc;
   if (dest == TUTTI_PROC_NULL) return null_request(r, REQ_SEND, req);
   return post_send(r, buf, bytes, dest, tag, false, req);
 }
@@ -960,9 +969,7 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   size_t bytes;
   int rc;
   if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
-  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, source, true)) ||
-      (rc = check_tag(r, tag, true)))
-    return rc;
+  if ((rc = check_msg(r, buf, count, type, source, tag, true, &bytes))) return rc;
   if (source == TUTTI_PROC_NULL) return null_request(r, REQ_RECV, req);
   struct tutti_request *q = req_alloc(r, REQ_RECV);
   if (!q) return TUTTI_ENOMEM;
@@ -1110,9 +1117,7 @@ int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t ty
   size_t bytes;
   int rc;
   if ((rc = check_rank(r))) return rc;
-  if ((rc = check_buf(buf, count, type, &bytes)) || (rc = check_peer(r, dest, false)) ||
-      (rc = check_tag(r, tag, false)))
-    return rc;
+  if ((rc = check_msg(r, buf, count, type, dest, tag, false, &bytes))) return rc;
   if (dest == TUTTI_PROC_NULL) return 0;
   tutti_request_t q;
   if ((rc = post_send(r, buf, bytes, dest, tag, true, &q))) return rc;
@@ -1136,9 +1141,7 @@ int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatyp
   /* Check both halves before posting either, so a bad receive does not
    * leave a send behind. */
   if ((rc = check_rank(r))) return rc;
-  if ((rc = check_buf(rbuf, rcount, rtype, &b)) || (rc = check_peer(r, source, true)) ||
-      (rc = check_tag(r, rtag, true)))
-    return rc;
+  if ((rc = check_msg(r, rbuf, rcount, rtype, source, rtag, true, &b))) return rc;
   if ((rc = tutti_isend(r, sbuf, scount, stype, dest, stag, &q[0]))) return rc;
   if ((rc = tutti_irecv(r, rbuf, rcount, rtype, source, rtag, &q[1]))) {
     wait_one(r, &q[0], NULL, "sendrecv");
