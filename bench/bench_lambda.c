@@ -78,16 +78,17 @@ static int parse_list(const char *s, long *out, int max, long lo, long hi) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: tutti bench lambda [options]\n\n"
-          "Bernaschi & Iannello's experiment in modeled time: 10 consecutive reduces\n"
-          "(sum of doubles, root = call mod P), lambda-tree against binomial.\n\n"
-          "  --profiles A,B,..  latency profiles (default sp2-hps,postal-2,postal-4)\n"
-          "  --counts N,M,..    doubles per reduce (default 1,1024)\n"
-          "  --ranks P,Q,..     rank counts (default 2-5,7-9,12,16,17,24,32,33,48,64,65,96,100,128)\n"
-          "  --all              every rank count 2..128\n"
-          "  --lambda X         the lambda-tree's lambda (default 0.6; auto fits the model)\n"
-          "  --calls K          consecutive calls (default 10)\n");
+  fprintf(
+      f,
+      "usage: tutti bench lambda [options]\n\n"
+      "Bernaschi & Iannello's experiment in modeled time: 10 consecutive reduces\n"
+      "(sum of doubles, root = call mod P), lambda-tree against binomial.\n\n"
+      "  --profiles A,B,..  latency profiles (default sp2-hps,postal-2,postal-4)\n"
+      "  --counts N,M,..    doubles per reduce (default 1,1024)\n"
+      "  --ranks P,Q,..     rank counts (default 2-5,7-9,12,16,17,24,32,33,48,64,65,96,100,128)\n"
+      "  --all              every rank count 2..128\n"
+      "  --lambda X         the lambda-tree's lambda (default 0.6; auto fits the model)\n"
+      "  --calls K          consecutive calls (default 10)\n");
 }
 
 /* "--name VALUE" or "--name=VALUE": the value, advancing *i; NULL if not this option. */
@@ -107,8 +108,8 @@ struct stat_ {
 
 int tutti_bench_lambda(int argc, char **argv) {
   char profiles[512] = "sp2-hps,postal-2,postal-4", lambda[64] = "lambda=0.6", err[512];
-  long counts[8] = {1, 1024}, ranks[160] = {2,  3,  4,  5,  7,  8,  9,  12, 16, 17,
-                                                   24, 32, 33, 48, 64, 65, 96, 100, 128};
+  long counts[8] = {1, 1024},
+       ranks[160] = {2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 32, 33, 48, 64, 65, 96, 100, 128};
   int ncounts = 2, nranks = 19, calls = 10;
   for (int i = 0; i < argc; i++) {
     const char *v;
@@ -186,9 +187,12 @@ int tutti_bench_lambda(int argc, char **argv) {
         tutti_format_model_time(&pr.model, tb, sb, sizeof sb);
         tutti_format_model_time(&pr.model, tl, sl, sizeof sl);
         printf(" | %-12s %10s %10s %6.3f %6.3f", "", sb, sl, q, fb > 0 ? fl / fb : 1);
-        if (q < 1 - 1e-9) st[j].win++;
-        else if (q > 1 + 1e-9) st[j].lose++;
-        else st[j].tie++;
+        if (q < 1 - 1e-9)
+          st[j].win++;
+        else if (q > 1 + 1e-9)
+          st[j].lose++;
+        else
+          st[j].tie++;
         if (q < st[j].best) st[j].best = q, st[j].best_p = P;
         if (q > st[j].worst) st[j].worst = q, st[j].worst_p = P;
         st[j].sum += q;

@@ -142,12 +142,16 @@ static int bandwidth_fn(tutti_rank_t *r, void *arg) {
   rc = tutti_sendrecv(r, &ack, 1, TUTTI_INT32, 1 - me, 1, &ack, 1, TUTTI_INT32, 1 - me, 1, NULL);
   double t0 = now();
   for (int i = 0; i < a->msgs && !rc; i++) {
-    if (me == 0) rc = tutti_send(r, a->buf[0], (long)a->bytes, TUTTI_BYTE, 1, 0);
-    else rc = tutti_recv(r, a->buf[1], (long)a->bytes, TUTTI_BYTE, 0, 0, NULL);
+    if (me == 0)
+      rc = tutti_send(r, a->buf[0], (long)a->bytes, TUTTI_BYTE, 1, 0);
+    else
+      rc = tutti_recv(r, a->buf[1], (long)a->bytes, TUTTI_BYTE, 0, 0, NULL);
   }
   if (!rc) { /* the receiver says it has everything */
-    if (me == 1) rc = tutti_send(r, &ack, 1, TUTTI_INT32, 0, 2);
-    else rc = tutti_recv(r, &ack, 1, TUTTI_INT32, 1, 2, NULL);
+    if (me == 1)
+      rc = tutti_send(r, &ack, 1, TUTTI_INT32, 0, 2);
+    else
+      rc = tutti_recv(r, &ack, 1, TUTTI_INT32, 1, 2, NULL);
   }
   if (me == 0) a->rate = (double)a->bytes * a->msgs / (now() - t0);
   return rc;
@@ -175,8 +179,7 @@ static int rate_fn(tutti_rank_t *r, void *arg) {
       perm[i] = perm[j], perm[j] = t;
     }
     for (int i = 0; i < p; i++) inv[perm[i]] = i;
-    rc = tutti_sendrecv(r, &v, 1, TUTTI_INT64, perm[me], k, &got, 1, TUTTI_INT64, inv[me], k,
-                        NULL);
+    rc = tutti_sendrecv(r, &v, 1, TUTTI_INT64, perm[me], k, &got, 1, TUTTI_INT64, inv[me], k, NULL);
   }
   if (me == 0) a->seconds = now() - t0;
   free(perm), free(inv);
@@ -209,15 +212,19 @@ static double median(double *v, int n) {
 }
 
 static void fmt_size(size_t b, char *out, size_t n) {
-  if (b >= (1u << 20)) snprintf(out, n, "%zu MiB", b >> 20);
-  else if (b >= 1024) snprintf(out, n, "%zu KiB", b >> 10);
-  else snprintf(out, n, "%zu B", b);
+  if (b >= (1u << 20))
+    snprintf(out, n, "%zu MiB", b >> 20);
+  else if (b >= 1024)
+    snprintf(out, n, "%zu KiB", b >> 10);
+  else
+    snprintf(out, n, "%zu B", b);
 }
 
 int tutti_bench_p2p(int argc, char **argv) {
   int quick = 0;
   for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--quick")) quick = 1;
+    if (!strcmp(argv[i], "--quick"))
+      quick = 1;
     else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       printf("usage: tutti bench p2p [--quick]\n"
              "  latency, bandwidth and message rate of tutti's p2p layer beside the\n"
@@ -225,7 +232,8 @@ int tutti_bench_p2p(int argc, char **argv) {
              "  --quick  fewer repetitions (a smoke run)\n");
       return 0;
     } else {
-      fprintf(stderr, "tutti bench p2p: unknown option '%s' (accepted: --quick, --help)\n", argv[i]);
+      fprintf(stderr, "tutti bench p2p: unknown option '%s' (accepted: --quick, --help)\n",
+              argv[i]);
       return 2;
     }
   }
@@ -255,15 +263,18 @@ int tutti_bench_p2p(int argc, char **argv) {
       ratio[s][k] = a.oneway / fl[k];
     }
   }
-  printf("one-way latency (ranks pinned to cores 0 and 1, as the floor's threads; %d rounds of\n"
-         "%ld round trips, floor and tutti in turn)\n"
-         "             tutti (median)  floor (median, cache-line ping-pong)  ratio (median of rounds)"
-         "  sleeps/msg\n", rounds, lat_iters);
+  printf(
+      "one-way latency (ranks pinned to cores 0 and 1, as the floor's threads; %d rounds of\n"
+      "%ld round trips, floor and tutti in turn)\n"
+      "             tutti (median)  floor (median, cache-line ping-pong)  ratio (median of rounds)"
+      "  sleeps/msg\n",
+      rounds, lat_iters);
   double flm = median(fl, rounds);
   for (int s = 0; s < NLAT; s++)
     printf("  %4zu B        %8.1f ns      %8.1f ns                            %6.2fx"
-           "                   %.4f\n", lat_sizes[s], median(lat[s], rounds) * 1e9, flm * 1e9,
-           median(ratio[s], rounds), sleeps[s] / (2.0 * (double)lat_iters * rounds));
+           "                   %.4f\n",
+           lat_sizes[s], median(lat[s], rounds) * 1e9, flm * 1e9, median(ratio[s], rounds),
+           sleeps[s] / (2.0 * (double)lat_iters * rounds));
 
   printf("\nbandwidth              tutti       memcpy (one thread)   ratio  protocol\n");
   for (size_t bytes = 1024; bytes <= ((size_t)64 << 20); bytes *= 4) {
@@ -323,7 +334,8 @@ int tutti_bench_p2p(int argc, char **argv) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("%s%d-rank sendrecv ring: %.3f s wall (threads started to joined), %lu sleeps, "
-           "peak RSS %.0f MiB\n", k ? "" : "\n", ring_sizes[k], best, (unsigned long)st.sleeps,
+           "peak RSS %.0f MiB\n",
+           k ? "" : "\n", ring_sizes[k], best, (unsigned long)st.sleeps,
            (double)ru.ru_maxrss / 1024.0);
     tutti_world_destroy(w);
   }

@@ -30,7 +30,6 @@
 #include "bench.h"
 #include "replay.h"
 
-
 struct logs {
   int P;
   struct tutti_evlog *log;
@@ -196,7 +195,9 @@ out:
   free(cur);
 }
 
-static tutti_cost_t lin(double a, double b) { return (tutti_cost_t){0, a, b}; }
+static tutti_cost_t lin(double a, double b) {
+  return (tutti_cost_t){0, a, b};
+}
 
 static tutti_model_t model_hockney(void) { /* alpha 1 us, beta 1 ns/B */
   tutti_model_t m = {.preset = TUTTI_MODEL_HOCKNEY, .params = {1e-6, 1e-9}};
@@ -229,8 +230,12 @@ static double clock_s(clockid_t id) {
   clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-static double now(void) { return clock_s(CLOCK_MONOTONIC); }
-static double cpu_now(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
+static double now(void) {
+  return clock_s(CLOCK_MONOTONIC);
+}
+static double cpu_now(void) {
+  return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
 
 static int run(const char *name, int P, int iters, int reps, const char *trace) {
   struct logs L;
@@ -283,8 +288,8 @@ static int run(const char *name, int P, int iters, int reps, const char *trace) 
     modeled = rp->modeled_time;
   }
   double evs = (double)rp->events;
-  printf("%-9s %6d %6d %10llu %9llu %9.4f %9.4f %9.2f %7.1f %7.1f %8.3f %12.6g\n", name, P,
-         iters, (unsigned long long)rp->events, (unsigned long long)rp->messages, best, best_cpu,
+  printf("%-9s %6d %6d %10llu %9llu %9.4f %9.4f %9.2f %7.1f %7.1f %8.3f %12.6g\n", name, P, iters,
+         (unsigned long long)rp->events, (unsigned long long)rp->messages, best, best_cpu,
          evs / best_cpu / 1e6, (double)rp->state_bytes / evs,
          (double)(rp->state_bytes + rp->events * sizeof(struct tutti_ev)) / evs, build,
          rp->modeled_time);
@@ -302,15 +307,16 @@ static int run(const char *name, int P, int iters, int reps, const char *trace) 
 }
 
 static void usage(FILE *f) {
-  fputs("usage: tutti bench replay [-p PATTERN] [-n RANKS] [-k ITERS] [-r REPS] [--trace FILE]\n"
-        "  Replays synthetic event logs and prints events/s, memory per event and wall time.\n"
-        "  -p, --pattern P  binomial | ring | pairs | all (default: all, each at its default size)\n"
-        "  -n, --ranks N    ranks (defaults: binomial 4096, ring 1024, pairs 1024)\n"
-        "  -k, --iters K    consecutive calls / rounds (defaults: binomial 1 and 200, ring 1000,\n"
-        "                   pairs 1000)\n"
-        "  -r, --reps R     replays per pattern, the best wall time is shown (default 3)\n"
-        "  --trace FILE     write the Chrome trace of the (last) pattern run to FILE\n",
-        f);
+  fputs(
+      "usage: tutti bench replay [-p PATTERN] [-n RANKS] [-k ITERS] [-r REPS] [--trace FILE]\n"
+      "  Replays synthetic event logs and prints events/s, memory per event and wall time.\n"
+      "  -p, --pattern P  binomial | ring | pairs | all (default: all, each at its default size)\n"
+      "  -n, --ranks N    ranks (defaults: binomial 4096, ring 1024, pairs 1024)\n"
+      "  -k, --iters K    consecutive calls / rounds (defaults: binomial 1 and 200, ring 1000,\n"
+      "                   pairs 1000)\n"
+      "  -r, --reps R     replays per pattern, the best wall time is shown (default 3)\n"
+      "  --trace FILE     write the Chrome trace of the (last) pattern run to FILE\n",
+      f);
 }
 
 static int intarg(const char *flag, const char *v, int lo, int hi, int *out) {
@@ -338,8 +344,8 @@ int tutti_bench_replay(int argc, char **argv) {
       usage(stdout);
       return 0;
     } else if (!strcmp(a, "-p") || !strcmp(a, "--pattern")) {
-      if (!v || (strcmp(v, "binomial") && strcmp(v, "ring") && strcmp(v, "pairs") &&
-                 strcmp(v, "all"))) {
+      if (!v ||
+          (strcmp(v, "binomial") && strcmp(v, "ring") && strcmp(v, "pairs") && strcmp(v, "all"))) {
         fprintf(stderr, "tutti bench replay: %s needs binomial, ring, pairs or all\n", a);
         return 2;
       }

@@ -81,8 +81,8 @@ struct cli_opts {
   int root;       /* 0 */
   const char *model, *profile, *op, *dtype, *trace;
   const char *topology, *mapping, *links; /* NULL unless given */
-  char params[1024]; /* every --param joined: "k=v,k=v" */
-  int iters;         /* 1 */
+  char params[1024];                      /* every --param joined: "k=v,k=v" */
+  int iters;                              /* 1 */
   int npos;
   const char *pos[CLI_MAX_POS];
 };

@@ -18,7 +18,9 @@
 
 /* ------------------------------------------------------------------ nodes */
 
-static int rel(int rank, int root, int size) { return rank >= root ? rank - root : rank + (size - root); }
+static int rel(int rank, int root, int size) {
+  return rank >= root ? rank - root : rank + (size - root);
+}
 
 static int cmp_lo(const void *a, const void *b) {
   const tutti__child_t *x = a, *y = b;
@@ -45,7 +47,8 @@ int tutti__node_get(const tutti_treespec_t *spec, const tutti_rank_t *r, int roo
     if ((rc = tutti_tree_node(spec, rank, size, root, NULL, ranks, n, NULL))) goto out;
   }
   nd->nchildren = n;
-  for (int i = 0; i < n; i++) nd->child[i] = (tutti__child_t){ranks[i], rel(ranks[i], root, size), 0};
+  for (int i = 0; i < n; i++)
+    nd->child[i] = (tutti__child_t){ranks[i], rel(ranks[i], root, size), 0};
   nd->contiguous = tutti_tree_contiguous(spec->kind) == 1;
   if (!nd->contiguous) {
     rc = tutti_tree_subtree_size(spec, rank, size, root, &nd->count);
@@ -95,7 +98,9 @@ static void reqs_free(struct reqs *rq) {
 }
 
 /* p + off, keeping NULL (count 0 buffers may be NULL; NULL + 0 is undefined). */
-static inline char *at(const void *p, size_t off) { return p ? (char *)p + off : NULL; }
+static inline char *at(const void *p, size_t off) {
+  return p ? (char *)p + off : NULL;
+}
 
 /* Keep the first error but finish the cleanup steps after it. */
 #define KEEP(rc, expr)                                                                             \
@@ -126,14 +131,16 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
   tutti_request_t rreq = TUTTI_REQUEST_NULL;
   /* Post the receive of segment s+1 before forwarding segment s: the
    * upward transfer overlaps the downward ones, which is the pipeline. */
-  if (nd.parent >= 0) rc = tutti_irecv(r, buf, segn < count ? segn : count, type, nd.parent, tag, &rreq);
+  if (nd.parent >= 0)
+    rc = tutti_irecv(r, buf, segn < count ? segn : count, type, nd.parent, tag, &rreq);
   for (long s = 0; s < nseg && !rc; s++) {
     long off = s * segn, n = count - off < segn ? count - off : segn;
     if (nd.parent >= 0) {
       if ((rc = tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE))) break;
       if (s + 1 < nseg) {
         long n1 = count - off - n < segn ? count - off - n : segn;
-        if ((rc = tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd.parent, tag, &rreq)))
+        if ((rc =
+                 tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd.parent, tag, &rreq)))
           break;
       }
     }
@@ -200,9 +207,9 @@ static int append(tutti_rank_t *r, struct acc *a, void *piece, long n, size_t es
   return rc;
 }
 
-int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
-                       void *rbuf, long count, tutti_datatype_t type, tutti_op_t op, int root,
-                       size_t segment, int tag) {
+int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, void *rbuf,
+                       long count, tutti_datatype_t type, tutti_op_t op, int root, size_t segment,
+                       int tag) {
   int comm = tutti_op_commutative(op);
   if (comm < 0) return comm;
   tutti__node_t nd;
@@ -302,8 +309,8 @@ static int abs_start(const tutti__node_t *nd, const tutti__child_t *c) {
   return c->lo < nd->size - nd->root ? c->lo + nd->root : c->lo - (nd->size - nd->root);
 }
 
-int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
-                       size_t blk, void *rbuf, int root, int tag) {
+int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, size_t blk,
+                       void *rbuf, int root, int tag) {
   tutti__node_t nd;
   int rc = tutti__node_get(spec, r, root, &nd);
   if (rc) return rc;
@@ -324,7 +331,8 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     /* The root receives straight into rbuf, except the one subtree that
      * wraps past rank P-1. */
     char *out = rbuf;
-    if (sbuf && blk && sbuf != out + (size_t)root * blk) memcpy(out + (size_t)root * blk, sbuf, blk);
+    if (sbuf && blk && sbuf != out + (size_t)root * blk)
+      memcpy(out + (size_t)root * blk, sbuf, blk);
     for (int i = 0; i < nd.nchildren && !rc; i++) {
       const tutti__child_t *c = &nd.child[i];
       int a = abs_start(&nd, c);
@@ -367,8 +375,8 @@ out:
   return rc;
 }
 
-int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
-                        size_t blk, void *rbuf, int root, int tag) {
+int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, size_t blk,
+                        void *rbuf, int root, int tag) {
   tutti__node_t nd;
   int rc = tutti__node_get(spec, r, root, &nd);
   if (rc) return rc;
@@ -455,8 +463,8 @@ int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, int kind, siz
                        ? tutti_lambda_auto_postal(tutti__model_postal_L(tutti_rank_model(r), bytes))
                        : a->value[i];
   if (j >= 0)
-    spec->L = a->is_auto >> j & 1u ? tutti__model_postal_L(tutti_rank_model(r), bytes)
-                                   : (int)a->value[j];
+    spec->L =
+        a->is_auto >> j & 1u ? tutti__model_postal_L(tutti_rank_model(r), bytes) : (int)a->value[j];
   return tutti_tree_check(spec);
 }
 

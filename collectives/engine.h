@@ -38,10 +38,10 @@ typedef struct tutti__child {
 
 typedef struct tutti__node {
   int size, root;
-  int rank, vrank;   /* absolute and relative (rank - root) mod size */
-  int parent;        /* absolute, -1 at the root */
-  int lo, count;     /* own subtree [lo, lo+count) relative (count for every kind) */
-  int contiguous;    /* subtrees are contiguous relative ranges */
+  int rank, vrank; /* absolute and relative (rank - root) mod size */
+  int parent;      /* absolute, -1 at the root */
+  int lo, count;   /* own subtree [lo, lo+count) relative (count for every kind) */
+  int contiguous;  /* subtrees are contiguous relative ranges */
   int nchildren;
   tutti__child_t *child; /* send order */
   tutti__child_t small[16];
@@ -75,21 +75,21 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
  * one path whose subtrees wrap past rank P-1 to 0. Non-contiguous trees
  * need a commutative op (TUTTI_ENOTSUP otherwise) and combine in reverse
  * send order. */
-int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
-                       void *rbuf, long count, tutti_datatype_t type, tutti_op_t op, int root,
-                       size_t segment, int tag);
+int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, void *rbuf,
+                       long count, tutti_datatype_t type, tutti_op_t op, int root, size_t segment,
+                       int tag);
 
 /* Gather blocks of `blk` bytes up a contiguous tree: every rank sends its
  * whole subtree's blocks to its parent in one message. sbuf NULL at the
  * root means its block is already in place in rbuf. rbuf (P blocks in
  * absolute order) matters only at the root. */
-int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
-                       size_t blk, void *rbuf, int root, int tag);
+int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, size_t blk,
+                       void *rbuf, int root, int tag);
 
 /* Scatter: the reverse of gather. sbuf (P blocks) matters only at the
  * root; rbuf NULL at the root means its block stays in place in sbuf. */
-int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf,
-                        size_t blk, void *rbuf, int root, int tag);
+int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, size_t blk,
+                        void *rbuf, int root, int tag);
 
 /* --------------------------------------------------- algorithm parameters */
 
@@ -116,8 +116,8 @@ size_t tutti__segment_bytes(long count, tutti_datatype_t type, size_t segment);
 /* ------------------------------------------------ the registered algorithms */
 
 /* Defined in the algorithm files; listed once, in registry.c. */
-tutti_bcast_fn tutti__bcast_flat, tutti__bcast_binary, tutti__bcast_binomial,
-    tutti__bcast_lambda, tutti__bcast_postal;
+tutti_bcast_fn tutti__bcast_flat, tutti__bcast_binary, tutti__bcast_binomial, tutti__bcast_lambda,
+    tutti__bcast_postal;
 tutti_reduce_fn tutti__reduce_flat, tutti__reduce_binary, tutti__reduce_binomial,
     tutti__reduce_lambda, tutti__reduce_postal;
 tutti_gather_fn tutti__gather_flat, tutti__gather_binomial, tutti__gather_lambda;

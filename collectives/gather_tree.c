@@ -30,7 +30,8 @@ static int gather_on(tutti_rank_t *r, const void *sbuf, long scount, tutti_datat
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
   int isroot = tutti_rank(r) == root;
-  size_t blk = isroot ? (size_t)rcount * tutti_type_size(rtype) : (size_t)scount * tutti_type_size(stype);
+  size_t blk =
+      isroot ? (size_t)rcount * tutti_type_size(rtype) : (size_t)scount * tutti_type_size(stype);
   tutti_treespec_t spec;
   int rc = tutti__algo_tree(r, a, kind, blk, &spec);
   if (rc) return rc;

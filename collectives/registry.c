@@ -34,88 +34,202 @@
 #define LAMBDA_MAX 0x1.fffffffffffffp-1 /* the largest double below 1: lambda in [0.5, 1) */
 
 #define P_LAMBDA                                                                                   \
-  {"lambda", TUTTI_PARAM_REAL, TUTTI_TREE_DEFAULT_LAMBDA, 0.5, LAMBDA_MAX, TUTTI_PARAM_AUTO_OK,    \
-   "share of its set a source keeps: 0.5 is binomial-like, toward 1 flat; auto: "                 \
-   "fitted to the model's latency (0.6 suits postal L = 2)"}
+  {                                                                                                \
+    "lambda", TUTTI_PARAM_REAL, TUTTI_TREE_DEFAULT_LAMBDA, 0.5, LAMBDA_MAX, TUTTI_PARAM_AUTO_OK,   \
+        "share of its set a source keeps: 0.5 is binomial-like, toward 1 flat; auto: "             \
+        "fitted to the model's latency (0.6 suits postal L = 2)"                                   \
+  }
 #define P_L                                                                                        \
-  {"L", TUTTI_PARAM_INT, NAN, 1, 4096, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,             \
-   "postal latency in send times the tree is optimal for; auto: the model's L(m)/S(m)"}
+  {                                                                                                \
+    "L", TUTTI_PARAM_INT, NAN, 1, 4096, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,            \
+        "postal latency in send times the tree is optimal for; auto: the model's L(m)/S(m)"        \
+  }
 #define P_SEGMENT                                                                                  \
-  {"segment", TUTTI_PARAM_SIZE, 0, 0, INFINITY, 0,                                                 \
-   "pipeline the message in segments of this many bytes (whole elements); 0: one message"}
+  {                                                                                                \
+    "segment", TUTTI_PARAM_SIZE, 0, 0, INFINITY, 0,                                                \
+        "pipeline the message in segments of this many bytes (whole elements); 0: one message"     \
+  }
 
-
-#define SRC_BI "M. Bernaschi, G. Iannello, \"Efficient collective communication operations in PVMe\", 1995, sec. 3"
-#define SRC_BK "A. Bar-Noy, S. Kipnis, \"Designing broadcasting algorithms in the postal model\", SPAA 1992"
+#define SRC_BI                                                                                     \
+  "M. Bernaschi, G. Iannello, \"Efficient collective communication operations in PVMe\", 1995, "   \
+  "sec. 3"
+#define SRC_BK                                                                                     \
+  "A. Bar-Noy, S. Kipnis, \"Designing broadcasting algorithms in the postal model\", SPAA 1992"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
 
 static const tutti_algo_desc_t table[] = {
     /* bcast (bcast_tree.c) */
-    {TUTTI_COLL_BCAST, "flat", .fn.bcast = tutti__bcast_flat, 0, {{0}}, 0,
-     "the root sends to every other rank in turn", "PVM 3.3 (the baseline of " SRC_BI ")",
+    {TUTTI_COLL_BCAST,
+     "flat",
+     .fn.bcast = tutti__bcast_flat,
+     0,
+     {{0}},
+     0,
+     "the root sends to every other rank in turn",
+     "PVM 3.3 (the baseline of " SRC_BI ")",
      "(P-1)(alpha + beta m)"},
-    {TUTTI_COLL_BCAST, "binary", .fn.bcast = tutti__bcast_binary, 1, {P_SEGMENT}, 0,
-     "heap-ordered binary tree, optionally pipelined in segments", "Open MPI coll/base (bintree)",
+    {TUTTI_COLL_BCAST,
+     "binary",
+     .fn.bcast = tutti__bcast_binary,
+     1,
+     {P_SEGMENT},
+     0,
+     "heap-ordered binary tree, optionally pipelined in segments",
+     "Open MPI coll/base (bintree)",
      "<= 2 floor(log2 P)(alpha + beta m)"},
-    {TUTTI_COLL_BCAST, "binomial", .fn.bcast = tutti__bcast_binomial, 1, {P_SEGMENT}, 0,
-     "binomial tree, farthest child first, optionally pipelined", SRC_MPICH,
+    {TUTTI_COLL_BCAST,
+     "binomial",
+     .fn.bcast = tutti__bcast_binomial,
+     1,
+     {P_SEGMENT},
+     0,
+     "binomial tree, farthest child first, optionally pipelined",
+     SRC_MPICH,
      "ceil(log2 P)(alpha + beta m)"},
-    {TUTTI_COLL_BCAST, "lambda-tree", .fn.bcast = tutti__bcast_lambda, 2, {P_LAMBDA, P_SEGMENT}, 0,
-     "the source keeps a share lambda of its set and hands the rest to one leader", SRC_BI,
+    {TUTTI_COLL_BCAST,
+     "lambda-tree",
+     .fn.bcast = tutti__bcast_lambda,
+     2,
+     {P_LAMBDA, P_SEGMENT},
+     0,
+     "the source keeps a share lambda of its set and hands the rest to one leader",
+     SRC_BI,
      "T_1(P)(alpha + beta m); ceil(log2 P) at lambda = 0.5"},
-    {TUTTI_COLL_BCAST, "postal-optimal", .fn.bcast = tutti__bcast_postal, 2, {P_L, P_SEGMENT}, 0,
-     "the optimal tree of the postal model of latency L (f_L(P) steps)", SRC_BK,
+    {TUTTI_COLL_BCAST,
+     "postal-optimal",
+     .fn.bcast = tutti__bcast_postal,
+     2,
+     {P_L, P_SEGMENT},
+     0,
+     "the optimal tree of the postal model of latency L (f_L(P) steps)",
+     SRC_BK,
      "T_1(P)(alpha + beta m); ceil(log2 P) for L = 1"},
 
     /* reduce (reduce_tree.c) */
-    {TUTTI_COLL_REDUCE, "flat", .fn.reduce = tutti__reduce_flat, 0, {{0}}, 0,
+    {TUTTI_COLL_REDUCE,
+     "flat",
+     .fn.reduce = tutti__reduce_flat,
+     0,
+     {{0}},
+     0,
      "every rank sends to the root, which combines in rank order",
-     "PVM 3.3 (the baseline of " SRC_BI ")", "(P-1)(alpha + beta m + gamma m)"},
-    {TUTTI_COLL_REDUCE, "binary", .fn.reduce = tutti__reduce_binary, 1, {P_SEGMENT},
-     TUTTI_ALGO_COMMUTATIVE, "heap-ordered binary tree (subtrees are not rank ranges)",
-     "Open MPI coll/base (bintree)", "<= 2 floor(log2 P)(alpha + beta m + gamma m)"},
-    {TUTTI_COLL_REDUCE, "binomial", .fn.reduce = tutti__reduce_binomial, 1, {P_SEGMENT}, 0,
-     "binomial tree, children combined in rank order", SRC_MPICH,
+     "PVM 3.3 (the baseline of " SRC_BI ")",
+     "(P-1)(alpha + beta m + gamma m)"},
+    {TUTTI_COLL_REDUCE,
+     "binary",
+     .fn.reduce = tutti__reduce_binary,
+     1,
+     {P_SEGMENT},
+     TUTTI_ALGO_COMMUTATIVE,
+     "heap-ordered binary tree (subtrees are not rank ranges)",
+     "Open MPI coll/base (bintree)",
+     "<= 2 floor(log2 P)(alpha + beta m + gamma m)"},
+    {TUTTI_COLL_REDUCE,
+     "binomial",
+     .fn.reduce = tutti__reduce_binomial,
+     1,
+     {P_SEGMENT},
+     0,
+     "binomial tree, children combined in rank order",
+     SRC_MPICH,
      "ceil(log2 P)(alpha + beta m + gamma m)"},
-    {TUTTI_COLL_REDUCE, "lambda-tree", .fn.reduce = tutti__reduce_lambda, 2,
-     {P_LAMBDA, P_SEGMENT}, 0,
-     "the lambda-tree broadcast reversed: receive from children, reduce, send to parent", SRC_BI,
+    {TUTTI_COLL_REDUCE,
+     "lambda-tree",
+     .fn.reduce = tutti__reduce_lambda,
+     2,
+     {P_LAMBDA, P_SEGMENT},
+     0,
+     "the lambda-tree broadcast reversed: receive from children, reduce, send to parent",
+     SRC_BI,
      "T_1(P)(alpha + beta m + gamma m); ceil(log2 P) at lambda = 0.5"},
-    {TUTTI_COLL_REDUCE, "postal-optimal", .fn.reduce = tutti__reduce_postal, 2, {P_L, P_SEGMENT},
-     0, "the postal-optimal broadcast tree reversed", SRC_BK,
+    {TUTTI_COLL_REDUCE,
+     "postal-optimal",
+     .fn.reduce = tutti__reduce_postal,
+     2,
+     {P_L, P_SEGMENT},
+     0,
+     "the postal-optimal broadcast tree reversed",
+     SRC_BK,
      "T_1(P)(alpha + beta m + gamma m)"},
 
     /* gather (gather_tree.c) */
-    {TUTTI_COLL_GATHER, "flat", .fn.gather = tutti__gather_flat, 0, {{0}}, 0,
-     "every rank sends its block to the root", "PVM 3.3 (the baseline of " SRC_BI ")",
+    {TUTTI_COLL_GATHER,
+     "flat",
+     .fn.gather = tutti__gather_flat,
+     0,
+     {{0}},
+     0,
+     "every rank sends its block to the root",
+     "PVM 3.3 (the baseline of " SRC_BI ")",
      "(P-1)(alpha + beta b)"},
-    {TUTTI_COLL_GATHER, "binomial", .fn.gather = tutti__gather_binomial, 0, {{0}}, 0,
-     "binomial tree; each rank forwards its subtree's blocks in one message", SRC_MPICH,
+    {TUTTI_COLL_GATHER,
+     "binomial",
+     .fn.gather = tutti__gather_binomial,
+     0,
+     {{0}},
+     0,
+     "binomial tree; each rank forwards its subtree's blocks in one message",
+     SRC_MPICH,
      "ceil(log2 P) alpha + (P-1) beta b"},
-    {TUTTI_COLL_GATHER, "lambda-tree", .fn.gather = tutti__gather_lambda, 1, {P_LAMBDA}, 0,
-     "lambda-tree; each rank forwards its subtree's blocks in one message", SRC_BI,
+    {TUTTI_COLL_GATHER,
+     "lambda-tree",
+     .fn.gather = tutti__gather_lambda,
+     1,
+     {P_LAMBDA},
+     0,
+     "lambda-tree; each rank forwards its subtree's blocks in one message",
+     SRC_BI,
      "T_1(P) alpha + ~(P-1) beta b"},
 
     /* scatter (scatter_tree.c) */
-    {TUTTI_COLL_SCATTER, "flat", .fn.scatter = tutti__scatter_flat, 0, {{0}}, 0,
-     "the root sends every rank its block", "PVM 3.3 (the baseline of " SRC_BI ")",
+    {TUTTI_COLL_SCATTER,
+     "flat",
+     .fn.scatter = tutti__scatter_flat,
+     0,
+     {{0}},
+     0,
+     "the root sends every rank its block",
+     "PVM 3.3 (the baseline of " SRC_BI ")",
      "(P-1)(alpha + beta b)"},
-    {TUTTI_COLL_SCATTER, "binomial", .fn.scatter = tutti__scatter_binomial, 0, {{0}}, 0,
-     "binomial tree; each rank gets its subtree's blocks in one message", SRC_MPICH,
+    {TUTTI_COLL_SCATTER,
+     "binomial",
+     .fn.scatter = tutti__scatter_binomial,
+     0,
+     {{0}},
+     0,
+     "binomial tree; each rank gets its subtree's blocks in one message",
+     SRC_MPICH,
      "ceil(log2 P) alpha + (P-1) beta b"},
-    {TUTTI_COLL_SCATTER, "lambda-tree", .fn.scatter = tutti__scatter_lambda, 1, {P_LAMBDA}, 0,
-     "lambda-tree; each rank gets its subtree's blocks in one message", SRC_BI,
+    {TUTTI_COLL_SCATTER,
+     "lambda-tree",
+     .fn.scatter = tutti__scatter_lambda,
+     1,
+     {P_LAMBDA},
+     0,
+     "lambda-tree; each rank gets its subtree's blocks in one message",
+     SRC_BI,
      "T_1(P) alpha + ~(P-1) beta b"},
 
     /* allreduce (allreduce_tree.c) */
-    {TUTTI_COLL_ALLREDUCE, "reduce-bcast", .fn.allreduce = tutti__allreduce_reduce_bcast, 1,
-     {P_SEGMENT}, 0, "binomial reduce to rank 0, then binomial broadcast",
+    {TUTTI_COLL_ALLREDUCE,
+     "reduce-bcast",
+     .fn.allreduce = tutti__allreduce_reduce_bcast,
+     1,
+     {P_SEGMENT},
+     0,
+     "binomial reduce to rank 0, then binomial broadcast",
      "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",
      "2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m"},
 
     /* barrier (barrier_tree.c) */
-    {TUTTI_COLL_BARRIER, "lambda-tree", .fn.barrier = tutti__barrier_lambda, 1, {P_LAMBDA},
-     0, "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,
+    {TUTTI_COLL_BARRIER,
+     "lambda-tree",
+     .fn.barrier = tutti__barrier_lambda,
+     1,
+     {P_LAMBDA},
+     0,
+     "empty reduce to rank 0 on the lambda-tree, then an empty broadcast",
+     SRC_BI,
      "2 T_1(P) alpha"},
 };
 #define NALGOS ((int)(sizeof table / sizeof *table))
@@ -123,9 +237,9 @@ static const tutti_algo_desc_t table[] = {
 /* Each collective's default: the classic binomial tree where there is one
  * (optimal under Hockney, where latency and sending cost are equal). */
 static const char *const defaults[TUTTI_COLL_N] = {
-    [TUTTI_COLL_BCAST] = "binomial",          [TUTTI_COLL_REDUCE] = "binomial",
+    [TUTTI_COLL_BCAST] = "binomial",         [TUTTI_COLL_REDUCE] = "binomial",
     [TUTTI_COLL_ALLREDUCE] = "reduce-bcast", [TUTTI_COLL_GATHER] = "binomial",
-    [TUTTI_COLL_SCATTER] = "binomial",        [TUTTI_COLL_BARRIER] = "lambda-tree",
+    [TUTTI_COLL_SCATTER] = "binomial",       [TUTTI_COLL_BARRIER] = "lambda-tree",
 };
 
 /* ------------------------------------------------------------ collectives */
@@ -151,7 +265,9 @@ int tutti_coll_find(const char *name, int *coll) {
 
 /* ----------------------------------------------------------------- lookup */
 
-const tutti_algo_desc_t *tutti_algo_desc_at(int i) { return i >= 0 && i < NALGOS ? &table[i] : NULL; }
+const tutti_algo_desc_t *tutti_algo_desc_at(int i) {
+  return i >= 0 && i < NALGOS ? &table[i] : NULL;
+}
 
 const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name) {
   if (!name) return NULL;
@@ -188,7 +304,8 @@ static const tutti_algo_desc_t *find_name(int coll, const char *name, size_t len
 
 /* ----------------------------------------------------------------- errors */
 
-static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void errf(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || !errlen) return;
   va_list ap;
@@ -266,8 +383,8 @@ static int param_find(const tutti_algo_desc_t *d, const char *key, size_t len) {
 }
 
 /* Parse one value: 0, or TUTTI_EINVAL with the message. */
-static int parse_value(const char *who, const tutti_param_desc_t *p, const char *v,
-                       tutti_algo_t *a, int i, char *err, size_t errlen) {
+static int parse_value(const char *who, const tutti_param_desc_t *p, const char *v, tutti_algo_t *a,
+                       int i, char *err, size_t errlen) {
   char acc[160];
   fmt_accepted(p, acc, sizeof acc);
   if (!strcmp(v, "auto")) {
@@ -295,7 +412,8 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
     if (end == v || *end || !isfinite(x)) goto bad;
   }
   if (!(x >= p->min && x <= p->max)) {
-    errf(err, errlen, "%s: parameter '%s': '%s' is out of range; accepted: %s", who, p->name, v, acc);
+    errf(err, errlen, "%s: parameter '%s': '%s' is out of range; accepted: %s", who, p->name, v,
+         acc);
     return TUTTI_EINVAL;
   }
   a->value[i] = x;
@@ -350,8 +468,8 @@ static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsi
   return 0;
 }
 
-int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out,
-                      char *err, size_t errlen) {
+int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out, char *err,
+                      size_t errlen) {
   if (!out) {
     errf(err, errlen, "no output algorithm given");
     return TUTTI_EINVAL;

@@ -19,7 +19,9 @@ uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev) {
   return log->n++;
 }
 
-void tutti__evlog_clear(struct tutti_evlog *log) { log->n = 0; }
+void tutti__evlog_clear(struct tutti_evlog *log) {
+  log->n = 0;
+}
 
 void tutti__evlog_free(struct tutti_evlog *log) {
   free(log->ev);

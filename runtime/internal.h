@@ -79,8 +79,17 @@ struct tutti_datatype {
 };
 
 enum tutti_opkind {
-  OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_BAND, OP_BOR, OP_BXOR, OP_LAND, OP_LOR,
-  OP_MATMUL2, OP_USER
+  OP_SUM,
+  OP_PROD,
+  OP_MIN,
+  OP_MAX,
+  OP_BAND,
+  OP_BOR,
+  OP_BXOR,
+  OP_LAND,
+  OP_LOR,
+  OP_MATMUL2,
+  OP_USER
 };
 
 struct tutti_op {
@@ -120,7 +129,7 @@ struct msg {
   };
   struct msg *next; /* receiver-private: unexpected list */
   size_t bytes;
-  double vdepart;   /* TUTTI_WALLCLOCK: the sender's modeled clock at posting */
+  double vdepart; /* TUTTI_WALLCLOCK: the sender's modeled clock at posting */
   int32_t src, tag;
   uint32_t send_ev; /* index of the SEND in the sender's log */
   uint32_t arrival; /* receiver-private, unexpected only: arrival stamp (mod 2^32);
@@ -147,7 +156,7 @@ struct tutti_request {
   uint8_t active;
   int done; /* set with release by whoever completes it */
   int err;
-  uint32_t ev; /* index of the post event in the owner's log, or UINT32_MAX */
+  uint32_t ev;         /* index of the post event in the owner's log, or UINT32_MAX */
   double vpost, vdone; /* TUTTI_WALLCLOCK: modeled post and completion times */
   /* recv */
   void *buf;
@@ -172,9 +181,9 @@ struct chan {
   struct tutti_request *pq_head, *pq_tail; /* posted receives for the peer */
   int boxi1;                               /* 1 + index of its fastbox in boxes, or 0 */
   /* to the peer */
-  uint32_t seq;     /* the last message's sequence number */
-  uint32_t nsent;   /* eager messages sent while it had no fastbox */
-  struct msg *box;  /* the fastbox we fill (p2p.c) */
+  uint32_t seq;    /* the last message's sequence number */
+  uint32_t nsent;  /* eager messages sent while it had no fastbox */
+  struct msg *box; /* the fastbox we fill (p2p.c) */
 };
 
 /* A fastbox this rank receives from, and the next sequence number due. */
@@ -199,15 +208,15 @@ struct tutti_rank {
   pthread_t thread;
   bool started;
 
-  struct chan *chans; /* open-addressed table keyed by src */
+  struct chan *chans;    /* open-addressed table keyed by src */
   struct chan *lastchan; /* the one chan_get found last (into chans) */
   uint32_t nchans, chancap;
   struct cds_wfcq_node *seen; /* the inbox's last node, read in place (progress) */
   struct msg *held;           /* seen's eager buffer, copied out, not yet free */
-  struct boxref boxes[16];      /* fastboxes accepted (BOX_MAX), polled while waiting */
+  struct boxref boxes[16];    /* fastboxes accepted (BOX_MAX), polled while waiting */
   int nboxes;
-  uint32_t nret;                /* eager buffers copied out, to hand back */
-  struct msg *ret[32];          /* ... to their senders in one batch (RET_BATCH) */
+  uint32_t nret;                           /* eager buffers copied out, to hand back */
+  struct msg *ret[32];                     /* ... to their senders in one batch (RET_BATCH) */
   struct tutti_request *wq_head, *wq_tail; /* posted wildcard-source receives */
   uint64_t post_seq;
   uint32_t arrival_seq;
@@ -239,8 +248,8 @@ struct tutti_world {
   int nranks;
   size_t stack_size;
   tutti_model_t model;
-  bool record;   /* events are recorded (modeled run, or TUTTI_RECORD) */
-  bool modeled;  /* model != none: wildcards rejected */
+  bool record;  /* events are recorded (modeled run, or TUTTI_RECORD) */
+  bool modeled; /* model != none: wildcards rejected */
   unsigned flags, seed;
   int spin;
   bool asym; /* senders skip the full barrier; a sleeper issues membarrier() */
@@ -255,11 +264,11 @@ struct tutti_world {
   /* run state */
   tutti_rank_fn *fn;
   void *arg;
-  int32_t gate TUTTI_ALIGNED;     /* futex: 0 closed, 1 open */
-  bool start_failed;              /* a thread was refused: run nothing */
-  int32_t aborted TUTTI_ALIGNED;  /* 1 once the run must end */
+  int32_t gate TUTTI_ALIGNED;    /* futex: 0 closed, 1 open */
+  bool start_failed;             /* a thread was refused: run nothing */
+  int32_t aborted TUTTI_ALIGNED; /* 1 once the run must end */
   uint64_t live_blocked TUTTI_ALIGNED;
-  int32_t failed TUTTI_ALIGNED;   /* 0 until the first failure is claimed */
+  int32_t failed TUTTI_ALIGNED; /* 0 until the first failure is claimed */
   int fail_err;
   int fail_rank;
   char errtext[1024];
@@ -286,6 +295,8 @@ void tutti__perturb(struct tutti_rank *r);
 void tutti__rank_departs(struct tutti_rank *r);
 bool tutti__membarrier_ready(void);
 
-static inline int tutti__load_acq(const int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline int tutti__load_acq(const int *p) {
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
 
 #endif

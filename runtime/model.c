@@ -21,22 +21,25 @@
 #include "tutti/tutti.h"
 
 #define PRESETS_ACCEPTED "none, hockney, postal, logp, loggp, custom"
-#define SPEC_ACCEPTED                                                                  \
-  "none | hockney:alpha=T,beta=T/B (or bandwidth=BW) | postal:L=N | logp:L=T,o=T,g=T " \
-  "| loggp:L=T,o=T,g=T,G=T/B | custom, each optionally followed by field overrides "  \
+#define SPEC_ACCEPTED                                                                              \
+  "none | hockney:alpha=T,beta=T/B (or bandwidth=BW) | postal:L=N | logp:L=T,o=T,g=T "             \
+  "| loggp:L=T,o=T,g=T,G=T/B | custom, each optionally followed by field overrides "               \
   "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit)"
-#define COST_ACCEPTED                                                                  \
-  "A, A + B*m, B*m or max(F, A + B*m) with times A, F and a per-byte cost B (e.g. 1us " \
+#define COST_ACCEPTED                                                                              \
+  "A, A + B*m, B*m or max(F, A + B*m) with times A, F and a per-byte cost B (e.g. 1us "            \
   "+ 1ns*m, max(2us, 1us + 1ns*m))"
-#define COST_STEPS_ACCEPTED                                                          \
-  "A, A + B*m, B*m or max(F, A + B*m) with plain numbers (postal times are steps), " \
+#define COST_STEPS_ACCEPTED                                                                        \
+  "A, A + B*m, B*m or max(F, A + B*m) with plain numbers (postal times are steps), "               \
   "e.g. 1 + 0.5*m"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
 
+static int is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
-static int is_space(char c) { return c == ' ' || c == '\t'; }
-
-static int bad_param(double x) { return !isfinite(x) || x < 0; }
+static int bad_param(double x) {
+  return !isfinite(x) || x < 0;
+}
 
 static tutti_cost_t cost(double floor_, double a, double b) {
   tutti_cost_t c = {floor_, a, b};
@@ -46,8 +49,7 @@ static tutti_cost_t cost(double floor_, double a, double b) {
 /* ------------------------------------------------------------ evaluation */
 
 double tutti_cost_eval(const tutti_cost_t *c, double m) {
-  if (!c)
-    return 0;
+  if (!c) return 0;
   double v = c->a + c->b * m;
   return v > c->floor ? v : c->floor;
 }
@@ -61,16 +63,14 @@ static void reset(tutti_model_t *m, int preset) {
 }
 
 int tutti_model_none(tutti_model_t *m) {
-  if (!m)
-    return TUTTI_EINVAL;
+  if (!m) return TUTTI_EINVAL;
   reset(m, TUTTI_MODEL_NONE);
   m->eager_limit = 64 * 1024;
   return 0;
 }
 
 int tutti_model_hockney(tutti_model_t *m, double alpha, double beta) {
-  if (!m || bad_param(alpha) || bad_param(beta))
-    return TUTTI_EINVAL;
+  if (!m || bad_param(alpha) || bad_param(beta)) return TUTTI_EINVAL;
   reset(m, TUTTI_MODEL_HOCKNEY);
   m->params[0] = alpha;
   m->params[1] = beta;
@@ -81,8 +81,7 @@ int tutti_model_hockney(tutti_model_t *m, double alpha, double beta) {
 }
 
 int tutti_model_postal(tutti_model_t *m, double L) {
-  if (!m || bad_param(L) || L < 1)
-    return TUTTI_EINVAL;
+  if (!m || bad_param(L) || L < 1) return TUTTI_EINVAL;
   reset(m, TUTTI_MODEL_POSTAL);
   m->params[0] = L;
   m->send_cpu = m->send_port = m->recv_port = cost(0, 1, 0);
@@ -93,26 +92,24 @@ int tutti_model_postal(tutti_model_t *m, double L) {
 }
 
 int tutti_model_loggp(tutti_model_t *m, double L, double o, double g, double G) {
-  if (!m || bad_param(L) || bad_param(o) || bad_param(g) || bad_param(G))
-    return TUTTI_EINVAL;
+  if (!m || bad_param(L) || bad_param(o) || bad_param(g) || bad_param(G)) return TUTTI_EINVAL;
   reset(m, TUTTI_MODEL_LOGGP);
   m->params[0] = L;
   m->params[1] = o;
   m->params[2] = g;
   m->params[3] = G;
-  m->send_cpu = cost(0, o, 0);       /* O_s = o */
-  m->send_port = cost(g, o, G);      /* S = max(g, o + G m) */
-  m->latency = cost(0, o + L, G);    /* L(m) = o + G m + L */
-  m->recv_port = cost(g, 0, G);      /* R = max(g, G m) */
-  m->recv_cpu = cost(0, o, 0);       /* O_r = o */
+  m->send_cpu = cost(0, o, 0);    /* O_s = o */
+  m->send_port = cost(g, o, G);   /* S = max(g, o + G m) */
+  m->latency = cost(0, o + L, G); /* L(m) = o + G m + L */
+  m->recv_port = cost(g, 0, G);   /* R = max(g, G m) */
+  m->recv_cpu = cost(0, o, 0);    /* O_r = o */
   m->eager_limit = TUTTI_EAGER_ALL;
   return 0;
 }
 
 int tutti_model_logp(tutti_model_t *m, double L, double o, double g) {
   int rc = tutti_model_loggp(m, L, o, g, 0);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   m->preset = TUTTI_MODEL_LOGP;
   m->params[3] = 0;
   return 0;
@@ -129,31 +126,42 @@ static void model_base(const tutti_model_t *m, tutti_model_t *base) {
   const double *p = m->params;
   int rc = 0;
   switch (m->preset) {
-  case TUTTI_MODEL_NONE: rc = tutti_model_none(base); break;
-  case TUTTI_MODEL_HOCKNEY: rc = tutti_model_hockney(base, p[0], p[1]); break;
-  case TUTTI_MODEL_POSTAL: rc = tutti_model_postal(base, p[0]); break;
-  case TUTTI_MODEL_LOGP: rc = tutti_model_logp(base, p[0], p[1], p[2]); break;
-  case TUTTI_MODEL_LOGGP: rc = tutti_model_loggp(base, p[0], p[1], p[2], p[3]); break;
-  default: rc = -1; break;
+  case TUTTI_MODEL_NONE:
+    rc = tutti_model_none(base);
+    break;
+  case TUTTI_MODEL_HOCKNEY:
+    rc = tutti_model_hockney(base, p[0], p[1]);
+    break;
+  case TUTTI_MODEL_POSTAL:
+    rc = tutti_model_postal(base, p[0]);
+    break;
+  case TUTTI_MODEL_LOGP:
+    rc = tutti_model_logp(base, p[0], p[1], p[2]);
+    break;
+  case TUTTI_MODEL_LOGGP:
+    rc = tutti_model_loggp(base, p[0], p[1], p[2], p[3]);
+    break;
+  default:
+    rc = -1;
+    break;
   }
-  if (rc)
-    model_custom(base);
+  if (rc) model_custom(base);
 }
 
 static const char *const preset_names[] = {
-    [TUTTI_MODEL_NONE] = "none",   [TUTTI_MODEL_HOCKNEY] = "hockney",
-    [TUTTI_MODEL_POSTAL] = "postal", [TUTTI_MODEL_LOGP] = "logp",
-    [TUTTI_MODEL_LOGGP] = "loggp", [TUTTI_MODEL_CUSTOM] = "custom",
+    [TUTTI_MODEL_NONE] = "none", [TUTTI_MODEL_HOCKNEY] = "hockney", [TUTTI_MODEL_POSTAL] = "postal",
+    [TUTTI_MODEL_LOGP] = "logp", [TUTTI_MODEL_LOGGP] = "loggp",     [TUTTI_MODEL_CUSTOM] = "custom",
 };
 #define NPRESETS ((int)(sizeof preset_names / sizeof preset_names[0]))
 
 const char *tutti_model_preset_name(int preset) {
-  if (preset < 0 || preset >= NPRESETS)
-    return "unknown";
+  if (preset < 0 || preset >= NPRESETS) return "unknown";
   return preset_names[preset];
 }
 
-int tutti_model_steps(const tutti_model_t *m) { return m && m->preset == TUTTI_MODEL_POSTAL; }
+int tutti_model_steps(const tutti_model_t *m) {
+  return m && m->preset == TUTTI_MODEL_POSTAL;
+}
 
 const char *tutti_model_time_unit(const tutti_model_t *m) {
   return tutti_model_steps(m) ? "steps" : "s";
@@ -165,8 +173,7 @@ const char *tutti_model_time_unit(const tutti_model_t *m) {
  * exponent, spaces; no unit. */
 static int plain_number(const char *s, size_t len) {
   for (size_t i = 0; i < len; i++)
-    if (!strchr("0123456789.eE+- \t", s[i]))
-      return 0;
+    if (!strchr("0123456789.eE+- \t", s[i])) return 0;
   return 1;
 }
 
@@ -181,7 +188,8 @@ static int parse_time_n(const char *s, size_t len, int steps, int per_byte, doub
   memcpy(buf, s, len);
   buf[len] = '\0';
   if (steps && !plain_number(buf, len)) {
-    tutti__seterr(err, errlen, "'%s' is not a plain number; accepted: %s", buf, COST_STEPS_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is not a plain number; accepted: %s", buf,
+                  COST_STEPS_ACCEPTED);
     return TUTTI_EPARSE;
   }
   return per_byte ? tutti_parse_per_byte(buf, out, err, errlen)
@@ -189,10 +197,8 @@ static int parse_time_n(const char *s, size_t len, int steps, int per_byte, doub
 }
 
 static void trim(const char **s, size_t *len) {
-  while (*len > 0 && is_space(**s))
-    (*s)++, (*len)--;
-  while (*len > 0 && is_space((*s)[*len - 1]))
-    (*len)--;
+  while (*len > 0 && is_space(**s)) (*s)++, (*len)--;
+  while (*len > 0 && is_space((*s)[*len - 1])) (*len)--;
 }
 
 /* "A", "A + B*m", "B*m", "B*m + A" into a and b. */
@@ -219,27 +225,25 @@ static int parse_linear(const char *s, size_t len, int steps, const char *whole,
     int is_b = 0;
     if (t[tl - 1] == 'm') {
       size_t k = tl - 1;
-      while (k > 0 && is_space(t[k - 1]))
-        k--;
+      while (k > 0 && is_space(t[k - 1])) k--;
       if (k > 0 && t[k - 1] == '*') {
         is_b = 1;
         tl = k - 1;
         trim(&t, &tl);
         if (tl == 0) {
-          tutti__seterr(err, errlen, "'%s' is not a cost: '*m' without a factor; accepted: %s", whole,
-                 acc);
+          tutti__seterr(err, errlen, "'%s' is not a cost: '*m' without a factor; accepted: %s",
+                        whole, acc);
           return TUTTI_EPARSE;
         }
       }
     }
     if (is_b ? have_b : have_a) {
       tutti__seterr(err, errlen, "'%s' is not a cost: two %s terms; accepted: %s", whole,
-             is_b ? "per-byte" : "constant", acc);
+                    is_b ? "per-byte" : "constant", acc);
       return TUTTI_EPARSE;
     }
     int rc = parse_time_n(t, tl, steps, is_b, is_b ? b : a, err, errlen);
-    if (rc)
-      return rc;
+    if (rc) return rc;
     if (is_b)
       have_b = 1;
     else
@@ -268,41 +272,41 @@ int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, siz
     size_t ql = len - 3;
     trim(&q, &ql);
     if (ql < 2 || q[0] != '(' || q[ql - 1] != ')') {
-      tutti__seterr(err, errlen, "'%s' is not a cost: expected max(F, A + B*m); accepted: %s", s, acc);
+      tutti__seterr(err, errlen, "'%s' is not a cost: expected max(F, A + B*m); accepted: %s", s,
+                    acc);
       return TUTTI_EPARSE;
     }
     q++, ql -= 2;
     const char *comma = memchr(q, ',', ql);
     if (!comma || memchr(comma + 1, ',', ql - (size_t)(comma + 1 - q)) || memchr(q, '(', ql) ||
         memchr(q, ')', ql)) {
-      tutti__seterr(err, errlen, "'%s' is not a cost: max takes two arguments, max(F, A + B*m); "
-                          "accepted: %s", s, acc);
+      tutti__seterr(err, errlen,
+                    "'%s' is not a cost: max takes two arguments, max(F, A + B*m); "
+                    "accepted: %s",
+                    s, acc);
       return TUTTI_EPARSE;
     }
     const char *f = q;
     size_t fl = (size_t)(comma - q);
     trim(&f, &fl);
     if (fl == 0) {
-      tutti__seterr(err, errlen, "'%s' is not a cost: empty floor in max(F, ...); accepted: %s", s, acc);
+      tutti__seterr(err, errlen, "'%s' is not a cost: empty floor in max(F, ...); accepted: %s", s,
+                    acc);
       return TUTTI_EPARSE;
     }
-    if ((rc = parse_time_n(f, fl, steps, 0, &c.floor, err, errlen)))
-      return rc;
+    if ((rc = parse_time_n(f, fl, steps, 0, &c.floor, err, errlen))) return rc;
     const char *r = comma + 1;
     size_t rl = ql - (size_t)(r - q);
     trim(&r, &rl);
-    if ((rc = parse_linear(r, rl, steps, s, &c.a, &c.b, err, errlen)))
-      return rc;
+    if ((rc = parse_linear(r, rl, steps, s, &c.a, &c.b, err, errlen))) return rc;
   } else {
     if (memchr(p, '(', len) || memchr(p, ')', len) || memchr(p, ',', len)) {
       tutti__seterr(err, errlen, "'%s' is not a cost; accepted: %s", s, acc);
       return TUTTI_EPARSE;
     }
-    if ((rc = parse_linear(p, len, steps, s, &c.a, &c.b, err, errlen)))
-      return rc;
+    if ((rc = parse_linear(p, len, steps, s, &c.a, &c.b, err, errlen))) return rc;
   }
-  if (out)
-    *out = c;
+  if (out) *out = c;
   return 0;
 }
 
@@ -327,29 +331,20 @@ static const struct key {
   int type;
   int param;
 } keys[] = {
-    {"preset", P_ALL, V_PRESET, -1},
-    {"alpha", P_HOCKNEY, V_TIME, 0},
-    {"beta", P_HOCKNEY, V_PERBYTE, 1},
-    {"bandwidth", P_HOCKNEY, V_BW, 1},
-    {"L", P_POSTAL, V_STEPS, 0},
-    {"L", P_LOGP | P_LOGGP, V_TIME, 0},
-    {"o", P_LOGP | P_LOGGP, V_TIME, 1},
-    {"g", P_LOGP | P_LOGGP, V_TIME, 2},
-    {"G", P_LOGGP, V_PERBYTE, 3},
-    {"send_cpu", P_ALL, V_COST, -1},
-    {"send_port", P_ALL, V_COST, -1},
-    {"latency", P_ALL, V_COST, -1},
-    {"recv_port", P_ALL, V_COST, -1},
-    {"recv_cpu", P_ALL, V_COST, -1},
-    {"gamma", P_ALL, V_PERBYTE, -1},
-    {"eager_limit", P_ALL, V_EAGER, -1},
+    {"preset", P_ALL, V_PRESET, -1},    {"alpha", P_HOCKNEY, V_TIME, 0},
+    {"beta", P_HOCKNEY, V_PERBYTE, 1},  {"bandwidth", P_HOCKNEY, V_BW, 1},
+    {"L", P_POSTAL, V_STEPS, 0},        {"L", P_LOGP | P_LOGGP, V_TIME, 0},
+    {"o", P_LOGP | P_LOGGP, V_TIME, 1}, {"g", P_LOGP | P_LOGGP, V_TIME, 2},
+    {"G", P_LOGGP, V_PERBYTE, 3},       {"send_cpu", P_ALL, V_COST, -1},
+    {"send_port", P_ALL, V_COST, -1},   {"latency", P_ALL, V_COST, -1},
+    {"recv_port", P_ALL, V_COST, -1},   {"recv_cpu", P_ALL, V_COST, -1},
+    {"gamma", P_ALL, V_PERBYTE, -1},    {"eager_limit", P_ALL, V_EAGER, -1},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 static const struct key *find_key(const char *name, int preset) {
   for (int i = 0; i < NKEYS; i++)
-    if ((keys[i].presets & (1u << preset)) && strcmp(keys[i].name, name) == 0)
-      return &keys[i];
+    if ((keys[i].presets & (1u << preset)) && strcmp(keys[i].name, name) == 0) return &keys[i];
   return NULL;
 }
 
@@ -358,29 +353,31 @@ static void accepted_keys(int preset, char *buf, size_t n) {
   size_t off = 0;
   buf[0] = '\0';
   for (int i = 0; i < NKEYS; i++) {
-    if (!(keys[i].presets & (1u << preset)))
-      continue;
+    if (!(keys[i].presets & (1u << preset))) continue;
     int w = snprintf(buf + off, off < n ? n - off : 0, "%s%s", off ? ", " : "", keys[i].name);
-    if (w > 0)
-      off += (size_t)w;
+    if (w > 0) off += (size_t)w;
   }
 }
 
 /* What each preset requires, for "missing" messages. */
 static const char *required_text(int preset) {
   switch (preset) {
-  case TUTTI_MODEL_HOCKNEY: return "hockney needs alpha and beta (or bandwidth)";
-  case TUTTI_MODEL_POSTAL: return "postal needs L (steps, >= 1)";
-  case TUTTI_MODEL_LOGP: return "logp needs L, o and g";
-  case TUTTI_MODEL_LOGGP: return "loggp needs L, o, g and G";
-  default: return "no parameters";
+  case TUTTI_MODEL_HOCKNEY:
+    return "hockney needs alpha and beta (or bandwidth)";
+  case TUTTI_MODEL_POSTAL:
+    return "postal needs L (steps, >= 1)";
+  case TUTTI_MODEL_LOGP:
+    return "logp needs L, o and g";
+  case TUTTI_MODEL_LOGGP:
+    return "loggp needs L, o, g and G";
+  default:
+    return "no parameters";
   }
 }
 
 static int find_preset(const char *v) {
   for (int p = 0; p < NPRESETS; p++)
-    if (strcmp(preset_names[p], v) == 0)
-      return p;
+    if (strcmp(preset_names[p], v) == 0) return p;
   return -1;
 }
 
@@ -388,8 +385,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
                            int *bad, char *err, size_t errlen) {
   char inner[768], acc[256];
   int dummy;
-  if (!bad)
-    bad = &dummy;
+  if (!bad) bad = &dummy;
   *bad = -1;
   if (n < 0 || (n > 0 && (!ks || !vs))) {
     tutti__seterr(err, errlen, "invalid arguments");
@@ -404,8 +400,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
   /* The preset: exactly one, known. */
   int pi = -1;
   for (int i = 0; i < n; i++) {
-    if (strcmp(ks[i], "preset") != 0)
-      continue;
+    if (strcmp(ks[i], "preset") != 0) continue;
     if (pi >= 0) {
       *bad = i;
       tutti__seterr(err, errlen, "key 'preset': given twice; accepted: one preset");
@@ -421,7 +416,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
   if (preset < 0) {
     *bad = pi;
     tutti__seterr(err, errlen, "key 'preset': '%s' is not a preset; accepted: %s", vs[pi],
-           PRESETS_ACCEPTED);
+                  PRESETS_ACCEPTED);
     return TUTTI_EPARSE;
   }
   int steps = preset == TUTTI_MODEL_POSTAL;
@@ -449,32 +444,38 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       *bad = i;
       accepted_keys(preset, acc, sizeof acc);
       tutti__seterr(err, errlen, "key '%s': unknown for preset %s; accepted: %s", ks[i],
-             preset_names[preset], acc);
+                    preset_names[preset], acc);
       return TUTTI_EPARSE;
     }
     const struct key *k = kp[i];
     int rc = 0;
     double v = 0;
     switch (k->type) {
-    case V_PRESET: continue;
-    case V_TIME: rc = tutti_parse_time(vs[i], &v, inner, sizeof inner); break;
+    case V_PRESET:
+      continue;
+    case V_TIME:
+      rc = tutti_parse_time(vs[i], &v, inner, sizeof inner);
+      break;
     case V_PERBYTE:
       if (steps && !plain_number(vs[i], strlen(vs[i]))) {
-        snprintf(inner, sizeof inner, "'%s' is not a plain number; accepted: a number of steps "
-                 "per byte (postal times are steps)", vs[i]);
+        snprintf(inner, sizeof inner,
+                 "'%s' is not a plain number; accepted: a number of steps "
+                 "per byte (postal times are steps)",
+                 vs[i]);
         rc = TUTTI_EPARSE;
       } else
         rc = tutti_parse_per_byte(vs[i], &v, inner, sizeof inner);
       break;
     case V_BW:
       rc = tutti_parse_bandwidth(vs[i], &v, inner, sizeof inner);
-      if (!rc)
-        v = 1.0 / v;
+      if (!rc) v = 1.0 / v;
       break;
     case V_STEPS:
       if (!plain_number(vs[i], strlen(vs[i]))) {
-        snprintf(inner, sizeof inner, "'%s' is not a number of steps; accepted: a plain number "
-                 ">= 1 (postal times are steps)", vs[i]);
+        snprintf(inner, sizeof inner,
+                 "'%s' is not a number of steps; accepted: a plain number "
+                 ">= 1 (postal times are steps)",
+                 vs[i]);
         rc = TUTTI_EPARSE;
       } else {
         rc = tutti_parse_time(vs[i], &v, inner, sizeof inner);
@@ -485,7 +486,8 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
         }
       }
       break;
-    default: continue; /* overrides: checked below, after the preset is built */
+    default:
+      continue; /* overrides: checked below, after the preset is built */
     }
     if (rc) {
       *bad = i;
@@ -496,15 +498,14 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       pv[k->param] = v;
       pset[k->param] = i;
     }
-    if (strcmp(k->name, "beta") == 0)
-      beta_i = i;
-    if (strcmp(k->name, "bandwidth") == 0)
-      bw_i = i;
+    if (strcmp(k->name, "beta") == 0) beta_i = i;
+    if (strcmp(k->name, "bandwidth") == 0) bw_i = i;
   }
   if (beta_i >= 0 && bw_i >= 0) {
     *bad = beta_i > bw_i ? beta_i : bw_i;
-    tutti__seterr(err, errlen, "key '%s': conflicts with '%s'; accepted: beta or bandwidth, not both",
-           ks[*bad], ks[beta_i > bw_i ? bw_i : beta_i]);
+    tutti__seterr(err, errlen,
+                  "key '%s': conflicts with '%s'; accepted: beta or bandwidth, not both", ks[*bad],
+                  ks[beta_i > bw_i ? bw_i : beta_i]);
     return TUTTI_EPARSE;
   }
 
@@ -519,19 +520,31 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
     for (int k = 0; k < 4 && pnames[preset][k]; k++)
       if (pset[k] < 0) {
         *bad = pi;
-        tutti__seterr(err, errlen, "key '%s': missing for preset %s; accepted: %s", pnames[preset][k],
-               preset_names[preset], required_text(preset));
+        tutti__seterr(err, errlen, "key '%s': missing for preset %s; accepted: %s",
+                      pnames[preset][k], preset_names[preset], required_text(preset));
         return TUTTI_EPARSE;
       }
 
   tutti_model_t m;
   switch (preset) {
-  case TUTTI_MODEL_NONE: tutti_model_none(&m); break;
-  case TUTTI_MODEL_HOCKNEY: tutti_model_hockney(&m, pv[0], pv[1]); break;
-  case TUTTI_MODEL_POSTAL: tutti_model_postal(&m, pv[0]); break;
-  case TUTTI_MODEL_LOGP: tutti_model_logp(&m, pv[0], pv[1], pv[2]); break;
-  case TUTTI_MODEL_LOGGP: tutti_model_loggp(&m, pv[0], pv[1], pv[2], pv[3]); break;
-  default: model_custom(&m); break;
+  case TUTTI_MODEL_NONE:
+    tutti_model_none(&m);
+    break;
+  case TUTTI_MODEL_HOCKNEY:
+    tutti_model_hockney(&m, pv[0], pv[1]);
+    break;
+  case TUTTI_MODEL_POSTAL:
+    tutti_model_postal(&m, pv[0]);
+    break;
+  case TUTTI_MODEL_LOGP:
+    tutti_model_logp(&m, pv[0], pv[1], pv[2]);
+    break;
+  case TUTTI_MODEL_LOGGP:
+    tutti_model_loggp(&m, pv[0], pv[1], pv[2], pv[3]);
+    break;
+  default:
+    model_custom(&m);
+    break;
   }
 
   /* Field overrides, in order. */
@@ -551,11 +564,9 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       }
     } else if (k->type == V_EAGER) {
       const char *v = vs[i];
-      while (is_space(*v))
-        v++;
+      while (is_space(*v)) v++;
       size_t vl = strlen(v);
-      while (vl > 0 && is_space(v[vl - 1]))
-        vl--;
+      while (vl > 0 && is_space(v[vl - 1])) vl--;
       if (vl == 3 && strncmp(v, "all", 3) == 0)
         m.eager_limit = TUTTI_EAGER_ALL;
       else {
@@ -569,8 +580,10 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
     } else if (k->type == V_PERBYTE && k->param < 0) { /* gamma */
       double v;
       if (steps && !plain_number(vs[i], strlen(vs[i]))) {
-        snprintf(inner, sizeof inner, "'%s' is not a plain number; accepted: a number of steps "
-                 "per byte (postal times are steps)", vs[i]);
+        snprintf(inner, sizeof inner,
+                 "'%s' is not a plain number; accepted: a number of steps "
+                 "per byte (postal times are steps)",
+                 vs[i]);
         rc = TUTTI_EPARSE;
       } else if (!(rc = tutti_parse_per_byte(vs[i], &v, inner, sizeof inner)))
         m.gamma = v;
@@ -581,8 +594,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       return TUTTI_EPARSE;
     }
   }
-  if (out)
-    *out = m;
+  if (out) *out = m;
   return 0;
 }
 
@@ -618,11 +630,9 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
   }
   /* the preset name, trimmed */
   char *name = buf;
-  while (is_space(*name))
-    name++;
+  while (is_space(*name)) name++;
   char *e = name + strlen(name);
-  while (e > name && is_space(e[-1]))
-    *--e = '\0';
+  while (e > name && is_space(e[-1])) *--e = '\0';
   ks[n] = "preset";
   vs[n++] = name;
   if (find_preset(name) < 0) {
@@ -630,8 +640,7 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
     rc = TUTTI_EPARSE;
     goto done;
   }
-  if (rest && rest[strspn(rest, " \t")] == '\0')
-    rest = NULL; /* "hockney:" is "hockney" */
+  if (rest && rest[strspn(rest, " \t")] == '\0') rest = NULL; /* "hockney:" is "hockney" */
   if (rest) {
     char *item = rest;
     for (;;) {
@@ -650,14 +659,13 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
       *q = '\0';
       char *eq = strchr(item, '=');
       char *k = item;
-      while (is_space(*k))
-        k++;
+      while (is_space(*k)) k++;
       if (!eq) {
         char *ke = k + strlen(k);
-        while (ke > k && is_space(ke[-1]))
-          *--ke = '\0';
+        while (ke > k && is_space(ke[-1])) *--ke = '\0';
         if (*k == '\0')
-          tutti__seterr(err, errlen, "empty item in '%s' (a stray ','?); accepted: key=value, ...", spec);
+          tutti__seterr(err, errlen, "empty item in '%s' (a stray ','?); accepted: key=value, ...",
+                        spec);
         else
           tutti__seterr(err, errlen, "key '%s': no value; accepted: key=value", k);
         rc = TUTTI_EPARSE;
@@ -665,22 +673,20 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
       }
       *eq = '\0';
       char *ke = eq;
-      while (ke > k && is_space(ke[-1]))
-        *--ke = '\0';
+      while (ke > k && is_space(ke[-1])) *--ke = '\0';
       char *v = eq + 1;
-      while (is_space(*v))
-        v++;
+      while (is_space(*v)) v++;
       char *ve = v + strlen(v);
-      while (ve > v && is_space(ve[-1]))
-        *--ve = '\0';
+      while (ve > v && is_space(ve[-1])) *--ve = '\0';
       if (*k == '\0') {
         tutti__seterr(err, errlen, "'=%s': no key; accepted: key=value", v);
         rc = TUTTI_EPARSE;
         goto done;
       }
       if (strcmp(k, "preset") == 0) {
-        tutti__seterr(err, errlen, "key 'preset': not a key here; accepted: the preset before ':', "
-               "as in hockney:alpha=1us,beta=1ns");
+        tutti__seterr(err, errlen,
+                      "key 'preset': not a key here; accepted: the preset before ':', "
+                      "as in hockney:alpha=1us,beta=1ns");
         rc = TUTTI_EPARSE;
         goto done;
       }
@@ -691,8 +697,7 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
       }
       ks[n] = k;
       vs[n++] = v;
-      if (last)
-        break;
+      if (last) break;
       item = q + 1;
     }
   }
@@ -710,8 +715,7 @@ static int cost_eq(const tutti_cost_t *x, const tutti_cost_t *y) {
 
 char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n) {
   char a[48], b[48], f[48], lin[112];
-  if (!buf || n == 0)
-    return NULL;
+  if (!buf || n == 0) return NULL;
   if (!c) {
     snprintf(buf, n, "?");
     return buf;
@@ -738,8 +742,7 @@ char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n) {
 }
 
 char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n) {
-  if (!buf || n == 0)
-    return NULL;
+  if (!buf || n == 0) return NULL;
   if (tutti_model_steps(m)) {
     snprintf(buf, n, "%.6g", t == 0 ? 0.0 : t);
     return buf;
@@ -758,10 +761,8 @@ static void sb_printf(struct sbuf *s, const char *fmt, ...) {
   va_start(ap, fmt);
   int w = vsnprintf(s->p + s->off, s->off < s->n ? s->n - s->off : 0, fmt, ap);
   va_end(ap);
-  if (w > 0)
-    s->off += (size_t)w;
-  if (s->off >= s->n)
-    s->off = s->n; /* truncated; keep the NUL vsnprintf wrote */
+  if (w > 0) s->off += (size_t)w;
+  if (s->off >= s->n) s->off = s->n; /* truncated; keep the NUL vsnprintf wrote */
 }
 
 static void sb_time(struct sbuf *s, const char *name, double v, int steps) {
@@ -775,13 +776,11 @@ static void sb_time(struct sbuf *s, const char *name, double v, int steps) {
 static void sb_per_byte(struct sbuf *s, const char *name, double v) {
   char t[48], bw[48];
   sb_printf(s, " %s=%s/B", name, tutti_format_time(v, t, sizeof t));
-  if (v > 0)
-    sb_printf(s, " (%s)", tutti_format_bandwidth(1.0 / v, bw, sizeof bw));
+  if (v > 0) sb_printf(s, " (%s)", tutti_format_bandwidth(1.0 / v, bw, sizeof bw));
 }
 
 int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
-  if (!m || !buf || n == 0)
-    return TUTTI_EINVAL;
+  if (!m || !buf || n == 0) return TUTTI_EINVAL;
   struct sbuf s = {buf, n, 0};
   buf[0] = '\0';
   int steps = tutti_model_steps(m);
@@ -789,21 +788,25 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
   char t[112];
   sb_printf(&s, "%s", tutti_model_preset_name(m->preset));
   switch (m->preset) {
-  case TUTTI_MODEL_NONE: sb_printf(&s, " (native speed, wall time only)"); break;
+  case TUTTI_MODEL_NONE:
+    sb_printf(&s, " (native speed, wall time only)");
+    break;
   case TUTTI_MODEL_HOCKNEY:
     sb_time(&s, "alpha", p[0], 0);
     sb_per_byte(&s, "beta", p[1]);
     break;
-  case TUTTI_MODEL_POSTAL: sb_printf(&s, " L=%.6g steps", p[0]); break;
+  case TUTTI_MODEL_POSTAL:
+    sb_printf(&s, " L=%.6g steps", p[0]);
+    break;
   case TUTTI_MODEL_LOGP:
   case TUTTI_MODEL_LOGGP:
     sb_time(&s, "L", p[0], 0);
     sb_time(&s, "o", p[1], 0);
     sb_time(&s, "g", p[2], 0);
-    if (m->preset == TUTTI_MODEL_LOGGP)
-      sb_per_byte(&s, "G", p[3]);
+    if (m->preset == TUTTI_MODEL_LOGGP) sb_per_byte(&s, "G", p[3]);
     break;
-  default: break;
+  default:
+    break;
   }
   if (m->eager_limit == TUTTI_EAGER_ALL)
     sb_printf(&s, ", all eager");
@@ -818,8 +821,8 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
   static const char *const fnames[] = {"send_cpu", "send_port", "latency", "recv_port", "recv_cpu"};
   const tutti_cost_t *mine[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port,
                                 &m->recv_cpu};
-  const tutti_cost_t *theirs[] = {&base.send_cpu, &base.send_port, &base.latency,
-                                  &base.recv_port, &base.recv_cpu};
+  const tutti_cost_t *theirs[] = {&base.send_cpu, &base.send_port, &base.latency, &base.recv_port,
+                                  &base.recv_cpu};
   int first = 1;
   for (int i = 0; i < 5; i++)
     if (!cost_eq(mine[i], theirs[i]) || (m->preset == TUTTI_MODEL_CUSTOM)) {
@@ -833,8 +836,7 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
     else
       sb_printf(&s, "%sgamma=%s/B", first ? "; " : ", ", tutti_format_time(m->gamma, t, sizeof t));
   }
-  if (m->topo)
-    sb_printf(&s, "; with a topology");
+  if (m->topo) sb_printf(&s, "; with a topology");
   return 0;
 }
 
@@ -847,8 +849,7 @@ static void json_num(FILE *f, double v) {
   char buf[40];
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v)
-      break;
+    if (strtod(buf, NULL) == v) break;
   }
   fputs(buf, f);
 }
@@ -871,8 +872,7 @@ int tutti_model_json(const tutti_model_t *m, FILE *f) {
       [TUTTI_MODEL_LOGGP] = {"L", "o", "g", "G"},
       [TUTTI_MODEL_CUSTOM] = {NULL, NULL, NULL, NULL},
   };
-  if (!m || !f)
-    return TUTTI_EINVAL;
+  if (!m || !f) return TUTTI_EINVAL;
   fprintf(f, "{\"preset\":\"%s\",\"time_unit\":\"%s\"", tutti_model_preset_name(m->preset),
           tutti_model_time_unit(m));
   if (m->preset > TUTTI_MODEL_NONE && m->preset < NPRESETS)

@@ -71,7 +71,9 @@
 
 #define POOL_MAX_BYTES ((size_t)64 << (POOL_CLASSES - 1))
 
-static inline char *msg_data(struct msg *m) { return (char *)m + MSG_HEADER; }
+static inline char *msg_data(struct msg *m) {
+  return (char *)m + MSG_HEADER;
+}
 
 static void futex_wait(int32_t *addr, int32_t val) {
   syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
@@ -80,7 +82,9 @@ static void futex_wake(int32_t *addr, int n) {
   syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-static int membarrier(int cmd) { return (int)syscall(SYS_membarrier, cmd, 0, 0); }
+static int membarrier(int cmd) {
+  return (int)syscall(SYS_membarrier, cmd, 0, 0);
+}
 
 static int membarrier_ok;
 static void membarrier_register(void) {
@@ -99,8 +103,10 @@ bool tutti__membarrier_ready(void) {
 /* The sender's half of the doorbell protocol, after publishing: a full
  * barrier, or only the compiler's when the sleeper pays (block). */
 static inline void publish_barrier(const struct tutti_world *w) {
-  if (w->asym) __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  else __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (w->asym)
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* --------------------------------------------------------------- perturbing */
@@ -150,7 +156,9 @@ static void pace(struct tutti_rank *r, double v) {
   }
 }
 
-static double cost(const tutti_cost_t *c, size_t m) { return tutti_cost_eval(c, (double)m); }
+static double cost(const tutti_cost_t *c, size_t m) {
+  return tutti_cost_eval(c, (double)m);
+}
 
 /* ------------------------------------------------------------------ waking */
 
@@ -179,7 +187,9 @@ static void sleep_until_awake(struct tutti_rank *r) {
   while ((v = __atomic_load_n(&r->doorbell, __ATOMIC_SEQ_CST)) != 0) futex_wait(&r->doorbell, v);
 }
 
-void tutti__wake(struct tutti_rank *d) { wake(NULL, d); }
+void tutti__wake(struct tutti_rank *d) {
+  wake(NULL, d);
+}
 
 static inline struct cds_wfcq_node *link_of(struct cds_wfcq_node *n) {
   return __atomic_load_n(&n->next, __ATOMIC_ACQUIRE); /* a plain load on x86 */
@@ -286,7 +296,9 @@ static void *line_alloc(size_t n) {
 }
 
 /* Cache-line aligned, so that the header and a small payload share a line. */
-static struct msg *msg_alloc(size_t cap) { return line_alloc(MSG_HEADER + cap); }
+static struct msg *msg_alloc(size_t cap) {
+  return line_alloc(MSG_HEADER + cap);
+}
 
 /* Ask for a line in exclusive state ahead of a write. GCC emits PREFETCHW
  * for __builtin_prefetch(p, 1) only when told the CPU has it; every x86-64
@@ -440,7 +452,8 @@ static struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
     memset(c, 0, sizeof *c);
     c->next = r->reqchunks;
     r->reqchunks = c;
-    for (int i = REQ_CHUNK - 1; i >= 0; i--) c->reqs[i].next = r->freereqs, r->freereqs = &c->reqs[i];
+    for (int i = REQ_CHUNK - 1; i >= 0; i--)
+      c->reqs[i].next = r->freereqs, r->freereqs = &c->reqs[i];
     q = r->freereqs;
   }
   r->freereqs = q->next;
@@ -475,7 +488,9 @@ static int record(struct tutti_rank *r, uint8_t kind, int peer, int tag, uint64_
 
 /* ---------------------------------------------------------------- channels */
 
-static uint32_t hash_peer(int peer) { return (uint32_t)peer * 2654435761u; }
+static uint32_t hash_peer(int peer) {
+  return (uint32_t)peer * 2654435761u;
+}
 
 /* The channel of `peer`, created on first use when `create`. The pointer is
  * valid until the next creation. */
@@ -514,7 +529,9 @@ static struct chan *chan_get(struct tutti_rank *r, int peer, bool create) {
   return r->lastchan = &r->chans[i];
 }
 
-static inline bool tag_match(int want, int tag) { return want == TUTTI_ANY_TAG || want == tag; }
+static inline bool tag_match(int want, int tag) {
+  return want == TUTTI_ANY_TAG || want == tag;
+}
 
 /* ---------------------------------------------------------------- matching */
 
@@ -538,10 +555,10 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
     e->peer = m->src, e->tag = m->tag, e->bytes = m->bytes, e->ref = m->send_ev;
   }
   const tutti_model_t *md = &r->world->model;
-  if (m->kind != MSG_RTS) { /* eager, from the inbox or a fastbox */
+  if (m->kind != MSG_RTS) {  /* eager, from the inbox or a fastbox */
     if (r->world->wallclock) /* rules 1-2 without ports */
-      q->vdone = fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) +
-                 cost(&md->recv_cpu, m->bytes);
+      q->vdone =
+          fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) + cost(&md->recv_cpu, m->bytes);
     if (m->bytes) memcpy(q->buf, msg_data(m), m->bytes);
     pool_return(r, m);
   } else {
@@ -566,8 +583,10 @@ static bool complete_recv(struct tutti_rank *r, struct tutti_request *q, struct 
 /* Unlink q from the singly linked list (head, tail) given its predecessor. */
 #define UNLINK(head, tail, prev, q)                                                                \
   do {                                                                                             \
-    if (prev) (prev)->next = (q)->next;                                                            \
-    else (head) = (q)->next;                                                                       \
+    if (prev)                                                                                      \
+      (prev)->next = (q)->next;                                                                    \
+    else                                                                                           \
+      (head) = (q)->next;                                                                          \
     if ((tail) == (q)) (tail) = (prev);                                                            \
   } while (0)
 
@@ -582,8 +601,10 @@ static void deliver(struct tutti_rank *r, struct msg *m) {
   }
   /* The earliest posted receive that matches: specific or wildcard. */
   struct tutti_request *q, *qp = NULL, *best = NULL, *wq, *wp = NULL;
-  for (q = c->pq_head; q && !tag_match(q->tag, m->tag); qp = q, q = q->next) {}
-  for (wq = r->wq_head; wq && !tag_match(wq->tag, m->tag); wp = wq, wq = wq->next) {}
+  for (q = c->pq_head; q && !tag_match(q->tag, m->tag); qp = q, q = q->next) {
+  }
+  for (wq = r->wq_head; wq && !tag_match(wq->tag, m->tag); wp = wq, wq = wq->next) {
+  }
   if (q && (!wq || q->post_seq < wq->post_seq)) {
     best = q;
     UNLINK(c->pq_head, c->pq_tail, qp, q);
@@ -596,8 +617,10 @@ static void deliver(struct tutti_rank *r, struct msg *m) {
   /* Unexpected: only now does the receiver write into the message. */
   m->arrival = r->arrival_seq++;
   m->next = NULL;
-  if (c->uq_tail) c->uq_tail->next = m;
-  else c->uq_head = m;
+  if (c->uq_tail)
+    c->uq_tail->next = m;
+  else
+    c->uq_head = m;
   c->uq_tail = m;
   r->n_unexpected++;
 }
@@ -623,7 +646,9 @@ enum { BOX_BYTES = 128, BOX_PAYLOAD = BOX_BYTES - MSG_HEADER, BOX_AFTER = 8 };
 #define BOX_MAX ((int)(sizeof((struct tutti_rank *)0)->boxes / sizeof(struct boxref)))
 enum { BOX_OFFERED = 0, BOX_OPEN, BOX_REFUSED };
 
-static inline uint32_t next_seq(uint32_t s) { return s + 1 ? s + 1 : 1; } /* 0: empty box */
+static inline uint32_t next_seq(uint32_t s) {
+  return s + 1 ? s + 1 : 1;
+} /* 0: empty box */
 
 static bool boxes_full(struct tutti_rank *r) {
   for (int i = 0; i < r->nboxes; i++)
@@ -688,8 +713,10 @@ static void deliver_inbox(struct tutti_rank *r, struct msg *m) {
     struct boxref *b = &r->boxes[c->boxi1 - 1];
     if (m->seq != b->expect) {
       if (__atomic_load_n(&b->box->seq, __ATOMIC_ACQUIRE) != b->expect) { /* cannot happen */
-        tutti__fail(r->world, r->rank, TUTTI_EINVAL, "rank %d: internal error: message from %d "
-                    "out of order", r->rank, m->src);
+        tutti__fail(r->world, r->rank, TUTTI_EINVAL,
+                    "rank %d: internal error: message from %d "
+                    "out of order",
+                    r->rank, m->src);
         tutti__abort_all(r->world);
         return;
       }
@@ -767,8 +794,10 @@ static void progress_inbox(struct tutti_rank *r) {
     }
     struct msg *m = caa_container_of(n, struct msg, qnode);
     tsan_acquire(m);
-    if (link_of(n)) __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail);
-    else r->seen = n;
+    if (link_of(n))
+      __cds_wfcq_dequeue_blocking(&r->inbox_head, &r->inbox_tail);
+    else
+      r->seen = n;
     deliver_inbox(r, m);
   }
 }
@@ -787,14 +816,16 @@ static bool match_unexpected(struct tutti_rank *r, struct tutti_request *q) {
   if (q->src != TUTTI_ANY_SOURCE) {
     c = chan_get(r, q->src, false);
     if (c)
-      for (m = c->uq_head; m && !tag_match(q->tag, m->tag); prev = m, m = m->next) {}
+      for (m = c->uq_head; m && !tag_match(q->tag, m->tag); prev = m, m = m->next) {
+      }
   } else if (r->n_unexpected) {
     /* Wildcard: the earliest arrival over all channels. */
     for (uint32_t i = 0; i < r->chancap; i++) {
       struct chan *ci = &r->chans[i];
       if (ci->peer < 0) continue;
       struct msg *mi, *pi = NULL;
-      for (mi = ci->uq_head; mi && !tag_match(q->tag, mi->tag); pi = mi, mi = mi->next) {}
+      for (mi = ci->uq_head; mi && !tag_match(q->tag, mi->tag); pi = mi, mi = mi->next) {
+      }
       /* Stamps wrap at 2^32; far fewer messages than that are ever waiting. */
       if (mi && (!m || (int32_t)(mi->arrival - m->arrival) < 0)) m = mi, prev = pi, c = ci;
     }
@@ -841,8 +872,8 @@ static int check_tag(const struct tutti_rank *r, int tag, bool any_ok) {
 
 /* One message's arguments, in the order the errors are reported; a receive
  * accepts the wildcards. */
-static int check_msg(const struct tutti_rank *r, const void *buf, long count,
-                     tutti_datatype_t type, int peer, int tag, bool recv, size_t *bytes) {
+static int check_msg(const struct tutti_rank *r, const void *buf, long count, tutti_datatype_t type,
+                     int peer, int tag, bool recv, size_t *bytes) {
   int rc;
   if ((rc = check_buf(buf, count, type, bytes)) || (rc = check_peer(r, peer, recv)) ||
       (rc = check_tag(r, tag, recv)))
@@ -852,9 +883,15 @@ static int check_msg(const struct tutti_rank *r, const void *buf, long count,
 
 /* ------------------------------------------------------------ public calls */
 
-int tutti_rank(const tutti_rank_t *r) { return r ? r->rank : TUTTI_EINVAL; }
-int tutti_size(const tutti_rank_t *r) { return r ? r->size : TUTTI_EINVAL; }
-tutti_world_t *tutti_rank_world(const tutti_rank_t *r) { return r ? r->world : NULL; }
+int tutti_rank(const tutti_rank_t *r) {
+  return r ? r->rank : TUTTI_EINVAL;
+}
+int tutti_size(const tutti_rank_t *r) {
+  return r ? r->size : TUTTI_EINVAL;
+}
+tutti_world_t *tutti_rank_world(const tutti_rank_t *r) {
+  return r ? r->world : NULL;
+}
 
 int tutti_coll_tag(tutti_rank_t *r) {
   if (!r) return TUTTI_EINVAL;
@@ -862,7 +899,9 @@ int tutti_coll_tag(tutti_rank_t *r) {
   return TUTTI_TAG_UB + 1 + (int)(r->coll_seq++ % span);
 }
 
-const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) { return &r->world->model; }
+const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
+  return &r->world->model;
+}
 
 int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count) {
   if (!st || !count) return TUTTI_EINVAL;
@@ -964,8 +1003,8 @@ int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t t
   return post_send(r, buf, bytes, dest, tag, false, req);
 }
 
-int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source,
-                int tag, tutti_request_t *req) {
+int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
+                tutti_request_t *req) {
   size_t bytes;
   int rc;
   if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
@@ -989,8 +1028,10 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   progress(r);
   if (!match_unexpected(r, q)) {
     if (source == TUTTI_ANY_SOURCE) {
-      if (r->wq_tail) r->wq_tail->next = q;
-      else r->wq_head = q;
+      if (r->wq_tail)
+        r->wq_tail->next = q;
+      else
+        r->wq_head = q;
       r->wq_tail = q;
     } else {
       struct chan *c = chan_get(r, source, true);
@@ -998,8 +1039,10 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
         req_free(r, q);
         return TUTTI_ENOMEM;
       }
-      if (c->pq_tail) c->pq_tail->next = q;
-      else c->pq_head = q;
+      if (c->pq_tail)
+        c->pq_tail->next = q;
+      else
+        c->pq_head = q;
       c->pq_tail = q;
     }
   }
@@ -1023,8 +1066,10 @@ static int wait_done(struct tutti_rank *r, struct tutti_request *q) {
       if (inbox_nonempty(r) || boxes_full(r) || tutti__load_acq(&q->done) || aborted(w)) break;
       /* Now and then give the core away: if the peer we wait for shares
        * it, spinning alone would only burn our time slice. */
-      if ((i & 255) == 255) sched_yield();
-      else caa_cpu_relax();
+      if ((i & 255) == 255)
+        sched_yield();
+      else
+        caa_cpu_relax();
     }
     if (i == w->spin) block(r, &q->done);
   }
@@ -1033,7 +1078,8 @@ static int wait_done(struct tutti_rank *r, struct tutti_request *q) {
 }
 
 static void set_waiting(struct tutti_rank *r, const char *op, struct tutti_request *q) {
-  r->waiting = (tutti_waitinfo_t){.blocked = 1, .op = op,
+  r->waiting = (tutti_waitinfo_t){.blocked = 1,
+                                  .op = op,
                                   .peer = q->kind == REQ_RECV ? q->src : q->dest,
                                   .tag = q->kind == REQ_RECV ? q->tag : q->stag};
 }
@@ -1131,9 +1177,9 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
   return rc ? rc : wait_one(r, &q, st, "recv");
 }
 
-int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
-                   int dest, int stag, void *rbuf, long rcount, tutti_datatype_t rtype, int source,
-                   int rtag, tutti_status_t *st) {
+int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, int dest,
+                   int stag, void *rbuf, long rcount, tutti_datatype_t rtype, int source, int rtag,
+                   tutti_status_t *st) {
   tutti_request_t q[2];
   tutti_status_t s[2];
   size_t b;
@@ -1168,7 +1214,8 @@ int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long coun
   int rc;
   if ((rc = check_rank(r))) return rc;
   if ((rc = tutti_reduce_local(in, inout, count, type, op))) return rc;
-  if (r->world->wallclock) pace(r, r->vclock + r->world->model.gamma * (double)count * (double)type->size);
+  if (r->world->wallclock)
+    pace(r, r->vclock + r->world->model.gamma * (double)count * (double)type->size);
   if (!r->world->record) return 0;
   return record(r, TUTTI_EV_REDUCE, -1, 0, (uint64_t)count * type->size, 0, NULL);
 }

@@ -33,9 +33,9 @@
 #define SECTIONS_ACCEPTED "[model], [topology]"
 #define TOPO_KEYS_ACCEPTED "spec, file, links, mapping"
 #define SPEC_ACCEPTED "tree:AxB[xC...] with whole numbers >= 1 (e.g. tree:4x8)"
-#define MAPPING_ACCEPTED \
+#define MAPPING_ACCEPTED                                                                           \
   "identity, dfs, roundrobin, roundrobin:N, random:SEED or list:a,b,... (a permutation of 0..n-1)"
-#define LINKS_ACCEPTED \
+#define LINKS_ACCEPTED                                                                             \
   "a comma list of LATENCY/BANDWIDTH, leaf links first (e.g. 1us/10Gbps, 2us/40Gbps)"
 #define MAX_FILE (1 << 20)
 
@@ -47,10 +47,10 @@ struct pstate {
   /* the reader */
   const char *text;
   size_t pos;
-  int line;           /* number of the line last handed to inih */
-  int indented;       /* that line starts with a space or tab */
-  int max_line;       /* inih's buffer: longer lines are an error */
-  int seen_content;   /* a non-comment line was read */
+  int line;         /* number of the line last handed to inih */
+  int indented;     /* that line starts with a space or tab */
+  int max_line;     /* inih's buffer: longer lines are an error */
+  int seen_content; /* a non-comment line was read */
   /* sections: the line of each header, 0 if absent */
   int model_line, topo_line;
   /* [model] pairs */
@@ -68,13 +68,11 @@ struct pstate {
   char msg[1024];
 };
 
-
 /* Record the first error, at `line`. */
 static void fail(struct pstate *st, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void fail(struct pstate *st, int line, const char *fmt, ...) {
-  if (st->err_line)
-    return;
+  if (st->err_line) return;
   st->err_line = line > 0 ? line : 1;
   va_list ap;
   va_start(ap, fmt);
@@ -82,14 +80,17 @@ static void fail(struct pstate *st, int line, const char *fmt, ...) {
   va_end(ap);
 }
 
-static int is_space(char c) { return c == ' ' || c == '\t'; }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_space(char c) {
+  return c == ' ' || c == '\t';
+}
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 /* Copy src into a fixed buffer; returns -1 if it does not fit. */
 static int copy(char *dst, size_t n, const char *src) {
   size_t l = strlen(src);
-  if (l >= n)
-    return -1;
+  if (l >= n) return -1;
   memcpy(dst, src, l + 1);
   return 0;
 }
@@ -101,33 +102,26 @@ static int copy(char *dst, size_t n, const char *src) {
  * the section is empty. */
 static void inspect(struct pstate *st, const char *raw, size_t len) {
   size_t i = 0;
-  while (i < len && is_space(raw[i]))
-    i++;
+  while (i < len && is_space(raw[i])) i++;
   st->indented = i > 0;
   size_t end = len;
-  while (end > i && (raw[end - 1] == '\n' || raw[end - 1] == '\r' || is_space(raw[end - 1])))
-    end--;
-  if (i == end)
-    return; /* blank */
+  while (end > i && (raw[end - 1] == '\n' || raw[end - 1] == '\r' || is_space(raw[end - 1]))) end--;
+  if (i == end) return; /* blank */
   if (raw[i] == ';' || raw[i] == '#') {
     if (!st->seen_content && st->out->description[0] == '\0') {
       size_t j = i;
-      while (j < end && (raw[j] == ';' || raw[j] == '#' || is_space(raw[j])))
-        j++;
+      while (j < end && (raw[j] == ';' || raw[j] == '#' || is_space(raw[j]))) j++;
       size_t l = end - j;
-      if (l >= sizeof st->out->description)
-        l = sizeof st->out->description - 1;
+      if (l >= sizeof st->out->description) l = sizeof st->out->description - 1;
       memcpy(st->out->description, raw + j, l);
       st->out->description[l] = '\0';
     }
     return;
   }
   st->seen_content = 1;
-  if (raw[i] != '[')
-    return;
+  if (raw[i] != '[') return;
   const char *close = memchr(raw + i, ']', end - i);
-  if (!close)
-    return; /* inih reports it as a syntax error */
+  if (!close) return; /* inih reports it as a syntax error */
   const char *name = raw + i + 1;
   size_t nl = (size_t)(close - name);
   int *seen = NULL;
@@ -141,8 +135,10 @@ static void inspect(struct pstate *st, const char *raw, size_t len) {
     return;
   }
   if (*seen) {
-    fail(st, st->line, "section [%.*s]: given twice (first on line %d); accepted: each section "
-         "once", (int)nl, name, *seen);
+    fail(st, st->line,
+         "section [%.*s]: given twice (first on line %d); accepted: each section "
+         "once",
+         (int)nl, name, *seen);
     return;
   }
   *seen = st->line;
@@ -153,15 +149,16 @@ static void inspect(struct pstate *st, const char *raw, size_t len) {
  * inih would otherwise cut in two. */
 static char *reader(char *str, int num, void *stream) {
   struct pstate *st = stream;
-  if (st->err_line || st->text[st->pos] == '\0' || num < 2)
-    return NULL;
+  if (st->err_line || st->text[st->pos] == '\0' || num < 2) return NULL;
   const char *p = st->text + st->pos;
   const char *nl = strchr(p, '\n');
   size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
   st->line++;
   if (len > (size_t)num - 1) {
-    fail(st, st->line, "line too long (%zu characters; at most %d); accepted: shorter lines "
-         "(a long mapping list belongs in a topology file)", len - (nl ? 1 : 0), num - 3);
+    fail(st, st->line,
+         "line too long (%zu characters; at most %d); accepted: shorter lines "
+         "(a long mapping list belongs in a topology file)",
+         len - (nl ? 1 : 0), num - 3);
     return NULL;
   }
   memcpy(str, p, len);
@@ -176,42 +173,33 @@ static char *reader(char *str, int num, void *stream) {
 /* A whole number in [lo, hi] at *p, advancing *p; -1 if none. */
 static long long number(const char **p, long long lo, long long hi) {
   const char *q = *p;
-  if (!is_digit(*q))
-    return -1;
+  if (!is_digit(*q)) return -1;
   long long v = 0;
   while (is_digit(*q)) {
-    if (v > (LLONG_MAX - 9) / 10)
-      return -1;
+    if (v > (LLONG_MAX - 9) / 10) return -1;
     v = v * 10 + (*q++ - '0');
   }
-  if (v < lo || v > hi)
-    return -1;
+  if (v < lo || v > hi) return -1;
   *p = q;
   return v;
 }
 
 static int check_spec(const char *v) {
-  if (strncmp(v, "tree:", 5) != 0)
-    return -1;
+  if (strncmp(v, "tree:", 5) != 0) return -1;
   const char *p = v + 5;
   long long product = 1;
   for (;;) {
     long long f = number(&p, 1, INT_MAX);
-    if (f < 0)
-      return -1;
+    if (f < 0) return -1;
     product *= f;
-    if (product > INT_MAX)
-      return -1;
-    if (*p == '\0')
-      return 0;
-    if (*p++ != 'x')
-      return -1;
+    if (product > INT_MAX) return -1;
+    if (*p == '\0') return 0;
+    if (*p++ != 'x') return -1;
   }
 }
 
 static int check_mapping(const char *v) {
-  if (!strcmp(v, "identity") || !strcmp(v, "dfs") || !strcmp(v, "roundrobin"))
-    return 0;
+  if (!strcmp(v, "identity") || !strcmp(v, "dfs") || !strcmp(v, "roundrobin")) return 0;
   const char *p;
   if (!strncmp(v, "roundrobin:", 11)) {
     p = v + 11;
@@ -225,26 +213,21 @@ static int check_mapping(const char *v) {
   if (!strncmp(v, "list:", 5)) {
     /* a permutation of 0..n-1: n distinct values, each < n */
     int n = 1;
-    for (p = v + 5; *p; p++)
-      n += *p == ',';
+    for (p = v + 5; *p; p++) n += *p == ',';
     unsigned char *seen = calloc((size_t)n, 1);
-    if (!seen)
-      return -1;
+    if (!seen) return -1;
     int rc = 0;
     p = v + 5;
     for (int i = 0; i < n; i++) {
-      while (is_space(*p))
-        p++;
+      while (is_space(*p)) p++;
       long long r = number(&p, 0, n - 1);
-      while (is_space(*p))
-        p++;
+      while (is_space(*p)) p++;
       if (r < 0 || seen[r] || (*p != ',' && *p != '\0')) {
         rc = -1;
         break;
       }
       seen[r] = 1;
-      if (*p == ',')
-        p++;
+      if (*p == ',') p++;
     }
     free(seen);
     return rc;
@@ -259,17 +242,14 @@ static int check_links(const char *v, char *msg, size_t n) {
   for (int i = 1;; i++) {
     const char *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len >= sizeof item)
-      len = sizeof item - 1;
+    if (len >= sizeof item) len = sizeof item - 1;
     memcpy(item, p, len);
     item[len] = '\0';
     char *s = item;
-    while (is_space(*s))
-      s++;
+    while (is_space(*s)) s++;
     char *slash = strchr(s, '/');
     if (!slash) {
-      snprintf(msg, n, "link %d '%s' is not LATENCY/BANDWIDTH; accepted: %s", i, s,
-               LINKS_ACCEPTED);
+      snprintf(msg, n, "link %d '%s' is not LATENCY/BANDWIDTH; accepted: %s", i, s, LINKS_ACCEPTED);
       return -1;
     }
     *slash = '\0';
@@ -282,8 +262,7 @@ static int check_links(const char *v, char *msg, size_t n) {
       snprintf(msg, n, "link %d bandwidth: %s", i, inner);
       return -1;
     }
-    if (!comma)
-      return 0;
+    if (!comma) return 0;
     p = comma + 1;
   }
 }
@@ -292,18 +271,18 @@ static int check_links(const char *v, char *msg, size_t n) {
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
   struct pstate *st = user;
-  if (st->err_line)
-    return 0;
+  if (st->err_line) return 0;
   /* inih hands an indented line after a key to the handler again, under
    * the previous key's name (configparser's multi-line values). */
   if (st->indented && st->prev_line && st->prev_line != st->line &&
       strcmp(name, st->prev_name) == 0) {
-    fail(st, st->line, "key '%s': continued on an indented line; accepted: one key = value per "
-         "line, not indented", name);
+    fail(st, st->line,
+         "key '%s': continued on an indented line; accepted: one key = value per "
+         "line, not indented",
+         name);
     return 0;
   }
-  if (copy(st->prev_name, sizeof st->prev_name, name))
-    st->prev_name[0] = '\0';
+  if (copy(st->prev_name, sizeof st->prev_name, name)) st->prev_name[0] = '\0';
   st->prev_line = st->line;
 
   if (section[0] == '\0') {
@@ -313,9 +292,11 @@ static int handler(void *user, const char *section, const char *name, const char
   }
   if (!strcmp(section, "model")) {
     if (strlen(name) >= KEYLEN) {
-      fail(st, st->line, "key '%.40s...': unknown in [model] (too long); accepted: preset and "
+      fail(st, st->line,
+           "key '%.40s...': unknown in [model] (too long); accepted: preset and "
            "its parameters, send_cpu, send_port, latency, recv_port, recv_cpu, gamma, "
-           "eager_limit", name);
+           "eager_limit",
+           name);
       return 0;
     }
     for (int i = 0; i < st->nm; i++)
@@ -344,21 +325,21 @@ static int handler(void *user, const char *section, const char *name, const char
     size_t cap[4] = {sizeof o->topo_spec, sizeof o->topo_file, sizeof o->topo_links,
                      sizeof o->topo_mapping};
     int k = 0;
-    while (k < 4 && strcmp(tkeys[k], name))
-      k++;
+    while (k < 4 && strcmp(tkeys[k], name)) k++;
     if (k == 4) {
-      fail(st, st->line, "key '%s': unknown in [topology]; accepted: %s", name,
-           TOPO_KEYS_ACCEPTED);
+      fail(st, st->line, "key '%s': unknown in [topology]; accepted: %s", name, TOPO_KEYS_ACCEPTED);
       return 0;
     }
     if (st->tline[k]) {
-      fail(st, st->line, "key '%s': given twice (first on line %d); accepted: each key once",
-           name, st->tline[k]);
+      fail(st, st->line, "key '%s': given twice (first on line %d); accepted: each key once", name,
+           st->tline[k]);
       return 0;
     }
     if ((k == 0 && st->tline[1]) || (k == 1 && st->tline[0])) {
-      fail(st, st->line, "key '%s': conflicts with '%s' (line %d); accepted: spec or file, "
-           "not both", name, tkeys[1 - k], st->tline[1 - k]);
+      fail(st, st->line,
+           "key '%s': conflicts with '%s' (line %d); accepted: spec or file, "
+           "not both",
+           name, tkeys[1 - k], st->tline[1 - k]);
       return 0;
     }
     char msg[768];
@@ -376,11 +357,12 @@ static int handler(void *user, const char *section, const char *name, const char
         bad = 1;
       }
       break;
-    case 2: bad = check_links(value, msg, sizeof msg) != 0; break;
+    case 2:
+      bad = check_links(value, msg, sizeof msg) != 0;
+      break;
     case 3:
       if (check_mapping(value)) {
-        snprintf(msg, sizeof msg, "'%s' is not a mapping; accepted: %s", value,
-                 MAPPING_ACCEPTED);
+        snprintf(msg, sizeof msg, "'%s' is not a mapping; accepted: %s", value, MAPPING_ACCEPTED);
         bad = 1;
       }
       break;
@@ -409,19 +391,14 @@ static void line_text(const char *text, int lineno, char *buf, size_t n) {
   const char *p = text;
   for (int l = 1; l < lineno && p; l++) {
     p = strchr(p, '\n');
-    if (p)
-      p++;
+    if (p) p++;
   }
   buf[0] = '\0';
-  if (!p)
-    return;
-  while (is_space(*p))
-    p++;
+  if (!p) return;
+  while (is_space(*p)) p++;
   size_t len = strcspn(p, "\r\n");
-  while (len > 0 && is_space(p[len - 1]))
-    len--;
-  if (len >= n)
-    len = n - 1;
+  while (len > 0 && is_space(p[len - 1])) len--;
+  if (len >= n) len = n - 1;
   memcpy(buf, p, len);
   buf[len] = '\0';
 }
@@ -431,18 +408,15 @@ static void base_name(const char *path, char *buf, size_t n) {
   const char *b = strrchr(path, '/');
   b = b ? b + 1 : path;
   size_t len = strlen(b);
-  if (len > 4 && !strcmp(b + len - 4, ".ini"))
-    len -= 4;
-  if (len >= n)
-    len = n - 1;
+  if (len > 4 && !strcmp(b + len - 4, ".ini")) len -= 4;
+  if (len >= n) len = n - 1;
   memcpy(buf, b, len);
   buf[len] = '\0';
 }
 
 int tutti_profile_parse_string(const char *text, const char *filename, tutti_profile_t *out,
                                char *err, size_t errlen) {
-  if (!filename)
-    filename = "<string>";
+  if (!filename) filename = "<string>";
   if (!text || !out) {
     tutti__seterr(err, errlen, "%s: invalid arguments", filename);
     return TUTTI_EINVAL;
@@ -470,8 +444,10 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
   if (ret > 0) {
     char lt[80];
     line_text(text, ret, lt, sizeof lt);
-    tutti__seterr(err, errlen, "%s:%d: '%s' is not a [section] or key = value line; accepted: %s, "
-           "key = value, ; comment", filename, ret, lt, SECTIONS_ACCEPTED);
+    tutti__seterr(err, errlen,
+                  "%s:%d: '%s' is not a [section] or key = value line; accepted: %s, "
+                  "key = value, ; comment",
+                  filename, ret, lt, SECTIONS_ACCEPTED);
     rc = TUTTI_EPARSE;
     goto done;
   }
@@ -481,14 +457,15 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
     goto done;
   }
   if (!st->model_line) {
-    tutti__seterr(err, errlen, "%s:%d: section [model]: missing; accepted: a [model] section with "
-           "preset = none, hockney, postal, logp, loggp or custom", filename, 1);
+    tutti__seterr(err, errlen,
+                  "%s:%d: section [model]: missing; accepted: a [model] section with "
+                  "preset = none, hockney, postal, logp, loggp or custom",
+                  filename, 1);
     rc = TUTTI_EPARSE;
     goto done;
   }
   const char *ks[MAXPAIRS], *vs[MAXPAIRS];
-  for (int i = 0; i < st->nm; i++)
-    ks[i] = st->mk[i], vs[i] = st->mv[i];
+  for (int i = 0; i < st->nm; i++) ks[i] = st->mk[i], vs[i] = st->mv[i];
   int bad = -1;
   char msg[1024];
   rc = tutti_model_from_pairs(ks, vs, st->nm, &p->model, &bad, msg, sizeof msg);
@@ -497,8 +474,7 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
     goto done;
   }
   base_name(filename, p->name, sizeof p->name);
-  if (strcmp(filename, "<string>") != 0)
-    snprintf(p->source, sizeof p->source, "file %s", filename);
+  if (strcmp(filename, "<string>") != 0) snprintf(p->source, sizeof p->source, "file %s", filename);
   *out = *p;
 done:
   free(st);
@@ -514,10 +490,8 @@ static void list_builtins(char *buf, size_t n) {
   const tutti_profile_info_t *b;
   for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
     int w = snprintf(buf + off, off < n ? n - off : 0, "%s%s", i ? ", " : "", b->name);
-    if (w > 0)
-      off += (size_t)w;
-    if (off >= n)
-      break;
+    if (w > 0) off += (size_t)w;
+    if (off >= n) break;
   }
 }
 
@@ -528,14 +502,12 @@ int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err
   }
   const tutti_profile_info_t *b;
   for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
-    if (strcmp(b->name, name_or_path) != 0)
-      continue;
+    if (strcmp(b->name, name_or_path) != 0) continue;
     char fname[TUTTI_PROFILE_NAME_MAX + 16];
     snprintf(fname, sizeof fname, "builtin:%s", b->name);
     tutti_profile_t p;
     int rc = tutti_profile_parse_string(b->ini, fname, &p, err, errlen);
-    if (rc)
-      return rc;
+    if (rc) return rc;
     snprintf(p.name, sizeof p.name, "%s", b->name);
     snprintf(p.description, sizeof p.description, "%s", b->description);
     snprintf(p.source, sizeof p.source, "%s", b->source);
@@ -549,8 +521,10 @@ int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err
     int e = errno;
     list_builtins(names, sizeof names);
     if (e == ENOENT || e == ENOTDIR) {
-      tutti__seterr(err, errlen, "profile '%s': not a built-in profile and no such file; accepted: a "
-             "profile file or one of %s", name_or_path, names);
+      tutti__seterr(err, errlen,
+                    "profile '%s': not a built-in profile and no such file; accepted: a "
+                    "profile file or one of %s",
+                    name_or_path, names);
       return TUTTI_ENOTFOUND;
     }
     tutti__seterr(err, errlen, "profile '%s': cannot open: %s", name_or_path, strerror(e));
@@ -571,11 +545,11 @@ int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err
     rc = TUTTI_EIO;
   } else if (len > MAX_FILE) {
     tutti__seterr(err, errlen, "profile '%s': larger than %d bytes; accepted: a profile INI file",
-           name_or_path, MAX_FILE);
+                  name_or_path, MAX_FILE);
     rc = TUTTI_EPARSE;
   } else if (memchr(text, '\0', len)) {
     tutti__seterr(err, errlen, "profile '%s': contains a NUL byte; accepted: a text INI file",
-           name_or_path);
+                  name_or_path);
     rc = TUTTI_EPARSE;
   }
   if (rc) {
@@ -586,8 +560,7 @@ int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err
   tutti_profile_t p;
   rc = tutti_profile_parse_string(text, name_or_path, &p, err, errlen);
   free(text);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   /* A relative topology file is relative to the profile's directory. */
   const char *slash = strrchr(name_or_path, '/');
   if (p.topo_file[0] && p.topo_file[0] != '/' && slash) {

@@ -12,19 +12,20 @@
 
 #include "tutti/model.h"
 
-#define POSTAL_SOURCE                                                                     \
-  "A. Bar-Noy and S. Kipnis, \"Designing broadcasting algorithms in the postal model for " \
+#define POSTAL_SOURCE                                                                              \
+  "A. Bar-Noy and S. Kipnis, \"Designing broadcasting algorithms in the postal model for "         \
   "message-passing systems\", Proc. 4th ACM SPAA, 1992, pp. 11-22"
 
-#define POSTAL(L)                                                                        \
-  {"postal-" #L, "postal model, latency L = " #L " steps (Bar-Noy and Kipnis)",           \
-   POSTAL_SOURCE,                                                                        \
-   "; postal-" #L ": the postal model with latency L = " #L " (unit: steps).\n"           \
-   "; A sender is busy 1 step per message; a message arrives L steps after it\n"         \
-   "; is sent. Source: " POSTAL_SOURCE ".\n"                                              \
-   "[model]\n"                                                                           \
-   "preset = postal\n"                                                                   \
-   "L = " #L "\n"}
+#define POSTAL(L)                                                                                  \
+  {                                                                                                \
+    "postal-" #L, "postal model, latency L = " #L " steps (Bar-Noy and Kipnis)", POSTAL_SOURCE,    \
+        "; postal-" #L ": the postal model with latency L = " #L " (unit: steps).\n"               \
+        "; A sender is busy 1 step per message; a message arrives L steps after it\n"              \
+        "; is sent. Source: " POSTAL_SOURCE ".\n"                                                  \
+        "[model]\n"                                                                                \
+        "preset = postal\n"                                                                        \
+        "L = " #L "\n"                                                                             \
+  }
 
 static const tutti_profile_info_t builtins[] = {
     {"teaching-hockney",
@@ -50,8 +51,7 @@ static const tutti_profile_info_t builtins[] = {
     POSTAL(7),
     POSTAL(8),
 
-    {"sp2-hps",
-     "IBM SP2, High Performance Switch (TB2), MPI/MPL user space: ~40 us, ~35 MB/s",
+    {"sp2-hps", "IBM SP2, High Performance Switch (TB2), MPI/MPL user space: ~40 us, ~35 MB/s",
      "M. Bernaschi and G. Iannello, \"Efficient collective communication operations in PVMe\" "
      "(the lambda-tree paper; IBM SP2 with HPS); C.-C. Chang, G. Czajkowski, C. Hawblitzel, "
      "T. von Eicken, \"Low-latency communication on the IBM RISC System/6000 SP\", SC'96 "
@@ -72,8 +72,7 @@ static const tutti_profile_info_t builtins[] = {
      "alpha = 40us\n"
      "bandwidth = 35MB/s\n"},
 
-    {"gige",
-     "MPI over TCP, switched Gigabit Ethernet: ~50 us, ~112 MB/s, eager below 64 KiB",
+    {"gige", "MPI over TCP, switched Gigabit Ethernet: ~50 us, ~112 MB/s, eager below 64 KiB",
      "1 Gb/s = 125 MB/s on the wire, ~118 MB/s of TCP payload with 1500-byte frames; NW-GRID "
      "Liverpool, \"Gigabit Ethernet MPI performance tests\" (nw-grid.ac.uk/LivMPI): 23.6 us / "
      "118.2 MB/s best case, 35 us with default interrupt coalescing; eager limit: Open MPI's "
@@ -92,8 +91,7 @@ static const tutti_profile_info_t builtins[] = {
      "bandwidth = 112MB/s\n"
      "eager_limit = 64KiB\n"},
 
-    {"infiniband-hdr",
-     "InfiniBand HDR (200 Gb/s), RDMA MPI: ~1 us, ~24 GB/s, eager below 16 KiB",
+    {"infiniband-hdr", "InfiniBand HDR (200 Gb/s), RDMA MPI: ~1 us, ~24 GB/s, eager below 16 KiB",
      "HDR InfiniBand: 4 lanes x 50 Gb/s = 200 Gb/s, 25 GB/s raw; Microsoft Azure HBv3 "
      "(HDR) performance page: RDMA latency 1.2 us for 1 byte (docs.azure.cn, "
      "virtual-machines/hbv3-performance); eager limit 16 KiB: the order of the automatic "
@@ -129,7 +127,6 @@ static const tutti_profile_info_t builtins[] = {
 };
 
 const tutti_profile_info_t *tutti_profile_builtin(int i) {
-  if (i < 0 || (size_t)i >= sizeof builtins / sizeof builtins[0])
-    return NULL;
+  if (i < 0 || (size_t)i >= sizeof builtins / sizeof builtins[0]) return NULL;
   return &builtins[i];
 }

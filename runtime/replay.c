@@ -105,7 +105,9 @@ static inline double cost(const tutti_cost_t *c, double m) {
   return v > c->floor ? v : c->floor;
 }
 
-static inline double dmax(double a, double b) { return a > b ? a : b; }
+static inline double dmax(double a, double b) {
+  return a > b ? a : b;
+}
 
 #define OP(kind, peer, id) ((uint64_t)(id) << 32 | (uint64_t)(uint32_t)(peer) << 8 | (kind))
 
@@ -130,7 +132,9 @@ static inline uint64_t tbits(double t) {
   return u;
 }
 
-static inline uint64_t hkey_rank(int r, uint32_t pos) { return (uint64_t)(uint32_t)r << 32 | pos; }
+static inline uint64_t hkey_rank(int r, uint32_t pos) {
+  return (uint64_t)(uint32_t)r << 32 | pos;
+}
 static inline uint64_t hkey_port(int src, uint32_t id) {
   return HK_PORT | (uint64_t)(uint32_t)src << 32 | id;
 }
@@ -187,15 +191,15 @@ static inline struct hent heap_pop(struct heap *h) {
 /* ------------------------------------------------------------ sim state */
 
 struct rp_rank {
-  double clock, sp, rp;       /* C, SP, RP */
-  const uint64_t *op;         /* its ops */
-  const struct tutti_ev *ev;  /* its log (COMPUTE and REDUCE amounts) */
-  uint32_t pos, n;            /* next event, number of events */
-  uint32_t wait_msg;          /* blocked in a WAIT on this message, or NONE */
-  uint32_t wait_recv;         /* ... for its receive (1) or its send (0) */
-  uint32_t sp_pending;        /* its messages whose start is queued or waits
-                                 for the receiver (rendezvous) */
-  int spans;                  /* spans completed */
+  double clock, sp, rp;      /* C, SP, RP */
+  const uint64_t *op;        /* its ops */
+  const struct tutti_ev *ev; /* its log (COMPUTE and REDUCE amounts) */
+  uint32_t pos, n;           /* next event, number of events */
+  uint32_t wait_msg;         /* blocked in a WAIT on this message, or NONE */
+  uint32_t wait_recv;        /* ... for its receive (1) or its send (0) */
+  uint32_t sp_pending;       /* its messages whose start is queued or waits
+                                for the receiver (rendezvous) */
+  int spans;                 /* spans completed */
 };
 
 struct sim {
@@ -231,14 +235,22 @@ static int fail(struct sim *s, int err, const char *fmt, ...) {
 
 static const char *kind_name(int kind) {
   switch (kind) {
-  case TUTTI_EV_SEND: return "SEND";
-  case TUTTI_EV_RECV: return "RECV";
-  case TUTTI_EV_WAIT: return "WAIT";
-  case TUTTI_EV_COMPUTE: return "COMPUTE";
-  case TUTTI_EV_REDUCE: return "REDUCE";
-  case TUTTI_EV_SPAN_BEGIN: return "SPAN_BEGIN";
-  case TUTTI_EV_SPAN_END: return "SPAN_END";
-  default: return "unknown";
+  case TUTTI_EV_SEND:
+    return "SEND";
+  case TUTTI_EV_RECV:
+    return "RECV";
+  case TUTTI_EV_WAIT:
+    return "WAIT";
+  case TUTTI_EV_COMPUTE:
+    return "COMPUTE";
+  case TUTTI_EV_REDUCE:
+    return "REDUCE";
+  case TUTTI_EV_SPAN_BEGIN:
+    return "SPAN_BEGIN";
+  case TUTTI_EV_SPAN_END:
+    return "SPAN_END";
+  default:
+    return "unknown";
   }
 }
 
@@ -589,7 +601,9 @@ static int check_topo(struct sim *s, const tutti_topo_t *t, int nranks) {
   return 0;
 }
 
-static const char *nm(const char *name) { return name ? name : "(null)"; }
+static const char *nm(const char *name) {
+  return name ? name : "(null)";
+}
 
 /* Allocation of the big per-event and per-message arrays: 2 MiB aligned
  * and marked for transparent huge pages, since first touching millions of
@@ -621,11 +635,10 @@ static int prepare_local(struct sim *s, uint64_t *nmsgs_out) {
       switch (e->kind) {
       case TUTTI_EV_SEND:
         if (e->peer < 0 || e->peer >= P)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: SEND to rank %d, out of range 0..%d",
-                      r, i, (int)e->peer, P - 1);
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: SEND to rank %d, out of range 0..%d", r,
+                      i, (int)e->peer, P - 1);
         if (nmsgs >= NONE)
-          return fail(s, TUTTI_EINVAL, "more than %u messages: too many for the replay",
-                      NONE - 1);
+          return fail(s, TUTTI_EINVAL, "more than %u messages: too many for the replay", NONE - 1);
         op[i] = OP(RPO_SEND, 0, nmsgs++);
         break;
       case TUTTI_EV_RECV:
@@ -633,8 +646,8 @@ static int prepare_local(struct sim *s, uint64_t *nmsgs_out) {
         break;
       case TUTTI_EV_WAIT:
         if (e->ref >= i)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, not an earlier one",
-                      r, i, e->ref);
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, not an earlier one", r,
+                      i, e->ref);
         if (R->ev[e->ref].kind != TUTTI_EV_SEND && R->ev[e->ref].kind != TUTTI_EV_RECV)
           return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, a %s", r, i, e->ref,
                       kind_name(R->ev[e->ref].kind));
@@ -711,13 +724,13 @@ static int prepare_links(struct sim *s) {
         if ((e->flags & TUTTI_EVF_FAILED) || e->ref == UINT32_MAX) break;
         int src = e->peer;
         if (src < 0 || src >= P)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: RECV from rank %d, out of range 0..%d",
-                      r, i, src, P - 1);
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: RECV from rank %d, out of range 0..%d", r,
+                      i, src, P - 1);
         const struct rp_rank *S = &s->ranks[src];
         if (e->ref >= S->n)
           return fail(s, TUTTI_EINVAL,
-                      "rank %d event %u: RECV names event %u of rank %d, which has %u events", r,
-                      i, e->ref, src, S->n);
+                      "rank %d event %u: RECV names event %u of rank %d, which has %u events", r, i,
+                      e->ref, src, S->n);
         const struct tutti_ev *se = &S->ev[e->ref];
         if (se->kind != TUTTI_EV_SEND || se->peer != r || se->tag != e->tag ||
             se->bytes != e->bytes)
@@ -742,11 +755,10 @@ static int prepare_links(struct sim *s) {
       }
       case TUTTI_EV_SPAN_BEGIN:
         if (open)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: span '%s' begins inside span '%s'", r,
-                      i, nm(e->u.name), nm(rp->calls[k].name));
+          return fail(s, TUTTI_EINVAL, "rank %d event %u: span '%s' begins inside span '%s'", r, i,
+                      nm(e->u.name), nm(rp->calls[k].name));
         if (k >= rp->ncalls)
-          return fail(s, TUTTI_EINVAL, "rank %d opens more spans than rank 0 (%d)", r,
-                      rp->ncalls);
+          return fail(s, TUTTI_EINVAL, "rank %d opens more spans than rank 0 (%d)", r, rp->ncalls);
         if (r == 0) {
           tutti_call_time_t *c = &rp->calls[k];
           c->name = e->u.name;
@@ -760,8 +772,7 @@ static int prepare_links(struct sim *s) {
         open = 1;
         break;
       case TUTTI_EV_SPAN_END:
-        if (!open)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: span end outside a span", r, i);
+        if (!open) return fail(s, TUTTI_EINVAL, "rank %d event %u: span end outside a span", r, i);
         open = 0;
         k++;
         break;
@@ -770,8 +781,7 @@ static int prepare_links(struct sim *s) {
     if (open)
       return fail(s, TUTTI_EINVAL, "rank %d: span '%s' never ends", r, nm(rp->calls[k].name));
     if (k != rp->ncalls)
-      return fail(s, TUTTI_EINVAL, "rank %d has %d calls (spans), rank 0 has %d", r, k,
-                  rp->ncalls);
+      return fail(s, TUTTI_EINVAL, "rank %d has %d calls (spans), rank 0 has %d", r, k, rp->ncalls);
   }
   rp->rendezvous = rp->messages - rp->eager;
   return 0;
@@ -872,8 +882,7 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
   if (!m || !logs || !out || nranks < 1)
     return fail(&s, TUTTI_EINVAL, "NULL model, logs or result, or %d ranks", nranks);
   if (nranks > RPO_MAX_RANKS)
-    return fail(&s, TUTTI_EINVAL, "%d ranks: the replay handles at most %d", nranks,
-                RPO_MAX_RANKS);
+    return fail(&s, TUTTI_EINVAL, "%d ranks: the replay handles at most %d", nranks, RPO_MAX_RANKS);
   s.m = m;
   if (check_model(&s, m)) return s.err;
   if (m->topo && check_topo(&s, m->topo, nranks)) return s.err;
@@ -890,9 +899,9 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
   rp->rank_end = calloc(P, sizeof *rp->rank_end);
   s.ranks = calloc(P, sizeof *s.ranks);
   if (!rp->logs || !rp->evoff || !rp->rank_last_call || !rp->rank_end || !s.ranks) goto nomem;
-  rp->state_bytes = sizeof *rp + P * (sizeof *rp->logs + sizeof *rp->evoff +
-                                      sizeof *rp->rank_last_call + sizeof *rp->rank_end +
-                                      sizeof *s.ranks);
+  rp->state_bytes =
+      sizeof *rp + P * (sizeof *rp->logs + sizeof *rp->evoff + sizeof *rp->rank_last_call +
+                        sizeof *rp->rank_end + sizeof *s.ranks);
 
   uint64_t nev = 0, nmsgs = 0;
   for (int r = 0; r < nranks; r++) {
@@ -1000,8 +1009,8 @@ out:
   return s.err;
 }
 
-static const struct tutti_replay_msg *op_msg(const struct tutti_replay *rp, int rank,
-                                             uint32_t idx, unsigned want) {
+static const struct tutti_replay_msg *op_msg(const struct tutti_replay *rp, int rank, uint32_t idx,
+                                             unsigned want) {
   if (!rp || rank < 0 || rank >= rp->nranks || idx >= rp->logs[rank]->n) return NULL;
   uint64_t op = rp->ops[rp->evoff[rank] + idx];
   return RPO_KIND(op) == want ? &rp->msgs[RPO_ID(op)] : NULL;

@@ -100,7 +100,7 @@ enum {
   RPO_SPAN_BEGIN,
   RPO_SPAN_END,
 };
-#define RPO_KIND(op) ((unsigned)((op) & 0xff))
+#define RPO_KIND(op) ((unsigned)((op)&0xff))
 #define RPO_PEER(op) ((int)(((op) >> 8) & 0xffffff))
 #define RPO_ID(op) ((uint32_t)((op) >> 32))
 #define RPO_MAX_RANKS (1 << 24)
@@ -108,31 +108,31 @@ enum {
 /* The result of one replay. Read-only for everyone but replay.c. */
 struct tutti_replay {
   int nranks;
-  tutti_model_t model;                /* a copy (topo borrowed) */
-  const struct tutti_evlog **logs;    /* nranks borrowed logs (array owned) */
-  uint64_t *evoff;                    /* nranks + 1: rank r's events are
-                                         ops[evoff[r] .. evoff[r+1]) */
-  uint64_t *ops;                      /* per event: its RPO_* form */
-  struct tutti_replay_msg *msgs;      /* nmsgs, in (sender, send order) order */
+  tutti_model_t model;             /* a copy (topo borrowed) */
+  const struct tutti_evlog **logs; /* nranks borrowed logs (array owned) */
+  uint64_t *evoff;                 /* nranks + 1: rank r's events are
+                                      ops[evoff[r] .. evoff[r+1]) */
+  uint64_t *ops;                   /* per event: its RPO_* form */
+  struct tutti_replay_msg *msgs;   /* nmsgs, in (sender, send order) order */
   uint32_t nmsgs;
 
-  tutti_call_time_t *calls;           /* ncalls: one per span (rule 7) */
+  tutti_call_time_t *calls; /* ncalls: one per span (rule 7) */
   int ncalls;
-  double *rank_last_call;             /* nranks: end of each rank's last span
-                                         (its end of run if it had none) */
-  double *rank_end;                   /* nranks: each rank's final clock */
+  double *rank_last_call; /* nranks: end of each rank's last span
+                             (its end of run if it had none) */
+  double *rank_end;       /* nranks: each rank's final clock */
 
   uint64_t events, messages, bytes, eager, rendezvous;
-  tutti_linkset_t *links;             /* every link's statistics; NULL
-                                         without a topology (owned) */
-  struct tutti_replay_hop *hops;      /* nhops, in the order decided; only
-                                         with TUTTI__REPLAY_HOPS (owned) */
+  tutti_linkset_t *links;        /* every link's statistics; NULL
+                                    without a topology (owned) */
+  struct tutti_replay_hop *hops; /* nhops, in the order decided; only
+                                    with TUTTI__REPLAY_HOPS (owned) */
   uint64_t nhops;
 
-  double modeled_time;                /* max of rank_end */
-  double wall_time;                   /* seconds spent in tutti__replay_run */
-  size_t state_bytes;                 /* memory the replay allocated (peak,
-                                         logs not counted) */
+  double modeled_time; /* max of rank_end */
+  double wall_time;    /* seconds spent in tutti__replay_run */
+  size_t state_bytes;  /* memory the replay allocated (peak,
+                          logs not counted) */
 };
 
 /* Replay `nranks` logs under model m. logs[r] is rank r's log (a NULL entry
@@ -141,10 +141,9 @@ struct tutti_replay {
  * message in err (if not NULL, truncated to errlen; *out is then NULL):
  * A RECV flagged TUTTI_EVF_FAILED, or whose ref is UINT32_MAX (posted but
  * never matched), is skipped, and a WAIT on it completes at once.
- *   TUTTI_EINVAL   more than 2^24 ranks or 2^32-1 messages; a log that cannot be replayed: a WAIT that references
- *                  nothing (out of range, not earlier, not a SEND/RECV); a
- *                  SEND/RECV peer out of range; a RECV whose ref is not a
- *                  SEND to this rank with the same tag and bytes, or a SEND
+ *   TUTTI_EINVAL   more than 2^24 ranks or 2^32-1 messages; a log that cannot be replayed: a WAIT
+ * that references nothing (out of range, not earlier, not a SEND/RECV); a SEND/RECV peer out of
+ * range; a RECV whose ref is not a SEND to this rank with the same tag and bytes, or a SEND
  *                  received twice; spans that nest, do not end, or differ
  *                  between ranks (name or count); a model cost that is
  *                  negative or not finite; a replay that cannot finish (a

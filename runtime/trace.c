@@ -38,7 +38,9 @@
 
 #define NONE UINT32_MAX
 
-static int steps(const struct tutti_replay *rp) { return rp->model.preset == TUTTI_MODEL_POSTAL; }
+static int steps(const struct tutti_replay *rp) {
+  return rp->model.preset == TUTTI_MODEL_POSTAL;
+}
 
 /* "6 us", "1.5 ms", "2 steps" */
 static char *fmt_time(const struct tutti_replay *rp, double t, char *buf, size_t n) {
@@ -155,18 +157,23 @@ static void jx_begin(struct jw *j, const char *name, const char *cat, int tid, d
   jx_begin_pid(j, name, cat, 0, tid, t0, t1);
 }
 
-static void jx_end(struct jw *j) { fputc('}', j->f); }
+static void jx_end(struct jw *j) {
+  fputc('}', j->f);
+}
 
 static void jflow(struct jw *j, int start, uint32_t id, int tid, double t) {
   jsep(j);
-  fprintf(j->f, "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"%s\",\"id\":%u,\"pid\":0,"
-                "\"tid\":%d,\"ts\":",
+  fprintf(j->f,
+          "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"%s\",\"id\":%u,\"pid\":0,"
+          "\"tid\":%d,\"ts\":",
           start ? "s" : "f\",\"bp\":\"e", id, tid);
   jnum(j, t);
   fputc('}', j->f);
 }
 
-static double clamp(double t, double lo, double hi) { return t < lo ? lo : t > hi ? hi : t; }
+static double clamp(double t, double lo, double hi) {
+  return t < lo ? lo : t > hi ? hi : t;
+}
 
 /* The slice of a send or receive (event idx of rank r, posted at `post`)
  * spanning [t0, t1]. */
@@ -186,9 +193,9 @@ static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_
     fprintf(j->f, ",\"args\":{\"bytes\":%llu,\"peer\":%d,\"tag\":%d,\"mode\":\"%s\"",
             (unsigned long long)e->bytes, (int)e->peer, (int)e->tag,
             (msg->flags & RPM_EAGER) ? "eager" : "rendezvous");
-    static const char *key[] = {"posted_us", "start_us", "data_complete_us", "served_us",
+    static const char *key[] = {"posted_us",    "start_us",       "data_complete_us", "served_us",
                                 "send_done_us", "recv_posted_us", "recv_done_us"};
-    const double v[] = {post, msg->start, msg->arrive, msg->ready,
+    const double v[] = {post,       msg->start, msg->arrive, msg->ready,
                         msg->sdone, msg->rpost, msg->rdone};
     for (int i = 0; i < 7; i++) {
       fprintf(j->f, ",\"%s\":", key[i]);
@@ -392,8 +399,7 @@ enum { TL_WAIT, TL_COMPUTE, TL_SEND, TL_RECV, TL_KINDS };
 
 /* Add the time [a, b] spends in each column (of `span` time units) to that
  * column's tally of `what`. */
-static void tl_mark(double (*cov)[TL_KINDS], int width, double span, double a, double b,
-                    int what) {
+static void tl_mark(double (*cov)[TL_KINDS], int width, double span, double a, double b, int what) {
   if (!(b > a) || !(span > 0)) return;
   int c0 = (int)floor(a / span), c1 = (int)floor(b / span);
   if (c0 < 0) c0 = 0;

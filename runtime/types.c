@@ -18,9 +18,11 @@
 
 const char *tutti_strerror(int err) {
   switch (err) {
-  case TUTTI_OK: return "success";
+  case TUTTI_OK:
+    return "success";
 #define X(name, val, msg)                                                                          \
-  case TUTTI_##name: return msg;
+  case TUTTI_##name:                                                                               \
+    return msg;
     TUTTI_ERRNO_MAP(X)
 #undef X
   }
@@ -29,9 +31,11 @@ const char *tutti_strerror(int err) {
 
 const char *tutti_err_name(int err) {
   switch (err) {
-  case TUTTI_OK: return "TUTTI_OK";
+  case TUTTI_OK:
+    return "TUTTI_OK";
 #define X(name, val, msg)                                                                          \
-  case TUTTI_##name: return "TUTTI_" #name;
+  case TUTTI_##name:                                                                               \
+    return "TUTTI_" #name;
     TUTTI_ERRNO_MAP(X)
 #undef X
   }
@@ -56,10 +60,9 @@ BUILTIN_TYPE(tutti__type_int64, TB_INT64, 8, "int64");
 BUILTIN_TYPE(tutti__type_float, TB_FLOAT, 4, "float");
 BUILTIN_TYPE(tutti__type_double, TB_DOUBLE, 8, "double");
 
-static const struct tutti_datatype *const builtin_types[] = {
-    &tutti__type_byte, &tutti__type_int32, &tutti__type_int64, &tutti__type_float,
-    &tutti__type_double};
-
+static const struct tutti_datatype *const builtin_types[] = {&tutti__type_byte, &tutti__type_int32,
+                                                             &tutti__type_int64, &tutti__type_float,
+                                                             &tutti__type_double};
 
 int tutti_type_contiguous(size_t size, tutti_datatype_t *out) {
   if (!out || size == 0) return TUTTI_EINVAL;
@@ -84,7 +87,9 @@ int tutti_type_free(tutti_datatype_t *type) {
   return 0;
 }
 
-size_t tutti_type_size(tutti_datatype_t type) { return tutti__type_ok(type) ? type->size : 0; }
+size_t tutti_type_size(tutti_datatype_t type) {
+  return tutti__type_ok(type) ? type->size : 0;
+}
 
 const char *tutti_type_name(tutti_datatype_t type) {
   return tutti__type_ok(type) ? type->name : "invalid";
@@ -113,17 +118,23 @@ BUILTIN_OP(tutti__op_lor, OP_LOR, 1, "lor");
 BUILTIN_OP(tutti__op_matmul2, OP_MATMUL2, 0, "matmul2");
 
 static const struct tutti_op *const builtin_ops[] = {
-    &tutti__op_sum,  &tutti__op_prod, &tutti__op_min,  &tutti__op_max, &tutti__op_band,
-    &tutti__op_bor,  &tutti__op_bxor, &tutti__op_land, &tutti__op_lor, &tutti__op_matmul2};
+    &tutti__op_sum, &tutti__op_prod, &tutti__op_min,  &tutti__op_max, &tutti__op_band,
+    &tutti__op_bor, &tutti__op_bxor, &tutti__op_land, &tutti__op_lor, &tutti__op_matmul2};
 
-int tutti__op_ok(tutti_op_t op) { return op && op->magic == TUTTI_OP_MAGIC; }
+int tutti__op_ok(tutti_op_t op) {
+  return op && op->magic == TUTTI_OP_MAGIC;
+}
 
 int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out) {
   if (!fn || !out) return TUTTI_EINVAL;
   struct tutti_op *op = calloc(1, sizeof *op);
   if (!op) return TUTTI_ENOMEM;
-  *op = (struct tutti_op){.magic = TUTTI_OP_MAGIC, .kind = OP_USER, .commute = !!commute,
-                          .name = "user", .fn = fn, .ctx = ctx};
+  *op = (struct tutti_op){.magic = TUTTI_OP_MAGIC,
+                          .kind = OP_USER,
+                          .commute = !!commute,
+                          .name = "user",
+                          .fn = fn,
+                          .ctx = ctx};
   *out = op;
   return 0;
 }
@@ -138,8 +149,12 @@ int tutti_op_free(tutti_op_t *op) {
   return 0;
 }
 
-int tutti_op_commutative(tutti_op_t op) { return tutti__op_ok(op) ? op->commute : TUTTI_EOP; }
-const char *tutti_op_name(tutti_op_t op) { return tutti__op_ok(op) ? op->name : "invalid"; }
+int tutti_op_commutative(tutti_op_t op) {
+  return tutti__op_ok(op) ? op->commute : TUTTI_EOP;
+}
+const char *tutti_op_name(tutti_op_t op) {
+  return tutti__op_ok(op) ? op->name : "invalid";
+}
 
 int tutti_op_find(const char *name, tutti_op_t *out) {
   if (!name || !out) return TUTTI_EINVAL;
@@ -153,10 +168,19 @@ int tutti_op_check(tutti_op_t op, tutti_datatype_t t) {
   if (!tutti__type_ok(t)) return TUTTI_ETYPE;
   if (op->kind == OP_USER) return 0;
   switch (op->kind) {
-  case OP_SUM: case OP_PROD: case OP_MIN: case OP_MAX: return t->base == TB_USER ? TUTTI_EOP : 0;
-  case OP_BAND: case OP_BOR: case OP_BXOR: case OP_LAND: case OP_LOR:
+  case OP_SUM:
+  case OP_PROD:
+  case OP_MIN:
+  case OP_MAX:
+    return t->base == TB_USER ? TUTTI_EOP : 0;
+  case OP_BAND:
+  case OP_BOR:
+  case OP_BXOR:
+  case OP_LAND:
+  case OP_LOR:
     return t->base == TB_BYTE || t->base == TB_INT32 || t->base == TB_INT64 ? 0 : TUTTI_EOP;
-  case OP_MATMUL2: return t->base == TB_INT32 || t->base == TB_INT64 ? 0 : TUTTI_EOP;
+  case OP_MATMUL2:
+    return t->base == TB_INT32 || t->base == TB_INT64 ? 0 : TUTTI_EOP;
   }
   return TUTTI_EOP;
 }
@@ -170,26 +194,46 @@ int tutti_op_check(tutti_op_t op, tutti_datatype_t t) {
   } while (0)
 #define ARITH(T)                                                                                   \
   switch (kind) {                                                                                  \
-  case OP_SUM: LOOP(T, a[i] + b[i]); break;                                                        \
-  case OP_PROD: LOOP(T, a[i] * b[i]); break;                                                       \
-  case OP_MIN: LOOP(T, a[i] < b[i] ? a[i] : b[i]); break;                                          \
-  case OP_MAX: LOOP(T, a[i] > b[i] ? a[i] : b[i]); break;                                          \
+  case OP_SUM:                                                                                     \
+    LOOP(T, a[i] + b[i]);                                                                          \
+    break;                                                                                         \
+  case OP_PROD:                                                                                    \
+    LOOP(T, a[i] * b[i]);                                                                          \
+    break;                                                                                         \
+  case OP_MIN:                                                                                     \
+    LOOP(T, a[i] < b[i] ? a[i] : b[i]);                                                            \
+    break;                                                                                         \
+  case OP_MAX:                                                                                     \
+    LOOP(T, a[i] > b[i] ? a[i] : b[i]);                                                            \
+    break;                                                                                         \
   }
 #define BITS(T)                                                                                    \
   switch (kind) {                                                                                  \
-  case OP_BAND: LOOP(T, a[i] & b[i]); break;                                                       \
-  case OP_BOR: LOOP(T, a[i] | b[i]); break;                                                        \
-  case OP_BXOR: LOOP(T, a[i] ^ b[i]); break;                                                       \
-  case OP_LAND: LOOP(T, a[i] && b[i]); break;                                                      \
-  case OP_LOR: LOOP(T, a[i] || b[i]); break;                                                       \
-  default: ARITH(T)                                                                                \
+  case OP_BAND:                                                                                    \
+    LOOP(T, a[i] & b[i]);                                                                          \
+    break;                                                                                         \
+  case OP_BOR:                                                                                     \
+    LOOP(T, a[i] | b[i]);                                                                          \
+    break;                                                                                         \
+  case OP_BXOR:                                                                                    \
+    LOOP(T, a[i] ^ b[i]);                                                                          \
+    break;                                                                                         \
+  case OP_LAND:                                                                                    \
+    LOOP(T, a[i] && b[i]);                                                                         \
+    break;                                                                                         \
+  case OP_LOR:                                                                                     \
+    LOOP(T, a[i] || b[i]);                                                                         \
+    break;                                                                                         \
+  default:                                                                                         \
+    ARITH(T)                                                                                       \
   }
 
 /* 2x2 matrix product mod p on packed entries of `bits` bits: [a0 a1; a2 a3]
  * with a0 in the low bits. Returns in * inout. */
 static uint64_t matmul2(uint64_t x, uint64_t y, unsigned bits, uint64_t p) {
   uint64_t mask = (1ull << bits) - 1, a[4], b[4], c[4];
-  for (int k = 0; k < 4; k++) a[k] = ((x >> (k * bits)) & mask) % p, b[k] = ((y >> (k * bits)) & mask) % p;
+  for (int k = 0; k < 4; k++)
+    a[k] = ((x >> (k * bits)) & mask) % p, b[k] = ((y >> (k * bits)) & mask) % p;
   c[0] = (a[0] * b[0] + a[1] * b[2]) % p;
   c[1] = (a[0] * b[1] + a[1] * b[3]) % p;
   c[2] = (a[2] * b[0] + a[3] * b[2]) % p;
@@ -211,11 +255,21 @@ static void reduce_builtin(int kind, int base, const void *in, void *inout, size
     return;
   }
   switch (base) {
-  case TB_BYTE: BITS(uint8_t); break;
-  case TB_INT32: BITS(int32_t); break;
-  case TB_INT64: BITS(int64_t); break;
-  case TB_FLOAT: ARITH(float); break;
-  case TB_DOUBLE: ARITH(double); break;
+  case TB_BYTE:
+    BITS(uint8_t);
+    break;
+  case TB_INT32:
+    BITS(int32_t);
+    break;
+  case TB_INT64:
+    BITS(int64_t);
+    break;
+  case TB_FLOAT:
+    ARITH(float);
+    break;
+  case TB_DOUBLE:
+    ARITH(double);
+    break;
   }
 }
 
@@ -232,7 +286,8 @@ int tutti_reduce_local(const void *in, void *inout, long count, tutti_datatype_t
    * arithmetic on the unsigned twin, which wraps as every MPI does. */
   if (op->kind == OP_USER)
     op->fn(in, inout, (size_t)count, type, op->ctx);
-  else if ((op->kind == OP_SUM || op->kind == OP_PROD) && (type->base == TB_INT32 || type->base == TB_INT64)) {
+  else if ((op->kind == OP_SUM || op->kind == OP_PROD) &&
+           (type->base == TB_INT32 || type->base == TB_INT64)) {
     int kind = op->kind;
     size_t n = (size_t)count;
     if (type->base == TB_INT32) ARITH(uint32_t) else ARITH(uint64_t)

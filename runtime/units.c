@@ -27,15 +27,15 @@
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
-#define SIZE_ACCEPTED                                                                  \
-  "a whole number of bytes with an optional unit B, kB, MB, GB, TB, KiB, MiB, GiB, " \
+#define SIZE_ACCEPTED                                                                              \
+  "a whole number of bytes with an optional unit B, kB, MB, GB, TB, KiB, MiB, GiB, "               \
   "TiB (e.g. 8, 64KiB, 1MiB)"
-#define TIME_ACCEPTED \
+#define TIME_ACCEPTED                                                                              \
   "a number >= 0 with a unit s, ms, us, ns or ps (bare: seconds), e.g. 1us, 0.5ms"
-#define BW_ACCEPTED                                                                    \
-  "a number > 0 with a unit B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, " \
+#define BW_ACCEPTED                                                                                \
+  "a number > 0 with a unit B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, "             \
   "or bits: bps, kbps, Mbps, Gbps, Tbps (e.g. 1GB/s, 10Gbps)"
-#define PERBYTE_ACCEPTED                                                             \
+#define PERBYTE_ACCEPTED                                                                           \
   "a time per byte >= 0 (1ns, 1ns/B; bare: seconds) or a bandwidth (1GB/s, 10Gbps)"
 
 enum ukind { U_SIZE = 1, U_TIME = 2, U_BW = 4, U_PERBYTE = 8 };
@@ -97,19 +97,22 @@ static const struct unit units[] = {
     {"ps/B", U_PERBYTE, -12, 1},
 };
 
-
-static int is_space(char c) { return c == ' ' || c == '\t'; }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_space(char c) {
+  return c == ' ' || c == '\t';
+}
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 /* A scanned number: [+-]? (digits [. digits*] | . digits) ([eE] [+-]? digits)? */
 struct num {
   int neg;
-  const char *mant;  /* digits and '.' */
+  const char *mant; /* digits and '.' */
   size_t mant_len;
-  long exp;          /* the written exponent, clamped to +-1000000 */
-  int integral;      /* digits only: no '.', no exponent */
-  const char *unit;  /* text after the number, spaces skipped */
-  size_t unit_len;   /* trailing spaces excluded */
+  long exp;         /* the written exponent, clamped to +-1000000 */
+  int integral;     /* digits only: no '.', no exponent */
+  const char *unit; /* text after the number, spaces skipped */
+  size_t unit_len;  /* trailing spaces excluded */
 };
 
 /* Scan s into *n. Returns 0, or -1 when s holds no number where one must
@@ -117,45 +120,36 @@ struct num {
 static int scan(const char *s, struct num *n) {
   const char *p = s;
   memset(n, 0, sizeof *n);
-  while (is_space(*p))
-    p++;
-  if (*p == '+' || *p == '-')
-    n->neg = (*p++ == '-');
+  while (is_space(*p)) p++;
+  if (*p == '+' || *p == '-') n->neg = (*p++ == '-');
   n->mant = p;
   size_t digits = 0;
-  while (is_digit(*p))
-    p++, digits++;
+  while (is_digit(*p)) p++, digits++;
   n->integral = 1;
   if (*p == '.') {
     n->integral = 0;
     p++;
-    while (is_digit(*p))
-      p++, digits++;
+    while (is_digit(*p)) p++, digits++;
   }
-  if (digits == 0)
-    return -1;
+  if (digits == 0) return -1;
   n->mant_len = (size_t)(p - n->mant);
   if ((*p == 'e' || *p == 'E') &&
       (is_digit(p[1]) || ((p[1] == '+' || p[1] == '-') && is_digit(p[2])))) {
     n->integral = 0;
     p++;
     int eneg = 0;
-    if (*p == '+' || *p == '-')
-      eneg = (*p++ == '-');
+    if (*p == '+' || *p == '-') eneg = (*p++ == '-');
     long e = 0;
     while (is_digit(*p)) {
-      if (e < 1000000)
-        e = e * 10 + (*p - '0');
+      if (e < 1000000) e = e * 10 + (*p - '0');
       p++;
     }
     n->exp = eneg ? -e : e;
   }
-  while (is_space(*p))
-    p++;
+  while (is_space(*p)) p++;
   n->unit = p;
   size_t len = strlen(p);
-  while (len > 0 && is_space(p[len - 1]))
-    len--;
+  while (len > 0 && is_space(p[len - 1])) len--;
   n->unit_len = len;
   return 0;
 }
@@ -172,17 +166,14 @@ static const struct unit *find_unit(const struct num *n, int kinds) {
  * exponent shifted by u->dec, read by strtod, times u->mult. */
 static int value_of(const struct num *n, const struct unit *u, double *out) {
   char buf[320];
-  if (n->mant_len > 256)
-    return -1;
+  if (n->mant_len > 256) return -1;
   snprintf(buf, sizeof buf, "%.*se%ld", (int)n->mant_len, n->mant, n->exp + u->dec);
   errno = 0;
   char *end;
   double v = strtod(buf, &end);
-  if (*end != '\0' || errno == ERANGE || !isfinite(v))
-    return -1;
+  if (*end != '\0' || errno == ERANGE || !isfinite(v)) return -1;
   v *= u->mult;
-  if (!isfinite(v))
-    return -1;
+  if (!isfinite(v)) return -1;
   *out = v;
   return 0;
 }
@@ -196,8 +187,7 @@ static int front(const char *s, int kinds, const char *what, const char *accepte
     return TUTTI_EINVAL;
   }
   const char *p = s;
-  while (is_space(*p))
-    p++;
+  while (is_space(*p)) p++;
   if (*p == '\0') {
     tutti__seterr(err, errlen, "empty value; accepted: %s", accepted);
     return TUTTI_EPARSE;
@@ -210,7 +200,7 @@ static int front(const char *s, int kinds, const char *what, const char *accepte
   if (!u) {
     if (n->unit_len > 0)
       tutti__seterr(err, errlen, "'%s' is not %s: unknown unit '%.*s'; accepted: %s", s, what,
-             (int)n->unit_len, n->unit, accepted);
+                    (int)n->unit_len, n->unit, accepted);
     else
       tutti__seterr(err, errlen, "'%s' is not %s; accepted: %s", s, what, accepted);
     return TUTTI_EPARSE;
@@ -227,45 +217,38 @@ int tutti_parse_size(const char *s, size_t *out, char *err, size_t errlen) {
   struct num n;
   const struct unit *u;
   int rc = front(s, U_SIZE, "a size", SIZE_ACCEPTED, &n, &u, err, errlen);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   if (n.integral) {
     /* Exact integer arithmetic: digits times 10^dec times mult. */
     uint64_t v = 0;
     for (size_t i = 0; i < n.mant_len; i++) {
       unsigned d = (unsigned)(n.mant[i] - '0');
-      if (v > (UINT64_MAX - d) / 10)
-        goto range;
+      if (v > (UINT64_MAX - d) / 10) goto range;
       v = v * 10 + d;
     }
     for (int i = 0; i < u->dec; i++) {
-      if (v > UINT64_MAX / 10)
-        goto range;
+      if (v > UINT64_MAX / 10) goto range;
       v *= 10;
     }
     uint64_t mult = (uint64_t)u->mult;
-    if (mult > 1 && v > UINT64_MAX / mult)
-      goto range;
+    if (mult > 1 && v > UINT64_MAX / mult) goto range;
     v *= mult;
-    if (v > (uint64_t)SIZE_MAX)
-      goto range;
-    if (out)
-      *out = (size_t)v;
+    if (v > (uint64_t)SIZE_MAX) goto range;
+    if (out) *out = (size_t)v;
     return 0;
   }
   double v;
-  if (value_of(&n, u, &v) < 0 || v >= 18446744073709551616.0 || v > (double)SIZE_MAX)
-    goto range;
+  if (value_of(&n, u, &v) < 0 || v >= 18446744073709551616.0 || v > (double)SIZE_MAX) goto range;
   if (v != floor(v)) {
-    tutti__seterr(err, errlen, "'%s' is not a whole number of bytes; accepted: %s", s, SIZE_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is not a whole number of bytes; accepted: %s", s,
+                  SIZE_ACCEPTED);
     return TUTTI_EPARSE;
   }
-  if (out)
-    *out = (size_t)v;
+  if (out) *out = (size_t)v;
   return 0;
 range:
-  tutti__seterr(err, errlen, "'%s' is out of range (at most %zu bytes); accepted: %s", s, (size_t)SIZE_MAX,
-         SIZE_ACCEPTED);
+  tutti__seterr(err, errlen, "'%s' is out of range (at most %zu bytes); accepted: %s", s,
+                (size_t)SIZE_MAX, SIZE_ACCEPTED);
   return TUTTI_EPARSE;
 }
 
@@ -273,15 +256,13 @@ int tutti_parse_time(const char *s, double *out, char *err, size_t errlen) {
   struct num n;
   const struct unit *u;
   int rc = front(s, U_TIME, "a time", TIME_ACCEPTED, &n, &u, err, errlen);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   double v;
   if (value_of(&n, u, &v) < 0) {
     tutti__seterr(err, errlen, "'%s' is out of range; accepted: %s", s, TIME_ACCEPTED);
     return TUTTI_EPARSE;
   }
-  if (out)
-    *out = v;
+  if (out) *out = v;
   return 0;
 }
 
@@ -289,29 +270,27 @@ int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *err, size_t 
   struct num n;
   const struct unit *u;
   int rc = front(s, U_BW, "a bandwidth", BW_ACCEPTED, &n, &u, err, errlen);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   double v;
   if (value_of(&n, u, &v) < 0) {
     tutti__seterr(err, errlen, "'%s' is out of range; accepted: %s", s, BW_ACCEPTED);
     return TUTTI_EPARSE;
   }
   if (v <= 0) {
-    tutti__seterr(err, errlen, "'%s' is not a bandwidth: it must be > 0; accepted: %s", s, BW_ACCEPTED);
+    tutti__seterr(err, errlen, "'%s' is not a bandwidth: it must be > 0; accepted: %s", s,
+                  BW_ACCEPTED);
     return TUTTI_EPARSE;
   }
-  if (bytes_per_s)
-    *bytes_per_s = v;
+  if (bytes_per_s) *bytes_per_s = v;
   return 0;
 }
 
 int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err, size_t errlen) {
   struct num n;
   const struct unit *u;
-  int rc = front(s, U_TIME | U_PERBYTE | U_BW, "a per-byte cost", PERBYTE_ACCEPTED, &n, &u, err,
-                 errlen);
-  if (rc)
-    return rc;
+  int rc =
+      front(s, U_TIME | U_PERBYTE | U_BW, "a per-byte cost", PERBYTE_ACCEPTED, &n, &u, err, errlen);
+  if (rc) return rc;
   double v;
   if (value_of(&n, u, &v) < 0) {
     tutti__seterr(err, errlen, "'%s' is out of range; accepted: %s", s, PERBYTE_ACCEPTED);
@@ -320,13 +299,13 @@ int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err, siz
   /* A bare number matches the time entry first: seconds per byte. */
   if (u->kind == U_BW) {
     if (v <= 0) {
-      tutti__seterr(err, errlen, "'%s': a bandwidth must be > 0; accepted: %s", s, PERBYTE_ACCEPTED);
+      tutti__seterr(err, errlen, "'%s': a bandwidth must be > 0; accepted: %s", s,
+                    PERBYTE_ACCEPTED);
       return TUTTI_EPARSE;
     }
     v = 1.0 / v;
   }
-  if (seconds_per_byte)
-    *seconds_per_byte = v;
+  if (seconds_per_byte) *seconds_per_byte = v;
   return 0;
 }
 
@@ -335,8 +314,7 @@ int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err, siz
 /* %.6g of v / scale followed by " unit"; "-0" never appears. */
 static char *fmt_scaled(double v, double scale, const char *unit, char *buf, size_t n) {
   double x = v / scale;
-  if (x == 0)
-    x = 0; /* turns -0 into 0 */
+  if (x == 0) x = 0; /* turns -0 into 0 */
   snprintf(buf, n, "%.6g %s", x, unit);
   return buf;
 }
@@ -346,28 +324,24 @@ char *tutti_format_time(double seconds, char *buf, size_t n) {
     double scale;
     const char *name;
   } tu[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}};
-  if (!buf || n == 0)
-    return NULL;
+  if (!buf || n == 0) return NULL;
   if (!isfinite(seconds)) {
     snprintf(buf, n, "%s s", isnan(seconds) ? "nan" : seconds > 0 ? "inf" : "-inf");
     return buf;
   }
   double a = fabs(seconds);
-  if (a == 0)
-    return fmt_scaled(0, 1, "s", buf, n);
+  if (a == 0) return fmt_scaled(0, 1, "s", buf, n);
   for (size_t i = 0; i < sizeof tu / sizeof tu[0]; i++) {
     /* The unit in which the value prints as >= 1 after %.6g rounding:
      * 0.9999999 ms prints as "1 ms", not "1000 us". */
-    if (a / tu[i].scale >= 0.9999995)
-      return fmt_scaled(seconds, tu[i].scale, tu[i].name, buf, n);
+    if (a / tu[i].scale >= 0.9999995) return fmt_scaled(seconds, tu[i].scale, tu[i].name, buf, n);
   }
   return fmt_scaled(seconds, 1e-12, "ps", buf, n);
 }
 
 char *tutti_format_bytes(size_t bytes, char *buf, size_t n) {
   static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (!buf || n == 0)
-    return NULL;
+  if (!buf || n == 0) return NULL;
   /* The largest unit in which the value is exact with at most 3 decimals
    * (1536 -> "1.5 KiB", 1000 -> "1000 B"), so the text reads back to the
    * same number of bytes. With unit = 2^(10k) and rem = bytes mod unit,
@@ -376,10 +350,8 @@ char *tutti_format_bytes(size_t bytes, char *buf, size_t n) {
   int best = 0;
   for (int k = 1; k < 7; k++) {
     uint64_t unit = (uint64_t)1 << (10 * k);
-    if ((uint64_t)bytes < unit)
-      break;
-    if ((uint64_t)bytes % (unit >> 3) == 0)
-      best = k;
+    if ((uint64_t)bytes < unit) break;
+    if ((uint64_t)bytes % (unit >> 3) == 0) best = k;
   }
   if (best == 0) {
     snprintf(buf, n, "%zu B", bytes);
@@ -394,8 +366,7 @@ char *tutti_format_bytes(size_t bytes, char *buf, size_t n) {
     char frac[16];
     snprintf(frac, sizeof frac, "%03u", milli);
     size_t l = strlen(frac);
-    while (l > 0 && frac[l - 1] == '0')
-      frac[--l] = '\0';
+    while (l > 0 && frac[l - 1] == '0') frac[--l] = '\0';
     snprintf(buf, n, "%llu.%s %s", (unsigned long long)whole, frac, names[best]);
   }
   return buf;
@@ -406,8 +377,7 @@ char *tutti_format_bandwidth(double bytes_per_s, char *buf, size_t n) {
     double scale;
     const char *name;
   } bu[] = {{1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}};
-  if (!buf || n == 0)
-    return NULL;
+  if (!buf || n == 0) return NULL;
   if (!isfinite(bytes_per_s)) {
     snprintf(buf, n, "%s B/s", isnan(bytes_per_s) ? "nan" : bytes_per_s > 0 ? "inf" : "-inf");
     return buf;

@@ -44,8 +44,10 @@ static size_t default_stack(void) {
   if (s && *s) {
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (*end == 'k' || *end == 'K') v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M') v <<= 20, end++;
+    if (*end == 'k' || *end == 'K')
+      v <<= 10, end++;
+    else if (*end == 'm' || *end == 'M')
+      v <<= 20, end++;
     if (*end == 0 && v > 0) return (size_t)v;
   }
 #if defined(__SANITIZE_ADDRESS__) || defined(TUTTI_TSAN)
@@ -57,8 +59,7 @@ static size_t default_stack(void) {
 
 static int model_ok(const tutti_model_t *m) {
   if (m->preset < TUTTI_MODEL_NONE || m->preset > TUTTI_MODEL_CUSTOM) return 0;
-  const tutti_cost_t *c[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port,
-                             &m->recv_cpu};
+  const tutti_cost_t *c[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port, &m->recv_cpu};
   for (size_t i = 0; i < sizeof c / sizeof *c; i++)
     if (!(c[i]->floor >= 0) || !(c[i]->a >= 0) || !(c[i]->b >= 0)) return 0;
   return m->gamma >= 0;
@@ -79,8 +80,10 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   if (!w) return TUTTI_ENOMEM;
   w->nranks = cfg->nranks;
   w->stack_size = cfg->stack_size ? cfg->stack_size : default_stack();
-  if (cfg->model) w->model = *cfg->model;
-  else w->model.preset = TUTTI_MODEL_NONE, w->model.eager_limit = NONE_EAGER_LIMIT;
+  if (cfg->model)
+    w->model = *cfg->model;
+  else
+    w->model.preset = TUTTI_MODEL_NONE, w->model.eager_limit = NONE_EAGER_LIMIT;
   w->modeled = w->model.preset != TUTTI_MODEL_NONE;
   w->record = w->modeled || (cfg->flags & TUTTI_RECORD);
   w->eager_limit = w->model.eager_limit;
@@ -133,9 +136,13 @@ void tutti_world_destroy(tutti_world_t *w) {
   free(w);
 }
 
-int tutti_world_size(const tutti_world_t *w) { return w ? w->nranks : TUTTI_EINVAL; }
+int tutti_world_size(const tutti_world_t *w) {
+  return w ? w->nranks : TUTTI_EINVAL;
+}
 
-const char *tutti_world_error(const tutti_world_t *w) { return w ? w->errtext : "no world"; }
+const char *tutti_world_error(const tutti_world_t *w) {
+  return w ? w->errtext : "no world";
+}
 
 int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out) {
   if (!w || !out) return TUTTI_EINVAL;
@@ -185,8 +192,8 @@ void tutti__abort_all(struct tutti_world *w) {
 void tutti_abort(tutti_rank_t *r, int err) {
   if (err >= 0) err = TUTTI_EABORTED;
   struct tutti_world *w = r->world;
-  tutti__fail(w, r->rank, err, "rank %d called tutti_abort: %s (%s)", r->rank,
-              tutti_err_name(err), tutti_strerror(err));
+  tutti__fail(w, r->rank, err, "rank %d called tutti_abort: %s (%s)", r->rank, tutti_err_name(err),
+              tutti_strerror(err));
   tutti__abort_all(w);
   r->err = err;
   tutti__rank_departs(r);

@@ -39,7 +39,7 @@ static inline void bld_free(struct bld *b) {
 }
 
 static inline uint32_t push(struct bld *b, int r, int kind, int peer, int tag, uint32_t ref,
-                     uint64_t bytes) {
+                            uint64_t bytes) {
   struct tutti_ev e = {.kind = (uint8_t)kind, .peer = peer, .tag = tag, .ref = ref, .bytes = bytes};
   uint32_t i = tutti__evlog_push(&b->logs[r], &e);
   cr_assert(i != UINT32_MAX);
@@ -52,12 +52,17 @@ static inline uint32_t b_isend(struct bld *b, int r, int dst, int tag, uint64_t 
 static inline uint32_t b_irecv(struct bld *b, int r, int src, int tag) {
   return push(b, r, TUTTI_EV_RECV, src, tag, UNRESOLVED, 0);
 }
-static inline void b_wait(struct bld *b, int r, uint32_t op) { push(b, r, TUTTI_EV_WAIT, 0, 0, op, 0); }
+static inline void b_wait(struct bld *b, int r, uint32_t op) {
+  push(b, r, TUTTI_EV_WAIT, 0, 0, op, 0);
+}
 static inline void b_send(struct bld *b, int r, int dst, int tag, uint64_t bytes) {
   b_wait(b, r, b_isend(b, r, dst, tag, bytes));
 }
-static inline void b_recv(struct bld *b, int r, int src, int tag) { b_wait(b, r, b_irecv(b, r, src, tag)); }
-static inline void b_sendrecv(struct bld *b, int r, int dst, int stag, uint64_t bytes, int src, int rtag) {
+static inline void b_recv(struct bld *b, int r, int src, int tag) {
+  b_wait(b, r, b_irecv(b, r, src, tag));
+}
+static inline void b_sendrecv(struct bld *b, int r, int dst, int stag, uint64_t bytes, int src,
+                              int rtag) {
   uint32_t s = b_isend(b, r, dst, stag, bytes);
   uint32_t q = b_irecv(b, r, src, rtag);
   b_wait(b, r, s);
@@ -74,7 +79,9 @@ static inline void b_span(struct bld *b, int r, const char *name) {
   uint32_t i = push(b, r, TUTTI_EV_SPAN_BEGIN, 0, 0, 0, 0);
   b->logs[r].ev[i].u.name = name;
 }
-static inline void b_end(struct bld *b, int r) { push(b, r, TUTTI_EV_SPAN_END, 0, 0, 0, 0); }
+static inline void b_end(struct bld *b, int r) {
+  push(b, r, TUTTI_EV_SPAN_END, 0, 0, 0, 0);
+}
 
 /* Resolve every receive: the k-th RECV at d for (s, t) names the k-th SEND
  * from s to d with tag t (and takes its size). */

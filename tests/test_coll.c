@@ -45,7 +45,9 @@ static tutti_model_t postal(double L) {
   return m;
 }
 
-static int has(const char *s, const char *sub) { return strstr(s, sub) != NULL; }
+static int has(const char *s, const char *sub) {
+  return strstr(s, sub) != NULL;
+}
 
 static tutti_algo_t pick(int coll, const char *name, const char *params) {
   tutti_algo_t a;
@@ -61,7 +63,9 @@ enum kind { K_I32_SUM, K_DBL_MAX, K_I64_MATMUL, NKINDS };
 static tutti_datatype_t ktype(int k) {
   return k == K_I32_SUM ? TUTTI_INT32 : k == K_DBL_MAX ? TUTTI_DOUBLE : TUTTI_INT64;
 }
-static tutti_op_t kop(int k) { return k == K_I32_SUM ? TUTTI_SUM : k == K_DBL_MAX ? TUTTI_MAX : TUTTI_MATMUL2; }
+static tutti_op_t kop(int k) {
+  return k == K_I32_SUM ? TUTTI_SUM : k == K_DBL_MAX ? TUTTI_MAX : TUTTI_MATMUL2;
+}
 
 static uint64_t mix(uint64_t x) {
   x ^= x >> 31, x *= 0x7fb5d329728ea185ull, x ^= x >> 27, x *= 0x81dadef4bc2dd44dull;
@@ -135,7 +139,8 @@ static void fail(struct run *R, const struct tcase *c, int rank, const char *wha
   if (__atomic_exchange_n(&R->failed, 1, __ATOMIC_ACQ_REL)) return;
   char name[128];
   tutti_algo_format(&c->algo, name, sizeof name);
-  snprintf(R->why, sizeof R->why, "%s %s: rank %d root %d kind %d count %ld inplace %d: %s (element %ld)",
+  snprintf(R->why, sizeof R->why,
+           "%s %s: rank %d root %d kind %d count %ld inplace %d: %s (element %ld)",
            tutti_coll_name(c->algo.desc->coll), name, rank, c->root, c->kind, c->count, c->inplace,
            what, i);
 }
@@ -201,14 +206,15 @@ static int run_cases(tutti_rank_t *r, void *arg) {
                         isroot ? rb : NULL, c->count, t, root, &c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       for (int j = 0; isroot && j < P; j++)
-        CHECK((bad = mismatch(c, rb + (size_t)j * bytes, j, NULL)) < 0, "wrong block", j * 100000L + bad);
+        CHECK((bad = mismatch(c, rb + (size_t)j * bytes, j, NULL)) < 0, "wrong block",
+              j * 100000L + bad);
       break;
     case TUTTI_COLL_SCATTER:
       if (isroot)
         for (int j = 0; j < P; j++) fill(k, j, c->count, c->salt, rb + (size_t)j * bytes);
       /* the root's own block comes out at sb, or stays in rb in place */
-      rc = tutti_scatter(r, isroot ? rb : NULL, c->count, t, isroot && c->inplace ? TUTTI_IN_PLACE : sb,
-                         c->count, t, root, &c->algo);
+      rc = tutti_scatter(r, isroot ? rb : NULL, c->count, t,
+                         isroot && c->inplace ? TUTTI_IN_PLACE : sb, c->count, t, root, &c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       CHECK((bad = mismatch(c, isroot && c->inplace ? rb + (size_t)me * bytes : sb, me, NULL)) < 0,
             "wrong block", bad);
@@ -235,11 +241,17 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   static char gen_v[3][32];
   int n = 0;
 #define COPY(arr)                                                                                  \
-  for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) v[n++] = arr[i];                          \
+  for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) v[n++] = arr[i];                           \
   return n
-  if (!strcmp(p->name, "lambda")) { COPY(lambda); }
-  if (!strcmp(p->name, "L")) { COPY(L); }
-  if (!strcmp(p->name, "segment")) { COPY(segment); }
+  if (!strcmp(p->name, "lambda")) {
+    COPY(lambda);
+  }
+  if (!strcmp(p->name, "L")) {
+    COPY(L);
+  }
+  if (!strcmp(p->name, "segment")) {
+    COPY(segment);
+  }
 #undef COPY
   snprintf(gen_v[0], 32, "%.17g", p->min);
   v[n++] = gen_v[0];
@@ -346,7 +358,9 @@ static void sweep(int P, const tutti_model_t *m, int light) {
  * the sweep is trimmed to a few roots and worlds of at most 31 ranks (64
  * and 100 would need minutes; the other builds cover them). */
 #define NATIVE(P)                                                                                  \
-  Test(coll, every_algorithm_native_##P, .timeout = 120) { sweep(P, NULL, TSAN_LIGHT); }
+  Test(coll, every_algorithm_native_##P, .timeout = 120) {                                         \
+    sweep(P, NULL, TSAN_LIGHT);                                                                    \
+  }
 NATIVE(1)
 NATIVE(2)
 NATIVE(3)
@@ -390,15 +404,21 @@ static int one_call(tutti_rank_t *r, void *arg) {
   char *a = calloc(1, bytes + 1), *b = calloc((size_t)P, bytes + 1);
   const tutti_algo_t *al = o->algo.desc ? &o->algo : NULL;
   switch (o->coll) {
-  case TUTTI_COLL_BCAST: rc = tutti_bcast(r, a, o->count, o->type, o->root, al); break;
-  case TUTTI_COLL_REDUCE: rc = tutti_reduce(r, a, b, o->count, o->type, TUTTI_SUM, o->root, al); break;
+  case TUTTI_COLL_BCAST:
+    rc = tutti_bcast(r, a, o->count, o->type, o->root, al);
+    break;
+  case TUTTI_COLL_REDUCE:
+    rc = tutti_reduce(r, a, b, o->count, o->type, TUTTI_SUM, o->root, al);
+    break;
   case TUTTI_COLL_GATHER:
     rc = tutti_gather(r, a, o->count, o->type, b, o->count, o->type, o->root, al);
     break;
   case TUTTI_COLL_SCATTER:
     rc = tutti_scatter(r, b, o->count, o->type, a, o->count, o->type, o->root, al);
     break;
-  case TUTTI_COLL_BARRIER: rc = tutti_barrier(r, al); break;
+  case TUTTI_COLL_BARRIER:
+    rc = tutti_barrier(r, al);
+    break;
   }
   free(a);
   free(b);
@@ -425,7 +445,9 @@ static int ceil_log2(int P) {
   return k;
 }
 
-static int rel_eq(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
+static int rel_eq(double got, double want) {
+  return fabs(got - want) <= 1e-12 * fabs(want);
+}
 #define REL_EQ rel_eq
 
 Test(modeled, hockney_binomial_and_flat_bcast, .timeout = 60) {
@@ -537,7 +559,8 @@ Test(select, env_variable) {
   setenv("TUTTI_BCAST", "lambda:lambda=0.7", 1);
   tutti_algo_t a;
   char err[256];
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0), "%s", err);
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0), "%s",
+            err);
   cr_expect(eq(str, (char *)a.desc->name, "lambda-tree"));
   cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.7));
   cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 0));
@@ -546,7 +569,8 @@ Test(select, env_variable) {
   cr_expect(eq(str, (char *)a.desc->name, "flat"));
   /* a bad variable is an error naming it */
   setenv("TUTTI_BCAST", "nosuch", 1);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err),
+               TUTTI_ENOTFOUND));
   cr_expect(has(err, "TUTTI_BCAST") && has(err, "binomial"), "%s", err);
   unsetenv("TUTTI_BCAST");
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0));
@@ -568,15 +592,19 @@ Test(select, env_variable_reaches_the_call, .timeout = 30) {
 Test(select, names_params_format) {
   tutti_algo_t a;
   char err[256], s[128];
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE, "lambda-tree:lambda=0.75", "segment=8KiB", &a,
-                                      err, sizeof err), 0), "%s", err);
+  cr_assert(eq(int,
+               tutti_algo_select(TUTTI_COLL_REDUCE, "lambda-tree:lambda=0.75", "segment=8KiB", &a,
+                                 err, sizeof err),
+               0),
+            "%s", err);
   cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.75));
   cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 8192));
   cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
   cr_expect(eq(str, s, "lambda-tree:lambda=0.75,segment=8KiB"));
   /* the canonical spelling selects the same algorithm again */
   tutti_algo_t b;
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE, s, NULL, &b, err, sizeof err), 0), "%s", err);
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE, s, NULL, &b, err, sizeof err), 0), "%s",
+            err);
   cr_expect(eq(int, memcmp(&a, &b, sizeof a), 0));
   /* a unique leading word; auto defaults */
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "postal", NULL, &a, err, sizeof err), 0));
@@ -585,14 +613,18 @@ Test(select, names_params_format) {
   cr_expect(isnan(tutti_algo_param(&a, "L")));
   cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
   cr_expect(eq(str, s, "postal-optimal:L=auto,segment=0"));
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", " lambda = auto ", &a, err,
-                                      sizeof err), 0), "%s", err);
+  cr_assert(
+      eq(int,
+         tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", " lambda = auto ", &a, err, sizeof err),
+         0),
+      "%s", err);
   cr_expect(eq(u32, a.is_auto, 1u));
   cr_expect(eq(int, tutti_algo_format(&a, s, 8), TUTTI_EINVAL)); /* truncated */
   /* every registered name selects itself, and every default is registered */
   const tutti_algo_desc_t *d;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
-    cr_expect(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, err, sizeof err), 0), "%s", err);
+    cr_expect(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, err, sizeof err), 0), "%s",
+              err);
     cr_expect(eq(ptr, (void *)a.desc, (void *)d));
     cr_expect(eq(ptr, (void *)tutti_algo_desc_find(d->coll, d->name), (void *)d));
     cr_expect(d->summary && d->source && d->cost);
@@ -611,31 +643,57 @@ Test(select, names_params_format) {
 Test(select, errors_list_what_is_accepted) {
   tutti_algo_t a;
   char err[512];
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "nosuch", NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "nosuch", NULL, &a, err, sizeof err),
+               TUTTI_ENOTFOUND));
   cr_expect(has(err, "'nosuch'") && has(err, "flat") && has(err, "binomial") &&
-                has(err, "lambda-tree") && has(err, "postal-optimal"), "%s", err);
+                has(err, "lambda-tree") && has(err, "postal-optimal"),
+            "%s", err);
   cr_expect(eq(int, tutti_algo_select(-1, "flat", NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
   cr_expect(has(err, "bcast") && has(err, "barrier"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=1.0", &a, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(
+      eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=1.0", &a, err, sizeof err),
+         TUTTI_EINVAL));
   cr_expect(has(err, "lambda") && has(err, "[0.5, 1)") && has(err, "auto"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.4", NULL, &a, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(
+      int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.4", NULL, &a, err, sizeof err),
+      TUTTI_EINVAL));
   cr_expect(has(err, "[0.5, 1)"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=x", &a, err, sizeof err), TUTTI_EINVAL));
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=nan", &a, err, sizeof err), TUTTI_EINVAL));
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "lambda=0.6", &a, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=x", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(
+      eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=nan", &a, err, sizeof err),
+         TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "lambda=0.6", &a, err, sizeof err),
+               TUTTI_EINVAL));
   cr_expect(has(err, "unknown parameter 'lambda'") && has(err, "segment"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", "segment=1", &a, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", "segment=1", &a, err, sizeof err),
+               TUTTI_EINVAL));
   cr_expect(has(err, "no parameters"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment", &a, err, sizeof err), TUTTI_EINVAL));
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=-1", &a, err, sizeof err), TUTTI_EINVAL));
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=auto", &a, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=-1", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=auto", &a, err, sizeof err),
+               TUTTI_EINVAL));
   cr_expect(has(err, "auto"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=0", &a, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=0", &a, err, sizeof err),
+               TUTTI_EINVAL));
   cr_expect(has(err, "[1, 4096]"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=2.5", &a, err, sizeof err), TUTTI_EINVAL));
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.6", "lambda=0.7", &a, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=2.5", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.6", "lambda=0.7", &a, err,
+                                 sizeof err),
+               TUTTI_EINVAL));
   cr_expect(has(err, "twice"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", NULL, NULL, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", NULL, NULL, err, sizeof err),
+               TUTTI_EINVAL));
   /* restrictions */
   a = pick(TUTTI_COLL_REDUCE, "binary", NULL);
   cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_SUM, err, sizeof err), 0));
@@ -665,50 +723,52 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
   int32_t x[4] = {0}, y[64] = {0};
   tutti_algo_t red = pick(TUTTI_COLL_REDUCE, "binomial", NULL);
   tutti_algo_t bin = pick(TUTTI_COLL_REDUCE, "binary", NULL);
-  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, -1, NULL);            /* ERANK */
-  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, P, NULL);             /* ERANK */
-  rc[n++] = tutti_bcast(r, x, -1, TUTTI_INT32, 0, NULL);            /* ECOUNT */
-  rc[n++] = tutti_bcast(r, NULL, 1, TUTTI_INT32, 0, NULL);          /* EBUFFER */
-  rc[n++] = tutti_bcast(r, x, 1, NULL, 0, NULL);                    /* ETYPE */
-  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, 0, &red);             /* EINVAL: a reduce algorithm */
-  rc[n++] = tutti_bcast(r, TUTTI_IN_PLACE, 1, TUTTI_INT32, 0, NULL); /* EINVAL */
-  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, P, NULL);       /* ERANK */
-  rc[n++] = tutti_reduce(r, x, y, -2, TUTTI_INT32, TUTTI_SUM, 0, NULL);      /* ECOUNT */
-  rc[n++] = tutti_reduce(r, NULL, y, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL);    /* EBUFFER */
-  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT32, NULL, 0, NULL);            /* EOP */
-  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_DOUBLE, TUTTI_MATMUL2, 0, NULL);  /* EOP */
-  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT64, TUTTI_MATMUL2, 0, &bin);   /* ENOTSUP */
+  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, -1, NULL);   /* ERANK */
+  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, P, NULL);    /* ERANK */
+  rc[n++] = tutti_bcast(r, x, -1, TUTTI_INT32, 0, NULL);   /* ECOUNT */
+  rc[n++] = tutti_bcast(r, NULL, 1, TUTTI_INT32, 0, NULL); /* EBUFFER */
+  rc[n++] = tutti_bcast(r, x, 1, NULL, 0, NULL);           /* ETYPE */
+  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, 0, &red);    /* EINVAL: a reduce algorithm */
+  rc[n++] = tutti_bcast(r, TUTTI_IN_PLACE, 1, TUTTI_INT32, 0, NULL);        /* EINVAL */
+  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, P, NULL);      /* ERANK */
+  rc[n++] = tutti_reduce(r, x, y, -2, TUTTI_INT32, TUTTI_SUM, 0, NULL);     /* ECOUNT */
+  rc[n++] = tutti_reduce(r, NULL, y, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL);   /* EBUFFER */
+  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT32, NULL, 0, NULL);           /* EOP */
+  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_DOUBLE, TUTTI_MATMUL2, 0, NULL); /* EOP */
+  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT64, TUTTI_MATMUL2, 0, &bin);  /* ENOTSUP */
   /* in place off the root; the root itself does not call */
   rc[n++] = tutti_rank(r) ? tutti_reduce(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL)
                           : TUTTI_EINVAL;
-  rc[n++] = tutti_allreduce(r, x, NULL, 1, TUTTI_INT32, TUTTI_SUM, NULL);    /* EBUFFER */
-  rc[n++] = tutti_allreduce(r, x, y, 1, TUTTI_INT32, NULL, NULL);            /* EOP */
-  rc[n++] = tutti_allreduce(r, x, y, -1, TUTTI_INT32, TUTTI_SUM, NULL);      /* ECOUNT */
-  rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, y, 1, TUTTI_INT32, -3, NULL); /* ERANK */
-  rc[n++] = tutti_gather(r, x, -1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL); /* ECOUNT */
-  rc[n++] = tutti_gather(r, NULL, 1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL); /* EBUFFER */
-  rc[n++] = tutti_gather(r, x, 1, NULL, y, 1, TUTTI_INT32, 0, NULL);         /* ETYPE */
+  rc[n++] = tutti_allreduce(r, x, NULL, 1, TUTTI_INT32, TUTTI_SUM, NULL);        /* EBUFFER */
+  rc[n++] = tutti_allreduce(r, x, y, 1, TUTTI_INT32, NULL, NULL);                /* EOP */
+  rc[n++] = tutti_allreduce(r, x, y, -1, TUTTI_INT32, TUTTI_SUM, NULL);          /* ECOUNT */
+  rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, y, 1, TUTTI_INT32, -3, NULL);     /* ERANK */
+  rc[n++] = tutti_gather(r, x, -1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL);     /* ECOUNT */
+  rc[n++] = tutti_gather(r, NULL, 1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL);   /* EBUFFER */
+  rc[n++] = tutti_gather(r, x, 1, NULL, y, 1, TUTTI_INT32, 0, NULL);             /* ETYPE */
   rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, x, 1, TUTTI_INT32, P + 7, NULL); /* ERANK */
-  rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, x, -1, TUTTI_INT32, 0, NULL); /* ECOUNT */
-  rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, NULL, 1, TUTTI_INT32, 0, NULL); /* EBUFFER */
-  rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, x, 1, NULL, 0, NULL);       /* ETYPE */
-  rc[n++] = tutti_barrier(r, &red);                                          /* EINVAL */
-  rc[n++] = tutti_barrier(NULL, NULL);                                       /* EINVAL */
-  rc[n++] = tutti_rank(r) ? tutti_gather(r, TUTTI_IN_PLACE, 1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL)
-                          : TUTTI_EINVAL;
-  rc[n++] = tutti_rank(r) ? tutti_scatter(r, y, 1, TUTTI_INT32, TUTTI_IN_PLACE, 1, TUTTI_INT32, 0, NULL)
-                          : TUTTI_EINVAL;
+  rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, x, -1, TUTTI_INT32, 0, NULL);    /* ECOUNT */
+  rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, NULL, 1, TUTTI_INT32, 0, NULL);  /* EBUFFER */
+  rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, x, 1, NULL, 0, NULL);            /* ETYPE */
+  rc[n++] = tutti_barrier(r, &red);                                              /* EINVAL */
+  rc[n++] = tutti_barrier(NULL, NULL);                                           /* EINVAL */
+  rc[n++] = tutti_rank(r)
+                ? tutti_gather(r, TUTTI_IN_PLACE, 1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL)
+                : TUTTI_EINVAL;
+  rc[n++] = tutti_rank(r)
+                ? tutti_scatter(r, y, 1, TUTTI_INT32, TUTTI_IN_PLACE, 1, TUTTI_INT32, 0, NULL)
+                : TUTTI_EINVAL;
   if (tutti_rank(r) == 1) memcpy(B->rc, rc, sizeof rc), B->n = n;
   return 0;
 }
 
 Test(args, every_collective_checks_its_arguments, .timeout = 30) {
   static const int want[] = {
-      TUTTI_ERANK,   TUTTI_ERANK,   TUTTI_ECOUNT, TUTTI_EBUFFER, TUTTI_ETYPE,   TUTTI_EINVAL,
-      TUTTI_EINVAL,  TUTTI_ERANK,   TUTTI_ECOUNT, TUTTI_EBUFFER, TUTTI_EOP,     TUTTI_EOP,
-      TUTTI_ENOTSUP, TUTTI_EINVAL,  TUTTI_EBUFFER, TUTTI_EOP,    TUTTI_ECOUNT,  TUTTI_ERANK,
-      TUTTI_ECOUNT,  TUTTI_EBUFFER, TUTTI_ETYPE,  TUTTI_ERANK,   TUTTI_ECOUNT,  TUTTI_EBUFFER,
-      TUTTI_ETYPE,   TUTTI_EINVAL,  TUTTI_EINVAL, TUTTI_EINVAL, TUTTI_EINVAL};
+      TUTTI_ERANK,   TUTTI_ERANK,   TUTTI_ECOUNT,  TUTTI_EBUFFER, TUTTI_ETYPE,  TUTTI_EINVAL,
+      TUTTI_EINVAL,  TUTTI_ERANK,   TUTTI_ECOUNT,  TUTTI_EBUFFER, TUTTI_EOP,    TUTTI_EOP,
+      TUTTI_ENOTSUP, TUTTI_EINVAL,  TUTTI_EBUFFER, TUTTI_EOP,     TUTTI_ECOUNT, TUTTI_ERANK,
+      TUTTI_ECOUNT,  TUTTI_EBUFFER, TUTTI_ETYPE,   TUTTI_ERANK,   TUTTI_ECOUNT, TUTTI_EBUFFER,
+      TUTTI_ETYPE,   TUTTI_EINVAL,  TUTTI_EINVAL,  TUTTI_EINVAL,  TUTTI_EINVAL};
   tutti_world_t *w = mkworld(4, NULL);
   struct bad B = {0};
   cr_assert(eq(int, tutti_world_run(w, bad_calls, &B), 0), "%s", tutti_world_error(w));
@@ -726,13 +786,13 @@ static int root_calls(tutti_rank_t *r, void *arg) {
   int n = 0;
   int32_t x[4] = {0}, y[4] = {0};
   double d[4] = {0};
-  B->rc[n++] = tutti_reduce(r, x, NULL, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL);        /* EBUFFER */
+  B->rc[n++] = tutti_reduce(r, x, NULL, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL);           /* EBUFFER */
   B->rc[n++] = tutti_reduce(r, x, TUTTI_IN_PLACE, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL); /* EINVAL */
-  B->rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, NULL, 1, TUTTI_INT32, 0, NULL);   /* EBUFFER */
-  B->rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, y, 1, TUTTI_DOUBLE, 0, NULL);     /* EINVAL: sizes */
-  B->rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, y, 1, NULL, 0, NULL);             /* ETYPE */
-  B->rc[n++] = tutti_scatter(r, NULL, 1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL);  /* EBUFFER */
-  B->rc[n++] = tutti_scatter(r, d, 1, TUTTI_DOUBLE, y, 1, TUTTI_INT32, 0, NULL);    /* EINVAL: sizes */
+  B->rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, NULL, 1, TUTTI_INT32, 0, NULL);      /* EBUFFER */
+  B->rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, y, 1, TUTTI_DOUBLE, 0, NULL); /* EINVAL: sizes */
+  B->rc[n++] = tutti_gather(r, x, 1, TUTTI_INT32, y, 1, NULL, 0, NULL);         /* ETYPE */
+  B->rc[n++] = tutti_scatter(r, NULL, 1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL); /* EBUFFER */
+  B->rc[n++] = tutti_scatter(r, d, 1, TUTTI_DOUBLE, y, 1, TUTTI_INT32, 0, NULL); /* EINVAL: sizes */
   /* and the good calls of one rank: copies, in place or not */
   x[0] = 41;
   B->rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL);
@@ -746,8 +806,19 @@ static int root_calls(tutti_rank_t *r, void *arg) {
 }
 
 Test(args, root_arguments, .timeout = 30) {
-  static const int want[] = {TUTTI_EBUFFER, TUTTI_EINVAL, TUTTI_EBUFFER, TUTTI_EINVAL, TUTTI_ETYPE,
-                             TUTTI_EBUFFER, TUTTI_EINVAL, 0, 0, 0, 0, 0, 0};
+  static const int want[] = {TUTTI_EBUFFER,
+                             TUTTI_EINVAL,
+                             TUTTI_EBUFFER,
+                             TUTTI_EINVAL,
+                             TUTTI_ETYPE,
+                             TUTTI_EBUFFER,
+                             TUTTI_EINVAL,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0};
   tutti_world_t *w = mkworld(1, NULL);
   struct bad B = {0};
   cr_assert(eq(int, tutti_world_run(w, root_calls, &B), 0), "%s", tutti_world_error(w));

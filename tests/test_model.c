@@ -18,10 +18,12 @@
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
-#define HAS(msg, sub) cr_assert(ne(ptr, strstr(msg, sub), NULL), "message '%s' lacks '%s'", msg, sub)
+#define HAS(msg, sub)                                                                              \
+  cr_assert(ne(ptr, strstr(msg, sub), NULL), "message '%s' lacks '%s'", msg, sub)
 
 static void cost_is(const tutti_cost_t *c, double floor_, double a, double b, const char *what) {
-  cr_assert(ieee_ulp_eq(dbl, c->floor, floor_, 0), "%s.floor = %g, want %g", what, c->floor, floor_);
+  cr_assert(ieee_ulp_eq(dbl, c->floor, floor_, 0), "%s.floor = %g, want %g", what, c->floor,
+            floor_);
   cr_assert(ieee_ulp_eq(dbl, c->a, a, 0), "%s.a = %g, want %g", what, c->a, a);
   cr_assert(ieee_ulp_eq(dbl, c->b, b, 0), "%s.b = %g, want %g", what, c->b, b);
 }
@@ -50,8 +52,7 @@ Test(preset, none) {
   cr_assert(eq(int, tutti_model_none(&m), 0));
   cr_assert(eq(int, m.preset, TUTTI_MODEL_NONE));
   const tutti_cost_t *all[] = {&m.send_cpu, &m.send_port, &m.latency, &m.recv_port, &m.recv_cpu};
-  for (int i = 0; i < 5; i++)
-    cost_is(all[i], 0, 0, 0, "none cost");
+  for (int i = 0; i < 5; i++) cost_is(all[i], 0, 0, 0, "none cost");
   cr_assert(ieee_ulp_eq(dbl, m.gamma, 0.0, 0));
   cr_assert(eq(sz, m.eager_limit, 65536));
   cr_assert(eq(ptr, (void *)m.topo, NULL));
@@ -267,8 +268,7 @@ static void spec_fails(const char *spec, const char *sub1, const char *sub2) {
   cr_assert(same_model(&m, &before), "'%s' changed the output", spec);
   cr_assert(eq(ptr, strchr(err, '\n'), NULL), "one line: '%s'", err);
   HAS(err, sub1);
-  if (sub2)
-    HAS(err, sub2);
+  if (sub2) HAS(err, sub2);
   HAS(err, "accepted:");
 }
 
@@ -453,7 +453,8 @@ Test(pairs, fault_index) {
   cr_assert(eq(int, bad, 0));
   HAS(err, "key 'preset': 'fancy' is not a preset");
 
-  cr_assert(eq(int, tutti_model_from_pairs(NULL, NULL, 1, &m, &bad, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(
+      eq(int, tutti_model_from_pairs(NULL, NULL, 1, &m, &bad, err, sizeof err), TUTTI_EINVAL));
 }
 
 /* ------------------------------------------------------ describe and JSON */
@@ -487,8 +488,9 @@ Test(describe, one_line_per_preset) {
   cr_assert(eq(str, b, "none (native speed, wall time only), eager_limit 64 KiB"));
   m = parse_ok("hockney:alpha=1us,beta=1ns,eager_limit=16KiB,recv_cpu=0.5us,gamma=0.1ns");
   tutti_model_describe(&m, b, sizeof b);
-  cr_assert(eq(str, b, "hockney alpha=1 us beta=1 ns/B (1 GB/s), eager_limit 16 KiB; "
-                       "recv_cpu=500 ns, gamma=100 ps/B"));
+  cr_assert(eq(str, b,
+               "hockney alpha=1 us beta=1 ns/B (1 GB/s), eager_limit 16 KiB; "
+               "recv_cpu=500 ns, gamma=100 ps/B"));
   cr_assert(eq(int, tutti_model_describe(NULL, b, sizeof b), TUTTI_EINVAL));
   cr_assert(eq(int, tutti_model_describe(&m, b, 0), TUTTI_EINVAL));
   char tiny[10];

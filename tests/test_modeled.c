@@ -31,7 +31,8 @@ static int bcast_flat(tutti_rank_t *r, void *arg) {
   int me = tutti_rank(r), n = tutti_size(r), rc = 0;
   char *buf = calloc(p->bytes + 1, 1);
   if (me == p->root) {
-    for (int v = 1; v < n && !rc; v++) rc = tutti_send(r, buf, (long)p->bytes, TUTTI_BYTE, (p->root + v) % n, 0);
+    for (int v = 1; v < n && !rc; v++)
+      rc = tutti_send(r, buf, (long)p->bytes, TUTTI_BYTE, (p->root + v) % n, 0);
   } else {
     rc = tutti_recv(r, buf, (long)p->bytes, TUTTI_BYTE, p->root, 0, NULL);
   }
@@ -51,7 +52,8 @@ static int bcast_binomial(tutti_rank_t *r, void *arg) {
   int low = v ? (v & -v) : top;
   if (v) rc = tutti_recv(r, buf, (long)p->bytes, TUTTI_BYTE, (v - low + p->root) % n, 0, NULL);
   for (int mask = low >> 1; mask >= 1 && !rc; mask >>= 1)
-    if (v + mask < n) rc = tutti_send(r, buf, (long)p->bytes, TUTTI_BYTE, (v + mask + p->root) % n, 0);
+    if (v + mask < n)
+      rc = tutti_send(r, buf, (long)p->bytes, TUTTI_BYTE, (v + mask + p->root) % n, 0);
   free(buf);
   return rc;
 }
@@ -151,8 +153,8 @@ static double run_modeled(const tutti_model_t *m, int n, tutti_rank_fn *fn, stru
 }
 
 static void expect_time(double got, double want, const char *what, int n) {
-  cr_assert(le(dbl, fabs(got - want), 1e-12 * fmax(1.0, fabs(want))), "%s, P=%d: got %.17g, want %.17g",
-            what, n, got, want);
+  cr_assert(le(dbl, fabs(got - want), 1e-12 * fmax(1.0, fabs(want))),
+            "%s, P=%d: got %.17g, want %.17g", what, n, got, want);
 }
 
 static int ceil_log2(int n) {
@@ -195,7 +197,8 @@ Test(closed_forms, hockney_P_1_to_64, .timeout = 240) {
       expect_time(run_modeled(&m, n, bcast_flat, &p, 0, -1, NULL), (n - 1) * step, "flat bcast", n);
       expect_time(run_modeled(&m, n, bcast_binomial, &p, 0, -1, NULL), ceil_log2(n) * step,
                   "binomial bcast", n);
-      expect_time(run_modeled(&m, n, gather_flat, &p, 0, -1, NULL), (n - 1) * step, "flat gather", n);
+      expect_time(run_modeled(&m, n, gather_flat, &p, 0, -1, NULL), (n - 1) * step, "flat gather",
+                  n);
     }
   }
 }

@@ -44,11 +44,17 @@ static tutti_world_t *world(int n, size_t eager_limit, unsigned flags, int spin)
 
 static tutti_model_t hockney(void) {
   tutti_cost_t ab = {0, 1e-6, 1e-9};
-  return (tutti_model_t){.preset = TUTTI_MODEL_HOCKNEY, .send_cpu = ab, .send_port = ab,
-                         .latency = ab, .recv_port = ab, .eager_limit = 0};
+  return (tutti_model_t){.preset = TUTTI_MODEL_HOCKNEY,
+                         .send_cpu = ab,
+                         .send_port = ab,
+                         .latency = ab,
+                         .recv_port = ab,
+                         .eager_limit = 0};
 }
 
-static uint8_t pattern(int src, int dst, size_t i) { return (uint8_t)(src * 31 + dst * 7 + i * 13); }
+static uint8_t pattern(int src, int dst, size_t i) {
+  return (uint8_t)(src * 31 + dst * 7 + i * 13);
+}
 
 /* ------------------------------------------------------------- world setup */
 
@@ -145,8 +151,10 @@ Test(p2p, eager_and_rendezvous_around_threshold, .timeout = 60) {
     cr_assert(eq(int, tutti_world_stats(w, &st), 0));
     cr_assert(eq(u64, st.messages, 4 * 6 / 2));
     cr_assert(eq(u64, st.bytes, (uint64_t)sizes[s] * 12));
-    if (sizes[s] < limit) cr_assert(eq(u64, st.eager, 12), "size %zu", sizes[s]);
-    else cr_assert(eq(u64, st.rendezvous, 12), "size %zu", sizes[s]);
+    if (sizes[s] < limit)
+      cr_assert(eq(u64, st.eager, 12), "size %zu", sizes[s]);
+    else
+      cr_assert(eq(u64, st.rendezvous, 12), "size %zu", sizes[s]);
     tutti_world_destroy(w);
   }
 }
@@ -191,8 +199,10 @@ static int mixed_fn(tutti_rank_t *r, void *arg) {
           rc = tutti_irecv(r, buf + 5000 * j, 5000, TUTTI_BYTE, s, k + j, &q[j]);
       for (int j = 0; j < n && !rc; j++) {
         tutti_status_t st;
-        if ((k / MIX_WINDOW) % 2 == 0) rc = tutti_wait(r, &q[j], &st);
-        else rc = tutti_recv(r, buf + 5000 * j, 5000, TUTTI_BYTE, s, k + j, &st);
+        if ((k / MIX_WINDOW) % 2 == 0)
+          rc = tutti_wait(r, &q[j], &st);
+        else
+          rc = tutti_recv(r, buf + 5000 * j, 5000, TUTTI_BYTE, s, k + j, &st);
         if (!rc && st.bytes != mix_bytes(k + j)) rc = -100;
         for (size_t i = 0; !rc && i < st.bytes; i++)
           if (buf[5000 * j + i] != pattern(s, 0, i + (size_t)(k + j))) rc = -101;
@@ -336,9 +346,12 @@ static int order_fn(tutti_rank_t *r, void *arg) {
         rc = tutti_recv(r, buf, (long)words, TUTTI_INT64, TUTTI_ANY_SOURCE, TUTTI_ANY_TAG, &st);
         if (rc) break;
         int s = (int)buf[0], t = (int)buf[1], k = (int)buf[2];
-        if (st.source != s || st.tag != t) rc = -100;
-        else if (k != next[s * NO_TAGS + t] * NO_TAGS + t) rc = -101; /* order per (src, tag) */
-        else if (k < last[s]) rc = -102;                             /* and per source */
+        if (st.source != s || st.tag != t)
+          rc = -100;
+        else if (k != next[s * NO_TAGS + t] * NO_TAGS + t)
+          rc = -101; /* order per (src, tag) */
+        else if (k < last[s])
+          rc = -102; /* and per source */
         next[s * NO_TAGS + t]++;
         last[s] = k;
       }
@@ -372,9 +385,9 @@ static void run_order(int n, struct order_arg a, size_t limit, unsigned flags, i
 }
 
 Test(order, non_overtaking_specific_receives, .timeout = 120) {
-  run_order(17, (struct order_arg){0, 24}, 1024, 0, -1);     /* eager */
-  run_order(17, (struct order_arg){0, 2048}, 1024, 0, -1);   /* rendezvous */
-  run_order(31, (struct order_arg){0, 24}, 1024, 0, 0);      /* always sleeping */
+  run_order(17, (struct order_arg){0, 24}, 1024, 0, -1);   /* eager */
+  run_order(17, (struct order_arg){0, 2048}, 1024, 0, -1); /* rendezvous */
+  run_order(31, (struct order_arg){0, 24}, 1024, 0, 0);    /* always sleeping */
 }
 
 Test(order, non_overtaking_wildcard_receives, .timeout = 120) {
@@ -724,7 +737,6 @@ Test(scale, deadlock_among_4096_ranks, .timeout = 240) {
   cr_assert(eq(int, tutti_world_run(w, recv_cycle_fn, NULL), TUTTI_EDEADLOCK));
   char more[32];
   snprintf(more, sizeof more, "and %d more", SCALE_RANKS - 16);
-  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), more), NULL)), "%s",
-            tutti_world_error(w));
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), more), NULL)), "%s", tutti_world_error(w));
   tutti_world_destroy(w);
 }

@@ -17,7 +17,8 @@
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
-#define HAS(msg, sub) cr_assert(ne(ptr, strstr(msg, sub), NULL), "message '%s' lacks '%s'", msg, sub)
+#define HAS(msg, sub)                                                                              \
+  cr_assert(ne(ptr, strstr(msg, sub), NULL), "message '%s' lacks '%s'", msg, sub)
 
 static const char *data_path(const char *file) {
   static char buf[4096];
@@ -27,7 +28,8 @@ static const char *data_path(const char *file) {
 }
 
 static void cost_is(const tutti_cost_t *c, double floor_, double a, double b, const char *what) {
-  cr_assert(ieee_ulp_eq(dbl, c->floor, floor_, 0), "%s.floor = %g, want %g", what, c->floor, floor_);
+  cr_assert(ieee_ulp_eq(dbl, c->floor, floor_, 0), "%s.floor = %g, want %g", what, c->floor,
+            floor_);
   cr_assert(ieee_ulp_eq(dbl, c->a, a, 0), "%s.a = %g, want %g", what, c->a, a);
   cr_assert(ieee_ulp_eq(dbl, c->b, b, 0), "%s.b = %g, want %g", what, c->b, b);
 }
@@ -53,8 +55,8 @@ Test(builtin, every_one_parses_and_is_documented) {
     /* the text parses by itself, as a file would */
     tutti_profile_t p;
     char err[1024] = "";
-    cr_assert(eq(int, tutti_profile_parse_string(b->ini, b->name, &p, err, sizeof err), 0), "%s: %s",
-              b->name, err);
+    cr_assert(eq(int, tutti_profile_parse_string(b->ini, b->name, &p, err, sizeof err), 0),
+              "%s: %s", b->name, err);
     /* and by name, with the built-in's own name, description and source */
     tutti_profile_t q = load_ok(b->name);
     cr_assert(eq(str, q.name, (char *)b->name));
@@ -117,7 +119,8 @@ Test(builtin, machine_profiles_hold_their_figures) {
 Test(file, full_profile_every_key) {
   tutti_profile_t p = load_ok(data_path("good-full.ini"));
   cr_assert(eq(str, p.name, "good-full"));
-  cr_assert(eq(str, p.description, "A made-up cluster: every [model] override and every [topology] key."));
+  cr_assert(eq(str, p.description,
+               "A made-up cluster: every [model] override and every [topology] key."));
   HAS(p.source, "good-full.ini");
   const tutti_model_t *m = &p.model;
   cr_assert(eq(int, m->preset, TUTTI_MODEL_HOCKNEY));
@@ -215,8 +218,7 @@ static struct bad bad_files[] = {
  * the table would not be valid: pass indices. */
 ParameterizedTestParameters(file, bad) {
   static int idx[NBAD];
-  for (size_t i = 0; i < NBAD; i++)
-    idx[i] = (int)i;
+  for (size_t i = 0; i < NBAD; i++) idx[i] = (int)i;
   return cr_make_param_array(int, idx, NBAD);
 }
 
@@ -231,8 +233,7 @@ ParameterizedTest(int *i, file, bad) {
   cr_assert(eq(chr, p.name[0], before), "%s: output changed on failure", b->file);
   HAS(err, b->where);
   HAS(err, "accepted:");
-  if (b->also)
-    HAS(err, b->also);
+  if (b->also) HAS(err, b->also);
   cr_assert(eq(ptr, strchr(err, '\n'), NULL), "one line: '%s'", err);
   /* the path as given opens the message */
   cr_assert(eq(int, strncmp(err, data_path(b->file), strlen(data_path(b->file))), 0), "%s", err);
@@ -247,8 +248,8 @@ Test(load, not_found_lists_the_builtins) {
   HAS(err, "profile 'no-such-profile': not a built-in profile and no such file");
   HAS(err, "teaching-hockney, postal-2");
   HAS(err, "shared-memory");
-  cr_assert(eq(int, tutti_profile_load(data_path("nope/x.ini"), &p, err, sizeof err),
-               TUTTI_ENOTFOUND));
+  cr_assert(
+      eq(int, tutti_profile_load(data_path("nope/x.ini"), &p, err, sizeof err), TUTTI_ENOTFOUND));
 }
 
 Test(load, unreadable_and_bad_arguments) {
@@ -289,10 +290,12 @@ Test(strings, crlf_and_comments) {
 
 Test(strings, topology_values_good) {
   const char *good[] = {
-      "spec = tree:8",        "spec = tree:4x8",          "spec = tree:2x3x4x5",
-      "mapping = identity",   "mapping = dfs",            "mapping = roundrobin",
-      "mapping = roundrobin:2", "mapping = random:12345", "mapping = list:0",
-      "mapping = list:2, 0, 1", "links = 1us/10Gbps",     "links = 0/1GB/s,2us/40Gbps, 1.5us/100Gbps",
+      "spec = tree:8",           "spec = tree:4x8",
+      "spec = tree:2x3x4x5",     "mapping = identity",
+      "mapping = dfs",           "mapping = roundrobin",
+      "mapping = roundrobin:2",  "mapping = random:12345",
+      "mapping = list:0",        "mapping = list:2, 0, 1",
+      "links = 1us/10Gbps",      "links = 0/1GB/s,2us/40Gbps, 1.5us/100Gbps",
       "file = /abs/cluster.ini",
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -305,13 +308,32 @@ Test(strings, topology_values_good) {
 
 Test(strings, topology_values_bad) {
   const char *bad[] = {
-      "spec = tree:",          "spec = tree:4x",       "spec = tree:x4",   "spec = tree:4*8",
-      "spec = fat-tree:4x8",   "spec = tree:0",        "spec = tree:4 x8",  "spec = tree:99999x99999",
-      "mapping = ",            "mapping = roundrobin:", "mapping = roundrobin:0", "mapping = random",
-      "mapping = random:-1",   "mapping = list:",      "mapping = list:1", "mapping = list:0,0",
-      "mapping = list:0,2",    "mapping = list:a,b",   "mapping = DFS",
-      "links = ",              "links = 1us",          "links = 1us/",     "links = /10Gbps",
-      "links = 1xs/10Gbps",    "links = 1us/10GHz",    "links = 1us/10Gbps,",
+      "spec = tree:",
+      "spec = tree:4x",
+      "spec = tree:x4",
+      "spec = tree:4*8",
+      "spec = fat-tree:4x8",
+      "spec = tree:0",
+      "spec = tree:4 x8",
+      "spec = tree:99999x99999",
+      "mapping = ",
+      "mapping = roundrobin:",
+      "mapping = roundrobin:0",
+      "mapping = random",
+      "mapping = random:-1",
+      "mapping = list:",
+      "mapping = list:1",
+      "mapping = list:0,0",
+      "mapping = list:0,2",
+      "mapping = list:a,b",
+      "mapping = DFS",
+      "links = ",
+      "links = 1us",
+      "links = 1us/",
+      "links = /10Gbps",
+      "links = 1xs/10Gbps",
+      "links = 1us/10GHz",
+      "links = 1us/10Gbps,",
       "file = ",
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -328,12 +350,16 @@ Test(strings, model_keys_twice_across_lines_and_order) {
   tutti_profile_t p;
   char err[1024] = "";
   /* preset after its parameters; overrides after the preset */
-  cr_assert(eq(int, parse("[model]\nbeta=1ns\nalpha=1us\npreset=hockney\neager_limit=all\n", &p, err,
-                          sizeof err), 0), "%s", err);
+  cr_assert(eq(int,
+               parse("[model]\nbeta=1ns\nalpha=1us\npreset=hockney\neager_limit=all\n", &p, err,
+                     sizeof err),
+               0),
+            "%s", err);
   cr_assert(eq(sz, p.model.eager_limit, TUTTI_EAGER_ALL));
   /* [topology] before [model] */
-  cr_assert(eq(int, parse("[topology]\nspec=tree:2x2\n[model]\npreset=none\n", &p, err, sizeof err), 0),
-            "%s", err);
+  cr_assert(
+      eq(int, parse("[topology]\nspec=tree:2x2\n[model]\npreset=none\n", &p, err, sizeof err), 0),
+      "%s", err);
   cr_assert(eq(str, p.topo_spec, "tree:2x2"));
   /* the same key in two sections is not a duplicate, it is unknown in one */
   cr_assert(eq(int, parse("[model]\npreset=none\n[topology]\npreset=none\n", &p, err, sizeof err),

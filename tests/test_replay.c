@@ -40,7 +40,9 @@ static int replay_err(struct bld *b, const tutti_model_t *m, char *err, size_t n
 
 /* ----------------------------------------------------------------- models */
 
-static tutti_cost_t C0(double a, double bb) { return (tutti_cost_t){0, a, bb}; }
+static tutti_cost_t C0(double a, double bb) {
+  return (tutti_cost_t){0, a, bb};
+}
 
 static tutti_model_t hockney(double alpha, double beta) {
   tutti_model_t m = {.preset = TUTTI_MODEL_HOCKNEY, .params = {alpha, beta}};
@@ -73,9 +75,9 @@ static tutti_model_t consts(double os, double sp, double lat, double rport, doub
 }
 
 #define US 1e-6
-#define NEAR(got, want)                                                                        \
-  cr_assert(epsilon_eq(dbl, (got), (want), 1e-12 * fabs((double)(want)) + 1e-20), "%s = %.17g, want %.17g", \
-            #got, (double)(got), (double)(want))
+#define NEAR(got, want)                                                                            \
+  cr_assert(epsilon_eq(dbl, (got), (want), 1e-12 * fabs((double)(want)) + 1e-20),                  \
+            "%s = %.17g, want %.17g", #got, (double)(got), (double)(want))
 
 /* ------------------------------------------------------- pattern builders */
 
@@ -194,7 +196,7 @@ Test(model_examples, postal_flat_bcast_4, .timeout = 10) {
   for (int r = 1; r < 4; r++) {
     const struct tutti_replay_msg *msg = tutti__replay_msg(rp, 0, (uint32_t)(2 * (r - 1)));
     cr_assert(msg != NULL);
-    cr_assert(eq(dbl, msg->start, r - 1)); /* sends start at 0, 1, 2 */
+    cr_assert(eq(dbl, msg->start, r - 1));  /* sends start at 0, 1, 2 */
     cr_assert(eq(dbl, msg->arrive, r + 1)); /* and arrive at 2, 3, 4 */
     cr_assert(eq(dbl, rp->rank_end[r], r + 1));
   }
@@ -253,8 +255,8 @@ Test(rules, eager_vs_rendezvous, .timeout = 10) {
       cr_assert(eq(dbl, rp->rank_end[1], 10)); /* max(post 10, e 5) + 0 */
       cr_assert(eq(u64, rp->eager, 1));
     } else {
-      cr_assert(eq(int, msg->flags & RPM_EAGER, 0));
-      cr_assert(eq(dbl, msg->start, 10));      /* the receive posts at 10 */
+      cr_assert(eq(int, msg->flags &RPM_EAGER, 0));
+      cr_assert(eq(dbl, msg->start, 10)); /* the receive posts at 10 */
       cr_assert(eq(dbl, rp->rank_end[0], 11));
       cr_assert(eq(dbl, rp->rank_end[1], 15)); /* s + L + O_r */
       cr_assert(eq(u64, rp->rendezvous, 1));
@@ -722,9 +724,9 @@ Test(errors, bad_logs, .timeout = 10) {
 Test(errors, unreceived_eager_is_fine, .timeout = 10) {
   tutti_model_t m = consts(0, 0, 1, 2, 0, TUTTI_EAGER_ALL);
   struct bld *b = bld_new(3);
-  b_send(b, 1, 0, 0, 8);  /* never received; arrives at 1, served at 2 */
+  b_send(b, 1, 0, 0, 8); /* never received; arrives at 1, served at 2 */
   b_compute(b, 2, 1);
-  b_send(b, 2, 0, 0, 8);  /* arrives at 2, served at 4 */
+  b_send(b, 2, 0, 0, 8); /* arrives at 2, served at 4 */
   b_recv(b, 0, 2, 0);
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, rp->rank_end[0], 4));
@@ -953,9 +955,11 @@ Test(trace, timeline_rows, .timeout = 30) {
   struct tutti_replay *rp = replay(b, &m);
   char *txt = timeline_text(rp, 56);
   cr_assert(eq(int, rows(txt), 8), "%s", txt);
-  cr_assert(strstr(txt, "r0    |SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS|") != NULL, "%s", txt);
+  cr_assert(strstr(txt, "r0    |SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS|") != NULL,
+            "%s", txt);
   cr_assert(strstr(txt, "r1    |RRRRRRRR      ") != NULL, "%s", txt); /* receives [0, 2] of 14 us */
-  cr_assert(strstr(txt, "r3    |................RRRRRRRRCCCCCCCCCCCCCCCC       ") != NULL, "%s", txt);
+  cr_assert(strstr(txt, "r3    |................RRRRRRRRCCCCCCCCCCCCCCCC       ") != NULL, "%s",
+            txt);
   cr_assert(strstr(txt, "14 us") != NULL, "%s", txt);
   free(txt);
   tutti__replay_free(rp);
@@ -1048,7 +1052,9 @@ Test(runtime, worked_examples, .timeout = 60) {
     int kind, P;
     double want;
   } cases[] = {
-      {PAT_FLAT_BCAST, 8, 14 * US}, {PAT_BINOMIAL, 8, 6 * US}, {PAT_BINOMIAL, 5, 6 * US},
+      {PAT_FLAT_BCAST, 8, 14 * US},
+      {PAT_BINOMIAL, 8, 6 * US},
+      {PAT_BINOMIAL, 5, 6 * US},
       {PAT_FLAT_GATHER, 8, 14 * US},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -32,16 +32,21 @@ static const size_t type_sizes[T_NBUILTIN] = {1, 4, 8, 4, 8};
 
 static tutti_datatype_t builtin(int t) {
   switch (t) {
-  case T_BYTE: return TUTTI_BYTE;
-  case T_INT32: return TUTTI_INT32;
-  case T_INT64: return TUTTI_INT64;
-  case T_FLOAT: return TUTTI_FLOAT;
-  default: return TUTTI_DOUBLE;
+  case T_BYTE:
+    return TUTTI_BYTE;
+  case T_INT32:
+    return TUTTI_INT32;
+  case T_INT64:
+    return TUTTI_INT64;
+  case T_FLOAT:
+    return TUTTI_FLOAT;
+  default:
+    return TUTTI_DOUBLE;
   }
 }
 
-static const char *const op_names[] = {"sum",  "prod", "min",  "max", "band",
-                                       "bor",  "bxor", "land", "lor", "matmul2"};
+static const char *const op_names[] = {"sum", "prod", "min",  "max", "band",
+                                       "bor", "bxor", "land", "lor", "matmul2"};
 #define NOPS (sizeof op_names / sizeof *op_names)
 
 static tutti_op_t builtin_op(const char *name) {
@@ -60,8 +65,7 @@ static tutti_op_t builtin_op(const char *name) {
 
 /* The documented table: is op `name` defined on built-in type t? */
 static int doc_defined(const char *name, int t) {
-  if (!strcmp(name, "sum") || !strcmp(name, "prod") || !strcmp(name, "min") ||
-      !strcmp(name, "max"))
+  if (!strcmp(name, "sum") || !strcmp(name, "prod") || !strcmp(name, "min") || !strcmp(name, "max"))
     return 1;
   if (!strcmp(name, "matmul2")) return t == T_INT32 || t == T_INT64;
   return t == T_BYTE || t == T_INT32 || t == T_INT64; /* band bor bxor land lor */
@@ -78,7 +82,8 @@ typedef struct {
 static mat2 mat_unpack(uint64_t x, unsigned bits, uint64_t p) {
   mat2 a;
   for (int r = 0; r < 2; r++)
-    for (int c = 0; c < 2; c++) a.m[r][c] = ((x >> ((2 * r + c) * bits)) & ((1ull << bits) - 1)) % p;
+    for (int c = 0; c < 2; c++)
+      a.m[r][c] = ((x >> ((2 * r + c) * bits)) & ((1ull << bits) - 1)) % p;
   return a;
 }
 
@@ -121,23 +126,57 @@ static uint64_t pack64(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3) {
  * (byte is unsigned, int32/int64 signed). */
 static uint64_t load_bits(int t, const void *p) {
   switch (t) {
-  case T_BYTE: { uint8_t v; memcpy(&v, p, 1); return v; }
-  case T_INT32: { uint32_t v; memcpy(&v, p, 4); return v; }
-  default: { uint64_t v; memcpy(&v, p, 8); return v; }
+  case T_BYTE: {
+    uint8_t v;
+    memcpy(&v, p, 1);
+    return v;
+  }
+  case T_INT32: {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
   }
 }
 static int64_t load_val(int t, const void *p) {
   switch (t) {
-  case T_BYTE: { uint8_t v; memcpy(&v, p, 1); return v; }
-  case T_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
-  default: { int64_t v; memcpy(&v, p, 8); return v; }
+  case T_BYTE: {
+    uint8_t v;
+    memcpy(&v, p, 1);
+    return v;
+  }
+  case T_INT32: {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
   }
 }
 static void store_bits(int t, void *p, uint64_t bits) {
   switch (t) {
-  case T_BYTE: { uint8_t v = (uint8_t)bits; memcpy(p, &v, 1); break; }
-  case T_INT32: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
-  default: memcpy(p, &bits, 8); break;
+  case T_BYTE: {
+    uint8_t v = (uint8_t)bits;
+    memcpy(p, &v, 1);
+    break;
+  }
+  case T_INT32: {
+    uint32_t v = (uint32_t)bits;
+    memcpy(p, &v, 4);
+    break;
+  }
+  default:
+    memcpy(p, &bits, 8);
+    break;
   }
 }
 
@@ -148,35 +187,53 @@ static void ref_elem(const char *op, int t, const void *a, const void *b, void *
   if (t == T_FLOAT) {
     float x, y, r = 0;
     memcpy(&x, a, 4), memcpy(&y, b, 4);
-    if (!strcmp(op, "sum")) r = x + y;
-    else if (!strcmp(op, "prod")) r = x * y;
-    else if (!strcmp(op, "min")) r = fminf(x, y);
-    else if (!strcmp(op, "max")) r = fmaxf(x, y);
+    if (!strcmp(op, "sum"))
+      r = x + y;
+    else if (!strcmp(op, "prod"))
+      r = x * y;
+    else if (!strcmp(op, "min"))
+      r = fminf(x, y);
+    else if (!strcmp(op, "max"))
+      r = fmaxf(x, y);
     memcpy(out, &r, 4);
     return;
   }
   if (t == T_DOUBLE) {
     double x, y, r = 0;
     memcpy(&x, a, 8), memcpy(&y, b, 8);
-    if (!strcmp(op, "sum")) r = x + y;
-    else if (!strcmp(op, "prod")) r = x * y;
-    else if (!strcmp(op, "min")) r = fmin(x, y);
-    else if (!strcmp(op, "max")) r = fmax(x, y);
+    if (!strcmp(op, "sum"))
+      r = x + y;
+    else if (!strcmp(op, "prod"))
+      r = x * y;
+    else if (!strcmp(op, "min"))
+      r = fmin(x, y);
+    else if (!strcmp(op, "max"))
+      r = fmax(x, y);
     memcpy(out, &r, 8);
     return;
   }
   uint64_t ux = load_bits(t, a), uy = load_bits(t, b), r = 0;
   int64_t sx = load_val(t, a), sy = load_val(t, b);
-  if (!strcmp(op, "sum")) r = ux + uy;
-  else if (!strcmp(op, "prod")) r = ux * uy;
-  else if (!strcmp(op, "min")) r = sx <= sy ? ux : uy;
-  else if (!strcmp(op, "max")) r = sx >= sy ? ux : uy;
-  else if (!strcmp(op, "band")) r = ux & uy;
-  else if (!strcmp(op, "bor")) r = ux | uy;
-  else if (!strcmp(op, "bxor")) r = ux ^ uy;
-  else if (!strcmp(op, "land")) r = (sx != 0) && (sy != 0);
-  else if (!strcmp(op, "lor")) r = (sx != 0) || (sy != 0);
-  else if (!strcmp(op, "matmul2")) r = t == T_INT32 ? ref_mm32((uint32_t)ux, (uint32_t)uy) : ref_mm64(ux, uy);
+  if (!strcmp(op, "sum"))
+    r = ux + uy;
+  else if (!strcmp(op, "prod"))
+    r = ux * uy;
+  else if (!strcmp(op, "min"))
+    r = sx <= sy ? ux : uy;
+  else if (!strcmp(op, "max"))
+    r = sx >= sy ? ux : uy;
+  else if (!strcmp(op, "band"))
+    r = ux & uy;
+  else if (!strcmp(op, "bor"))
+    r = ux | uy;
+  else if (!strcmp(op, "bxor"))
+    r = ux ^ uy;
+  else if (!strcmp(op, "land"))
+    r = (sx != 0) && (sy != 0);
+  else if (!strcmp(op, "lor"))
+    r = (sx != 0) || (sy != 0);
+  else if (!strcmp(op, "matmul2"))
+    r = t == T_INT32 ? ref_mm32((uint32_t)ux, (uint32_t)uy) : ref_mm64(ux, uy);
   store_bits(t, out, r);
 }
 
@@ -193,11 +250,20 @@ static void rand_elem(int t, void *p, uint64_t *s) {
       memcpy(p, &v, 8);
     return;
   }
-  static const uint64_t special[] = {0, 1, UINT64_MAX /* -1 */, 0x7fffffffffffffffull,
-                                     0x8000000000000000ull, 0x7fffffffull, 0x80000000ull,
-                                     0x7f, 0x80, 0xff};
+  static const uint64_t special[] = {0,
+                                     1,
+                                     UINT64_MAX /* -1 */,
+                                     0x7fffffffffffffffull,
+                                     0x8000000000000000ull,
+                                     0x7fffffffull,
+                                     0x80000000ull,
+                                     0x7f,
+                                     0x80,
+                                     0xff};
   switch (r % 8) {
-  case 0: store_bits(t, p, 0); break;
+  case 0:
+    store_bits(t, p, 0);
+    break;
   case 1: {
     uint64_t v = special[rng_next(s) % (sizeof special / sizeof *special)];
     /* keep extremes extreme at each width: sign-extend -1, INT_MIN, INT_MAX */
@@ -206,8 +272,12 @@ static void rand_elem(int t, void *p, uint64_t *s) {
     store_bits(t, p, v);
     break;
   }
-  case 2: store_bits(t, p, rng_next(s) % 7); break; /* small, prod stays small */
-  default: store_bits(t, p, rng_next(s)); break;
+  case 2:
+    store_bits(t, p, rng_next(s) % 7);
+    break; /* small, prod stays small */
+  default:
+    store_bits(t, p, rng_next(s));
+    break;
   }
 }
 
@@ -453,7 +523,8 @@ static void check_combo(const struct combo *c) {
     rand_elem(c->type, inout + i * sz, &seed);
   }
   memcpy(in0, in, sizeof in), memcpy(inout0, inout, sizeof inout);
-  for (size_t i = 0; i < NELEM; i++) ref_elem(c->op, c->type, in0 + i * sz, inout0 + i * sz, want + i * sz);
+  for (size_t i = 0; i < NELEM; i++)
+    ref_elem(c->op, c->type, in0 + i * sz, inout0 + i * sz, want + i * sz);
 
   cr_assert(eq(int, tutti_reduce_local(in, inout, NELEM, builtin(c->type), builtin_op(c->op)), 0));
   for (size_t i = 0; i < NELEM; i++) {
@@ -479,8 +550,9 @@ static void check_combo(const struct combo *c) {
 
   /* count 1 on an odd offset of the buffer agrees too */
   memcpy(inout, inout0, sizeof inout);
-  cr_assert(eq(int, tutti_reduce_local(in + 7 * sz, inout + 7 * sz, 1, builtin(c->type),
-                                       builtin_op(c->op)), 0));
+  cr_assert(eq(
+      int, tutti_reduce_local(in + 7 * sz, inout + 7 * sz, 1, builtin(c->type), builtin_op(c->op)),
+      0));
   cr_assert(eq(int, elem_equal(c->type, inout + 7 * sz, want + 7 * sz), 1), "%s %s count 1", c->op,
             type_names[c->type]);
   cr_assert(eq(int, memcmp(inout, inout0, 7 * sz), 0));
@@ -530,9 +602,9 @@ Test(reduce_local, wraparound_and_signedness) {
   int32_t p32[] = {0x10000, INT32_MIN, 46341, -1, INT32_MAX};
   int32_t q32[] = {0x10000, -1, 46341, INT32_MIN, 2};
   cr_assert(eq(int, tutti_reduce_local(p32, q32, 5, TUTTI_INT32, TUTTI_PROD), 0));
-  cr_assert(eq(i32, q32[0], 0));            /* 2^32 mod 2^32 */
-  cr_assert(eq(i32, q32[1], INT32_MIN));    /* -INT32_MIN wraps */
-  cr_assert(eq(i32, q32[2], -2147479015));  /* 2147488281 - 2^32 */
+  cr_assert(eq(i32, q32[0], 0));           /* 2^32 mod 2^32 */
+  cr_assert(eq(i32, q32[1], INT32_MIN));   /* -INT32_MIN wraps */
+  cr_assert(eq(i32, q32[2], -2147479015)); /* 2147488281 - 2^32 */
   cr_assert(eq(i32, q32[3], INT32_MIN));
   cr_assert(eq(i32, q32[4], -2));
 
@@ -764,7 +836,9 @@ static void aff_compose(const void *in, void *inout, size_t count, tutti_datatyp
   }
 }
 
-static uint64_t aff_apply(struct aff f, uint64_t x) { return f.a * x + f.b; }
+static uint64_t aff_apply(struct aff f, uint64_t x) {
+  return f.a * x + f.b;
+}
 
 Test(user_ops, noncommutative_affine_composition) {
   tutti_datatype_t t;
@@ -808,8 +882,7 @@ Test(user_ops, noncommutative_affine_composition) {
     for (int k = 0; k < 3; k++) {
       uint64_t pt = k == 0 ? 0 : k == 1 ? 1 : rng_next(&s), v = pt;
       for (int r = P - 1; r >= 0; r--) v = aff_apply(x[r][i], v); /* innermost is f_{P-1} */
-      cr_assert(eq(u64, aff_apply(acc[i], pt), v), "fold [%d] at %llu", i,
-                (unsigned long long)pt);
+      cr_assert(eq(u64, aff_apply(acc[i], pt), v), "fold [%d] at %llu", i, (unsigned long long)pt);
     }
 
   /* count 0 is a successful no-op */
@@ -848,7 +921,8 @@ Test(user_ops, on_builtin_type_and_commute_flag) {
   cr_assert(ne(str, (char *)tutti_op_name(op), "invalid"));
 
   int64_t acc = 5;
-  for (int64_t d = 4; d >= 1; d--) cr_assert(eq(int, tutti_reduce_local(&d, &acc, 1, TUTTI_INT64, op), 0));
+  for (int64_t d = 4; d >= 1; d--)
+    cr_assert(eq(int, tutti_reduce_local(&d, &acc, 1, TUTTI_INT64, op), 0));
   cr_assert(eq(i64, acc, 12345), "concat fold in rank order");
   cr_assert(eq(int, ctx.calls, 4));
   cr_assert(eq(ptr, (void *)ctx.type, (void *)TUTTI_INT64));
@@ -902,8 +976,9 @@ Test(reduce_local, argument_errors) {
   for (size_t i = 0; i < NOPS; i++)
     for (int t = 0; t < T_NBUILTIN; t++)
       if (doc_defined(op_names[i], t))
-        cr_assert(eq(int, tutti_reduce_local(NULL, NULL, 0, builtin(t), builtin_op(op_names[i])), 0),
-                  "count 0 %s %s", op_names[i], type_names[t]);
+        cr_assert(
+            eq(int, tutti_reduce_local(NULL, NULL, 0, builtin(t), builtin_op(op_names[i])), 0),
+            "count 0 %s %s", op_names[i], type_names[t]);
   cr_assert(eq(int, tutti_reduce_local(in, io, 0, TUTTI_INT32, TUTTI_PROD), 0));
   cr_assert(eq(int, memcmp(io, io0, sizeof io), 0));
 

@@ -12,7 +12,8 @@
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
-#define HAS(msg, sub) cr_assert(ne(ptr, strstr(msg, sub), NULL), "message '%s' lacks '%s'", msg, sub)
+#define HAS(msg, sub)                                                                              \
+  cr_assert(ne(ptr, strstr(msg, sub), NULL), "message '%s' lacks '%s'", msg, sub)
 
 static size_t size_of(const char *s) {
   size_t v = 12345;
@@ -87,7 +88,7 @@ Test(units, sizes_errors) {
   size_fails("8x", "unknown unit 'x'");
   size_fails("8 KiB extra", "unknown unit");
   size_fails("64kib", "unknown unit 'kib'"); /* case matters */
-  size_fails("64KB", "unknown unit 'KB'");  /* ambiguous: not accepted */
+  size_fails("64KB", "unknown unit 'KB'");   /* ambiguous: not accepted */
   size_fails("-8", "negative");
   size_fails("-1KiB", "negative");
   size_fails("KiB", "not a size");

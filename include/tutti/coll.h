@@ -52,7 +52,7 @@ enum tutti_coll {
       TUTTI_COLL_N
 };
 
-const char *tutti_coll_name(int coll); /* "bcast"; "invalid" */
+const char *tutti_coll_name(int coll);            /* "bcast"; "invalid" */
 int tutti_coll_find(const char *name, int *coll); /* 0 or TUTTI_ENOTFOUND */
 
 /* ------------------------------------------------------------ parameters */
@@ -63,12 +63,12 @@ enum tutti_param_type {
   TUTTI_PARAM_SIZE,     /* bytes with units: segment=8KiB (0: no segmenting) */
 };
 
-#define TUTTI_PARAM_AUTO_OK 1u /* the value "auto" is accepted (chosen per run) */
+#define TUTTI_PARAM_AUTO_OK 1u      /* the value "auto" is accepted (chosen per run) */
 #define TUTTI_PARAM_AUTO_DEFAULT 2u /* the default is "auto" (def is then NAN) */
 
 typedef struct tutti_param_desc {
   const char *name;
-  int type; /* enum tutti_param_type */
+  int type;             /* enum tutti_param_type */
   double def, min, max; /* default and inclusive range; max may be INFINITY */
   unsigned flags;       /* TUTTI_PARAM_AUTO_OK */
   const char *help;
@@ -85,8 +85,8 @@ enum tutti_algo_restrict {
 
 struct tutti_algo;
 /* The uniform signatures, one per collective. */
-typedef int tutti_bcast_fn(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
-                           int root, const struct tutti_algo *a);
+typedef int tutti_bcast_fn(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                           const struct tutti_algo *a);
 typedef int tutti_reduce_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                             tutti_datatype_t type, tutti_op_t op, int root,
                             const struct tutti_algo *a);
@@ -95,9 +95,9 @@ typedef int tutti_allreduce_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, lo
 typedef int tutti_gather_fn(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                             void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                             const struct tutti_algo *a);
-typedef int tutti_scatter_fn(tutti_rank_t *r, const void *sbuf, long scount,
-                             tutti_datatype_t stype, void *rbuf, long rcount,
-                             tutti_datatype_t rtype, int root, const struct tutti_algo *a);
+typedef int tutti_scatter_fn(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                             void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                             const struct tutti_algo *a);
 typedef int tutti_barrier_fn(tutti_rank_t *r, const struct tutti_algo *a);
 
 typedef struct tutti_algo_desc {
@@ -141,8 +141,8 @@ typedef struct tutti_algo {
  * Errors: TUTTI_ENOTFOUND (unknown collective or algorithm; err lists the
  * valid names), TUTTI_EINVAL (unknown parameter, bad or out-of-range value;
  * err names it and what is accepted). err may be NULL. */
-int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out,
-                      char *err, size_t errlen);
+int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out, char *err,
+                      size_t errlen);
 /* A parameter's value by name; NAN for "auto" (the algorithm resolves it
  * per run) and for a name the algorithm does not have. */
 double tutti_algo_param(const tutti_algo_t *a, const char *name);

@@ -150,17 +150,18 @@ int tutti_model_json(const tutti_model_t *m, FILE *f);
 /* A latency profile: a model plus the [topology] keys, validated for
  * syntax only and kept as text for the topology code to interpret. */
 typedef struct tutti_profile {
-  char name[TUTTI_PROFILE_NAME_MAX];          /* built-in name, or file name without .ini */
-  char description[TUTTI_PROFILE_TEXT_MAX];   /* one line: the first comment of a file */
-  char source[TUTTI_PROFILE_TEXT_MAX];        /* where the numbers come from: a citation,
-                                                 or "file PATH" */
-  tutti_model_t model;                        /* topo is NULL: see topo_* */
+  char name[TUTTI_PROFILE_NAME_MAX];        /* built-in name, or file name without .ini */
+  char description[TUTTI_PROFILE_TEXT_MAX]; /* one line: the first comment of a file */
+  char source[TUTTI_PROFILE_TEXT_MAX];      /* where the numbers come from: a citation,
+                                               or "file PATH" */
+  tutti_model_t model;                      /* topo is NULL: see topo_* */
   /* [topology]; "" when absent */
-  char topo_spec[TUTTI_PROFILE_TEXT_MAX];     /* tree:AxB[xC...] */
-  char topo_file[TUTTI_PROFILE_PATH_MAX];     /* loaded from a file: relative paths are
-                                                 made relative to the profile's directory */
-  char topo_links[TUTTI_PROFILE_TEXT_MAX];    /* LAT/BW, LAT/BW, ... leaf links first */
-  char topo_mapping[TUTTI_PROFILE_TEXT_MAX];  /* identity|dfs|roundrobin[:N]|random:SEED|list:a,b,... */
+  char topo_spec[TUTTI_PROFILE_TEXT_MAX];    /* tree:AxB[xC...] */
+  char topo_file[TUTTI_PROFILE_PATH_MAX];    /* loaded from a file: relative paths are
+                                                made relative to the profile's directory */
+  char topo_links[TUTTI_PROFILE_TEXT_MAX];   /* LAT/BW, LAT/BW, ... leaf links first */
+  char topo_mapping[TUTTI_PROFILE_TEXT_MAX]; /* identity|dfs|roundrobin[:N]|random:SEED|list:a,b,...
+                                              */
 } tutti_profile_t;
 
 /* A built-in profile: the INI text is parsed by the same code as files. */

@@ -45,22 +45,22 @@ typedef struct tutti_call_time {
  * run or destroy. */
 typedef struct tutti_report {
   int nranks;
-  int ncalls;                      /* spans per rank; 0 if none was opened */
-  const tutti_call_time_t *calls;  /* ncalls entries, in call order */
-  const double *rank_last_call;    /* nranks: when each rank left its last
-                                      call (its end of run if ncalls is 0) */
-  const double *rank_end;          /* nranks: each rank's clock at its end */
-  double modeled_time;             /* the latest rank_end */
-  uint64_t messages;               /* messages sent */
-  uint64_t bytes;                  /* payload bytes sent */
-  uint64_t eager, rendezvous;      /* by the model's eager_limit */
-  uint64_t events;                 /* recorded events replayed */
-  double replay_wall_time;         /* seconds the replay took */
-  size_t replay_bytes;             /* memory of the replay's state (the
-                                      event logs, 32 B/event, not counted) */
-  int nlinks;                      /* the topology's directed links; 0
-                                      without a topology */
-  int links_used;                  /* links that carried a message */
+  int ncalls;                     /* spans per rank; 0 if none was opened */
+  const tutti_call_time_t *calls; /* ncalls entries, in call order */
+  const double *rank_last_call;   /* nranks: when each rank left its last
+                                     call (its end of run if ncalls is 0) */
+  const double *rank_end;         /* nranks: each rank's clock at its end */
+  double modeled_time;            /* the latest rank_end */
+  uint64_t messages;              /* messages sent */
+  uint64_t bytes;                 /* payload bytes sent */
+  uint64_t eager, rendezvous;     /* by the model's eager_limit */
+  uint64_t events;                /* recorded events replayed */
+  double replay_wall_time;        /* seconds the replay took */
+  size_t replay_bytes;            /* memory of the replay's state (the
+                                     event logs, 32 B/event, not counted) */
+  int nlinks;                     /* the topology's directed links; 0
+                                     without a topology */
+  int links_used;                 /* links that carried a message */
 } tutti_report_t;
 
 /* Fill *out with the report of w's last run. */

@@ -32,27 +32,27 @@ extern "C" {
 
 /* X(name, value, sentence): one list feeds the enum, tutti_strerror and
  * tutti_err_name, so they cannot drift apart. */
-#define TUTTI_ERRNO_MAP(X)                                                     \
-  X(EINVAL, -1, "invalid argument")                                            \
-  X(ERANK, -2, "rank out of range")                                            \
-  X(ECOUNT, -3, "negative element count")                                      \
-  X(EBUFFER, -4, "NULL buffer with a nonzero count")                           \
-  X(ETAG, -5, "invalid tag (accepted: 0..TUTTI_TAG_UB, or TUTTI_ANY_TAG on a receive)") \
-  X(ETYPE, -6, "unknown datatype, or a datatype the operation does not accept") \
-  X(EOP, -7, "unknown reduction op, or an op not defined for this datatype")   \
-  X(ETRUNCATE, -8, "message truncated: the receive buffer is too small (the message is kept)") \
-  X(EDEADLOCK, -9, "deadlock: every live rank is blocked and no message can complete them") \
-  X(EABORTED, -10, "the world was aborted by another rank")                    \
-  X(ENOMEM, -11, "out of memory")                                              \
-  X(ETHREADS, -12, "the operating system refused to create a rank thread")     \
-  X(EMODEL, -13, "not allowed in a modeled run (wildcard receives break deterministic matching)") \
-  X(EREQUEST, -14, "invalid or already completed request")                     \
-  X(ERANKFAIL, -15, "a rank function returned an error")                       \
-  X(EBUSY, -16, "the world is running, or is used from a rank thread")         \
-  X(EPARSE, -17, "a value could not be parsed")                                \
-  X(ENOTFOUND, -18, "no such name")                                            \
-  X(ENOTSUP, -19, "not supported by this algorithm or configuration")          \
-  X(EIO, -20, "an input/output error")                                         \
+#define TUTTI_ERRNO_MAP(X)                                                                         \
+  X(EINVAL, -1, "invalid argument")                                                                \
+  X(ERANK, -2, "rank out of range")                                                                \
+  X(ECOUNT, -3, "negative element count")                                                          \
+  X(EBUFFER, -4, "NULL buffer with a nonzero count")                                               \
+  X(ETAG, -5, "invalid tag (accepted: 0..TUTTI_TAG_UB, or TUTTI_ANY_TAG on a receive)")            \
+  X(ETYPE, -6, "unknown datatype, or a datatype the operation does not accept")                    \
+  X(EOP, -7, "unknown reduction op, or an op not defined for this datatype")                       \
+  X(ETRUNCATE, -8, "message truncated: the receive buffer is too small (the message is kept)")     \
+  X(EDEADLOCK, -9, "deadlock: every live rank is blocked and no message can complete them")        \
+  X(EABORTED, -10, "the world was aborted by another rank")                                        \
+  X(ENOMEM, -11, "out of memory")                                                                  \
+  X(ETHREADS, -12, "the operating system refused to create a rank thread")                         \
+  X(EMODEL, -13, "not allowed in a modeled run (wildcard receives break deterministic matching)")  \
+  X(EREQUEST, -14, "invalid or already completed request")                                         \
+  X(ERANKFAIL, -15, "a rank function returned an error")                                           \
+  X(EBUSY, -16, "the world is running, or is used from a rank thread")                             \
+  X(EPARSE, -17, "a value could not be parsed")                                                    \
+  X(ENOTFOUND, -18, "no such name")                                                                \
+  X(ENOTSUP, -19, "not supported by this algorithm or configuration")                              \
+  X(EIO, -20, "an input/output error")                                                             \
   X(EVERIFY, -21, "the result failed verification")
 
 enum tutti_errno {
@@ -73,8 +73,8 @@ typedef const struct tutti_datatype *tutti_datatype_t;
 typedef const struct tutti_op *tutti_op_t;
 
 /* Built-in datatypes. TUTTI_BYTE is an unsigned 8-bit integer for ops. */
-extern const struct tutti_datatype tutti__type_byte, tutti__type_int32,
-    tutti__type_int64, tutti__type_float, tutti__type_double;
+extern const struct tutti_datatype tutti__type_byte, tutti__type_int32, tutti__type_int64,
+    tutti__type_float, tutti__type_double;
 #define TUTTI_BYTE (&tutti__type_byte)
 #define TUTTI_INT32 (&tutti__type_int32)
 #define TUTTI_INT64 (&tutti__type_int64)
@@ -98,9 +98,8 @@ int tutti_type_find(const char *name, tutti_datatype_t *out);
  * 251 in an int32, of 16 bits mod 65521 in an int64), row-major from the low
  * bits, and the op multiplies matrices. Invalid elements (an entry >= the
  * modulus) are reduced mod the modulus first. */
-extern const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min,
-    tutti__op_max, tutti__op_band, tutti__op_bor, tutti__op_bxor,
-    tutti__op_land, tutti__op_lor, tutti__op_matmul2;
+extern const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min, tutti__op_max,
+    tutti__op_band, tutti__op_bor, tutti__op_bxor, tutti__op_land, tutti__op_lor, tutti__op_matmul2;
 #define TUTTI_SUM (&tutti__op_sum)
 #define TUTTI_PROD (&tutti__op_prod)
 #define TUTTI_MIN (&tutti__op_min)
@@ -114,8 +113,8 @@ extern const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min,
 
 /* A user op computes inout[i] = in[i] (op) inout[i] for i < count, exactly
  * as an MPI_User_function does. ctx is the pointer given at creation. */
-typedef void tutti_user_fn(const void *in, void *inout, size_t count,
-                           tutti_datatype_t type, void *ctx);
+typedef void tutti_user_fn(const void *in, void *inout, size_t count, tutti_datatype_t type,
+                           void *ctx);
 int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out);
 int tutti_op_free(tutti_op_t *op);
 /* 1 if commutative, 0 if not, negative error for a bad handle. */
@@ -129,8 +128,8 @@ int tutti_op_check(tutti_op_t op, tutti_datatype_t type);
 /* inout = in (op) inout, element-wise, as MPI_Reduce_local(in, inout, ...).
  * Usable anywhere; called from a rank of a modeled world, prefer
  * tutti_reduce_local_r so the modeled clock advances by gamma * bytes. */
-int tutti_reduce_local(const void *in, void *inout, long count,
-                       tutti_datatype_t type, tutti_op_t op);
+int tutti_reduce_local(const void *in, void *inout, long count, tutti_datatype_t type,
+                       tutti_op_t op);
 
 /* ------------------------------------------------------------- cost model */
 
@@ -153,15 +152,15 @@ struct tutti_topo; /* topo/: a tree of switches (may be NULL) */
 #define TUTTI_EAGER_ALL SIZE_MAX /* eager_limit meaning "every message is eager" */
 
 typedef struct tutti_model {
-  int preset;            /* enum tutti_preset */
-  double params[4];      /* the preset's parameters as given: alpha,beta | L | L,o,g | L,o,g,G */
-  tutti_cost_t send_cpu; /* O_s */
+  int preset;             /* enum tutti_preset */
+  double params[4];       /* the preset's parameters as given: alpha,beta | L | L,o,g | L,o,g,G */
+  tutti_cost_t send_cpu;  /* O_s */
   tutti_cost_t send_port; /* S */
-  tutti_cost_t latency;  /* L */
+  tutti_cost_t latency;   /* L */
   tutti_cost_t recv_port; /* R */
-  tutti_cost_t recv_cpu; /* O_r */
-  double gamma;          /* seconds per byte of reduce_local */
-  size_t eager_limit;    /* m < eager_limit is eager; TUTTI_EAGER_ALL: all eager */
+  tutti_cost_t recv_cpu;  /* O_r */
+  double gamma;           /* seconds per byte of reduce_local */
+  size_t eager_limit;     /* m < eager_limit is eager; TUTTI_EAGER_ALL: all eager */
   const struct tutti_topo *topo; /* NULL: no topology */
 } tutti_model_t;
 
@@ -190,13 +189,13 @@ enum tutti_world_flags {
 };
 
 typedef struct tutti_config {
-  int nranks;              /* >= 1 */
-  size_t stack_size;       /* bytes per rank thread; 0: default (128 KiB, or $TUTTI_STACK) */
+  int nranks;                 /* >= 1 */
+  size_t stack_size;          /* bytes per rank thread; 0: default (128 KiB, or $TUTTI_STACK) */
   const tutti_model_t *model; /* NULL: the none model (eager_limit 64 KiB) */
-  unsigned flags;          /* enum tutti_world_flags */
-  unsigned seed;           /* seed of TUTTI_PERTURB */
-  int spin;                /* polls before a waiting rank sleeps; <0: automatic */
-  double time_scale;       /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1 */
+  unsigned flags;             /* enum tutti_world_flags */
+  unsigned seed;              /* seed of TUTTI_PERTURB */
+  int spin;                   /* polls before a waiting rank sleeps; <0: automatic */
+  double time_scale;          /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1 */
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */
@@ -218,22 +217,22 @@ void tutti_world_destroy(tutti_world_t *w);
 
 /* What a blocked rank waited for when the world deadlocked or was aborted. */
 typedef struct tutti_waitinfo {
-  int blocked;   /* 1 if the rank was blocked in a call */
+  int blocked;    /* 1 if the rank was blocked in a call */
   const char *op; /* "recv", "send", "wait", "waitall", "sendrecv" */
-  int peer;      /* the peer, or TUTTI_ANY_SOURCE */
+  int peer;       /* the peer, or TUTTI_ANY_SOURCE */
   int tag;
 } tutti_waitinfo_t;
 int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out);
 
 /* Counters of the last run. */
 typedef struct tutti_stats {
-  uint64_t messages;   /* messages sent */
-  uint64_t bytes;      /* payload bytes sent */
+  uint64_t messages; /* messages sent */
+  uint64_t bytes;    /* payload bytes sent */
   uint64_t eager, rendezvous;
-  uint64_t sleeps;     /* times a rank slept on its futex doorbell */
-  uint64_t wakeups;    /* futex wakes issued */
-  uint64_t events;     /* events recorded for replay */
-  double wall_time;    /* seconds from the first thread start to the last join */
+  uint64_t sleeps;  /* times a rank slept on its futex doorbell */
+  uint64_t wakeups; /* futex wakes issued */
+  uint64_t events;  /* events recorded for replay */
+  double wall_time; /* seconds from the first thread start to the last join */
 } tutti_stats_t;
 int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
 
@@ -270,17 +269,17 @@ typedef struct tutti_request *tutti_request_t;
 /* Blocking send: returns once the buffer may be reused (eager: copied out;
  * rendezvous: the receiver copied it). Messages from one sender to one
  * receiver with one tag are received in the order sent. */
-int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
-               int dest, int tag);
+int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
+               int tag);
 /* Blocking receive; st may be TUTTI_STATUS_IGNORE. A message longer than the
  * buffer fails with TUTTI_ETRUNCATE, st->bytes tells its size, and the
  * message stays to be received by a later, larger receive. */
-int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
-               int source, int tag, tutti_status_t *st);
-int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
-                int dest, int tag, tutti_request_t *req);
-int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
-                int source, int tag, tutti_request_t *req);
+int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
+               tutti_status_t *st);
+int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
+                int tag, tutti_request_t *req);
+int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
+                tutti_request_t *req);
 /* Complete a request; *req becomes TUTTI_REQUEST_NULL. A NULL request
  * completes at once with an empty status. */
 int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st);
@@ -290,9 +289,9 @@ int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t
  * successful test counts as a wait. */
 int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st);
 /* isend + irecv + waitall, as MPI_Sendrecv. */
-int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
-                   int dest, int stag, void *rbuf, long rcount, tutti_datatype_t rtype,
-                   int source, int rtag, tutti_status_t *st);
+int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, int dest,
+                   int stag, void *rbuf, long rcount, tutti_datatype_t rtype, int source, int rtag,
+                   tutti_status_t *st);
 
 /* End the world from a rank: every blocked rank wakes, tutti_world_run
  * returns err (a negative code; 0 becomes TUTTI_EABORTED) naming this rank.
@@ -315,7 +314,8 @@ int tutti_span_end(tutti_rank_t *r);
 #endif
 
 /* The sub-headers: cost models, units and profiles; replay reports and
- * traces; tree builders; collectives and their registry; network topology. Each may also be included on its own. */
+ * traces; tree builders; collectives and their registry; network topology. Each may also be
+ * included on its own. */
 #include "tutti/model.h"
 #include "tutti/report.h"
 #include "tutti/tree.h"

@@ -17,8 +17,10 @@ int main(void) {
   tutti_config_t c = tutti_config_default(2);
   int rc = tutti_world_create(&w, &c);
   if (!rc) rc = tutti_world_run(w, fn, NULL);
-  if (rc) fprintf(stderr, "hello: %s\n", w ? tutti_world_error(w) : tutti_strerror(rc));
-  else printf("hello from tutti %s: ok\n", TUTTI_VERSION_STRING);
+  if (rc)
+    fprintf(stderr, "hello: %s\n", w ? tutti_world_error(w) : tutti_strerror(rc));
+  else
+    printf("hello from tutti %s: ok\n", TUTTI_VERSION_STRING);
   tutti_world_destroy(w);
   return rc ? 1 : 0;
 }

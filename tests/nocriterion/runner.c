@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
              WTERMSIG(st) == SIGALRM ? ", timed out" : "");
     }
   }
-  printf("[====] Synthesis: Tested: %d | Passing: %d | Failing: %d | Crashing: %d\n", tested, passed,
-         failed + crashed, crashed);
+  printf("[====] Synthesis: Tested: %d | Passing: %d | Failing: %d | Crashing: %d\n", tested,
+         passed, failed + crashed, crashed);
   return failed + crashed ? 1 : 0;
 }

@@ -9,8 +9,8 @@
   ({                                                                                               \
     __typeof__(a) a_ = (a);                                                                        \
     __typeof__(b) b_ = (b);                                                                        \
-    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"")          \
-    int c_ = (a_ > b_) - (a_ < b_);                                                                \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"") int c_ =   \
+        (a_ > b_) - (a_ < b_);                                                                     \
     _Pragma("GCC diagnostic pop") c_;                                                              \
   })
 #define NOCRIT_CMP_i32 NOCRIT_CMP_int
@@ -25,8 +25,8 @@
 #define NOCRIT_CMP_ptr(a, b)                                                                       \
   ({                                                                                               \
     const char *a_ = (const char *)(a), *b_ = (const char *)(b);                                   \
-    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"")          \
-    int c_ = (a_ > b_) - (a_ < b_);                                                                \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wsign-compare\"") int c_ =   \
+        (a_ > b_) - (a_ < b_);                                                                     \
     _Pragma("GCC diagnostic pop") c_;                                                              \
   })
 #define eq(T, a, b) (NOCRIT_CMP_##T(a, b) == 0)
@@ -37,6 +37,7 @@
 #define ge(T, a, b) (NOCRIT_CMP_##T(a, b) >= 0)
 #define not(x) (!(x))
 #define zero(T, a) ((a) == 0)
-#define ieee_ulp_eq(T, a, b, ulp) ((a) == (b) || __builtin_fabs((a) - (b)) <= (ulp) * 2.3e-16 * __builtin_fabs(b))
+#define ieee_ulp_eq(T, a, b, ulp)                                                                  \
+  ((a) == (b) || __builtin_fabs((a) - (b)) <= (ulp)*2.3e-16 * __builtin_fabs(b))
 #define epsilon_eq(T, a, b, eps) (__builtin_fabs((a) - (b)) <= (eps))
 #endif
