@@ -1,6 +1,7 @@
 /*
- * barrier_tree.c -- the lambda-tree barrier: an empty reduce to rank 0 up
- * the lambda-tree, then an empty broadcast down it. No rank leaves before
+ * barrier_tree.c -- a barrier on a tree (the lambda-tree's, or any
+ * TREE(barrier, ...) line of the registry): an empty reduce to rank 0 up
+ * the tree, then an empty broadcast down it. No rank leaves before
  * every rank has entered: the root's broadcast starts only once every
  * subtree has reported.
  *
@@ -17,11 +18,12 @@
 #include "engine.h"
 #include "tutti/tutti.h"
 
-int tutti__barrier_lambda(tutti_rank_t *r, const tutti_algo_t *a) {
+/* Every barrier line TREE(barrier, ...) of the registry runs this, on its tree. */
+int tutti__barrier_tree(tutti_rank_t *r, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
   tutti_treespec_t spec;
-  int rc = tutti__algo_tree(r, a, TUTTI_TREE_LAMBDA, 0, &spec);
+  int rc = tutti__algo_tree(r, a, 0, &spec);
   if (rc) return rc;
   rc = tutti__tree_reduce(r, &spec, NULL, NULL, 0, TUTTI_BYTE, TUTTI_SUM, 0, 0, tag);
   if (rc) return rc;

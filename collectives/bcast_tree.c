@@ -46,25 +46,14 @@
 #include "engine.h"
 #include "tutti/tutti.h"
 
-static int bcast_on(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                    const tutti_algo_t *a, int kind) {
+/* Every bcast line TREE(bcast, ...) of the registry runs this, on its tree. */
+int tutti__bcast_tree(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                      const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  size_t seg = tutti__algo_segment(a);
+  size_t seg = a->p.segment;
   tutti_treespec_t spec;
-  int rc = tutti__algo_tree(r, a, kind, tutti__segment_bytes(count, type, seg), &spec);
+  int rc = tutti__algo_tree(r, a, tutti__segment_bytes(count, type, seg), &spec);
   if (rc) return rc;
   return tutti__tree_bcast(r, &spec, buf, count, type, root, seg, tag);
 }
-
-#define BCAST(fn, kind)                                                                            \
-  int fn(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,                  \
-         const tutti_algo_t *a) {                                                                  \
-    return bcast_on(r, buf, count, type, root, a, kind);                                           \
-  }
-
-BCAST(tutti__bcast_flat, TUTTI_TREE_FLAT)
-BCAST(tutti__bcast_binary, TUTTI_TREE_BINARY)
-BCAST(tutti__bcast_binomial, TUTTI_TREE_BINOMIAL)
-BCAST(tutti__bcast_lambda, TUTTI_TREE_LAMBDA)
-BCAST(tutti__bcast_postal, TUTTI_TREE_POSTAL)

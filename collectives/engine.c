@@ -448,27 +448,7 @@ int tutti__model_postal_L(const tutti_model_t *m, size_t bytes) {
   return L > MAX_AUTO_L ? MAX_AUTO_L : (int)lround(L);
 }
 
-static int param_index(const tutti_algo_t *a, const char *name) {
-  for (int i = 0; a && a->desc && i < a->desc->nparams; i++)
-    if (!strcmp(a->desc->params[i].name, name)) return i;
-  return -1;
-}
-
-int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, int kind, size_t bytes,
+int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec) {
-  *spec = tutti_treespec_default(kind);
-  int i = param_index(a, "lambda"), j = param_index(a, "L");
-  if (i >= 0)
-    spec->lambda = a->is_auto >> i & 1u
-                       ? tutti_lambda_auto_postal(tutti__model_postal_L(tutti_rank_model(r), bytes))
-                       : a->value[i];
-  if (j >= 0)
-    spec->L =
-        a->is_auto >> j & 1u ? tutti__model_postal_L(tutti_rank_model(r), bytes) : (int)a->value[j];
-  return tutti_tree_check(spec);
-}
-
-size_t tutti__algo_segment(const tutti_algo_t *a) {
-  int i = param_index(a, "segment");
-  return i >= 0 && !(a->is_auto >> i & 1u) ? (size_t)a->value[i] : 0;
+  return tutti_algo_treespec(a, tutti__model_postal_L(tutti_rank_model(r), bytes), spec);
 }

@@ -100,29 +100,35 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
  * TUTTI_TREE_DEFAULT_L. */
 int tutti__model_postal_L(const tutti_model_t *m, size_t bytes);
 
-/* The tree of an algorithm: `kind` with its "lambda" and "L" parameters
- * taken from a when it has them, "auto" resolved for `bytes`-byte messages
- * under the run's model (lambda: tutti_lambda_auto_postal of that L). */
-int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, int kind, size_t bytes,
+/* The tree of a tree algorithm (a->desc->tree with its parameters), "auto"
+ * resolved for `bytes`-byte messages under the run's model
+ * (tutti_algo_treespec with tutti__model_postal_L). */
+int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec);
-
-/* The "segment" parameter of a in bytes (0 if a has none). */
-size_t tutti__algo_segment(const tutti_algo_t *a);
 
 /* The bytes of one message of a segmented transfer: the segment rounded to
  * whole elements (at least one), or the whole buffer if smaller or 0. */
 size_t tutti__segment_bytes(long count, tutti_datatype_t type, size_t segment);
 
-/* ------------------------------------------------ the registered algorithms */
+/* ------------------------------------------------ the tree algorithms */
 
-/* Defined in the algorithm files; listed once, in registry.c. */
-tutti_bcast_fn tutti__bcast_flat, tutti__bcast_binary, tutti__bcast_binomial, tutti__bcast_lambda,
-    tutti__bcast_postal;
-tutti_reduce_fn tutti__reduce_flat, tutti__reduce_binary, tutti__reduce_binomial,
-    tutti__reduce_lambda, tutti__reduce_postal;
-tutti_gather_fn tutti__gather_flat, tutti__gather_binomial, tutti__gather_lambda;
-tutti_scatter_fn tutti__scatter_flat, tutti__scatter_binomial, tutti__scatter_lambda;
-tutti_allreduce_fn tutti__allreduce_reduce_bcast;
-tutti_barrier_fn tutti__barrier_lambda;
+/* What every TREE(coll, ...) line of the registry runs: the collective on
+ * a->desc->tree (bcast_tree.c, reduce_tree.c, gather_tree.c,
+ * scatter_tree.c, barrier_tree.c), and its Hockney cost (tree_cost.c).
+ * One per collective, never one per algorithm. */
+tutti_bcast_fn tutti__bcast_tree;
+tutti_reduce_fn tutti__reduce_tree;
+tutti_gather_fn tutti__gather_tree;
+tutti_scatter_fn tutti__scatter_tree;
+tutti_barrier_fn tutti__barrier_tree;
+tutti_cost_fn tutti__bcast_tree_cost, tutti__reduce_tree_cost, tutti__gather_tree_cost,
+    tutti__scatter_tree_cost, tutti__barrier_tree_cost;
+
+/* Hockney time of a bcast / reduce of m bytes on `spec` (tree_cost.c),
+ * for composed algorithms' cost functions; *bound as tutti_cost_fn. */
+double tutti__tree_bcast_time(const tutti_treespec_t *spec, int P, size_t m, size_t segment,
+                              const tutti_hockney_t *h, int *bound);
+double tutti__tree_reduce_time(const tutti_treespec_t *spec, int P, size_t m, size_t segment,
+                               const tutti_hockney_t *h, int *bound);
 
 #endif /* TUTTI_COLL_ENGINE_H */

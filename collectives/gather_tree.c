@@ -24,27 +24,18 @@
 #include "engine.h"
 #include "tutti/tutti.h"
 
-static int gather_on(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
-                     void *rbuf, long rcount, tutti_datatype_t rtype, int root,
-                     const tutti_algo_t *a, int kind) {
+/* Every gather line TREE(gather, ...) of the registry runs this, on its tree. */
+int tutti__gather_tree(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                       void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                       const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
   int isroot = tutti_rank(r) == root;
   size_t blk =
       isroot ? (size_t)rcount * tutti_type_size(rtype) : (size_t)scount * tutti_type_size(stype);
   tutti_treespec_t spec;
-  int rc = tutti__algo_tree(r, a, kind, blk, &spec);
+  int rc = tutti__algo_tree(r, a, blk, &spec);
   if (rc) return rc;
   if (sbuf == TUTTI_IN_PLACE) sbuf = NULL; /* the root's block is already in rbuf */
   return tutti__tree_gather(r, &spec, sbuf, blk, rbuf, root, tag);
 }
-
-#define GATHER(fn, kind)                                                                           \
-  int fn(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, void *rbuf,       \
-         long rcount, tutti_datatype_t rtype, int root, const tutti_algo_t *a) {                   \
-    return gather_on(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a, kind);                  \
-  }
-
-GATHER(tutti__gather_flat, TUTTI_TREE_FLAT)
-GATHER(tutti__gather_binomial, TUTTI_TREE_BINOMIAL)
-GATHER(tutti__gather_lambda, TUTTI_TREE_LAMBDA)

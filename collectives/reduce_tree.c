@@ -40,27 +40,15 @@
 #include "engine.h"
 #include "tutti/tutti.h"
 
-static int reduce_on(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                     tutti_datatype_t type, tutti_op_t op, int root, const tutti_algo_t *a,
-                     int kind) {
+/* Every reduce line TREE(reduce, ...) of the registry runs this, on its tree. */
+int tutti__reduce_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                       tutti_datatype_t type, tutti_op_t op, int root, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  size_t seg = tutti__algo_segment(a);
+  size_t seg = a->p.segment;
   tutti_treespec_t spec;
-  int rc = tutti__algo_tree(r, a, kind, tutti__segment_bytes(count, type, seg), &spec);
+  int rc = tutti__algo_tree(r, a, tutti__segment_bytes(count, type, seg), &spec);
   if (rc) return rc;
   if (sbuf == TUTTI_IN_PLACE) sbuf = rbuf; /* MPI: the root's input is in rbuf */
   return tutti__tree_reduce(r, &spec, sbuf, rbuf, count, type, op, root, seg, tag);
 }
-
-#define REDUCE(fn, kind)                                                                           \
-  int fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,         \
-         tutti_op_t op, int root, const tutti_algo_t *a) {                                         \
-    return reduce_on(r, sbuf, rbuf, count, type, op, root, a, kind);                               \
-  }
-
-REDUCE(tutti__reduce_flat, TUTTI_TREE_FLAT)
-REDUCE(tutti__reduce_binary, TUTTI_TREE_BINARY)
-REDUCE(tutti__reduce_binomial, TUTTI_TREE_BINOMIAL)
-REDUCE(tutti__reduce_lambda, TUTTI_TREE_LAMBDA)
-REDUCE(tutti__reduce_postal, TUTTI_TREE_POSTAL)

@@ -19,6 +19,7 @@
  * Everything here is a pure lookup on constant data: any thread, any time.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -31,23 +32,34 @@
 
 /* ------------------------------------------------------------ parameters */
 
+/* Each parameter is declared once here and named by any number of
+ * algorithms; its field in tutti_params_t receives the parsed value. */
 #define LAMBDA_MAX 0x1.fffffffffffffp-1 /* the largest double below 1: lambda in [0.5, 1) */
+#define FIELD(f) offsetof(tutti_params_t, f)
 
 #define P_LAMBDA                                                                                   \
   {                                                                                                \
     "lambda", TUTTI_PARAM_REAL, TUTTI_TREE_DEFAULT_LAMBDA, 0.5, LAMBDA_MAX, TUTTI_PARAM_AUTO_OK,   \
         "share of its set a source keeps: 0.5 is binomial-like, toward 1 flat; auto: "             \
-        "fitted to the model's latency (0.6 suits postal L = 2)"                                   \
+        "fitted to the model's latency (0.6 suits postal L = 2)",                                  \
+        FIELD(lambda)                                                                              \
   }
 #define P_L                                                                                        \
   {                                                                                                \
     "L", TUTTI_PARAM_INT, NAN, 1, 4096, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,            \
-        "postal latency in send times the tree is optimal for; auto: the model's L(m)/S(m)"        \
+        "postal latency in send times the tree is optimal for; auto: the model's L(m)/S(m)",       \
+        FIELD(L)                                                                                   \
+  }
+#define P_K                                                                                        \
+  {                                                                                                \
+    "k", TUTTI_PARAM_INT, TUTTI_TREE_DEFAULT_K, 2, 1024, 0,                                        \
+        "radix: a rank has up to k-1 children per round", FIELD(k)                                 \
   }
 #define P_SEGMENT                                                                                  \
   {                                                                                                \
     "segment", TUTTI_PARAM_SIZE, 0, 0, INFINITY, 0,                                                \
-        "pipeline the message in segments of this many bytes (whole elements); 0: one message"     \
+        "pipeline the message in segments of this many bytes (whole elements); 0: one message",    \
+        FIELD(segment)                                                                             \
   }
 
 #define SRC_BI                                                                                     \
@@ -56,183 +68,123 @@
 #define SRC_BK                                                                                     \
   "A. Bar-Noy, S. Kipnis, \"Designing broadcasting algorithms in the postal model\", SPAA 1992"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
+#define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
 
-static const tutti_algo_desc_t table[] = {
-    /* bcast (bcast_tree.c) */
-    {TUTTI_COLL_BCAST,
-     "flat",
-     .fn.bcast = tutti__bcast_flat,
-     0,
-     {{0}},
-     0,
-     "the root sends to every other rank in turn",
-     "PVM 3.3 (the baseline of " SRC_BI ")",
-     "(P-1)(alpha + beta m)"},
-    {TUTTI_COLL_BCAST,
-     "binary",
-     .fn.bcast = tutti__bcast_binary,
-     1,
-     {P_SEGMENT},
-     0,
-     "heap-ordered binary tree, optionally pipelined in segments",
-     "Open MPI coll/base (bintree)",
-     "<= 2 floor(log2 P)(alpha + beta m)"},
-    {TUTTI_COLL_BCAST,
-     "binomial",
-     .fn.bcast = tutti__bcast_binomial,
-     1,
-     {P_SEGMENT},
-     0,
-     "binomial tree, farthest child first, optionally pipelined",
-     SRC_MPICH,
-     "ceil(log2 P)(alpha + beta m)"},
-    {TUTTI_COLL_BCAST,
-     "lambda-tree",
-     .fn.bcast = tutti__bcast_lambda,
-     2,
-     {P_LAMBDA, P_SEGMENT},
-     0,
-     "the source keeps a share lambda of its set and hands the rest to one leader",
-     SRC_BI,
-     "T_1(P)(alpha + beta m); ceil(log2 P) at lambda = 0.5"},
-    {TUTTI_COLL_BCAST,
-     "postal-optimal",
-     .fn.bcast = tutti__bcast_postal,
-     2,
-     {P_L, P_SEGMENT},
-     0,
-     "the optimal tree of the postal model of latency L (f_L(P) steps)",
-     SRC_BK,
-     "T_1(P)(alpha + beta m); ceil(log2 P) for L = 1"},
+/* ------------------------------------------------------------ the table */
 
-    /* reduce (reduce_tree.c) */
-    {TUTTI_COLL_REDUCE,
-     "flat",
-     .fn.reduce = tutti__reduce_flat,
-     0,
-     {{0}},
-     0,
-     "every rank sends to the root, which combines in rank order",
-     "PVM 3.3 (the baseline of " SRC_BI ")",
-     "(P-1)(alpha + beta m + gamma m)"},
-    {TUTTI_COLL_REDUCE,
-     "binary",
-     .fn.reduce = tutti__reduce_binary,
-     1,
-     {P_SEGMENT},
-     TUTTI_ALGO_COMMUTATIVE,
-     "heap-ordered binary tree (subtrees are not rank ranges)",
-     "Open MPI coll/base (bintree)",
-     "<= 2 floor(log2 P)(alpha + beta m + gamma m)"},
-    {TUTTI_COLL_REDUCE,
-     "binomial",
-     .fn.reduce = tutti__reduce_binomial,
-     1,
-     {P_SEGMENT},
-     0,
-     "binomial tree, children combined in rank order",
-     SRC_MPICH,
-     "ceil(log2 P)(alpha + beta m + gamma m)"},
-    {TUTTI_COLL_REDUCE,
-     "lambda-tree",
-     .fn.reduce = tutti__reduce_lambda,
-     2,
-     {P_LAMBDA, P_SEGMENT},
-     0,
-     "the lambda-tree broadcast reversed: receive from children, reduce, send to parent",
-     SRC_BI,
-     "T_1(P)(alpha + beta m + gamma m); ceil(log2 P) at lambda = 0.5"},
-    {TUTTI_COLL_REDUCE,
-     "postal-optimal",
-     .fn.reduce = tutti__reduce_postal,
-     2,
-     {P_L, P_SEGMENT},
-     0,
-     "the postal-optimal broadcast tree reversed",
-     SRC_BK,
-     "T_1(P)(alpha + beta m + gamma m)"},
+/* THE list. One line per algorithm:
+ *
+ *   TREE(coll, "name", KIND, restrictions, summary, source, cost, params...)
+ *     a tree algorithm: the collective's generic tree mover (engine.h) on
+ *     tree.h's TUTTI_TREE_KIND, its Hockney cost from the tree itself
+ *     (tree_cost.c); nothing else to write.
+ *   ALGO(coll, id, "name", restrictions, summary, source, cost, params...)
+ *     any other algorithm: one file defining tutti__<coll>_<id> and its
+ *     cost function tutti__<coll>_<id>_cost (declared by this list).
+ *
+ * params: P_* above, at most TUTTI_MAX_PARAMS. Order within a collective
+ * is the order of `tutti list` and the suite. */
+#define TUTTI_ALGOS(TREE, ALGO)                                                                    \
+  TREE(bcast, "flat", FLAT, 0, "the root sends to every other rank in turn", SRC_PVM,              \
+       "(P-1)(alpha + beta m)")                                                                    \
+  TREE(bcast, "binary", BINARY, 0, "heap-ordered binary tree, optionally pipelined in segments",   \
+       "Open MPI coll/base (bintree)", "<= 2 floor(log2 P)(alpha + beta m)", P_SEGMENT)            \
+  TREE(bcast, "binomial", BINOMIAL, 0,                                                             \
+       "binomial tree, farthest child first, optionally pipelined", SRC_MPICH,                     \
+       "ceil(log2 P)(alpha + beta m)", P_SEGMENT)                                                  \
+  TREE(bcast, "lambda-tree", LAMBDA, 0,                                                            \
+       "the source keeps a share lambda of its set and hands the rest to one leader", SRC_BI,      \
+       "T_1(P)(alpha + beta m); ceil(log2 P) at lambda = 0.5", P_LAMBDA, P_SEGMENT)                \
+  TREE(bcast, "postal-optimal", POSTAL, 0,                                                         \
+       "the optimal tree of the postal model of latency L (f_L(P) steps)", SRC_BK,                 \
+       "T_1(P)(alpha + beta m); ceil(log2 P) for L = 1", P_L, P_SEGMENT)                           \
+                                                                                                   \
+  TREE(reduce, "flat", FLAT, 0, "every rank sends to the root, which combines in rank order",      \
+       SRC_PVM, "(P-1)(alpha + beta m + gamma m)")                                                 \
+  TREE(reduce, "binary", BINARY, TUTTI_ALGO_COMMUTATIVE,                                           \
+       "heap-ordered binary tree (subtrees are not rank ranges)", "Open MPI coll/base (bintree)",  \
+       "<= 2 floor(log2 P)(alpha + beta m + gamma m)", P_SEGMENT)                                  \
+  TREE(reduce, "binomial", BINOMIAL, 0, "binomial tree, children combined in rank order",          \
+       SRC_MPICH, "ceil(log2 P)(alpha + beta m + gamma m)", P_SEGMENT)                             \
+  TREE(reduce, "lambda-tree", LAMBDA, 0,                                                           \
+       "the lambda-tree broadcast reversed: receive from children, reduce, send to parent",        \
+       SRC_BI, "T_1(P)(alpha + beta m + gamma m); ceil(log2 P) at lambda = 0.5", P_LAMBDA,         \
+       P_SEGMENT)                                                                                  \
+  TREE(reduce, "postal-optimal", POSTAL, 0, "the postal-optimal broadcast tree reversed", SRC_BK,  \
+       "T_1(P)(alpha + beta m + gamma m)", P_L, P_SEGMENT)                                         \
+                                                                                                   \
+  TREE(gather, "flat", FLAT, 0, "every rank sends its block to the root", SRC_PVM,                 \
+       "(P-1)(alpha + beta b)")                                                                    \
+  TREE(gather, "binomial", BINOMIAL, 0,                                                            \
+       "binomial tree; each rank forwards its subtree's blocks in one message", SRC_MPICH,         \
+       "ceil(log2 P) alpha + (P-1) beta b")                                                        \
+  TREE(gather, "lambda-tree", LAMBDA, 0,                                                           \
+       "lambda-tree; each rank forwards its subtree's blocks in one message", SRC_BI,              \
+       "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
+                                                                                                   \
+  TREE(scatter, "flat", FLAT, 0, "the root sends every rank its block", SRC_PVM,                   \
+       "(P-1)(alpha + beta b)")                                                                    \
+  TREE(scatter, "binomial", BINOMIAL, 0,                                                           \
+       "binomial tree; each rank gets its subtree's blocks in one message", SRC_MPICH,             \
+       "ceil(log2 P) alpha + (P-1) beta b")                                                        \
+  TREE(scatter, "lambda-tree", LAMBDA, 0,                                                          \
+       "lambda-tree; each rank gets its subtree's blocks in one message", SRC_BI,                  \
+       "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
+                                                                                                   \
+  ALGO(allreduce, reduce_bcast, "reduce-bcast", 0,                                                 \
+       "binomial reduce to rank 0, then binomial broadcast",                                       \
+       "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",                                          \
+       "2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m", P_SEGMENT)                         \
+                                                                                                   \
+  TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
+       "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \
+       "2 T_1(P) alpha", P_LAMBDA)
 
-    /* gather (gather_tree.c) */
-    {TUTTI_COLL_GATHER,
-     "flat",
-     .fn.gather = tutti__gather_flat,
-     0,
-     {{0}},
-     0,
-     "every rank sends its block to the root",
-     "PVM 3.3 (the baseline of " SRC_BI ")",
-     "(P-1)(alpha + beta b)"},
-    {TUTTI_COLL_GATHER,
-     "binomial",
-     .fn.gather = tutti__gather_binomial,
-     0,
-     {{0}},
-     0,
-     "binomial tree; each rank forwards its subtree's blocks in one message",
-     SRC_MPICH,
-     "ceil(log2 P) alpha + (P-1) beta b"},
-    {TUTTI_COLL_GATHER,
-     "lambda-tree",
-     .fn.gather = tutti__gather_lambda,
-     1,
-     {P_LAMBDA},
-     0,
-     "lambda-tree; each rank forwards its subtree's blocks in one message",
-     SRC_BI,
-     "T_1(P) alpha + ~(P-1) beta b"},
+/* The enum of a collective named in lower case, for the list above. */
+#define COLL_bcast TUTTI_COLL_BCAST
+#define COLL_reduce TUTTI_COLL_REDUCE
+#define COLL_allreduce TUTTI_COLL_ALLREDUCE
+#define COLL_gather TUTTI_COLL_GATHER
+#define COLL_scatter TUTTI_COLL_SCATTER
+#define COLL_barrier TUTTI_COLL_BARRIER
 
-    /* scatter (scatter_tree.c) */
-    {TUTTI_COLL_SCATTER,
-     "flat",
-     .fn.scatter = tutti__scatter_flat,
-     0,
-     {{0}},
-     0,
-     "the root sends every rank its block",
-     "PVM 3.3 (the baseline of " SRC_BI ")",
-     "(P-1)(alpha + beta b)"},
-    {TUTTI_COLL_SCATTER,
-     "binomial",
-     .fn.scatter = tutti__scatter_binomial,
-     0,
-     {{0}},
-     0,
-     "binomial tree; each rank gets its subtree's blocks in one message",
-     SRC_MPICH,
-     "ceil(log2 P) alpha + (P-1) beta b"},
-    {TUTTI_COLL_SCATTER,
-     "lambda-tree",
-     .fn.scatter = tutti__scatter_lambda,
-     1,
-     {P_LAMBDA},
-     0,
-     "lambda-tree; each rank gets its subtree's blocks in one message",
-     SRC_BI,
-     "T_1(P) alpha + ~(P-1) beta b"},
+/* Pass 1: declare what each ALGO line's file defines. */
+#define DECLARE_TREE(...)
+#define DECLARE_ALGO(c, id, ...)                                                                   \
+  tutti_##c##_fn tutti__##c##_##id;                                                                \
+  tutti_cost_fn tutti__##c##_##id##_cost;
+TUTTI_ALGOS(DECLARE_TREE, DECLARE_ALGO)
 
-    /* allreduce (allreduce_tree.c) */
-    {TUTTI_COLL_ALLREDUCE,
-     "reduce-bcast",
-     .fn.allreduce = tutti__allreduce_reduce_bcast,
-     1,
-     {P_SEGMENT},
-     0,
-     "binomial reduce to rank 0, then binomial broadcast",
-     "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",
-     "2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m"},
-
-    /* barrier (barrier_tree.c) */
-    {TUTTI_COLL_BARRIER,
-     "lambda-tree",
-     .fn.barrier = tutti__barrier_lambda,
-     1,
-     {P_LAMBDA},
-     0,
-     "empty reduce to rank 0 on the lambda-tree, then an empty broadcast",
-     SRC_BI,
-     "2 T_1(P) alpha"},
-};
+/* Pass 2: the table. NPARAMS counts the P_* given (none is fine). */
+#define NPARAMS(...)                                                                               \
+  ((int)(sizeof((tutti_param_desc_t[]){{0}, ##__VA_ARGS__}) / sizeof(tutti_param_desc_t)) - 1)
+#define ENTRY_TREE(c, nm, kind, restr, sum, src, cst, ...)                                         \
+  {.coll = COLL_##c,                                                                               \
+   .name = nm,                                                                                     \
+   .fn.c = tutti__##c##_tree,                                                                      \
+   .nparams = NPARAMS(__VA_ARGS__),                                                                \
+   .params = {__VA_ARGS__},                                                                        \
+   .restrictions = restr,                                                                          \
+   .summary = sum,                                                                                 \
+   .source = src,                                                                                  \
+   .cost = cst,                                                                                    \
+   .cost_fn = tutti__##c##_tree_cost,                                                              \
+   .tree = TUTTI_TREE_##kind},
+#define ENTRY_ALGO(c, id, nm, restr, sum, src, cst, ...)                                           \
+  {.coll = COLL_##c,                                                                               \
+   .name = nm,                                                                                     \
+   .fn.c = tutti__##c##_##id,                                                                      \
+   .nparams = NPARAMS(__VA_ARGS__),                                                                \
+   .params = {__VA_ARGS__},                                                                        \
+   .restrictions = restr,                                                                          \
+   .summary = sum,                                                                                 \
+   .source = src,                                                                                  \
+   .cost = cst,                                                                                    \
+   .cost_fn = tutti__##c##_##id##_cost,                                                            \
+   .tree = -1},
+static const tutti_algo_desc_t table[] = {TUTTI_ALGOS(ENTRY_TREE, ENTRY_ALGO)};
 #define NALGOS ((int)(sizeof table / sizeof *table))
+_Static_assert(NALGOS > 0, "the registry is empty");
 
 /* Each collective's default: the classic binomial tree where there is one
  * (optimal under Hockney, where latency and sending cost are equal). */
@@ -468,6 +420,23 @@ static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsi
   return 0;
 }
 
+/* The typed values a's parameters stand for: parsed once, at selection. */
+static tutti_params_t typed(const tutti_algo_t *a) {
+  tutti_params_t p = TUTTI_PARAMS_DEFAULT;
+  for (int i = 0; i < a->desc->nparams; i++) {
+    const tutti_param_desc_t *d = &a->desc->params[i];
+    int is_auto = a->is_auto >> i & 1u;
+    char *f = (char *)&p + d->offset;
+    if (d->type == TUTTI_PARAM_REAL)
+      *(double *)f = is_auto ? NAN : a->value[i];
+    else if (d->type == TUTTI_PARAM_INT)
+      *(long *)f = is_auto ? TUTTI_PARAM_AUTO : (long)a->value[i];
+    else
+      *(size_t *)f = is_auto ? SIZE_MAX : (size_t)a->value[i];
+  }
+  return p;
+}
+
 int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out, char *err,
                       size_t errlen) {
   if (!out) {
@@ -525,6 +494,7 @@ int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo
   int rc = apply_params(who, nparams, &a, &seen, err, errlen);
   if (!rc) rc = apply_params(who, params, &a, &seen, err, errlen);
   if (rc) return rc;
+  a.p = typed(&a);
   *out = a;
   if (err && errlen) err[0] = '\0';
   return 0;
@@ -557,8 +527,17 @@ static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
       return TUTTI_EINVAL;
     }
   }
+  tutti_params_t want = typed(a); /* no padding: a bitwise compare is exact */
+  if (memcmp(&want, &a->p, sizeof want)) {
+    errf(err, errlen,
+         "%s '%s': its typed parameters disagree with its values (use tutti_algo_select)",
+         tutti_coll_name(d->coll), d->name);
+    return TUTTI_EINVAL;
+  }
   return 0;
 }
+_Static_assert(sizeof(tutti_params_t) == sizeof(double) + 2 * sizeof(long) + sizeof(size_t),
+               "tutti_params_t must have no padding (algo_valid compares it bitwise)");
 
 int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen) {
   int rc = algo_valid(a, err, errlen);
@@ -615,4 +594,24 @@ int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n) {
     used += (size_t)snprintf(buf + used, n - used, "%c%s=%s", i ? ',' : ':', d->params[i].name, v);
   }
   return used < n ? 0 : TUTTI_EINVAL; /* TUTTI_EINVAL: truncated */
+}
+
+double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const tutti_hockney_t *h,
+                       int *bound) {
+  int b = 0;
+  double t = NAN;
+  if (!algo_valid(a, NULL, 0) && a->desc->cost_fn && h && P >= 1 && root >= 0 && root < P)
+    t = a->desc->cost_fn(a, P, root, m, h, &b);
+  if (bound) *bound = b;
+  return t;
+}
+
+int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, tutti_treespec_t *spec) {
+  if (!a || !a->desc || a->desc->tree < 0 || !spec) return TUTTI_EINVAL;
+  *spec = tutti_treespec_default(a->desc->tree);
+  if (L_auto < 1) L_auto = 1;
+  spec->lambda = isnan(a->p.lambda) ? tutti_lambda_auto_postal(L_auto) : a->p.lambda;
+  spec->L = a->p.L == TUTTI_PARAM_AUTO ? L_auto : (int)a->p.L;
+  spec->k = (int)a->p.k;
+  return tutti_tree_check(spec);
 }

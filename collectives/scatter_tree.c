@@ -20,27 +20,18 @@
 #include "engine.h"
 #include "tutti/tutti.h"
 
-static int scatter_on(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
-                      void *rbuf, long rcount, tutti_datatype_t rtype, int root,
-                      const tutti_algo_t *a, int kind) {
+/* Every scatter line TREE(scatter, ...) of the registry runs this, on its tree. */
+int tutti__scatter_tree(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                        void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                        const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
   int isroot = tutti_rank(r) == root;
   size_t blk =
       isroot ? (size_t)scount * tutti_type_size(stype) : (size_t)rcount * tutti_type_size(rtype);
   tutti_treespec_t spec;
-  int rc = tutti__algo_tree(r, a, kind, blk, &spec);
+  int rc = tutti__algo_tree(r, a, blk, &spec);
   if (rc) return rc;
   if (rbuf == TUTTI_IN_PLACE) rbuf = NULL; /* the root's block stays in sbuf */
   return tutti__tree_scatter(r, &spec, sbuf, blk, rbuf, root, tag);
 }
-
-#define SCATTER(fn, kind)                                                                          \
-  int fn(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, void *rbuf,       \
-         long rcount, tutti_datatype_t rtype, int root, const tutti_algo_t *a) {                   \
-    return scatter_on(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a, kind);                 \
-  }
-
-SCATTER(tutti__scatter_flat, TUTTI_TREE_FLAT)
-SCATTER(tutti__scatter_binomial, TUTTI_TREE_BINOMIAL)
-SCATTER(tutti__scatter_lambda, TUTTI_TREE_LAMBDA)

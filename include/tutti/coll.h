@@ -58,13 +58,31 @@ int tutti_coll_find(const char *name, int *coll); /* 0 or TUTTI_ENOTFOUND */
 /* ------------------------------------------------------------ parameters */
 
 enum tutti_param_type {
-  TUTTI_PARAM_REAL = 1, /* a number: lambda=0.6 */
-  TUTTI_PARAM_INT,      /* an integer: blocks=16, k=3 */
-  TUTTI_PARAM_SIZE,     /* bytes with units: segment=8KiB (0: no segmenting) */
+  TUTTI_PARAM_REAL = 1, /* a number: lambda=0.6 (a double field of tutti_params_t) */
+  TUTTI_PARAM_INT,      /* an integer: blocks=16, k=3 (a long field) */
+  TUTTI_PARAM_SIZE,     /* bytes with units: segment=8KiB, 0: no segmenting (a size_t field) */
 };
 
 #define TUTTI_PARAM_AUTO_OK 1u      /* the value "auto" is accepted (chosen per run) */
 #define TUTTI_PARAM_AUTO_DEFAULT 2u /* the default is "auto" (def is then NAN) */
+
+/* The typed values of a selected algorithm's parameters, parsed and
+ * validated once by tutti_algo_select: what an algorithm reads on every
+ * call (a->p.segment), with no lookup by name. Every parameter name of the
+ * registry is one field here; a parameter an algorithm does not have keeps
+ * the value of TUTTI_PARAMS_DEFAULT, the tree builders' defaults. "auto"
+ * is NAN in a double field and TUTTI_PARAM_AUTO in a long or size_t one. */
+typedef struct tutti_params {
+  double lambda;  /* lambda-tree: share of its set a source keeps */
+  long L;         /* postal-optimal tree: latency in send times */
+  long k;         /* radix of k-ary and k-nomial shapes */
+  size_t segment; /* pipeline segment in bytes; 0: one message */
+} tutti_params_t;
+
+#define TUTTI_PARAM_AUTO (-1) /* "auto" in an integer field (SIZE_MAX in a size_t one) */
+#define TUTTI_PARAMS_DEFAULT                                                                       \
+  ((tutti_params_t){                                                                               \
+      .lambda = TUTTI_TREE_DEFAULT_LAMBDA, .L = TUTTI_TREE_DEFAULT_L, .k = TUTTI_TREE_DEFAULT_K})
 
 typedef struct tutti_param_desc {
   const char *name;
@@ -72,6 +90,7 @@ typedef struct tutti_param_desc {
   double def, min, max; /* default and inclusive range; max may be INFINITY */
   unsigned flags;       /* TUTTI_PARAM_AUTO_OK */
   const char *help;
+  size_t offset; /* of its field in tutti_params_t */
 } tutti_param_desc_t;
 
 #define TUTTI_MAX_PARAMS 4
@@ -100,6 +119,21 @@ typedef int tutti_scatter_fn(tutti_rank_t *r, const void *sbuf, long scount, tut
                              const struct tutti_algo *a);
 typedef int tutti_barrier_fn(tutti_rank_t *r, const struct tutti_algo *a);
 
+/* Hockney's model: a message of m bytes costs alpha + beta m, reducing m
+ * bytes gamma m (MODEL.md's hockney preset, all rendezvous). */
+typedef struct tutti_hockney {
+  double alpha, beta, gamma;
+} tutti_hockney_t;
+
+/* An algorithm's cost under Hockney, in seconds, for P ranks, `root`, and
+ * m bytes per rank (the message of bcast/reduce/allreduce, each rank's
+ * block of gather/scatter, 0 for barrier). Sets *bound to 1 when the value
+ * is only an upper bound for these arguments (0: exact, equal to the
+ * modeled time of tutti's engine to rounding). NAN: not defined here.
+ * Pure; any thread. */
+typedef double tutti_cost_fn(const struct tutti_algo *a, int P, int root, size_t m,
+                             const tutti_hockney_t *h, int *bound);
+
 typedef struct tutti_algo_desc {
   int coll;         /* enum tutti_coll */
   const char *name; /* unique within its collective: "lambda-tree" */
@@ -113,10 +147,12 @@ typedef struct tutti_algo_desc {
   } fn;
   int nparams;
   tutti_param_desc_t params[TUTTI_MAX_PARAMS];
-  unsigned restrictions; /* enum tutti_algo_restrict */
-  const char *summary;   /* one line */
-  const char *source;    /* paper, figure */
-  const char *cost;      /* Hockney cost formula, one line */
+  unsigned restrictions;  /* enum tutti_algo_restrict */
+  const char *summary;    /* one line */
+  const char *source;     /* paper, figure */
+  const char *cost;       /* Hockney cost formula, one line */
+  tutti_cost_fn *cost_fn; /* the same as a function (tutti_algo_cost) */
+  int tree;               /* enum tutti_tree_kind of a tree algorithm; -1 for the others */
 } tutti_algo_desc_t;
 
 /* The i-th registered algorithm (0, 1, ...), NULL past the end. */
@@ -131,7 +167,8 @@ const tutti_algo_desc_t *tutti_algo_desc_default(int coll);
 /* An algorithm with its parameter values: a plain value, copy it freely. */
 typedef struct tutti_algo {
   const tutti_algo_desc_t *desc;
-  double value[TUTTI_MAX_PARAMS]; /* in desc->params order */
+  tutti_params_t p;               /* typed values: what the algorithm reads */
+  double value[TUTTI_MAX_PARAMS]; /* the same in desc->params order, for reports */
   unsigned is_auto;               /* bit i: parameter i is "auto" */
 } tutti_algo_t;
 
@@ -151,6 +188,15 @@ double tutti_algo_param(const tutti_algo_t *a, const char *name);
 int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen);
 /* "lambda-tree:lambda=0.6" -- the canonical spelling, for reports. */
 int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n);
+/* The registered Hockney cost of `a` (tutti_cost_fn) for P ranks, root and
+ * m bytes per rank; *bound (may be NULL) says whether it is an upper bound.
+ * NAN if a is invalid or has no cost function. */
+double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const tutti_hockney_t *h,
+                       int *bound);
+/* The tree a tree algorithm uses (desc->tree with its lambda, L and k),
+ * "auto" resolved for a postal latency of L_auto send times (1 under
+ * Hockney). 0, or TUTTI_EINVAL if `a` is not a tree algorithm. */
+int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, struct tutti_treespec *spec);
 
 /* --------------------------------------------------------------- calls */
 
