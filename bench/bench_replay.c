@@ -20,6 +20,11 @@
  * broadcast pipelined in segments, replayed without a topology and on
  * tree:32x32 (identity: one flow per link; roundrobin: every hop crosses
  * the root, the most contended), side by side; the budget is 3x.
+ *
+ * Both use the library's internals, which libtutti.so does not export, so
+ * this file is a program of its own, `bench_replay replay|contention
+ * [options]`, linked with the internal static library and built beside
+ * build/tutti; `tutti bench replay|contention` runs it (bench/main.c).
  */
 #include "internal.h" /* first: it sets _GNU_SOURCE */
 
@@ -520,4 +525,12 @@ int tutti_bench_contention(int argc, char **argv) {
     for (int j = 0; j < 3; j++) tutti_topo_free(topo[k][j]);
   logs_free(&L);
   return status;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "replay")) return tutti_bench_replay(argc - 2, argv + 2);
+  if (argc >= 2 && !strcmp(argv[1], "contention"))
+    return tutti_bench_contention(argc - 2, argv + 2);
+  fprintf(stderr, "usage: bench_replay replay|contention [options] (see tutti bench --help)\n");
+  return 2;
 }

@@ -5,8 +5,11 @@
  * line on stderr. The collective commands live in cli_*.c (cli.h), the
  * benchmark programs in bench_*.c (bench.h).
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "cli.h"
@@ -67,6 +70,36 @@ static void usage(FILE *f) {
   fprintf(f, "tutti COMMAND --help documents every flag of a command. Exit status: 0 success,\n"
              "1 a result failed verification, 2 bad usage or input, 3 runtime failure\n"
              "(deadlock, a rank's error), with a one-line reason on stderr.\n");
+}
+
+/* bench_replay.c drives the replay engine, an internal that libtutti.so
+ * does not export, so it is a program of its own: bench_replay, built beside
+ * tutti in the build tree, not installed. These run it from there. */
+static int run_bench_replay(const char *name, int argc, char **argv) {
+  char path[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof path - sizeof "bench_replay");
+  char *slash = n > 0 ? memrchr(path, '/', (size_t)n) : NULL;
+  char **args = calloc((size_t)argc + 3, sizeof *args);
+  if (slash && args) {
+    strcpy(slash + 1, "bench_replay");
+    args[0] = path;
+    args[1] = (char *)name;
+    memcpy(args + 2, argv, (size_t)argc * sizeof *argv);
+    execv(path, args); /* returns only when it failed */
+  }
+  free(args);
+  fprintf(stderr,
+          "tutti bench %s: needs bench_replay beside tutti; it is built in the build tree "
+          "(build/bench_replay), not installed\n",
+          name);
+  return 2;
+}
+
+int tutti_bench_replay(int argc, char **argv) {
+  return run_bench_replay("replay", argc, argv);
+}
+int tutti_bench_contention(int argc, char **argv) {
+  return run_bench_replay("contention", argc, argv);
 }
 
 static int bench_main(int argc, char **argv) {

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tutti/export.h"
 #include "tutti/tutti.h"
 
 #ifdef __cplusplus
@@ -52,8 +53,8 @@ enum tutti_coll {
       TUTTI_COLL_N
 };
 
-const char *tutti_coll_name(int coll);            /* "bcast"; "invalid" */
-int tutti_coll_find(const char *name, int *coll); /* 0 or TUTTI_ENOTFOUND */
+TUTTI_API const char *tutti_coll_name(int coll);            /* "bcast"; "invalid" */
+TUTTI_API int tutti_coll_find(const char *name, int *coll); /* 0 or TUTTI_ENOTFOUND */
 
 /* ------------------------------------------------------------ parameters */
 
@@ -156,11 +157,11 @@ typedef struct tutti_algo_desc {
 } tutti_algo_desc_t;
 
 /* The i-th registered algorithm (0, 1, ...), NULL past the end. */
-const tutti_algo_desc_t *tutti_algo_desc_at(int i);
+TUTTI_API const tutti_algo_desc_t *tutti_algo_desc_at(int i);
 /* By collective and name, NULL if none. */
-const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name);
+TUTTI_API const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name);
 /* The default algorithm of a collective. */
-const tutti_algo_desc_t *tutti_algo_desc_default(int coll);
+TUTTI_API const tutti_algo_desc_t *tutti_algo_desc_default(int coll);
 
 /* ------------------------------------------------- a chosen algorithm */
 
@@ -178,52 +179,55 @@ typedef struct tutti_algo {
  * Errors: TUTTI_ENOTFOUND (unknown collective or algorithm; err lists the
  * valid names), TUTTI_EINVAL (unknown parameter, bad or out-of-range value;
  * err names it and what is accepted). err may be NULL. */
-int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out, char *err,
-                      size_t errlen);
+TUTTI_API int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out,
+                                char *err, size_t errlen);
 /* A parameter's value by name; NAN for "auto" (the algorithm resolves it
  * per run) and for a name the algorithm does not have. */
-double tutti_algo_param(const tutti_algo_t *a, const char *name);
+TUTTI_API double tutti_algo_param(const tutti_algo_t *a, const char *name);
 /* Whether `a` may run on `nranks` ranks with `op` (NULL for non-reductions):
  * 0, or TUTTI_ENOTSUP with a sentence in err. */
-int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen);
+TUTTI_API int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err,
+                               size_t errlen);
 /* "lambda-tree:lambda=0.6" -- the canonical spelling, for reports. */
-int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n);
+TUTTI_API int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n);
 /* The registered Hockney cost of `a` (tutti_cost_fn) for P ranks, root and
  * m bytes per rank; *bound (may be NULL) says whether it is an upper bound.
  * NAN if a is invalid or has no cost function. */
-double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const tutti_hockney_t *h,
-                       int *bound);
+TUTTI_API double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m,
+                                 const tutti_hockney_t *h, int *bound);
 /* The tree a tree algorithm uses (desc->tree with its lambda, L and k),
  * "auto" resolved for a postal latency of L_auto send times (1 under
  * Hockney). 0, or TUTTI_EINVAL if `a` is not a tree algorithm. */
-int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, struct tutti_treespec *spec);
+TUTTI_API int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, struct tutti_treespec *spec);
 
 /* --------------------------------------------------------------- calls */
 
 /* algo NULL: the selection rule above. Each returns 0 or a negative code;
  * a restriction the call violates (a non-commutative op on a commutative-
  * only algorithm) is TUTTI_ENOTSUP, never a wrong answer. */
-int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                const tutti_algo_t *algo);
-int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
-                 tutti_op_t op, int root, const tutti_algo_t *algo);
-int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                    tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo);
-int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, void *rbuf,
-                 long rcount, tutti_datatype_t rtype, int root, const tutti_algo_t *algo);
-int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
-                  void *rbuf, long rcount, tutti_datatype_t rtype, int root,
-                  const tutti_algo_t *algo);
-int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo);
+TUTTI_API int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                          const tutti_algo_t *algo);
+TUTTI_API int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                           tutti_datatype_t type, tutti_op_t op, int root,
+                           const tutti_algo_t *algo);
+TUTTI_API int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                              tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo);
+TUTTI_API int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                           void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                           const tutti_algo_t *algo);
+TUTTI_API int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                            void *rbuf, long rcount, tutti_datatype_t rtype, int root,
+                            const tutti_algo_t *algo);
+TUTTI_API int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo);
 
 /* A fresh tag for one collective call, from the range above TUTTI_TAG_UB
  * that user code never uses. Every rank calls collectives in the same order,
  * so every rank gets the same tag for the same call. */
-int tutti_coll_tag(tutti_rank_t *r);
+TUTTI_API int tutti_coll_tag(tutti_rank_t *r);
 
 /* The model the world runs under (for algorithms whose parameters are
  * "auto": lambda=auto reads the latency L of the model). Never NULL. */
-const tutti_model_t *tutti_rank_model(const tutti_rank_t *r);
+TUTTI_API const tutti_model_t *tutti_rank_model(const tutti_rank_t *r);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
 
 #include <stdio.h>
 
+#include "tutti/export.h"
 #include "tutti/tutti.h"
 
 #ifdef __cplusplus
@@ -34,26 +35,28 @@ extern "C" {
  * "1.5 MiB" (fractions are fine when the result is whole bytes). Spaces
  * around the number and unit are allowed. Negative, empty, trailing garbage
  * or more than SIZE_MAX: TUTTI_EPARSE. */
-int tutti_parse_size(const char *s, size_t *out, char *err, size_t errlen);
+TUTTI_API int tutti_parse_size(const char *s, size_t *out, char *err, size_t errlen);
 
 /* Times in seconds: a number >= 0 with s, ms, us (or µs), ns, ps; a bare
  * number is seconds. "1us" gives exactly the double nearest 1e-6. */
-int tutti_parse_time(const char *s, double *out, char *err, size_t errlen);
+TUTTI_API int tutti_parse_time(const char *s, double *out, char *err, size_t errlen);
 
 /* Bandwidth in bytes per second, > 0: B/s kB/s MB/s GB/s TB/s, KiB/s MiB/s
  * GiB/s TiB/s, and bits: bps kbps Mbps Gbps Tbps (also kb/s Mb/s Gb/s Tb/s;
  * 8 bits a byte). A bare number is B/s. */
-int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *err, size_t errlen);
+TUTTI_API int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *err, size_t errlen);
 
 /* A per-byte cost (beta, G, gamma) in seconds per byte, >= 0: a time per
  * byte ("1ns", "1ns/B", bare: seconds), or a bandwidth ("1GB/s" = 1ns/B). */
-int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err, size_t errlen);
+TUTTI_API int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err,
+                                   size_t errlen);
 
 /* Cost expressions, c(m) = max(floor, a + b*m): "A", "A + B*m", "B*m",
  * "max(F, A + B*m)" (also "max(F, A)", "max(F, B*m)"); A and F are times,
  * B a per-byte cost (tutti_parse_per_byte). With steps != 0 (the postal
  * model's unit steps) every value must be a plain number. */
-int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, size_t errlen);
+TUTTI_API int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err,
+                               size_t errlen);
 
 /* Formatting for people. Each writes a NUL-terminated string into buf
  * (truncated to n) and returns buf, or NULL if buf is NULL or n is 0.
@@ -65,11 +68,11 @@ int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, siz
  *                                 steps "max(2, 1 + 0.5*m)"
  *   tutti_format_model_time(m, t) postal models: steps printed plainly
  *                                 ("5"); others as tutti_format_time. */
-char *tutti_format_time(double seconds, char *buf, size_t n);
-char *tutti_format_bytes(size_t bytes, char *buf, size_t n);
-char *tutti_format_bandwidth(double bytes_per_s, char *buf, size_t n);
-char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n);
-char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n);
+TUTTI_API char *tutti_format_time(double seconds, char *buf, size_t n);
+TUTTI_API char *tutti_format_bytes(size_t bytes, char *buf, size_t n);
+TUTTI_API char *tutti_format_bandwidth(double bytes_per_s, char *buf, size_t n);
+TUTTI_API char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n);
+TUTTI_API char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n);
 
 /* ------------------------------------------------------------ cost models */
 
@@ -86,19 +89,19 @@ char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_
  *   loggp:   O_s = o, S = max(g, o + G*m), L = o + G*m + L,
  *            R = max(g, G*m), O_r = o, all eager
  * (logp is loggp with G = 0, field for field.) */
-int tutti_model_none(tutti_model_t *m);
-int tutti_model_hockney(tutti_model_t *m, double alpha, double beta);
-int tutti_model_postal(tutti_model_t *m, double L);
-int tutti_model_logp(tutti_model_t *m, double L, double o, double g);
-int tutti_model_loggp(tutti_model_t *m, double L, double o, double g, double G);
+TUTTI_API int tutti_model_none(tutti_model_t *m);
+TUTTI_API int tutti_model_hockney(tutti_model_t *m, double alpha, double beta);
+TUTTI_API int tutti_model_postal(tutti_model_t *m, double L);
+TUTTI_API int tutti_model_logp(tutti_model_t *m, double L, double o, double g);
+TUTTI_API int tutti_model_loggp(tutti_model_t *m, double L, double o, double g, double G);
 
 /* "none", "hockney", "postal", "logp", "loggp", "custom"; "unknown" for
  * anything else (never NULL). */
-const char *tutti_model_preset_name(int preset);
+TUTTI_API const char *tutti_model_preset_name(int preset);
 /* 1 if the model's times are postal steps, else 0 (also for NULL). */
-int tutti_model_steps(const tutti_model_t *m);
+TUTTI_API int tutti_model_steps(const tutti_model_t *m);
 /* "steps" for postal models, "s" otherwise. */
-const char *tutti_model_time_unit(const tutti_model_t *m);
+TUTTI_API const char *tutti_model_time_unit(const tutti_model_t *m);
 
 /* Parse a model spec, as the CLI's --model takes it:
  *   none | hockney:alpha=T,beta=T/B (or bandwidth=BW instead of beta)
@@ -111,7 +114,7 @@ const char *tutti_model_time_unit(const tutti_model_t *m);
  * A comma inside parentheses does not split. Returns 0 or TUTTI_EPARSE
  * (unknown preset or key, missing parameter, bad value, key given twice,
  * beta and bandwidth both given); the message names the key. */
-int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t errlen);
+TUTTI_API int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t errlen);
 
 /* The builder under tutti_model_parse and profile files: a model from n
  * key = value pairs, one of which must be "preset". Keys are
@@ -119,15 +122,15 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
  * index of the pair at fault -- for a missing parameter, the "preset"
  * pair; -1 when "preset" itself is missing -- and the message starts with
  * "key 'K': ". Returns 0 or TUTTI_EPARSE (TUTTI_EINVAL for NULL arrays). */
-int tutti_model_from_pairs(const char *const *keys, const char *const *values, int n,
-                           tutti_model_t *out, int *bad, char *err, size_t errlen);
+TUTTI_API int tutti_model_from_pairs(const char *const *keys, const char *const *values, int n,
+                                     tutti_model_t *out, int *bad, char *err, size_t errlen);
 
 /* One line for people, e.g.
  *   "hockney alpha=1 us beta=1 ns/B (1 GB/s), eager_limit 0 (all rendezvous)"
  *   "postal L=2 steps, all eager; send_cpu=2"
  * Fields that differ from the preset's own values are listed after ';'.
  * Returns 0, or TUTTI_EINVAL for NULL arguments (buf is truncated to n). */
-int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n);
+TUTTI_API int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n);
 
 /* Write the model as one JSON object (no newline). Field names are stable:
  *   {"preset":"hockney","time_unit":"s","alpha":1e-06,"beta":1e-09,
@@ -139,7 +142,7 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n);
  * every message is eager (TUTTI_EAGER_ALL). Numbers are the shortest text
  * that reads back to the same double. Returns 0, TUTTI_EINVAL, or
  * TUTTI_EIO if the stream reports an error. */
-int tutti_model_json(const tutti_model_t *m, FILE *f);
+TUTTI_API int tutti_model_json(const tutti_model_t *m, FILE *f);
 
 /* ---------------------------------------------------------------- profiles */
 
@@ -174,7 +177,7 @@ typedef struct tutti_profile_info {
 
 /* The i-th built-in profile (i >= 0), NULL past the end. The first is the
  * default, teaching-hockney. */
-const tutti_profile_info_t *tutti_profile_builtin(int i);
+TUTTI_API const tutti_profile_info_t *tutti_profile_builtin(int i);
 
 /* Parse profile INI text. filename is used in messages ("FILE:LINE: ...")
  * and for the name; NULL means "<string>". Sections [model] (preset and
@@ -183,13 +186,14 @@ const tutti_profile_info_t *tutti_profile_builtin(int i);
  * keys, bad values, missing preset parameters, a key or section given
  * twice, a line too long: TUTTI_EPARSE with
  *   FILE:LINE: key 'K': <what is wrong>; accepted: <...> */
-int tutti_profile_parse_string(const char *text, const char *filename, tutti_profile_t *out,
-                               char *err, size_t errlen);
+TUTTI_API int tutti_profile_parse_string(const char *text, const char *filename,
+                                         tutti_profile_t *out, char *err, size_t errlen);
 
 /* Load a built-in profile by name, or else a profile file by path.
  * Returns 0, TUTTI_ENOTFOUND (neither a built-in nor an existing file; the
  * message lists the built-ins), TUTTI_EIO (unreadable), TUTTI_EPARSE. */
-int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err, size_t errlen);
+TUTTI_API int tutti_profile_load(const char *name_or_path, tutti_profile_t *out, char *err,
+                                 size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tutti/export.h"
 #include "tutti/tutti.h"
 
 #ifdef __cplusplus
@@ -64,7 +65,7 @@ typedef struct tutti_report {
 } tutti_report_t;
 
 /* Fill *out with the report of w's last run. */
-int tutti_world_report(const tutti_world_t *w, tutti_report_t *out);
+TUTTI_API int tutti_world_report(const tutti_world_t *w, tutti_report_t *out);
 
 #define TUTTI_LINK_NAME_MAX 128
 
@@ -87,7 +88,7 @@ typedef struct tutti_link_load {
  * message are listed (tutti_report_t.links_used of them), so *n <= k.
  * Without a topology *n = 0 and 0 is returned. The topology (the model's
  * topo) must still be alive: the names come from it. */
-int tutti_world_links(const tutti_world_t *w, int k, tutti_link_load_t *out, int *n);
+TUTTI_API int tutti_world_links(const tutti_world_t *w, int k, tutti_link_load_t *out, int *n);
 
 /* Write w's last run as Chrome trace-event JSON ({"traceEvents":[...]},
  * timestamps in microseconds; postal steps are shown as 1 us each) that
@@ -101,13 +102,13 @@ int tutti_world_links(const tutti_world_t *w, int k, tutti_link_load_t *out, int
  * carried a message, and a slice per message for the time it held the
  * link ("msg 3->5 1 KiB", its queueing time in the args), so one sees
  * where messages queued. */
-int tutti_world_trace(const tutti_world_t *w, FILE *out);
+TUTTI_API int tutti_world_trace(const tutti_world_t *w, FILE *out);
 
 /* Print w's last run as an ASCII timeline: a time axis, then one row per
  * rank (the first 32 of larger worlds, which it says), `width` columns of
  * time (<= 0: 64), each column marked by what the rank did then:
  * S sending, R receiving, # both, . waiting, C computing or reducing. */
-int tutti_world_timeline(const tutti_world_t *w, FILE *out, int width);
+TUTTI_API int tutti_world_timeline(const tutti_world_t *w, FILE *out, int width);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tutti/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -77,8 +79,8 @@ typedef struct tutti_topo_link {
  * than the tree's levels is an error. Switches are named s0, s1, ... at
  * the level above the leaves, sw<depth>.<i> above that, and "root" (a
  * single switch is "s0"). */
-int tutti_topo_from_spec(const char *spec, const char *links, tutti_topo_t **out, char *err,
-                         size_t errlen);
+TUTTI_API int tutti_topo_from_spec(const char *spec, const char *links, tutti_topo_t **out,
+                                   char *err, size_t errlen);
 
 /* A tree from an explicit INI description (topo/README.md): [switch NAME]
  * and [host NAME] sections with children, leaves, uplink, leaf_links and
@@ -90,57 +92,57 @@ int tutti_topo_from_spec(const char *spec, const char *links, tutti_topo_t **out
  * latency/bandwidth, an unknown switch name, a switch listed as a child
  * twice, a cycle, more than one root, a switch with neither children nor
  * leaves, a leaf listed twice, leaves not numbered 0..N-1. */
-int tutti_topo_parse_ini(const char *text, const char *filename, const char *links,
-                         tutti_topo_t **out, char *err, size_t errlen);
+TUTTI_API int tutti_topo_parse_ini(const char *text, const char *filename, const char *links,
+                                   tutti_topo_t **out, char *err, size_t errlen);
 /* tutti_topo_parse_ini on a file's contents. TUTTI_ENOTFOUND: no such
  * file; TUTTI_EIO: unreadable. */
-int tutti_topo_load(const char *path, const char *links, tutti_topo_t **out, char *err,
-                    size_t errlen);
+TUTTI_API int tutti_topo_load(const char *path, const char *links, tutti_topo_t **out, char *err,
+                              size_t errlen);
 /* --topology's argument: a spec if it starts with "tree:", else a file. */
-int tutti_topo_open(const char *spec_or_path, const char *links, tutti_topo_t **out, char *err,
-                    size_t errlen);
+TUTTI_API int tutti_topo_open(const char *spec_or_path, const char *links, tutti_topo_t **out,
+                              char *err, size_t errlen);
 
-void tutti_topo_free(tutti_topo_t *t);
+TUTTI_API void tutti_topo_free(tutti_topo_t *t);
 
 /* Give every link that neither a level list nor the file set this latency
  * and per-byte cost (they start at 0, 0). The replay's natural default is
  * (0, the model's latency per-byte cost b): one message on an idle path
  * then costs exactly what it costs with no topology, and contention is
  * what the topology adds. Returns 0 or TUTTI_EINVAL (negative, NaN). */
-int tutti_topo_default_links(tutti_topo_t *t, double lat, double beta);
+TUTTI_API int tutti_topo_default_links(tutti_topo_t *t, double lat, double beta);
 /* Links that no list or file set (those tutti_topo_default_links sets). */
-int tutti_topo_unset_links(const tutti_topo_t *t);
+TUTTI_API int tutti_topo_unset_links(const tutti_topo_t *t);
 
 /* -------------------------------------------------------------- queries */
 
-int tutti_topo_nleaves(const tutti_topo_t *t);
-int tutti_topo_nswitches(const tutti_topo_t *t);
-int tutti_topo_nlinks(const tutti_topo_t *t);
+TUTTI_API int tutti_topo_nleaves(const tutti_topo_t *t);
+TUTTI_API int tutti_topo_nswitches(const tutti_topo_t *t);
+TUTTI_API int tutti_topo_nlinks(const tutti_topo_t *t);
 /* Edges from the root to the deepest leaf (tree:4x8: 2). */
-int tutti_topo_depth(const tutti_topo_t *t);
+TUTTI_API int tutti_topo_depth(const tutti_topo_t *t);
 /* Link levels: the root's height (tree:4x8: 2). */
-int tutti_topo_levels(const tutti_topo_t *t);
+TUTTI_API int tutti_topo_levels(const tutti_topo_t *t);
 /* The switch a leaf hangs from; TUTTI_EINVAL for a bad leaf. */
-int tutti_topo_leaf_switch(const tutti_topo_t *t, int leaf);
+TUTTI_API int tutti_topo_leaf_switch(const tutti_topo_t *t, int leaf);
 /* A switch's parent switch (-1 for the root), or TUTTI_EINVAL. */
-int tutti_topo_switch_parent(const tutti_topo_t *t, int sw);
+TUTTI_API int tutti_topo_switch_parent(const tutti_topo_t *t, int sw);
 /* A switch's name ("s0", or the INI section's); NULL for a bad id. */
-const char *tutti_topo_switch_name(const tutti_topo_t *t, int sw);
+TUTTI_API const char *tutti_topo_switch_name(const tutti_topo_t *t, int sw);
 /* A switch id by name, or TUTTI_ENOTFOUND. */
-int tutti_topo_switch_find(const tutti_topo_t *t, const char *name);
+TUTTI_API int tutti_topo_switch_find(const tutti_topo_t *t, const char *name);
 /* The up link of a leaf toward its switch (its down link is this + 1). */
-int tutti_topo_leaf_link(const tutti_topo_t *t, int leaf);
+TUTTI_API int tutti_topo_leaf_link(const tutti_topo_t *t, int leaf);
 /* The up link from switch sw to its parent (+1: down), or TUTTI_EINVAL
  * (also for the root, which has none). */
-int tutti_topo_switch_link(const tutti_topo_t *t, int sw);
+TUTTI_API int tutti_topo_switch_link(const tutti_topo_t *t, int sw);
 /* A link's latency and per-byte cost. */
-int tutti_topo_link_get(const tutti_topo_t *t, int link, tutti_topo_link_t *out);
+TUTTI_API int tutti_topo_link_get(const tutti_topo_t *t, int link, tutti_topo_link_t *out);
 /* "s0 -> root", "root -> s1", "leaf 3 -> s0", "s0 -> leaf 3" (with a
  * binding: "leaf 3 (rank 6) -> s0"). Returns 0 or TUTTI_EINVAL. */
-int tutti_topo_link_name(const tutti_topo_t *t, int link, char *buf, size_t n);
+TUTTI_API int tutti_topo_link_name(const tutti_topo_t *t, int link, char *buf, size_t n);
 /* One line: "tree:4x8: 5 switches, 32 leaves, depth 2; 32 ranks, mapping
  * roundrobin:2". Returns 0 or TUTTI_EINVAL. */
-int tutti_topo_describe(const tutti_topo_t *t, char *buf, size_t n);
+TUTTI_API int tutti_topo_describe(const tutti_topo_t *t, char *buf, size_t n);
 
 /* -------------------------------------------------------------- routing */
 
@@ -148,13 +150,13 @@ int tutti_topo_describe(const tutti_topo_t *t, char *buf, size_t n);
  * switch above both, then down links to b, written to links[0..k) (k <=
  * 2 * depth; k = 0 when a == b). Returns k, TUTTI_EINVAL for a bad leaf,
  * or TUTTI_ENOMEM if cap < k (nothing written). O(depth). */
-int tutti_topo_route(const tutti_topo_t *t, int a, int b, int *links, int cap);
+TUTTI_API int tutti_topo_route(const tutti_topo_t *t, int a, int b, int *links, int cap);
 /* The i-th link (from 0) of that path, or -1 past its end; TUTTI_EINVAL
  * for a bad leaf or i < 0. O(depth), no storage: the replay can keep a
  * hop counter per message instead of the path. */
-int tutti_topo_path_link(const tutti_topo_t *t, int a, int b, int i);
+TUTTI_API int tutti_topo_path_link(const tutti_topo_t *t, int a, int b, int i);
 /* The number of links on the path from leaf a to leaf b. */
-int tutti_topo_path_len(const tutti_topo_t *t, int a, int b);
+TUTTI_API int tutti_topo_path_len(const tutti_topo_t *t, int a, int b);
 
 /* ------------------------------------------------------------- mappings */
 
@@ -191,11 +193,12 @@ typedef struct tutti_topo_mapping {
 
 /* Parse a mapping text (NULL or "": identity). Errors name the form and
  * list the accepted ones: TUTTI_EPARSE, TUTTI_ENOMEM. */
-int tutti_topo_mapping_parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t errlen);
+TUTTI_API int tutti_topo_mapping_parse(const char *text, tutti_topo_mapping_t *out, char *err,
+                                       size_t errlen);
 /* Free a parsed list and reset to identity. */
-void tutti_topo_mapping_clear(tutti_topo_mapping_t *m);
+TUTTI_API void tutti_topo_mapping_clear(tutti_topo_mapping_t *m);
 /* The text form: "roundrobin:2", "list:3,0,2,1" (cut to n). Returns buf. */
-char *tutti_topo_mapping_format(const tutti_topo_mapping_t *m, char *buf, size_t n);
+TUTTI_API char *tutti_topo_mapping_format(const tutti_topo_mapping_t *m, char *buf, size_t n);
 
 /* tutti_topo_bind flags */
 enum {
@@ -208,28 +211,29 @@ enum {
  * Errors: TUTTI_EINVAL with "the tree has L leaves but the world has N
  * ranks" (naming FILE:LINE of the root switch for an INI tree), a list
  * whose length is not nranks, or naming a leaf that does not exist. */
-int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *m, int nranks,
-                             unsigned flags, int *leaf_of_rank, char *err, size_t errlen);
+TUTTI_API int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *m,
+                                       int nranks, unsigned flags, int *leaf_of_rank, char *err,
+                                       size_t errlen);
 
 /* Bind the topology to a world of nranks ranks: apply the mapping and keep
  * it (and its inverse) in t, replacing an earlier binding. The replay then
  * needs only the const topology (tutti_model_t.topo). */
-int tutti_topo_bind(tutti_topo_t *t, int nranks, const tutti_topo_mapping_t *m, unsigned flags,
-                    char *err, size_t errlen);
+TUTTI_API int tutti_topo_bind(tutti_topo_t *t, int nranks, const tutti_topo_mapping_t *m,
+                              unsigned flags, char *err, size_t errlen);
 /* Parse the mapping text and bind. */
-int tutti_topo_bind_text(tutti_topo_t *t, int nranks, const char *mapping, unsigned flags,
-                         char *err, size_t errlen);
+TUTTI_API int tutti_topo_bind_text(tutti_topo_t *t, int nranks, const char *mapping, unsigned flags,
+                                   char *err, size_t errlen);
 /* Ranks of the binding; 0 before tutti_topo_bind. */
-int tutti_topo_nranks(const tutti_topo_t *t);
+TUTTI_API int tutti_topo_nranks(const tutti_topo_t *t);
 /* A bound rank's leaf, or TUTTI_EINVAL. */
-int tutti_topo_leaf_of_rank(const tutti_topo_t *t, int rank);
+TUTTI_API int tutti_topo_leaf_of_rank(const tutti_topo_t *t, int rank);
 /* The rank on a leaf, -1 for an empty leaf, TUTTI_EINVAL for a bad leaf. */
-int tutti_topo_rank_of_leaf(const tutti_topo_t *t, int leaf);
+TUTTI_API int tutti_topo_rank_of_leaf(const tutti_topo_t *t, int leaf);
 /* The binding's leaf_of_rank array (nranks entries), NULL if unbound. */
-const int *tutti_topo_leaf_map(const tutti_topo_t *t);
+TUTTI_API const int *tutti_topo_leaf_map(const tutti_topo_t *t);
 /* tutti_topo_route / path_link / path_len between bound ranks. */
-int tutti_topo_route_ranks(const tutti_topo_t *t, int src, int dst, int *links, int cap);
-int tutti_topo_path_link_ranks(const tutti_topo_t *t, int src, int dst, int i);
+TUTTI_API int tutti_topo_route_ranks(const tutti_topo_t *t, int src, int dst, int *links, int cap);
+TUTTI_API int tutti_topo_path_link_ranks(const tutti_topo_t *t, int src, int dst, int i);
 
 /* ------------------------------------------------- contention-free chain */
 
@@ -242,8 +246,8 @@ int tutti_topo_path_link_ranks(const tutti_topo_t *t, int src, int dst, int i);
  * the binding's. Writes order[0..nranks) (order[0] = root). Returns 0,
  * TUTTI_EINVAL (a leaf out of range or used twice, bad root), TUTTI_ENOMEM.
  * O(nswitches + nleaves) time and temporary memory. */
-int tutti_topo_chain_order(const tutti_topo_t *t, const int *leaf_of_rank, int nranks, int root,
-                           int *order);
+TUTTI_API int tutti_topo_chain_order(const tutti_topo_t *t, const int *leaf_of_rank, int nranks,
+                                     int root, int *order);
 
 /* ------------------------------------------------------------- printing */
 
@@ -253,10 +257,10 @@ int tutti_topo_chain_order(const tutti_topo_t *t, const int *leaf_of_rank, int n
  *   |-- s0  link 2 us, 5 GB/s
  *   |   `-- leaves 0-3: ranks 0 2 4 6  links 1 us, 1.25 GB/s
  * Returns 0, TUTTI_EINVAL, or TUTTI_EIO if the stream reports an error. */
-int tutti_topo_print(const tutti_topo_t *t, FILE *f);
+TUTTI_API int tutti_topo_print(const tutti_topo_t *t, FILE *f);
 /* The tree as a Graphviz graph (one edge per full-duplex link pair,
  * labelled with its latency and bandwidth; leaves labelled with ranks). */
-int tutti_topo_dot(const tutti_topo_t *t, FILE *f);
+TUTTI_API int tutti_topo_dot(const tutti_topo_t *t, FILE *f);
 
 /* ---------------------------------------------- links: cut-through step */
 
@@ -276,8 +280,8 @@ typedef struct tutti_hop {
  * free = free_i before this message, prev_end = e_{i-1}, prev_lat =
  * lat_{i-1}, beta = beta_i, bytes = m. Callers must present the messages
  * of one link in order of arrive (ties: source rank, then send order). */
-tutti_hop_t tutti_link_step(double arrive, double free, double prev_end, double prev_lat,
-                            double beta, double bytes);
+TUTTI_API tutti_hop_t tutti_link_step(double arrive, double free, double prev_end, double prev_lat,
+                                      double beta, double bytes);
 
 /* A message in flight, as the next link sees it: head = h_{i-1} +
  * lat_{i-1} (when its head arrives) and tail = e_{i-1} + lat_{i-1}. Start
@@ -304,10 +308,10 @@ typedef struct tutti_link_stats {
 
 /* A linkset for t's links, all free at time 0. The topology must outlive
  * it and keep its links. Returns 0, TUTTI_EINVAL, TUTTI_ENOMEM. */
-int tutti_linkset_create(const tutti_topo_t *t, tutti_linkset_t **out);
+TUTTI_API int tutti_linkset_create(const tutti_topo_t *t, tutti_linkset_t **out);
 /* Every link free at 0 and its statistics zero (keeps the memory). */
-void tutti_linkset_reset(tutti_linkset_t *s);
-void tutti_linkset_free(tutti_linkset_t *s);
+TUTTI_API void tutti_linkset_reset(tutti_linkset_t *s);
+TUTTI_API void tutti_linkset_free(tutti_linkset_t *s);
 
 /* Move message tr (m bytes) over one link: tutti_link_step with the
  * link's own lat and beta, then tr becomes what the next link sees
@@ -317,14 +321,14 @@ void tutti_linkset_free(tutti_linkset_t *s);
  * order: time, then source rank, then send order); an earlier head than
  * the link's last is TUTTI_EINVAL and changes nothing. Returns 0,
  * TUTTI_EINVAL, TUTTI_ENOMEM (the queue statistics could not grow). */
-int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double bytes,
-                      tutti_hop_t *hop);
+TUTTI_API int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double bytes,
+                                tutti_hop_t *hop);
 /* A whole path at once, for a message alone on it or for tests: every hop
  * of links[0..k) in turn. Not for the replay with concurrent messages,
  * which must interleave hops of different messages by head time. */
-int tutti_linkset_path(tutti_linkset_t *s, const int *links, int k, tutti_transit_t *tr,
-                       double bytes);
-int tutti_linkset_stats(const tutti_linkset_t *s, int link, tutti_link_stats_t *out);
+TUTTI_API int tutti_linkset_path(tutti_linkset_t *s, const int *links, int k, tutti_transit_t *tr,
+                                 double bytes);
+TUTTI_API int tutti_linkset_stats(const tutti_linkset_t *s, int link, tutti_link_stats_t *out);
 
 /* tutti_linkset_top ordering */
 enum tutti_link_order {
@@ -334,11 +338,11 @@ enum tutti_link_order {
 };
 /* The k most loaded links that carried anything, most loaded first, into
  * links[0..); returns how many (<= k), or TUTTI_EINVAL / TUTTI_ENOMEM. */
-int tutti_linkset_top(const tutti_linkset_t *s, int by, int k, int *links);
+TUTTI_API int tutti_linkset_top(const tutti_linkset_t *s, int by, int k, int *links);
 /* The k busiest links as a table (name, messages, bytes, busy, wait, max
  * queue); horizon > 0 adds each link's busy share of it. Returns 0,
  * TUTTI_EINVAL, TUTTI_ENOMEM, TUTTI_EIO. */
-int tutti_linkset_report(const tutti_linkset_t *s, int k, double horizon, FILE *f);
+TUTTI_API int tutti_linkset_report(const tutti_linkset_t *s, int k, double horizon, FILE *f);
 
 #ifdef __cplusplus
 }

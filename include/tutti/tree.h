@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tutti/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -62,21 +64,21 @@ typedef struct tutti_treespec {
 #define TUTTI_TREE_DEFAULT_L 2        /* the latency 0.6 approximates best */
 
 /* A spec of `kind` with every parameter at its default. */
-tutti_treespec_t tutti_treespec_default(int kind);
+TUTTI_API tutti_treespec_t tutti_treespec_default(int kind);
 
 /* 0 if spec is valid, else TUTTI_EINVAL. */
-int tutti_tree_check(const tutti_treespec_t *spec);
+TUTTI_API int tutti_tree_check(const tutti_treespec_t *spec);
 
 /* The kind's name ("lambda"); "invalid" for an unknown kind. */
-const char *tutti_tree_kind_name(int kind);
+TUTTI_API const char *tutti_tree_kind_name(int kind);
 /* A one-line description of the kind; "invalid" for an unknown kind. */
-const char *tutti_tree_kind_help(int kind);
+TUTTI_API const char *tutti_tree_kind_help(int kind);
 /* Look a kind up by its exact name: 0, or TUTTI_ENOTFOUND (TUTTI_EINVAL for
  * NULL arguments). Valid names: tutti_tree_kind_name(0..TUTTI_TREE_NKINDS-1). */
-int tutti_tree_kind_find(const char *name, int *kind);
+TUTTI_API int tutti_tree_kind_find(const char *name, int *kind);
 /* 1 if every subtree of this kind is a contiguous relative range, 0 if not,
  * TUTTI_EINVAL for an unknown kind. */
-int tutti_tree_contiguous(int kind);
+TUTTI_API int tutti_tree_contiguous(int kind);
 
 /*
  * tutti_tree_node: the parent and children of `rank` in the tree of `size`
@@ -91,20 +93,21 @@ int tutti_tree_contiguous(int kind);
  * O(depth) time (the sum of the degrees on the path from the root for
  * lambda and postal), no allocation except for postal with L > 64.
  */
-int tutti_tree_node(const tutti_treespec_t *spec, int rank, int size, int root, int *parent,
-                    int *children, int maxchildren, int *nchildren);
+TUTTI_API int tutti_tree_node(const tutti_treespec_t *spec, int rank, int size, int root,
+                              int *parent, int *children, int maxchildren, int *nchildren);
 
 /*
  * tutti_tree_subtree: the subtree of `rank` as the relative range
  * [*lo, *lo + *count), for kinds whose subtrees are contiguous
  * (tutti_tree_contiguous); TUTTI_ENOTSUP for binary. The root's is [0, size).
  */
-int tutti_tree_subtree(const tutti_treespec_t *spec, int rank, int size, int root, int *lo,
-                       int *count);
+TUTTI_API int tutti_tree_subtree(const tutti_treespec_t *spec, int rank, int size, int root,
+                                 int *lo, int *count);
 
 /* tutti_tree_subtree_size: the number of ranks in `rank`'s subtree (itself
  * included), for every kind. */
-int tutti_tree_subtree_size(const tutti_treespec_t *spec, int rank, int size, int root, int *count);
+TUTTI_API int tutti_tree_subtree_size(const tutti_treespec_t *spec, int rank, int size, int root,
+                                      int *count);
 
 /* ------------------------------------------------------- postal model helpers
  *
@@ -115,18 +118,18 @@ int tutti_tree_subtree_size(const tutti_treespec_t *spec, int rank, int size, in
 
 /* F(t) for latency L; LONG_MAX when it does not fit. Negative error for
  * L < 1 or t < 0 (TUTTI_EINVAL), or TUTTI_ENOMEM. O(t) time, O(L) memory. */
-long tutti_postal_F(int L, int t);
+TUTTI_API long tutti_postal_F(int L, int t);
 
 /* The optimal broadcast time f(n) = min{t : F(t) >= n} for n >= 1 ranks
  * (f(1) = 0). TUTTI_EINVAL for L < 1, n < 1 or a time above INT_MAX;
  * TUTTI_ENOMEM. O(f(n)) time, O(min(L, n)) memory. */
-int tutti_postal_f(int L, long n);
+TUTTI_API int tutti_postal_f(int L, long n);
 
 /* The lambda whose lambda-tree approximates the postal-optimal tree: the
  * limit F(t-1)/F(t), i.e. 1/x for the largest real root x of
  * x^L = x^(L-1) + 1. 0.5, 0.618..., 0.682..., 0.724... for L = 1..4.
  * Returns TUTTI_EINVAL (a negative value) for L < 1. */
-double tutti_lambda_auto_postal(int L);
+TUTTI_API double tutti_lambda_auto_postal(int L);
 
 /*
  * tutti_tree_postal_time: the postal-model time of a broadcast down the tree
@@ -135,7 +138,7 @@ double tutti_lambda_auto_postal(int L);
  * arrival (0 for one rank). The root does not matter. O(size * depth) time,
  * O(size) memory.
  */
-int tutti_tree_postal_time(const tutti_treespec_t *spec, int size, int L, long *steps);
+TUTTI_API int tutti_tree_postal_time(const tutti_treespec_t *spec, int size, int L, long *steps);
 
 /*
  * tutti_tree_print: the whole tree of `size` ranks rooted at `root`, in
@@ -148,7 +151,8 @@ int tutti_tree_postal_time(const tutti_treespec_t *spec, int size, int L, long *
  * dot = 1: a Graphviz digraph whose edges are labelled with the send order
  * (1 = the parent's first send). TUTTI_EIO if writing fails. O(size) memory.
  */
-int tutti_tree_print(const tutti_treespec_t *spec, int size, int root, FILE *out, int dot);
+TUTTI_API int tutti_tree_print(const tutti_treespec_t *spec, int size, int root, FILE *out,
+                               int dot);
 
 #ifdef __cplusplus
 }

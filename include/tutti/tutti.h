@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tutti/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,9 +65,9 @@ enum tutti_errno {
 };
 
 /* A sentence for an error code (never NULL; unknown codes get one too). */
-const char *tutti_strerror(int err);
+TUTTI_API const char *tutti_strerror(int err);
 /* The code's name, e.g. "TUTTI_ETAG" (never NULL). */
-const char *tutti_err_name(int err);
+TUTTI_API const char *tutti_err_name(int err);
 
 /* ----------------------------------------------------------- datatypes, ops */
 
@@ -73,7 +75,7 @@ typedef const struct tutti_datatype *tutti_datatype_t;
 typedef const struct tutti_op *tutti_op_t;
 
 /* Built-in datatypes. TUTTI_BYTE is an unsigned 8-bit integer for ops. */
-extern const struct tutti_datatype tutti__type_byte, tutti__type_int32, tutti__type_int64,
+extern TUTTI_API const struct tutti_datatype tutti__type_byte, tutti__type_int32, tutti__type_int64,
     tutti__type_float, tutti__type_double;
 #define TUTTI_BYTE (&tutti__type_byte)
 #define TUTTI_INT32 (&tutti__type_int32)
@@ -83,14 +85,14 @@ extern const struct tutti_datatype tutti__type_byte, tutti__type_int32, tutti__t
 
 /* A contiguous user type of `size` bytes (size >= 1). Ops other than user
  * ops reject it. Free it with tutti_type_free once no call uses it. */
-int tutti_type_contiguous(size_t size, tutti_datatype_t *out);
-int tutti_type_free(tutti_datatype_t *type);
+TUTTI_API int tutti_type_contiguous(size_t size, tutti_datatype_t *out);
+TUTTI_API int tutti_type_free(tutti_datatype_t *type);
 /* Size in bytes of one element; 0 for an invalid handle. */
-size_t tutti_type_size(tutti_datatype_t type);
+TUTTI_API size_t tutti_type_size(tutti_datatype_t type);
 /* "int32", "double", "contiguous(12)"; "invalid" for a bad handle. */
-const char *tutti_type_name(tutti_datatype_t type);
+TUTTI_API const char *tutti_type_name(tutti_datatype_t type);
 /* Look up a built-in by name ("byte", "int32", "int64", "float", "double"). */
-int tutti_type_find(const char *name, tutti_datatype_t *out);
+TUTTI_API int tutti_type_find(const char *name, tutti_datatype_t *out);
 
 /* Built-in ops. sum, prod, min, max on every built-in type; band, bor, bxor,
  * land, lor on byte, int32, int64. matmul2 is a non-commutative test op on
@@ -98,7 +100,7 @@ int tutti_type_find(const char *name, tutti_datatype_t *out);
  * 251 in an int32, of 16 bits mod 65521 in an int64), row-major from the low
  * bits, and the op multiplies matrices. Invalid elements (an entry >= the
  * modulus) are reduced mod the modulus first. */
-extern const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min, tutti__op_max,
+extern TUTTI_API const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min, tutti__op_max,
     tutti__op_band, tutti__op_bor, tutti__op_bxor, tutti__op_land, tutti__op_lor, tutti__op_matmul2;
 #define TUTTI_SUM (&tutti__op_sum)
 #define TUTTI_PROD (&tutti__op_prod)
@@ -115,21 +117,21 @@ extern const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min, tutti
  * as an MPI_User_function does. ctx is the pointer given at creation. */
 typedef void tutti_user_fn(const void *in, void *inout, size_t count, tutti_datatype_t type,
                            void *ctx);
-int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out);
-int tutti_op_free(tutti_op_t *op);
+TUTTI_API int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out);
+TUTTI_API int tutti_op_free(tutti_op_t *op);
 /* 1 if commutative, 0 if not, negative error for a bad handle. */
-int tutti_op_commutative(tutti_op_t op);
-const char *tutti_op_name(tutti_op_t op);
+TUTTI_API int tutti_op_commutative(tutti_op_t op);
+TUTTI_API const char *tutti_op_name(tutti_op_t op);
 /* Look up a built-in by name: sum prod min max band bor bxor land lor matmul2 */
-int tutti_op_find(const char *name, tutti_op_t *out);
+TUTTI_API int tutti_op_find(const char *name, tutti_op_t *out);
 /* 0 when op is defined on type, else TUTTI_EOP or TUTTI_ETYPE. */
-int tutti_op_check(tutti_op_t op, tutti_datatype_t type);
+TUTTI_API int tutti_op_check(tutti_op_t op, tutti_datatype_t type);
 
 /* inout = in (op) inout, element-wise, as MPI_Reduce_local(in, inout, ...).
  * Usable anywhere; called from a rank of a modeled world, prefer
  * tutti_reduce_local_r so the modeled clock advances by gamma * bytes. */
-int tutti_reduce_local(const void *in, void *inout, long count, tutti_datatype_t type,
-                       tutti_op_t op);
+TUTTI_API int tutti_reduce_local(const void *in, void *inout, long count, tutti_datatype_t type,
+                                 tutti_op_t op);
 
 /* ------------------------------------------------------------- cost model */
 
@@ -165,7 +167,7 @@ typedef struct tutti_model {
 } tutti_model_t;
 
 /* Evaluate a cost function for m bytes. */
-double tutti_cost_eval(const tutti_cost_t *c, double m);
+TUTTI_API double tutti_cost_eval(const tutti_cost_t *c, double m);
 
 /* ------------------------------------------------------------- the world */
 
@@ -199,9 +201,9 @@ typedef struct tutti_config {
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */
-tutti_config_t tutti_config_default(int nranks);
+TUTTI_API tutti_config_t tutti_config_default(int nranks);
 
-int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg);
+TUTTI_API int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg);
 /* Run fn(rank, arg) on every rank thread and wait for all of them.
  * Returns 0, or the first failure: a rank's own error code (the world's
  * error text names the rank), TUTTI_EDEADLOCK (the text lists what each rank
@@ -209,11 +211,11 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg);
  * joined before it returns. A world may be run several times; modeled
  * clocks start at 0 in each run. */
 typedef int tutti_rank_fn(tutti_rank_t *rank, void *arg);
-int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg);
+TUTTI_API int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg);
 /* The text of the last run's failure ("" after a success). */
-const char *tutti_world_error(const tutti_world_t *w);
-int tutti_world_size(const tutti_world_t *w);
-void tutti_world_destroy(tutti_world_t *w);
+TUTTI_API const char *tutti_world_error(const tutti_world_t *w);
+TUTTI_API int tutti_world_size(const tutti_world_t *w);
+TUTTI_API void tutti_world_destroy(tutti_world_t *w);
 
 /* What a blocked rank waited for when the world deadlocked or was aborted. */
 typedef struct tutti_waitinfo {
@@ -222,7 +224,7 @@ typedef struct tutti_waitinfo {
   int peer;       /* the peer, or TUTTI_ANY_SOURCE */
   int tag;
 } tutti_waitinfo_t;
-int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out);
+TUTTI_API int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out);
 
 /* Counters of the last run. */
 typedef struct tutti_stats {
@@ -234,7 +236,7 @@ typedef struct tutti_stats {
   uint64_t events;  /* events recorded for replay */
   double wall_time; /* seconds from the first thread start to the last join */
 } tutti_stats_t;
-int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
+TUTTI_API int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
 
 /* ------------------------------------------------------ ranks and p2p */
 
@@ -247,9 +249,9 @@ int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
 #define TUTTI_TAG_MAX 0x7fffffff
 #define TUTTI_UNDEFINED (-32766)
 
-int tutti_rank(const tutti_rank_t *r);
-int tutti_size(const tutti_rank_t *r);
-tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
+TUTTI_API int tutti_rank(const tutti_rank_t *r);
+TUTTI_API int tutti_size(const tutti_rank_t *r);
+TUTTI_API tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
 
 typedef struct tutti_status {
   int source;
@@ -261,7 +263,7 @@ typedef struct tutti_status {
 
 /* Elements of `type` in the received message (MPI_Get_elements): bytes /
  * size, or TUTTI_UNDEFINED when the size does not divide. */
-int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count);
+TUTTI_API int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count);
 
 typedef struct tutti_request *tutti_request_t;
 #define TUTTI_REQUEST_NULL ((tutti_request_t)0)
@@ -269,45 +271,45 @@ typedef struct tutti_request *tutti_request_t;
 /* Blocking send: returns once the buffer may be reused (eager: copied out;
  * rendezvous: the receiver copied it). Messages from one sender to one
  * receiver with one tag are received in the order sent. */
-int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
-               int tag);
+TUTTI_API int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
+                         int dest, int tag);
 /* Blocking receive; st may be TUTTI_STATUS_IGNORE. A message longer than the
  * buffer fails with TUTTI_ETRUNCATE, st->bytes tells its size, and the
  * message stays to be received by a later, larger receive. */
-int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
-               tutti_status_t *st);
-int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
-                int tag, tutti_request_t *req);
-int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
-                tutti_request_t *req);
+TUTTI_API int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source,
+                         int tag, tutti_status_t *st);
+TUTTI_API int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
+                          int dest, int tag, tutti_request_t *req);
+TUTTI_API int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source,
+                          int tag, tutti_request_t *req);
 /* Complete a request; *req becomes TUTTI_REQUEST_NULL. A NULL request
  * completes at once with an empty status. */
-int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st);
+TUTTI_API int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st);
 /* sts may be NULL. Returns the first error; every request is completed. */
-int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t sts[]);
+TUTTI_API int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t sts[]);
 /* *flag = 1 and the request is freed if it completed. In a modeled run a
  * successful test counts as a wait. */
-int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st);
+TUTTI_API int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st);
 /* isend + irecv + waitall, as MPI_Sendrecv. */
-int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, int dest,
-                   int stag, void *rbuf, long rcount, tutti_datatype_t rtype, int source, int rtag,
-                   tutti_status_t *st);
+TUTTI_API int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
+                             int dest, int stag, void *rbuf, long rcount, tutti_datatype_t rtype,
+                             int source, int rtag, tutti_status_t *st);
 
 /* End the world from a rank: every blocked rank wakes, tutti_world_run
  * returns err (a negative code; 0 becomes TUTTI_EABORTED) naming this rank.
  * Does not return: the calling rank thread exits. */
-void tutti_abort(tutti_rank_t *r, int err) __attribute__((noreturn));
+TUTTI_API void tutti_abort(tutti_rank_t *r, int err) __attribute__((noreturn));
 
 /* Modeled local work: advance this rank's modeled clock by `seconds`. */
-int tutti_compute(tutti_rank_t *r, double seconds);
+TUTTI_API int tutti_compute(tutti_rank_t *r, double seconds);
 /* tutti_reduce_local that also charges gamma * bytes to the modeled clock. */
-int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
-                         tutti_datatype_t type, tutti_op_t op);
+TUTTI_API int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
+                                   tutti_datatype_t type, tutti_op_t op);
 
 /* Spans delimit calls in the modeled-time report. `name` must outlive the
  * world (a string literal). Spans do not nest. */
-int tutti_span_begin(tutti_rank_t *r, const char *name);
-int tutti_span_end(tutti_rank_t *r);
+TUTTI_API int tutti_span_begin(tutti_rank_t *r, const char *name);
+TUTTI_API int tutti_span_end(tutti_rank_t *r);
 
 #ifdef __cplusplus
 }
