@@ -1,5 +1,6 @@
 /*
- * units.c -- parse and print sizes, times, bandwidths and per-byte costs.
+ * units.c -- parse and print sizes, times, bandwidths and per-byte costs;
+ * tutti__seterr (errtext.h), which every parser of topo/ uses.
  *
  * Every number a user types into tutti (--bytes, --model, profile files)
  * goes through here, so the rules are one set: a decimal number, optional
@@ -96,6 +97,14 @@ static const struct unit units[] = {
     {"ns/B", U_PERBYTE, -9, 1},
     {"ps/B", U_PERBYTE, -12, 1},
 };
+
+void tutti__seterr(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
 
 static int is_space(char c) {
   return c == ' ' || c == '\t';
