@@ -840,18 +840,10 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
   return 0;
 }
 
-/* The shortest %.Ng that reads back to the same double; null for NaN/inf. */
+/* The shortest text that reads back to the same double; null for NaN/inf. */
 static void json_num(FILE *f, double v) {
-  if (!isfinite(v)) {
-    fputs("null", f);
-    return;
-  }
-  char buf[40];
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  fputs(buf, f);
+  char buf[32];
+  fputs(isfinite(v) ? tutti_format_shortest(v, buf, sizeof buf) : "null", f);
 }
 
 static void json_cost(FILE *f, const char *name, const tutti_cost_t *c) {
