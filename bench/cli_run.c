@@ -44,12 +44,8 @@ void cli_json_num(FILE *f, double x) {
     fputs("null", f);
     return;
   }
-  char buf[40];
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, x);
-    if (strtod(buf, NULL) == x) break;
-  }
-  fputs(buf, f);
+  char buf[32];
+  fputs(tutti_format_shortest(x, buf, sizeof buf), f);
 }
 
 void cli_json_params(FILE *f, const tutti_algo_t *a) {

@@ -7,11 +7,9 @@
  * algorithm test can pin the order: 2x2 matrices mod a prime, packed in one
  * element so that any split of a buffer into blocks keeps elements whole.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "errtext.h"
 #include "internal.h"
 
 /* ------------------------------------------------------------------ errors */
@@ -40,14 +38,6 @@ const char *tutti_err_name(int err) {
 #undef X
   }
   return "TUTTI_E?";
-}
-
-void tutti__seterr(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
 }
 
 /* --------------------------------------------------------------- datatypes */

@@ -24,9 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errtext.h"
 #include "topo_impl.h"
-
-#define seterr tutti__topo_seterr
 
 static int is_space(char c) {
   return c == ' ' || c == '\t';
@@ -83,10 +82,10 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
   if (!strncmp(text, "roundrobin:", 11)) {
     p = text + 11;
     if (number(&p, INT_MAX, &v) || v < 1 || p != text + len) {
-      seterr(err, errlen,
-             "mapping '%.*s': the block must be a whole number >= 1 "
-             "(roundrobin:BLOCK); accepted: %s",
-             (int)len, text, TUTTI_TOPO_MAPPING_ACCEPTED);
+      tutti__seterr(err, errlen,
+                    "mapping '%.*s': the block must be a whole number >= 1 "
+                    "(roundrobin:BLOCK); accepted: %s",
+                    (int)len, text, TUTTI_TOPO_MAPPING_ACCEPTED);
       return TUTTI_EPARSE;
     }
     m.kind = TUTTI_MAP_ROUNDROBIN;
@@ -97,10 +96,10 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
   if (!strncmp(text, "random", 6) && (len == 6 || text[6] == ':')) {
     p = text + 7;
     if (len == 6 || number(&p, ULLONG_MAX, &v) || p != text + len) {
-      seterr(err, errlen,
-             "mapping '%.*s': random needs a seed, a whole number below 2^64 "
-             "(random:SEED); accepted: %s",
-             (int)len, text, TUTTI_TOPO_MAPPING_ACCEPTED);
+      tutti__seterr(err, errlen,
+                    "mapping '%.*s': random needs a seed, a whole number below 2^64 "
+                    "(random:SEED); accepted: %s",
+                    (int)len, text, TUTTI_TOPO_MAPPING_ACCEPTED);
       return TUTTI_EPARSE;
     }
     m.kind = TUTTI_MAP_RANDOM;
@@ -116,7 +115,7 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
     if (!list || !pairs) {
       free(list);
       free(pairs);
-      seterr(err, errlen, "mapping: out of memory");
+      tutti__seterr(err, errlen, "mapping: out of memory");
       return TUTTI_ENOMEM;
     }
     p = text + 5;
@@ -125,10 +124,10 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
       if (number(&p, TUTTI_TOPO_MAX_LEAVES - 1, &v) || (*p != ',' && p != text + len)) {
         size_t il = strcspn(item, ",");
         if (item + il > text + len) il = (size_t)(text + len - item);
-        seterr(err, errlen,
-               "mapping 'list:...': item %d '%.*s' is not a leaf number (0..%d); "
-               "accepted: %s",
-               i + 1, (int)il, item, TUTTI_TOPO_MAX_LEAVES - 1, TUTTI_TOPO_MAPPING_ACCEPTED);
+        tutti__seterr(err, errlen,
+                      "mapping 'list:...': item %d '%.*s' is not a leaf number (0..%d); "
+                      "accepted: %s",
+                      i + 1, (int)il, item, TUTTI_TOPO_MAX_LEAVES - 1, TUTTI_TOPO_MAPPING_ACCEPTED);
         free(list);
         free(pairs);
         return TUTTI_EPARSE;
@@ -141,10 +140,11 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
     qsort(pairs, (size_t)n, sizeof *pairs, cmp_int2);
     for (int i = 1; i < n; i++)
       if (pairs[i][0] == pairs[i - 1][0]) {
-        seterr(err, errlen,
-               "mapping 'list:...': leaf %d given twice (items %d and %d); "
-               "accepted: %s with every leaf at most once",
-               pairs[i][0], pairs[i - 1][1] + 1, pairs[i][1] + 1, TUTTI_TOPO_MAPPING_ACCEPTED);
+        tutti__seterr(err, errlen,
+                      "mapping 'list:...': leaf %d given twice (items %d and %d); "
+                      "accepted: %s with every leaf at most once",
+                      pairs[i][0], pairs[i - 1][1] + 1, pairs[i][1] + 1,
+                      TUTTI_TOPO_MAPPING_ACCEPTED);
         free(list);
         free(pairs);
         return TUTTI_EPARSE;
@@ -156,15 +156,15 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
     *out = m;
     return 0;
   }
-  seterr(err, errlen, "mapping '%.*s': unknown; accepted: %s", (int)len, text,
-         TUTTI_TOPO_MAPPING_ACCEPTED);
+  tutti__seterr(err, errlen, "mapping '%.*s': unknown; accepted: %s", (int)len, text,
+                TUTTI_TOPO_MAPPING_ACCEPTED);
   return TUTTI_EPARSE;
 }
 
 int tutti_topo_mapping_parse(const char *text, tutti_topo_mapping_t *out, char *err,
                              size_t errlen) {
   if (!out) {
-    seterr(err, errlen, "mapping: invalid arguments");
+    tutti__seterr(err, errlen, "mapping: invalid arguments");
     return TUTTI_EINVAL;
   }
   if (!text) text = "";
@@ -173,7 +173,7 @@ int tutti_topo_mapping_parse(const char *text, tutti_topo_mapping_t *out, char *
   while (len > 0 && is_space(text[len - 1])) len--;
   char *trimmed = strndup(text, len);
   if (!trimmed) {
-    seterr(err, errlen, "mapping: out of memory");
+    tutti__seterr(err, errlen, "mapping: out of memory");
     return TUTTI_ENOMEM;
   }
   int rc = parse(trimmed, out, err, errlen);
@@ -305,7 +305,7 @@ static int roundrobin(const tutti_topo_t *t, int block, int nranks, int *lor) {
 int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *m, int nranks,
                              unsigned flags, int *leaf_of_rank, char *err, size_t errlen) {
   if (!t || !leaf_of_rank || nranks < 1) {
-    seterr(err, errlen, "mapping: invalid arguments");
+    tutti__seterr(err, errlen, "mapping: invalid arguments");
     return TUTTI_EINVAL;
   }
   char w[4200], name[128];
@@ -313,11 +313,11 @@ int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *
   tutti_topo_mapping_format(m, name, sizeof name);
   int L = t->nleaves;
   if (nranks > L || (!(flags & TUTTI_TOPO_PARTIAL) && nranks != L)) {
-    seterr(err, errlen,
-           "%s: the tree has %d lea%s but the world has %d rank%s; accepted: %d "
-           "ranks (one per leaf)%s",
-           w, L, L == 1 ? "f" : "ves", nranks, nranks == 1 ? "" : "s", L,
-           flags & TUTTI_TOPO_PARTIAL ? " or fewer" : "");
+    tutti__seterr(err, errlen,
+                  "%s: the tree has %d lea%s but the world has %d rank%s; accepted: %d "
+                  "ranks (one per leaf)%s",
+                  w, L, L == 1 ? "f" : "ves", nranks, nranks == 1 ? "" : "s", L,
+                  flags & TUTTI_TOPO_PARTIAL ? " or fewer" : "");
     return TUTTI_EINVAL;
   }
   int kind = m ? m->kind : TUTTI_MAP_IDENTITY;
@@ -333,18 +333,18 @@ int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *
   }
   case TUTTI_MAP_ROUNDROBIN:
     if (m->block < 1) {
-      seterr(err, errlen, "mapping '%s': the block must be >= 1", name);
+      tutti__seterr(err, errlen, "mapping '%s': the block must be >= 1", name);
       return TUTTI_EINVAL;
     }
     if (roundrobin(t, m->block, nranks, leaf_of_rank)) {
-      seterr(err, errlen, "mapping '%s': out of memory", name);
+      tutti__seterr(err, errlen, "mapping '%s': out of memory", name);
       return TUTTI_ENOMEM;
     }
     return 0;
   case TUTTI_MAP_RANDOM: {
     int *perm = malloc((size_t)L * sizeof *perm);
     if (!perm) {
-      seterr(err, errlen, "mapping '%s': out of memory", name);
+      tutti__seterr(err, errlen, "mapping '%s': out of memory", name);
       return TUTTI_ENOMEM;
     }
     for (int i = 0; i < L; i++) perm[i] = i;
@@ -361,30 +361,30 @@ int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *
   }
   case TUTTI_MAP_LIST: {
     if (!m->list || m->n != nranks) {
-      seterr(err, errlen,
-             "mapping 'list:...': %d leaves for %d ranks; accepted: list:a,b,... "
-             "with one leaf per rank",
-             m->list ? m->n : 0, nranks);
+      tutti__seterr(err, errlen,
+                    "mapping 'list:...': %d leaves for %d ranks; accepted: list:a,b,... "
+                    "with one leaf per rank",
+                    m->list ? m->n : 0, nranks);
       return TUTTI_EINVAL;
     }
     unsigned char *seen = calloc((size_t)L, 1);
     if (!seen) {
-      seterr(err, errlen, "mapping: out of memory");
+      tutti__seterr(err, errlen, "mapping: out of memory");
       return TUTTI_ENOMEM;
     }
     for (int r = 0; r < nranks; r++) {
       int l = m->list[r];
       if (l < 0 || l >= L || seen[l]) {
         if (l < 0 || l >= L)
-          seterr(err, errlen,
-                 "mapping 'list:...': item %d: %s has no leaf %d (its leaves are "
-                 "0..%d); accepted: list:a,b,... of existing leaves",
-                 r + 1, w, l, L - 1);
+          tutti__seterr(err, errlen,
+                        "mapping 'list:...': item %d: %s has no leaf %d (its leaves are "
+                        "0..%d); accepted: list:a,b,... of existing leaves",
+                        r + 1, w, l, L - 1);
         else
-          seterr(err, errlen,
-                 "mapping 'list:...': leaf %d given twice; accepted: list:a,b,... "
-                 "with every leaf at most once",
-                 l);
+          tutti__seterr(err, errlen,
+                        "mapping 'list:...': leaf %d given twice; accepted: list:a,b,... "
+                        "with every leaf at most once",
+                        l);
         free(seen);
         return TUTTI_EINVAL;
       }
@@ -395,8 +395,8 @@ int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *
     return 0;
   }
   default:
-    seterr(err, errlen, "mapping: unknown kind %d; accepted: %s", kind,
-           TUTTI_TOPO_MAPPING_ACCEPTED);
+    tutti__seterr(err, errlen, "mapping: unknown kind %d; accepted: %s", kind,
+                  TUTTI_TOPO_MAPPING_ACCEPTED);
     return TUTTI_EINVAL;
   }
 }
@@ -406,7 +406,7 @@ int tutti_topo_mapping_apply(const tutti_topo_t *t, const tutti_topo_mapping_t *
 int tutti_topo_bind(tutti_topo_t *t, int nranks, const tutti_topo_mapping_t *m, unsigned flags,
                     char *err, size_t errlen) {
   if (!t || nranks < 1) {
-    seterr(err, errlen, "bind: invalid arguments");
+    tutti__seterr(err, errlen, "bind: invalid arguments");
     return TUTTI_EINVAL;
   }
   int *lor = malloc((size_t)nranks * sizeof *lor);
@@ -414,7 +414,7 @@ int tutti_topo_bind(tutti_topo_t *t, int nranks, const tutti_topo_mapping_t *m, 
   if (!lor || !rol) {
     free(lor);
     free(rol);
-    seterr(err, errlen, "bind: out of memory");
+    tutti__seterr(err, errlen, "bind: out of memory");
     return TUTTI_ENOMEM;
   }
   int rc = tutti_topo_mapping_apply(t, m, nranks, flags, lor, err, errlen);

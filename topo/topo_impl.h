@@ -1,7 +1,8 @@
 /*
  * topo_impl.h -- the private layout of a topology, shared by the files of
- * topo/ only (topo.c builds it, route.c walks it, mapping.c binds ranks to
- * it, print.c draws it, link.c times messages over it).
+ * topo/ only (topo.c builds it, query.c answers questions on it, route.c
+ * walks it, mapping.c binds ranks to it, print.c draws it, link.c times
+ * messages over it).
  *
  * Nodes: switches 0..nsw-1 in breadth-first order from the root (0), then
  * leaves: leaf l is node nsw + l. Every node but the root has an edge to
@@ -13,7 +14,6 @@
 #ifndef TUTTI_TOPO_IMPL_H
 #define TUTTI_TOPO_IMPL_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,13 +59,6 @@ static inline int tutti__link_node(int link) {
 static inline int tutti__link_is_down(int link) {
   return link & 1;
 }
-
-/* printf into err (if not NULL and errlen > 0). */
-void tutti__topo_seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* "LAT/BW" -> a link; on error a message (without a prefix) in msg. */
-int tutti__topo_parse_link(const char *s, tutti_topo_link_t *out, char *msg, size_t n);
 
 /* The node name of a node: a switch's name, or "leaf N". */
 void tutti__topo_node_name(const tutti_topo_t *t, int node, char *buf, size_t n);

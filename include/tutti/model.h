@@ -74,6 +74,15 @@ TUTTI_API char *tutti_format_bandwidth(double bytes_per_s, char *buf, size_t n);
 TUTTI_API char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n);
 TUTTI_API char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n);
 
+/* The shortest decimal that reads back to x: "%.Ng" for the smallest N
+ * (1 to 17) with strtod(text) == x, e.g. 1e-06, 0.6, 4096, 0.30000000000000004
+ * (-0 stays "-0"); "nan", "inf" or "-inf" for those (JSON writers print
+ * null instead). For machines (JSON, parameter texts that must read back
+ * exactly), where tutti_format_time rounds to 6 digits for people. Writes a
+ * NUL-terminated string into buf (32 bytes always suffice; a smaller buf
+ * is truncated) and returns buf, or NULL if buf is NULL or n is 0. */
+char *tutti_format_shortest(double x, char *buf, size_t n);
+
 /* ------------------------------------------------------------ cost models */
 
 /* Preset constructors, exactly MODEL.md's table; every other field is

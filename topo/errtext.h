@@ -1,6 +1,7 @@
 /*
  * errtext.h -- the one helper that fills a caller's error buffer, shared by
- * the parsers of runtime/ (units, models, profiles). Defined in types.c.
+ * the parsers of topo/ (units, models, profiles, topologies). Defined in
+ * units.c, the bottom of those parsers.
  */
 #ifndef TUTTI_ERRTEXT_H
 #define TUTTI_ERRTEXT_H

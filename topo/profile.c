@@ -2,13 +2,11 @@
  * profile.c -- latency profiles: INI files (and built-in INI text) that
  * name a cost model and, for the topology code, a tree of switches.
  *
- * The INI syntax is Debian's inih (ini_parse_stream); this file adds what
- * inih does not give: line numbers in every message, strictness (unknown
- * sections and keys, keys given twice, lines too long, indented
- * continuation lines are errors, not silently accepted), and the meaning
- * of the keys. We feed inih through our own reader so that we count real
- * lines, see section headers even when a section is empty, and can stop
- * at the first error. inih's process-wide settings are never changed.
+ * The INI syntax is inih's, read by the strict reader of ini_strict.h
+ * (line numbers in every message; lines too long, keys outside a section
+ * and indented continuation lines are errors, not silently accepted); this
+ * file adds the rest of the strictness (unknown sections and keys, keys
+ * or sections given twice) and the meaning of the keys.
  *
  * [model] pairs are collected and handed to tutti_model_from_pairs once
  * the file is read (preset may come after its parameters); the builder
@@ -18,15 +16,12 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
-
 #include "errtext.h"
+#include "ini_strict.h"
 #include "tutti/model.h"
 #include "tutti/tutti.h"
 
@@ -42,15 +37,8 @@
 enum { MAXPAIRS = 32, KEYLEN = 64, VALLEN = 256 };
 
 struct pstate {
-  const char *filename;
+  tutti__ini_t ini; /* the reader, the line, the first error */
   tutti_profile_t *out;
-  /* the reader */
-  const char *text;
-  size_t pos;
-  int line;         /* number of the line last handed to inih */
-  int indented;     /* that line starts with a space or tab */
-  int max_line;     /* inih's buffer: longer lines are an error */
-  int seen_content; /* a non-comment line was read */
   /* sections: the line of each header, 0 if absent */
   int model_line, topo_line;
   /* [model] pairs */
@@ -60,25 +48,7 @@ struct pstate {
   int ml[MAXPAIRS];
   /* [topology]: the line of each key, 0 if absent */
   int tline[4];
-  /* the previous handler call, to recognize continuation lines */
-  char prev_name[KEYLEN];
-  int prev_line;
-  /* the first error */
-  int err_line;
-  char msg[1024];
 };
-
-/* Record the first error, at `line`. */
-static void fail(struct pstate *st, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void fail(struct pstate *st, int line, const char *fmt, ...) {
-  if (st->err_line) return;
-  st->err_line = line > 0 ? line : 1;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(st->msg, sizeof st->msg, fmt, ap);
-  va_end(ap);
-}
 
 static int is_space(char c) {
   return c == ' ' || c == '\t';
@@ -95,77 +65,41 @@ static int copy(char *dst, size_t n, const char *src) {
   return 0;
 }
 
-/* ------------------------------------------------------------- the reader */
+/* ----------------------------------------------------- raw lines */
 
-/* Look at a raw line before inih does: remember the description (the first
- * comment), and check section headers, which inih reports to no one when
- * the section is empty. */
-static void inspect(struct pstate *st, const char *raw, size_t len) {
-  size_t i = 0;
-  while (i < len && is_space(raw[i])) i++;
-  st->indented = i > 0;
-  size_t end = len;
-  while (end > i && (raw[end - 1] == '\n' || raw[end - 1] == '\r' || is_space(raw[end - 1]))) end--;
-  if (i == end) return; /* blank */
-  if (raw[i] == ';' || raw[i] == '#') {
-    if (!st->seen_content && st->out->description[0] == '\0') {
-      size_t j = i;
-      while (j < end && (raw[j] == ';' || raw[j] == '#' || is_space(raw[j]))) j++;
-      size_t l = end - j;
-      if (l >= sizeof st->out->description) l = sizeof st->out->description - 1;
-      memcpy(st->out->description, raw + j, l);
-      st->out->description[l] = '\0';
-    }
-    return;
-  }
-  st->seen_content = 1;
-  if (raw[i] != '[') return;
-  const char *close = memchr(raw + i, ']', end - i);
-  if (!close) return; /* inih reports it as a syntax error */
-  const char *name = raw + i + 1;
-  size_t nl = (size_t)(close - name);
+/* The description: the first comment, before any other line. */
+static void on_comment(tutti__ini_t *in, const char *text, size_t len) {
+  struct pstate *st = in->user;
+  if (in->seen_content || st->out->description[0] != '\0') return;
+  size_t j = 0;
+  while (j < len && (text[j] == ';' || text[j] == '#' || is_space(text[j]))) j++;
+  size_t l = len - j;
+  if (l >= sizeof st->out->description) l = sizeof st->out->description - 1;
+  memcpy(st->out->description, text + j, l);
+  st->out->description[l] = '\0';
+}
+
+/* Section headers, seen here even when the section is empty. */
+static void on_header(tutti__ini_t *in, const char *name, size_t nl) {
+  struct pstate *st = in->user;
   int *seen = NULL;
   if (nl == 5 && memcmp(name, "model", 5) == 0)
     seen = &st->model_line;
   else if (nl == 8 && memcmp(name, "topology", 8) == 0)
     seen = &st->topo_line;
   if (!seen) {
-    fail(st, st->line, "section [%.*s]: unknown; accepted: %s", (int)(nl > 64 ? 64 : nl), name,
-         SECTIONS_ACCEPTED);
+    tutti__ini_fail(in, in->line, "section [%.*s]: unknown; accepted: %s", (int)(nl > 64 ? 64 : nl),
+                    name, SECTIONS_ACCEPTED);
     return;
   }
   if (*seen) {
-    fail(st, st->line,
-         "section [%.*s]: given twice (first on line %d); accepted: each section "
-         "once",
-         (int)nl, name, *seen);
+    tutti__ini_fail(in, in->line,
+                    "section [%.*s]: given twice (first on line %d); accepted: each section "
+                    "once",
+                    (int)nl, name, *seen);
     return;
   }
-  *seen = st->line;
-}
-
-/* An fgets over st->text that counts lines. It stops the parse (returns
- * NULL) at the first error, and at a line longer than inih's buffer, which
- * inih would otherwise cut in two. */
-static char *reader(char *str, int num, void *stream) {
-  struct pstate *st = stream;
-  if (st->err_line || st->text[st->pos] == '\0' || num < 2) return NULL;
-  const char *p = st->text + st->pos;
-  const char *nl = strchr(p, '\n');
-  size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
-  st->line++;
-  if (len > (size_t)num - 1) {
-    fail(st, st->line,
-         "line too long (%zu characters; at most %d); accepted: shorter lines "
-         "(a long mapping list belongs in a topology file)",
-         len - (nl ? 1 : 0), num - 3);
-    return NULL;
-  }
-  memcpy(str, p, len);
-  str[len] = '\0';
-  st->pos += len;
-  inspect(st, str, len);
-  return str;
+  *seen = in->line;
 }
 
 /* ------------------------------------------------------ [topology] checks */
@@ -267,55 +201,39 @@ static int check_links(const char *v, char *msg, size_t n) {
   }
 }
 
-/* ------------------------------------------------------------ the handler */
+/* ------------------------------------------------------------- the keys */
 
-static int handler(void *user, const char *section, const char *name, const char *value) {
-  struct pstate *st = user;
-  if (st->err_line) return 0;
-  /* inih hands an indented line after a key to the handler again, under
-   * the previous key's name (configparser's multi-line values). */
-  if (st->indented && st->prev_line && st->prev_line != st->line &&
-      strcmp(name, st->prev_name) == 0) {
-    fail(st, st->line,
-         "key '%s': continued on an indented line; accepted: one key = value per "
-         "line, not indented",
-         name);
-    return 0;
-  }
-  if (copy(st->prev_name, sizeof st->prev_name, name)) st->prev_name[0] = '\0';
-  st->prev_line = st->line;
-
-  if (section[0] == '\0') {
-    fail(st, st->line, "key '%s': outside any section; accepted: keys under %s", name,
-         SECTIONS_ACCEPTED);
-    return 0;
-  }
+static int on_pair(tutti__ini_t *in, const char *section, const char *name, const char *value) {
+  struct pstate *st = in->user;
   if (!strcmp(section, "model")) {
     if (strlen(name) >= KEYLEN) {
-      fail(st, st->line,
-           "key '%.40s...': unknown in [model] (too long); accepted: preset and "
-           "its parameters, send_cpu, send_port, latency, recv_port, recv_cpu, gamma, "
-           "eager_limit",
-           name);
+      tutti__ini_fail(in, in->line,
+                      "key '%.40s...': unknown in [model] (too long); accepted: preset and "
+                      "its parameters, send_cpu, send_port, latency, recv_port, recv_cpu, gamma, "
+                      "eager_limit",
+                      name);
       return 0;
     }
     for (int i = 0; i < st->nm; i++)
       if (!strcmp(st->mk[i], name)) {
-        fail(st, st->line, "key '%s': given twice (first on line %d); accepted: each key once",
-             name, st->ml[i]);
+        tutti__ini_fail(in, in->line,
+                        "key '%s': given twice (first on line %d); accepted: each key once", name,
+                        st->ml[i]);
         return 0;
       }
     if (st->nm == MAXPAIRS) {
-      fail(st, st->line, "key '%s': too many keys in [model] (at most %d)", name, MAXPAIRS);
+      tutti__ini_fail(in, in->line, "key '%s': too many keys in [model] (at most %d)", name,
+                      MAXPAIRS);
       return 0;
     }
     if (strlen(value) >= VALLEN) {
-      fail(st, st->line, "key '%s': value too long (at most %d characters)", name, VALLEN - 1);
+      tutti__ini_fail(in, in->line, "key '%s': value too long (at most %d characters)", name,
+                      VALLEN - 1);
       return 0;
     }
     copy(st->mk[st->nm], KEYLEN, name);
     copy(st->mv[st->nm], VALLEN, value);
-    st->ml[st->nm++] = st->line;
+    st->ml[st->nm++] = in->line;
     return 1;
   }
   if (!strcmp(section, "topology")) {
@@ -327,19 +245,21 @@ static int handler(void *user, const char *section, const char *name, const char
     int k = 0;
     while (k < 4 && strcmp(tkeys[k], name)) k++;
     if (k == 4) {
-      fail(st, st->line, "key '%s': unknown in [topology]; accepted: %s", name, TOPO_KEYS_ACCEPTED);
+      tutti__ini_fail(in, in->line, "key '%s': unknown in [topology]; accepted: %s", name,
+                      TOPO_KEYS_ACCEPTED);
       return 0;
     }
     if (st->tline[k]) {
-      fail(st, st->line, "key '%s': given twice (first on line %d); accepted: each key once", name,
-           st->tline[k]);
+      tutti__ini_fail(in, in->line,
+                      "key '%s': given twice (first on line %d); accepted: each key once", name,
+                      st->tline[k]);
       return 0;
     }
     if ((k == 0 && st->tline[1]) || (k == 1 && st->tline[0])) {
-      fail(st, st->line,
-           "key '%s': conflicts with '%s' (line %d); accepted: spec or file, "
-           "not both",
-           name, tkeys[1 - k], st->tline[1 - k]);
+      tutti__ini_fail(in, in->line,
+                      "key '%s': conflicts with '%s' (line %d); accepted: spec or file, "
+                      "not both",
+                      name, tkeys[1 - k], st->tline[1 - k]);
       return 0;
     }
     char msg[768];
@@ -372,36 +292,19 @@ static int handler(void *user, const char *section, const char *name, const char
       bad = 1;
     }
     if (bad) {
-      fail(st, st->line, "key '%s': %s", name, msg);
+      tutti__ini_fail(in, in->line, "key '%s': %s", name, msg);
       return 0;
     }
-    st->tline[k] = st->line;
+    st->tline[k] = in->line;
     return 1;
   }
   /* an unknown section: inspect() has reported its header already */
-  fail(st, st->line, "key '%s': in unknown section [%s]; accepted: %s", name, section,
-       SECTIONS_ACCEPTED);
+  tutti__ini_fail(in, in->line, "key '%s': in unknown section [%s]; accepted: %s", name, section,
+                  SECTIONS_ACCEPTED);
   return 0;
 }
 
 /* ----------------------------------------------------------------- parse */
-
-/* The text of line `lineno` of text, trimmed and cut to fit. */
-static void line_text(const char *text, int lineno, char *buf, size_t n) {
-  const char *p = text;
-  for (int l = 1; l < lineno && p; l++) {
-    p = strchr(p, '\n');
-    if (p) p++;
-  }
-  buf[0] = '\0';
-  if (!p) return;
-  while (is_space(*p)) p++;
-  size_t len = strcspn(p, "\r\n");
-  while (len > 0 && is_space(p[len - 1])) len--;
-  if (len >= n) len = n - 1;
-  memcpy(buf, p, len);
-  buf[len] = '\0';
-}
 
 /* "dir/gige.ini" -> "gige" */
 static void base_name(const char *path, char *buf, size_t n) {
@@ -429,33 +332,20 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
     tutti__seterr(err, errlen, "%s: out of memory", filename);
     return TUTTI_ENOMEM;
   }
-  st->filename = filename;
+  st->ini = (tutti__ini_t){
+      .filename = filename,
+      .text = text,
+      .sections = SECTIONS_ACCEPTED,
+      .long_hint = "(a long mapping list belongs in a topology file)",
+      .cont_hint = "",
+      .on_comment = on_comment,
+      .on_header = on_header,
+      .on_pair = on_pair,
+      .user = st,
+  };
   st->out = p;
-  st->text = text;
-  int rc = 0;
-  int ret = ini_parse_stream(reader, st, handler, st);
-  /* The first error wins: ours (the handler's or the reader's), or a line
-   * inih could not parse, which it reports only at the end. */
-  if (st->err_line && (ret <= 0 || ret >= st->err_line)) {
-    tutti__seterr(err, errlen, "%s:%d: %s", filename, st->err_line, st->msg);
-    rc = TUTTI_EPARSE;
-    goto done;
-  }
-  if (ret > 0) {
-    char lt[80];
-    line_text(text, ret, lt, sizeof lt);
-    tutti__seterr(err, errlen,
-                  "%s:%d: '%s' is not a [section] or key = value line; accepted: %s, "
-                  "key = value, ; comment",
-                  filename, ret, lt, SECTIONS_ACCEPTED);
-    rc = TUTTI_EPARSE;
-    goto done;
-  }
-  if (ret < 0) {
-    tutti__seterr(err, errlen, "%s: the INI parser failed (%d)", filename, ret);
-    rc = ret == -2 ? TUTTI_ENOMEM : TUTTI_EIO;
-    goto done;
-  }
+  int rc = tutti__ini_parse(&st->ini, err, errlen);
+  if (rc) goto done;
   if (!st->model_line) {
     tutti__seterr(err, errlen,
                   "%s:%d: section [model]: missing; accepted: a [model] section with "

@@ -1,5 +1,7 @@
 /*
- * units.c -- parse and print sizes, times, bandwidths and per-byte costs.
+ * units.c -- parse and print sizes, times, bandwidths and per-byte costs;
+ * the shortest round-trip decimal of a double; tutti__seterr (errtext.h),
+ * which every parser of topo/ uses.
  *
  * Every number a user types into tutti (--bytes, --model, profile files)
  * goes through here, so the rules are one set: a decimal number, optional
@@ -96,6 +98,14 @@ static const struct unit units[] = {
     {"ns/B", U_PERBYTE, -9, 1},
     {"ps/B", U_PERBYTE, -12, 1},
 };
+
+void tutti__seterr(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
 
 static int is_space(char c) {
   return c == ' ' || c == '\t';
@@ -310,6 +320,23 @@ int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err, siz
 }
 
 /* -------------------------------------------------------------- formatting */
+
+char *tutti_format_shortest(double x, char *buf, size_t n) {
+  if (!buf || n == 0) return NULL;
+  if (!isfinite(x)) {
+    snprintf(buf, n, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    return buf;
+  }
+  /* 17 significant digits always read back (DBL_DECIMAL_DIG), and the
+   * longest such text, "-1.2345678901234567e-308", fits in 32 bytes. */
+  char tmp[32];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+    if (strtod(tmp, NULL) == x) break;
+  }
+  snprintf(buf, n, "%s", tmp);
+  return buf;
+}
 
 /* %.6g of v / scale followed by " unit"; "-0" never appears. */
 static char *fmt_scaled(double v, double scale, const char *unit, char *buf, size_t n) {

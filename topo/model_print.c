@@ -1,0 +1,220 @@
+/*
+ * model_print.c -- cost models and costs printed back: for people
+ * (tutti_format_cost, tutti_format_model_time, tutti_model_describe, which
+ * lists only the fields that differ from what the preset's parameters
+ * give) and for scripts (tutti_model_json, numbers as the shortest text
+ * that reads back to the same double). Times and sizes come from units.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tutti/model.h"
+#include "tutti/tutti.h"
+
+static int cost_eq(const tutti_cost_t *x, const tutti_cost_t *y) {
+  return x->floor == y->floor && x->a == y->a && x->b == y->b;
+}
+
+char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n) {
+  char a[48], b[48], f[48], lin[112];
+  if (!buf || n == 0) return NULL;
+  if (!c) {
+    snprintf(buf, n, "?");
+    return buf;
+  }
+  if (steps) {
+    snprintf(a, sizeof a, "%.6g", c->a);
+    snprintf(b, sizeof b, "%.6g", c->b);
+    snprintf(f, sizeof f, "%.6g", c->floor);
+  } else {
+    tutti_format_time(c->a, a, sizeof a);
+    tutti_format_time(c->b, b, sizeof b);
+    tutti_format_time(c->floor, f, sizeof f);
+  }
+  if (c->b == 0)
+    snprintf(lin, sizeof lin, "%s", a);
+  else if (c->a == 0)
+    snprintf(lin, sizeof lin, "%s*m", b);
+  else
+    snprintf(lin, sizeof lin, "%s + %s*m", a, b);
+  /* A short buffer truncates, as snprintf does (the length is taken so that
+   * GCC does not warn of it where this is inlined into a small buffer). */
+  int len = c->floor != 0 ? snprintf(buf, n, "max(%s, %s)", f, lin) : snprintf(buf, n, "%s", lin);
+  return len < 0 ? NULL : buf;
+}
+
+char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n) {
+  if (!buf || n == 0) return NULL;
+  if (tutti_model_steps(m)) {
+    snprintf(buf, n, "%.6g", t == 0 ? 0.0 : t);
+    return buf;
+  }
+  return tutti_format_time(t, buf, n);
+}
+
+/* The model a preset's own parameters give, with no overrides. */
+static void model_base(const tutti_model_t *m, tutti_model_t *base) {
+  const double *p = m->params;
+  int rc = 0;
+  switch (m->preset) {
+  case TUTTI_MODEL_NONE:
+    rc = tutti_model_none(base);
+    break;
+  case TUTTI_MODEL_HOCKNEY:
+    rc = tutti_model_hockney(base, p[0], p[1]);
+    break;
+  case TUTTI_MODEL_POSTAL:
+    rc = tutti_model_postal(base, p[0]);
+    break;
+  case TUTTI_MODEL_LOGP:
+    rc = tutti_model_logp(base, p[0], p[1], p[2]);
+    break;
+  case TUTTI_MODEL_LOGGP:
+    rc = tutti_model_loggp(base, p[0], p[1], p[2], p[3]);
+    break;
+  default:
+    rc = -1;
+    break;
+  }
+  /* an unknown preset or bad parameters: custom's zero costs */
+  if (rc) tutti_model_parse("custom", base, NULL, 0);
+}
+
+/* Appends to a fixed buffer, never overflowing. */
+struct sbuf {
+  char *p;
+  size_t n, off;
+};
+static void sb_printf(struct sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(s->p + s->off, s->off < s->n ? s->n - s->off : 0, fmt, ap);
+  va_end(ap);
+  if (w > 0) s->off += (size_t)w;
+  if (s->off >= s->n) s->off = s->n; /* truncated; keep the NUL vsnprintf wrote */
+}
+
+static void sb_time(struct sbuf *s, const char *name, double v, int steps) {
+  char t[48];
+  if (steps)
+    sb_printf(s, " %s=%.6g", name, v);
+  else
+    sb_printf(s, " %s=%s", name, tutti_format_time(v, t, sizeof t));
+}
+
+static void sb_per_byte(struct sbuf *s, const char *name, double v) {
+  char t[48], bw[48];
+  sb_printf(s, " %s=%s/B", name, tutti_format_time(v, t, sizeof t));
+  if (v > 0) sb_printf(s, " (%s)", tutti_format_bandwidth(1.0 / v, bw, sizeof bw));
+}
+
+int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
+  if (!m || !buf || n == 0) return TUTTI_EINVAL;
+  struct sbuf s = {buf, n, 0};
+  buf[0] = '\0';
+  int steps = tutti_model_steps(m);
+  const double *p = m->params;
+  char t[112];
+  sb_printf(&s, "%s", tutti_model_preset_name(m->preset));
+  switch (m->preset) {
+  case TUTTI_MODEL_NONE:
+    sb_printf(&s, " (native speed, wall time only)");
+    break;
+  case TUTTI_MODEL_HOCKNEY:
+    sb_time(&s, "alpha", p[0], 0);
+    sb_per_byte(&s, "beta", p[1]);
+    break;
+  case TUTTI_MODEL_POSTAL:
+    sb_printf(&s, " L=%.6g steps", p[0]);
+    break;
+  case TUTTI_MODEL_LOGP:
+  case TUTTI_MODEL_LOGGP:
+    sb_time(&s, "L", p[0], 0);
+    sb_time(&s, "o", p[1], 0);
+    sb_time(&s, "g", p[2], 0);
+    if (m->preset == TUTTI_MODEL_LOGGP) sb_per_byte(&s, "G", p[3]);
+    break;
+  default:
+    break;
+  }
+  if (m->eager_limit == TUTTI_EAGER_ALL)
+    sb_printf(&s, ", all eager");
+  else if (m->eager_limit == 0)
+    sb_printf(&s, ", eager_limit 0 (all rendezvous)");
+  else
+    sb_printf(&s, ", eager_limit %s", tutti_format_bytes(m->eager_limit, t, sizeof t));
+
+  /* Fields that differ from what the preset's parameters give. */
+  tutti_model_t base;
+  model_base(m, &base);
+  static const char *const fnames[] = {"send_cpu", "send_port", "latency", "recv_port", "recv_cpu"};
+  const tutti_cost_t *mine[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port,
+                                &m->recv_cpu};
+  const tutti_cost_t *theirs[] = {&base.send_cpu, &base.send_port, &base.latency, &base.recv_port,
+                                  &base.recv_cpu};
+  int first = 1;
+  for (int i = 0; i < 5; i++)
+    if (!cost_eq(mine[i], theirs[i]) || (m->preset == TUTTI_MODEL_CUSTOM)) {
+      sb_printf(&s, "%s%s=%s", first ? "; " : ", ", fnames[i],
+                tutti_format_cost(mine[i], steps, t, sizeof t));
+      first = 0;
+    }
+  if (m->gamma != 0) {
+    if (steps)
+      sb_printf(&s, "%sgamma=%.6g", first ? "; " : ", ", m->gamma);
+    else
+      sb_printf(&s, "%sgamma=%s/B", first ? "; " : ", ", tutti_format_time(m->gamma, t, sizeof t));
+  }
+  if (m->topo) sb_printf(&s, "; with a topology");
+  return 0;
+}
+
+/* The shortest text that reads back to the same double; null for NaN/inf. */
+static void json_num(FILE *f, double v) {
+  char buf[32];
+  fputs(isfinite(v) ? tutti_format_shortest(v, buf, sizeof buf) : "null", f);
+}
+
+static void json_cost(FILE *f, const char *name, const tutti_cost_t *c) {
+  fprintf(f, ",\"%s\":{\"floor\":", name);
+  json_num(f, c->floor);
+  fputs(",\"a\":", f);
+  json_num(f, c->a);
+  fputs(",\"b\":", f);
+  json_num(f, c->b);
+  fputc('}', f);
+}
+
+int tutti_model_json(const tutti_model_t *m, FILE *f) {
+  static const char *const pnames[][4] = {
+      [TUTTI_MODEL_HOCKNEY] = {"alpha", "beta", NULL, NULL},
+      [TUTTI_MODEL_POSTAL] = {"L", NULL, NULL, NULL},
+      [TUTTI_MODEL_LOGP] = {"L", "o", "g", NULL},
+      [TUTTI_MODEL_LOGGP] = {"L", "o", "g", "G"},
+      [TUTTI_MODEL_CUSTOM] = {NULL, NULL, NULL, NULL},
+  };
+  if (!m || !f) return TUTTI_EINVAL;
+  fprintf(f, "{\"preset\":\"%s\",\"time_unit\":\"%s\"", tutti_model_preset_name(m->preset),
+          tutti_model_time_unit(m));
+  if (m->preset > TUTTI_MODEL_NONE && m->preset < (int)(sizeof pnames / sizeof pnames[0]))
+    for (int k = 0; k < 4 && pnames[m->preset][k]; k++) {
+      fprintf(f, ",\"%s\":", pnames[m->preset][k]);
+      json_num(f, m->params[k]);
+    }
+  json_cost(f, "send_cpu", &m->send_cpu);
+  json_cost(f, "send_port", &m->send_port);
+  json_cost(f, "latency", &m->latency);
+  json_cost(f, "recv_port", &m->recv_port);
+  json_cost(f, "recv_cpu", &m->recv_cpu);
+  fputs(",\"gamma\":", f);
+  json_num(f, m->gamma);
+  if (m->eager_limit == TUTTI_EAGER_ALL)
+    fputs(",\"eager_limit\":null", f);
+  else
+    fprintf(f, ",\"eager_limit\":%zu", m->eager_limit);
+  fputc('}', f);
+  return ferror(f) ? TUTTI_EIO : 0;
+}
