@@ -1,5 +1,5 @@
 /*
- * test_modeled.c -- modeled time end to end: small p2p programs run on real
+ * test_e2e_modeled.c -- modeled time end to end: small p2p programs run on real
  * rank threads, their logs replayed, the times checked against MODEL.md's
  * worked examples and closed forms; and determinism: 50 runs under
  * perturbed scheduling (random yields and sleeps in the runtime) give

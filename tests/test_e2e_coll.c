@@ -1,5 +1,5 @@
 /*
- * test_coll.c -- the collectives and their registry.
+ * test_e2e_coll.c -- the collectives and their registry.
  *
  * Correctness is driven from the registry: every registered algorithm, with
  * each of its parameters at several values, on many rank counts and roots,

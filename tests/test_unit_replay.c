@@ -1,5 +1,5 @@
 /*
- * test_replay.c -- the replay engine (runtime/replay.c) and its traces
+ * test_unit_replay.c -- the replay engine (runtime/replay.c) and its traces
  * (runtime/trace.c) on hand-built event logs: every worked example of
  * MODEL.md, each rule alone, closed forms for P = 1..64, determinism,
  * malformed logs, the report, the Chrome trace and the ASCII timeline.

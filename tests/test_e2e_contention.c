@@ -1,5 +1,5 @@
 /*
- * test_contention.c -- MODEL.md "Topology (links and contention)" through
+ * test_e2e_contention.c -- MODEL.md "Topology (links and contention)" through
  * the replay: the equivalence rule end to end (real rank threads, then the
  * replay: one message on an idle path whose links have the model's beta
  * and no latency costs what it costs without topology); hand-computed

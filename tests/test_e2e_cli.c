@@ -1,5 +1,5 @@
 /*
- * test_cli.c -- the `tutti` command against shared/CLI.md: exit statuses
+ * test_e2e_cli.c -- the `tutti` command against shared/CLI.md: exit statuses
  * (0, 1, 2, 3) with one line on stderr for each kind of bad input; `list`
  * and `suite` cover every registered algorithm (the test enumerates the
  * registry, so a new algorithm is tested by being registered); `run
@@ -13,7 +13,7 @@
  * the runtime's own reduce_local.
  *
  * The binary is $TUTTI_BINARY_DIR/tutti (set by ctest), else the tutti
- * beside this test's directory (BUILD/tests/test_cli -> BUILD/tutti); it
+ * beside this test's directory (BUILD/tests/test_e2e_cli -> BUILD/tutti); it
  * runs under posix_spawn with stdout and stderr in temporary files.
  */
 #include <criterion/criterion.h>
@@ -52,7 +52,7 @@ static char *slurp(int fd) {
 }
 
 static int tmpfile_fd(void) {
-  char path[] = "/tmp/tutti_test_cli_XXXXXX";
+  char path[] = "/tmp/tutti_test_e2e_cli_XXXXXX";
   int fd = mkstemp(path);
   cr_assert(ge(int, fd, 0), "mkstemp failed");
   unlink(path);
@@ -65,7 +65,7 @@ static struct cli run_env(const char *env, const char *const *args) {
   const char *dir = getenv("TUTTI_BINARY_DIR");
   if (dir && *dir)
     snprintf(bin, sizeof bin, "%s/tutti", dir);
-  else { /* run by hand: this binary is BUILD/tests/test_cli, the command BUILD/tutti */
+  else { /* run by hand: this binary is BUILD/tests/test_e2e_cli, the command BUILD/tutti */
     char self[4000];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
