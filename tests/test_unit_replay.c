@@ -23,6 +23,7 @@
 #include "replay.h"
 
 #include "evlog_builder.h"
+#include "json_reader.h"
 
 static struct tutti_replay *replay(struct bld *b, const tutti_model_t *m) {
   bld_match(b);
@@ -778,86 +779,6 @@ Test(report, world_wrappers, .timeout = 10) {
 
 /* --------------------------------------------------------------- traces */
 
-/* A minimal JSON checker: returns the end of one value, or NULL. */
-static const char *json_ws(const char *p) {
-  while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
-  return p;
-}
-
-static const char *json_value(const char *p);
-
-static const char *json_string(const char *p) {
-  if (*p++ != '"') return NULL;
-  while (*p && *p != '"') {
-    if ((unsigned char)*p < 0x20) return NULL;
-    if (*p == '\\') {
-      p++;
-      if (*p == 'u') {
-        for (int i = 1; i <= 4; i++)
-          if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i]) return NULL;
-        p += 4;
-      } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
-        return NULL;
-      }
-    }
-    p++;
-  }
-  return *p == '"' ? p + 1 : NULL;
-}
-
-static const char *json_number(const char *p) {
-  const char *s = p;
-  if (*p == '-') p++;
-  if (!(*p >= '0' && *p <= '9')) return NULL;
-  if (*p == '0')
-    p++;
-  else
-    while (*p >= '0' && *p <= '9') p++;
-  if (*p == '.') {
-    p++;
-    if (!(*p >= '0' && *p <= '9')) return NULL;
-    while (*p >= '0' && *p <= '9') p++;
-  }
-  if (*p == 'e' || *p == 'E') {
-    p++;
-    if (*p == '+' || *p == '-') p++;
-    if (!(*p >= '0' && *p <= '9')) return NULL;
-    while (*p >= '0' && *p <= '9') p++;
-  }
-  return p > s ? p : NULL;
-}
-
-static const char *json_value(const char *p) {
-  p = json_ws(p);
-  if (*p == '{' || *p == '[') {
-    char close = *p == '{' ? '}' : ']';
-    int obj = *p == '{';
-    p = json_ws(p + 1);
-    if (*p == close) return p + 1;
-    for (;;) {
-      if (obj) {
-        p = json_string(json_ws(p));
-        if (!p) return NULL;
-        p = json_ws(p);
-        if (*p++ != ':') return NULL;
-      }
-      p = json_value(p);
-      if (!p) return NULL;
-      p = json_ws(p);
-      if (*p == ',') {
-        p++;
-        continue;
-      }
-      return *p == close ? p + 1 : NULL;
-    }
-  }
-  if (*p == '"') return json_string(p);
-  if (!strncmp(p, "true", 4)) return p + 4;
-  if (!strncmp(p, "false", 5)) return p + 5;
-  if (!strncmp(p, "null", 4)) return p + 4;
-  return json_number(p);
-}
-
 static int count(const char *hay, const char *needle) {
   int n = 0;
   for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
@@ -888,9 +809,7 @@ Test(trace, chrome_json_well_formed, .timeout = 30) {
   b_recv(b, 3, 2, 9);
   struct tutti_replay *rp = replay(b, &m);
   char *txt = trace_text(rp);
-  const char *end = json_value(txt);
-  cr_assert(end != NULL, "trace is not JSON");
-  cr_assert(eq(str, (char *)json_ws(end), ""));
+  cr_assert(json_parse(txt).ok, "trace is not JSON");
   cr_assert(strstr(txt, "{\"traceEvents\":[") != NULL);
   cr_assert(strstr(txt, "\"displayTimeUnit\":\"ns\"") != NULL);
   cr_assert(eq(int, count(txt, "\"ph\":\"s\""), (int)rp->messages));
