@@ -1,9 +1,15 @@
 /*
- * test_modeled.c -- modeled time end to end: small p2p programs run on real
- * rank threads, their logs replayed, the times checked against MODEL.md's
- * worked examples and closed forms; and determinism: 50 runs under
- * perturbed scheduling (random yields and sleeps in the runtime) give
- * bit-identical modeled times.
+ * test_e2e_modeled.c -- modeled time of whole runs (MODEL.md): programs run
+ * on real rank threads, their logs replayed, the times checked against
+ * MODEL.md's worked examples and closed forms: small p2p programs; the
+ * same patterns inside spans, per call (tutti_world_report); the
+ * collectives of the registry against MODEL.md's and REFERENCE.md's
+ * numbers (Hockney, segments, postal vectors, f_L(P), every tree's postal
+ * time). Determinism: 50 runs under perturbed scheduling (random yields
+ * and sleeps in the runtime) give bit-identical modeled times. Wall-clock
+ * mode never delivers earlier than modeled.
+ * The replay engine's rules on hand-built logs: test_unit_replay.c; on
+ * links: test_unit_contention.c and test_e2e_contention.c.
  *
  * TUTTI_TSAN_TEST: also built and run under ThreadSanitizer.
  */
@@ -14,6 +20,8 @@
 #include <string.h>
 
 #include "tutti/tutti.h"
+
+#include "coll_helpers.h"
 
 #define US 1e-6
 
@@ -305,4 +313,241 @@ Test(wallclock, delivery_is_never_earlier_than_modeled, .timeout = 60) {
   c.time_scale = -1;
   tutti_world_t *w;
   cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL));
+}
+
+/* ------------------------------------- the runtime's logs, replayed */
+
+/* The patterns test_unit_replay.c builds by hand, written against the
+ * public p2p API inside spans and run on rank threads: the runtime's logs
+ * must replay to MODEL.md's numbers per call, and to the same bits
+ * whatever the threads' interleaving (TUTTI_PERTURB). */
+
+#define NEAR(got, want)                                                                            \
+  cr_assert(epsilon_eq(dbl, (got), (want), 1e-12 * fabs((double)(want)) + 1e-20),                  \
+            "%s = %.17g, want %.17g", #got, (double)(got), (double)(want))
+
+enum { PAT_FLAT_BCAST, PAT_BINOMIAL, PAT_FLAT_GATHER, PAT_MIXED };
+
+struct pat {
+  int kind, iters;
+};
+
+static int rank_fn(tutti_rank_t *r, void *arg) {
+  const struct pat *p = arg;
+  int me = tutti_rank(r), P = tutti_size(r), top = 1 << ceil_log2(P);
+  char buf[4096] = {0}, in[4096];
+  int rc = 0;
+  for (int k = 0; k < p->iters && !rc; k++) {
+    if ((rc = tutti_span_begin(r, "call"))) break;
+    switch (p->kind) {
+    case PAT_FLAT_BCAST:
+      if (me == 0)
+        for (int d = 1; d < P && !rc; d++) rc = tutti_send(r, buf, 1000, TUTTI_BYTE, d, k);
+      else
+        rc = tutti_recv(r, buf, 1000, TUTTI_BYTE, 0, k, TUTTI_STATUS_IGNORE);
+      break;
+    case PAT_BINOMIAL: {
+      int low = me ? (me & -me) : top;
+      if (me) rc = tutti_recv(r, buf, 1000, TUTTI_BYTE, me - low, k, TUTTI_STATUS_IGNORE);
+      for (int mask = low / 2; mask >= 1 && !rc; mask /= 2)
+        if (me + mask < P) rc = tutti_send(r, buf, 1000, TUTTI_BYTE, me + mask, k);
+      break;
+    }
+    case PAT_FLAT_GATHER:
+      if (me == 0)
+        for (int s = 1; s < P && !rc; s++)
+          rc = tutti_recv(r, buf, 1000, TUTTI_BYTE, s, k, TUTTI_STATUS_IGNORE);
+      else
+        rc = tutti_send(r, buf, 1000, TUTTI_BYTE, 0, k);
+      break;
+    case PAT_MIXED: { /* a ring exchange of varied sizes, reductions, work */
+      int right = (me + 1) % P, left = (me + P - 1) % P;
+      long n = 64 + 997 * ((me + k) % 4);
+      long m = 64 + 997 * ((left + k) % 4);
+      rc = tutti_sendrecv(r, buf, n, TUTTI_BYTE, right, k, in, m, TUTTI_BYTE, left, k,
+                          TUTTI_STATUS_IGNORE);
+      if (!rc) rc = tutti_reduce_local_r(r, in, buf, m, TUTTI_BYTE, TUTTI_BXOR);
+      if (!rc && me % 3 == 0) rc = tutti_compute(r, 1e-6 * (me % 5));
+      break;
+    }
+    }
+    if (!rc) rc = tutti_span_end(r);
+  }
+  return rc;
+}
+
+static tutti_world_t *run_world(const tutti_model_t *m, int P, struct pat *p, unsigned flags,
+                                unsigned seed) {
+  tutti_config_t cfg = tutti_config_default(P);
+  cfg.model = m;
+  cfg.flags = flags;
+  cfg.seed = seed;
+  tutti_world_t *w = NULL;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+  int rc = tutti_world_run(w, rank_fn, p);
+  cr_assert(eq(int, rc, 0), "run: %s", tutti_world_error(w));
+  return w;
+}
+
+Test(runtime, worked_examples, .timeout = 60) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
+  static const struct {
+    int kind, P;
+    double want;
+  } cases[] = {
+      {PAT_FLAT_BCAST, 8, 14 * US},
+      {PAT_BINOMIAL, 8, 6 * US},
+      {PAT_BINOMIAL, 5, 6 * US},
+      {PAT_FLAT_GATHER, 8, 14 * US},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct pat p = {cases[i].kind, 2};
+    tutti_world_t *w = run_world(&m, cases[i].P, &p, 0, 0);
+    tutti_report_t rep;
+    cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+    cr_assert(eq(int, rep.ncalls, 2));
+    NEAR(rep.calls[0].time, cases[i].want);
+    cr_assert(eq(u64, rep.messages, 2 * (uint64_t)(cases[i].P - 1)));
+    tutti_world_destroy(w);
+  }
+}
+
+Test(runtime, independent_of_scheduling, .timeout = 120) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_loggp(&m, 5e-6, 1e-6, 2e-6, 1e-9), 0));
+  m.eager_limit = 1000; /* both eager and rendezvous */
+  m.gamma = 0.5e-9;
+  struct pat p = {PAT_MIXED, 6};
+  double first[12], calls[6];
+  for (unsigned seed = 0; seed < 4; seed++) {
+    tutti_world_t *w = run_world(&m, 12, &p, seed ? TUTTI_PERTURB : 0, seed);
+    tutti_report_t rep;
+    cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+    cr_assert(rep.eager > 0 && rep.rendezvous > 0);
+    if (!seed) {
+      memcpy(first, rep.rank_end, sizeof first);
+      for (int k = 0; k < 6; k++) calls[k] = rep.calls[k].time;
+    } else {
+      cr_assert(memcmp(first, rep.rank_end, sizeof first) == 0, "seed %u differs", seed);
+      for (int k = 0; k < 6; k++) cr_assert(eq(dbl, rep.calls[k].time, calls[k]));
+    }
+    FILE *f = tmpfile();
+    cr_assert(eq(int, tutti_world_trace(w, f), 0));
+    fclose(f);
+    tutti_world_destroy(w);
+  }
+}
+
+/* ------------------------------------------------------ collectives */
+
+/* MODEL.md's worked examples and REFERENCE.md's postal vectors, measured
+ * on the registry's collectives through tutti_world_report. */
+
+static int rel_eq(double got, double want) {
+  return fabs(got - want) <= 1e-12 * fabs(want);
+}
+#define REL_EQ rel_eq
+
+Test(modeled, hockney_binomial_and_flat_bcast, .timeout = 60) {
+  tutti_model_t m = hockney(1e-6, 1e-9);
+  tutti_algo_t bin = pick(TUTTI_COLL_BCAST, "binomial", NULL);
+  tutti_algo_t flat = pick(TUTTI_COLL_BCAST, "flat", NULL);
+  for (int P = 1; P <= 64; P++) {
+    double tb = timed(P, &m, TUTTI_COLL_BCAST, &bin, 1000, TUTTI_BYTE, 0);
+    double tf = timed(P, &m, TUTTI_COLL_BCAST, &flat, 1000, TUTTI_BYTE, P / 2);
+    cr_expect(REL_EQ(tb, ceil_log2(P) * 2e-6), "binomial P=%d: %.17g", P, tb);
+    cr_expect(REL_EQ(tf, (P - 1) * 2e-6), "flat P=%d: %.17g", P, tf);
+  }
+}
+
+Test(modeled, hockney_reduce_gather_scatter, .timeout = 30) {
+  tutti_model_t m = hockney(1e-6, 1e-9);
+  tutti_algo_t a;
+  a = pick(TUTTI_COLL_GATHER, "flat", NULL);
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 0), 14e-6));
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 5), 14e-6));
+  a = pick(TUTTI_COLL_SCATTER, "flat", NULL);
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_SCATTER, &a, 1000, TUTTI_BYTE, 3), 14e-6));
+  /* binomial reduce is the broadcast reversed: 3 rounds of 2 us (gamma 0) */
+  a = pick(TUTTI_COLL_REDUCE, "binomial", NULL);
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 0), 6e-6));
+  cr_expect(REL_EQ(timed(5, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 2), 6e-6));
+  a = pick(TUTTI_COLL_REDUCE, "flat", NULL);
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 0), 14e-6));
+  /* binomial gather, P = 8, 1000-byte blocks: the root's children send 1, 2
+   * and 4 blocks, received one after another (alpha + 1 us, + 2 us, + 4 us). */
+  a = pick(TUTTI_COLL_GATHER, "binomial", NULL);
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 0), 10e-6));
+}
+
+/* Chain-like pipelining: a segmented binomial bcast on 2 ranks is one
+ * edge: S segments of m/S bytes cost S (alpha + beta m / S). */
+Test(modeled, hockney_segments, .timeout = 30) {
+  tutti_model_t m = hockney(1e-6, 1e-9);
+  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "binomial", "segment=250");
+  cr_expect(REL_EQ(timed(2, &m, TUTTI_COLL_BCAST, &a, 1000, TUTTI_BYTE, 0), 4 * 1.25e-6));
+  /* 3 ranks of the binary tree: the root feeds two children per segment */
+  a = pick(TUTTI_COLL_BCAST, "binary", "segment=500");
+  cr_expect(REL_EQ(timed(3, &m, TUTTI_COLL_BCAST, &a, 1000, TUTTI_BYTE, 0), 4 * 1.5e-6));
+}
+
+static double postal_bcast(int P, double L, const char *name, const char *params) {
+  tutti_model_t m = postal(L);
+  tutti_algo_t a = pick(TUTTI_COLL_BCAST, name, params);
+  return timed(P, &m, TUTTI_COLL_BCAST, &a, 0, TUTTI_BYTE, 0);
+}
+
+Test(modeled, postal_vectors, .timeout = 60) {
+  cr_expect(eq(dbl, postal_bcast(8, 2, "binomial", NULL), 6));
+  cr_expect(eq(dbl, postal_bcast(8, 2, "lambda-tree", "lambda=0.6"), 5));
+  cr_expect(eq(dbl, postal_bcast(8, 2, "lambda-tree", "lambda=auto"), 5));
+  cr_expect(eq(dbl, postal_bcast(4, 2, "flat", NULL), 4));
+  cr_expect(eq(dbl, postal_bcast(10, 1, "lambda-tree", "lambda=0.6"), 4));
+  cr_expect(eq(dbl, postal_bcast(10, 2, "lambda-tree", "lambda=0.6"), 6));
+  cr_expect(eq(dbl, postal_bcast(10, 3, "lambda-tree", "lambda=0.6"), 9));
+  cr_expect(eq(dbl, postal_bcast(10, 2, "lambda-tree", "lambda=0.5"), 6));
+  cr_expect(eq(dbl, postal_bcast(10, 3, "postal-optimal", NULL), 8)); /* f_3(10) */
+  cr_expect(eq(dbl, postal_bcast(10, 2, "postal-optimal", "L=2"), 6));
+  /* a root other than 0 changes nothing but the labels */
+  tutti_model_t m = postal(2);
+  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "lambda-tree", NULL);
+  cr_expect(eq(dbl, timed(10, &m, TUTTI_COLL_BCAST, &a, 0, TUTTI_BYTE, 7), 6));
+}
+
+Test(modeled, postal_optimal_is_f, .timeout = 60) {
+  for (int P = 2; P <= 128; P++) {
+    double t = postal_bcast(P, 2, "postal-optimal", NULL);
+    cr_expect(eq(dbl, t, (double)tutti_postal_f(2, P)), "P=%d", P);
+  }
+}
+
+/* Every tree's modeled postal broadcast is the builder's postal time. */
+Test(modeled, postal_matches_tree_postal_time, .timeout = 60) {
+  static const struct {
+    const char *name, *params;
+    int kind;
+    double lambda;
+  } algos[] = {{"flat", NULL, TUTTI_TREE_FLAT, 0},
+               {"binary", NULL, TUTTI_TREE_BINARY, 0},
+               {"binomial", NULL, TUTTI_TREE_BINOMIAL, 0},
+               {"lambda-tree", "lambda=0.75", TUTTI_TREE_LAMBDA, 0.75}};
+  int sizes[] = {3, 6, 11, 23, 40};
+  for (size_t i = 0; i < sizeof algos / sizeof *algos; i++)
+    for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++)
+      for (int L = 1; L <= 3; L++) {
+        tutti_treespec_t s = tutti_treespec_default(algos[i].kind);
+        if (algos[i].lambda) s.lambda = algos[i].lambda;
+        long want;
+        cr_assert(eq(int, tutti_tree_postal_time(&s, sizes[j], L, &want), 0));
+        double got = postal_bcast(sizes[j], L, algos[i].name, algos[i].params);
+        cr_expect(eq(dbl, got, (double)want), "%s P=%d L=%d", algos[i].name, sizes[j], L);
+      }
+}
+
+Test(modeled, barrier_postal, .timeout = 30) {
+  /* up the lambda-tree and back down: twice the broadcast, 2 x 5 for P = 8, L = 2 */
+  tutti_model_t m = postal(2);
+  tutti_algo_t a = pick(TUTTI_COLL_BARRIER, "lambda-tree", "lambda=auto");
+  cr_expect(eq(dbl, timed(8, &m, TUTTI_COLL_BARRIER, &a, 0, TUTTI_BYTE, 0), 10));
 }

@@ -1,5 +1,5 @@
 /*
- * test_units.c -- sizes, times, bandwidths and per-byte costs (units.c):
+ * test_unit_units.c -- sizes, times, bandwidths and per-byte costs (units.c):
  * every unit, exactness of decimal units, every error path, and the
  * formatting helpers (including that formatted sizes read back).
  */

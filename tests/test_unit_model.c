@@ -1,5 +1,5 @@
 /*
- * test_model.c -- cost models (model.c): tutti_cost_eval, every preset's
+ * test_unit_model.c -- cost models (model.c): tutti_cost_eval, every preset's
  * fields against MODEL.md's table, --model spec parsing with every error
  * path, cost expressions, the pair builder's fault index, and the
  * describe/JSON writers whose field names scripts depend on.

@@ -1,5 +1,5 @@
 /*
- * test_types.c -- error names, datatypes, reduction ops and
+ * test_unit_types.c -- error names, datatypes, reduction ops and
  * tutti_reduce_local, checked against references written here from the
  * documentation in tutti.h (never from types.c).
  *

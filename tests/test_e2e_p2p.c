@@ -1,5 +1,5 @@
 /*
- * test_p2p.c -- the world and point-to-point messaging: data integrity on
+ * test_e2e_p2p.c -- the world and point-to-point messaging: data integrity on
  * both sides of the eager threshold, non-overtaking order under many
  * concurrent senders, truncation, zero-length messages, wildcards, bad
  * arguments, deadlock reports, aborts, thread-creation failure, scale.

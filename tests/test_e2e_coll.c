@@ -1,5 +1,5 @@
 /*
- * test_coll.c -- the collectives and their registry.
+ * test_e2e_coll.c -- the collectives, run on rank threads.
  *
  * Correctness is driven from the registry: every registered algorithm, with
  * each of its parameters at several values, on many rank counts and roots,
@@ -9,8 +9,10 @@
  * being registered. One world per rank count serves every algorithm; most
  * are native (none model), some hockney, so the replay runs too.
  *
- * Modeled times are MODEL.md's worked examples and REFERENCE.md's postal
- * vectors, measured on real collectives through tutti_world_report.
+ * Also: the TUTTI_<COLL> variable reaches the call, every collective
+ * checks its arguments, and roots rotate back to back. Modeled times of
+ * collectives are in test_e2e_modeled.c, the registry without messaging
+ * in test_unit_registry.c.
  *
  * TUTTI_TSAN_TEST: also built and run under ThreadSanitizer (tests/CMakeLists.txt).
  */
@@ -23,15 +25,9 @@
 
 #include "tutti/tutti.h"
 
-/* ------------------------------------------------------------------ worlds */
+#include "coll_helpers.h"
 
-static tutti_world_t *mkworld(int n, const tutti_model_t *m) {
-  tutti_config_t c = tutti_config_default(n);
-  c.model = m;
-  tutti_world_t *w = NULL;
-  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
-  return w;
-}
+/* ------------------------------------------------------------------ models */
 
 static tutti_model_t hockney(double alpha, double beta) {
   tutti_model_t m;
@@ -43,18 +39,6 @@ static tutti_model_t postal(double L) {
   tutti_model_t m;
   cr_assert(eq(int, tutti_model_postal(&m, L), 0));
   return m;
-}
-
-static int has(const char *s, const char *sub) {
-  return strstr(s, sub) != NULL;
-}
-
-static tutti_algo_t pick(int coll, const char *name, const char *params) {
-  tutti_algo_t a;
-  char err[256];
-  int rc = tutti_algo_select(coll, name, params, &a, err, sizeof err);
-  cr_assert(eq(int, rc, 0), "select %s %s: %s", name, params ? params : "", err);
-  return a;
 }
 
 /* ------------------------------------------------------- data and reference */
@@ -387,195 +371,7 @@ Test(coll, every_algorithm_postal, .timeout = 120) {
   sweep(10, &m, 1);
 }
 
-/* ------------------------------------------------------------ modeled time */
-
-struct one {
-  int coll;
-  tutti_algo_t algo;
-  long count;
-  tutti_datatype_t type;
-  int root;
-};
-
-static int one_call(tutti_rank_t *r, void *arg) {
-  const struct one *o = arg;
-  int P = tutti_size(r), rc = 0;
-  size_t bytes = (size_t)o->count * tutti_type_size(o->type);
-  char *a = calloc(1, bytes + 1), *b = calloc((size_t)P, bytes + 1);
-  const tutti_algo_t *al = o->algo.desc ? &o->algo : NULL;
-  switch (o->coll) {
-  case TUTTI_COLL_BCAST:
-    rc = tutti_bcast(r, a, o->count, o->type, o->root, al);
-    break;
-  case TUTTI_COLL_REDUCE:
-    rc = tutti_reduce(r, a, b, o->count, o->type, TUTTI_SUM, o->root, al);
-    break;
-  case TUTTI_COLL_GATHER:
-    rc = tutti_gather(r, a, o->count, o->type, b, o->count, o->type, o->root, al);
-    break;
-  case TUTTI_COLL_SCATTER:
-    rc = tutti_scatter(r, b, o->count, o->type, a, o->count, o->type, o->root, al);
-    break;
-  case TUTTI_COLL_BARRIER:
-    rc = tutti_barrier(r, al);
-    break;
-  }
-  free(a);
-  free(b);
-  return rc;
-}
-
-/* The modeled time of one call (MODEL.md rule 7) on a fresh world. */
-static double timed(int P, const tutti_model_t *m, int coll, const tutti_algo_t *algo, long count,
-                    tutti_datatype_t type, int root) {
-  tutti_world_t *w = mkworld(P, m);
-  struct one o = {coll, algo ? *algo : (tutti_algo_t){0}, count, type, root};
-  cr_assert(eq(int, tutti_world_run(w, one_call, &o), 0), "%s", tutti_world_error(w));
-  tutti_report_t rep;
-  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
-  cr_assert(eq(int, rep.ncalls, 1));
-  double t = rep.calls[0].time;
-  tutti_world_destroy(w);
-  return t;
-}
-
-static int ceil_log2(int P) {
-  int k = 0;
-  while ((1 << k) < P) k++;
-  return k;
-}
-
-static int rel_eq(double got, double want) {
-  return fabs(got - want) <= 1e-12 * fabs(want);
-}
-#define REL_EQ rel_eq
-
-Test(modeled, hockney_binomial_and_flat_bcast, .timeout = 60) {
-  tutti_model_t m = hockney(1e-6, 1e-9);
-  tutti_algo_t bin = pick(TUTTI_COLL_BCAST, "binomial", NULL);
-  tutti_algo_t flat = pick(TUTTI_COLL_BCAST, "flat", NULL);
-  for (int P = 1; P <= 64; P++) {
-    double tb = timed(P, &m, TUTTI_COLL_BCAST, &bin, 1000, TUTTI_BYTE, 0);
-    double tf = timed(P, &m, TUTTI_COLL_BCAST, &flat, 1000, TUTTI_BYTE, P / 2);
-    cr_expect(REL_EQ(tb, ceil_log2(P) * 2e-6), "binomial P=%d: %.17g", P, tb);
-    cr_expect(REL_EQ(tf, (P - 1) * 2e-6), "flat P=%d: %.17g", P, tf);
-  }
-}
-
-Test(modeled, hockney_reduce_gather_scatter, .timeout = 30) {
-  tutti_model_t m = hockney(1e-6, 1e-9);
-  tutti_algo_t a;
-  a = pick(TUTTI_COLL_GATHER, "flat", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 0), 14e-6));
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 5), 14e-6));
-  a = pick(TUTTI_COLL_SCATTER, "flat", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_SCATTER, &a, 1000, TUTTI_BYTE, 3), 14e-6));
-  /* binomial reduce is the broadcast reversed: 3 rounds of 2 us (gamma 0) */
-  a = pick(TUTTI_COLL_REDUCE, "binomial", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 0), 6e-6));
-  cr_expect(REL_EQ(timed(5, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 2), 6e-6));
-  a = pick(TUTTI_COLL_REDUCE, "flat", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 0), 14e-6));
-  /* binomial gather, P = 8, 1000-byte blocks: the root's children send 1, 2
-   * and 4 blocks, received one after another (alpha + 1 us, + 2 us, + 4 us). */
-  a = pick(TUTTI_COLL_GATHER, "binomial", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 0), 10e-6));
-}
-
-/* Chain-like pipelining: a segmented binomial bcast on 2 ranks is one
- * edge: S segments of m/S bytes cost S (alpha + beta m / S). */
-Test(modeled, hockney_segments, .timeout = 30) {
-  tutti_model_t m = hockney(1e-6, 1e-9);
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "binomial", "segment=250");
-  cr_expect(REL_EQ(timed(2, &m, TUTTI_COLL_BCAST, &a, 1000, TUTTI_BYTE, 0), 4 * 1.25e-6));
-  /* 3 ranks of the binary tree: the root feeds two children per segment */
-  a = pick(TUTTI_COLL_BCAST, "binary", "segment=500");
-  cr_expect(REL_EQ(timed(3, &m, TUTTI_COLL_BCAST, &a, 1000, TUTTI_BYTE, 0), 4 * 1.5e-6));
-}
-
-static double postal_bcast(int P, double L, const char *name, const char *params) {
-  tutti_model_t m = postal(L);
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, name, params);
-  return timed(P, &m, TUTTI_COLL_BCAST, &a, 0, TUTTI_BYTE, 0);
-}
-
-Test(modeled, postal_vectors, .timeout = 60) {
-  cr_expect(eq(dbl, postal_bcast(8, 2, "binomial", NULL), 6));
-  cr_expect(eq(dbl, postal_bcast(8, 2, "lambda-tree", "lambda=0.6"), 5));
-  cr_expect(eq(dbl, postal_bcast(8, 2, "lambda-tree", "lambda=auto"), 5));
-  cr_expect(eq(dbl, postal_bcast(4, 2, "flat", NULL), 4));
-  cr_expect(eq(dbl, postal_bcast(10, 1, "lambda-tree", "lambda=0.6"), 4));
-  cr_expect(eq(dbl, postal_bcast(10, 2, "lambda-tree", "lambda=0.6"), 6));
-  cr_expect(eq(dbl, postal_bcast(10, 3, "lambda-tree", "lambda=0.6"), 9));
-  cr_expect(eq(dbl, postal_bcast(10, 2, "lambda-tree", "lambda=0.5"), 6));
-  cr_expect(eq(dbl, postal_bcast(10, 3, "postal-optimal", NULL), 8)); /* f_3(10) */
-  cr_expect(eq(dbl, postal_bcast(10, 2, "postal-optimal", "L=2"), 6));
-  /* a root other than 0 changes nothing but the labels */
-  tutti_model_t m = postal(2);
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "lambda-tree", NULL);
-  cr_expect(eq(dbl, timed(10, &m, TUTTI_COLL_BCAST, &a, 0, TUTTI_BYTE, 7), 6));
-}
-
-Test(modeled, postal_optimal_is_f, .timeout = 60) {
-  for (int P = 2; P <= 128; P++) {
-    double t = postal_bcast(P, 2, "postal-optimal", NULL);
-    cr_expect(eq(dbl, t, (double)tutti_postal_f(2, P)), "P=%d", P);
-  }
-}
-
-/* Every tree's modeled postal broadcast is the builder's postal time. */
-Test(modeled, postal_matches_tree_postal_time, .timeout = 60) {
-  static const struct {
-    const char *name, *params;
-    int kind;
-    double lambda;
-  } algos[] = {{"flat", NULL, TUTTI_TREE_FLAT, 0},
-               {"binary", NULL, TUTTI_TREE_BINARY, 0},
-               {"binomial", NULL, TUTTI_TREE_BINOMIAL, 0},
-               {"lambda-tree", "lambda=0.75", TUTTI_TREE_LAMBDA, 0.75}};
-  int sizes[] = {3, 6, 11, 23, 40};
-  for (size_t i = 0; i < sizeof algos / sizeof *algos; i++)
-    for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++)
-      for (int L = 1; L <= 3; L++) {
-        tutti_treespec_t s = tutti_treespec_default(algos[i].kind);
-        if (algos[i].lambda) s.lambda = algos[i].lambda;
-        long want;
-        cr_assert(eq(int, tutti_tree_postal_time(&s, sizes[j], L, &want), 0));
-        double got = postal_bcast(sizes[j], L, algos[i].name, algos[i].params);
-        cr_expect(eq(dbl, got, (double)want), "%s P=%d L=%d", algos[i].name, sizes[j], L);
-      }
-}
-
-Test(modeled, barrier_postal, .timeout = 30) {
-  /* up the lambda-tree and back down: twice the broadcast, 2 x 5 for P = 8, L = 2 */
-  tutti_model_t m = postal(2);
-  tutti_algo_t a = pick(TUTTI_COLL_BARRIER, "lambda-tree", "lambda=auto");
-  cr_expect(eq(dbl, timed(8, &m, TUTTI_COLL_BARRIER, &a, 0, TUTTI_BYTE, 0), 10));
-}
-
 /* -------------------------------------------------------------- selection */
-
-Test(select, env_variable) {
-  setenv("TUTTI_BCAST", "lambda:lambda=0.7", 1);
-  tutti_algo_t a;
-  char err[256];
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0), "%s",
-            err);
-  cr_expect(eq(str, (char *)a.desc->name, "lambda-tree"));
-  cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.7));
-  cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 0));
-  /* an explicit name wins over the variable */
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", "", &a, err, sizeof err), 0));
-  cr_expect(eq(str, (char *)a.desc->name, "flat"));
-  /* a bad variable is an error naming it */
-  setenv("TUTTI_BCAST", "nosuch", 1);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err),
-               TUTTI_ENOTFOUND));
-  cr_expect(has(err, "TUTTI_BCAST") && has(err, "binomial"), "%s", err);
-  unsetenv("TUTTI_BCAST");
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0));
-  cr_expect(eq(ptr, (void *)a.desc, (void *)tutti_algo_desc_default(TUTTI_COLL_BCAST)));
-}
 
 /* The variable steers tutti_bcast(..., NULL): flat on 8 ranks, postal L = 2,
  * takes 8 steps where the default binomial takes 6. */
@@ -587,123 +383,6 @@ Test(select, env_variable_reaches_the_call, .timeout = 30) {
   setenv("TUTTI_BCAST", "lambda:lambda=0.6", 1);
   cr_expect(eq(dbl, timed(8, &m, TUTTI_COLL_BCAST, NULL, 0, TUTTI_BYTE, 0), 5));
   unsetenv("TUTTI_BCAST");
-}
-
-Test(select, names_params_format) {
-  tutti_algo_t a;
-  char err[256], s[128];
-  cr_assert(eq(int,
-               tutti_algo_select(TUTTI_COLL_REDUCE, "lambda-tree:lambda=0.75", "segment=8KiB", &a,
-                                 err, sizeof err),
-               0),
-            "%s", err);
-  cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.75));
-  cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 8192));
-  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
-  cr_expect(eq(str, s, "lambda-tree:lambda=0.75,segment=8KiB"));
-  /* the canonical spelling selects the same algorithm again */
-  tutti_algo_t b;
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE, s, NULL, &b, err, sizeof err), 0), "%s",
-            err);
-  cr_expect(eq(int, memcmp(&a, &b, sizeof a), 0));
-  /* a unique leading word; auto defaults */
-  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "postal", NULL, &a, err, sizeof err), 0));
-  cr_expect(eq(str, (char *)a.desc->name, "postal-optimal"));
-  cr_expect(eq(u32, a.is_auto, 1u));
-  cr_expect(isnan(tutti_algo_param(&a, "L")));
-  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
-  cr_expect(eq(str, s, "postal-optimal:L=auto,segment=0"));
-  cr_assert(
-      eq(int,
-         tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", " lambda = auto ", &a, err, sizeof err),
-         0),
-      "%s", err);
-  cr_expect(eq(u32, a.is_auto, 1u));
-  cr_expect(eq(int, tutti_algo_format(&a, s, 8), TUTTI_EINVAL)); /* truncated */
-  /* every registered name selects itself, and every default is registered */
-  const tutti_algo_desc_t *d;
-  for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
-    cr_expect(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, err, sizeof err), 0), "%s",
-              err);
-    cr_expect(eq(ptr, (void *)a.desc, (void *)d));
-    cr_expect(eq(ptr, (void *)tutti_algo_desc_find(d->coll, d->name), (void *)d));
-    cr_expect(d->summary && d->source && d->cost);
-  }
-  for (int c = 0; c < TUTTI_COLL_N; c++) {
-    cr_expect(not(eq(ptr, (void *)tutti_algo_desc_default(c), NULL)), "%s", tutti_coll_name(c));
-    int back;
-    cr_expect(eq(int, tutti_coll_find(tutti_coll_name(c), &back), 0));
-    cr_expect(eq(int, back, c));
-  }
-  int coll;
-  cr_expect(eq(int, tutti_coll_find("nosuch", &coll), TUTTI_ENOTFOUND));
-  cr_expect(eq(str, (char *)tutti_coll_name(TUTTI_COLL_N), "invalid"));
-}
-
-Test(select, errors_list_what_is_accepted) {
-  tutti_algo_t a;
-  char err[512];
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "nosuch", NULL, &a, err, sizeof err),
-               TUTTI_ENOTFOUND));
-  cr_expect(has(err, "'nosuch'") && has(err, "flat") && has(err, "binomial") &&
-                has(err, "lambda-tree") && has(err, "postal-optimal"),
-            "%s", err);
-  cr_expect(eq(int, tutti_algo_select(-1, "flat", NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
-  cr_expect(has(err, "bcast") && has(err, "barrier"), "%s", err);
-  cr_expect(
-      eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=1.0", &a, err, sizeof err),
-         TUTTI_EINVAL));
-  cr_expect(has(err, "lambda") && has(err, "[0.5, 1)") && has(err, "auto"), "%s", err);
-  cr_expect(eq(
-      int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.4", NULL, &a, err, sizeof err),
-      TUTTI_EINVAL));
-  cr_expect(has(err, "[0.5, 1)"), "%s", err);
-  cr_expect(eq(int,
-               tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=x", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(
-      eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=nan", &a, err, sizeof err),
-         TUTTI_EINVAL));
-  cr_expect(eq(int,
-               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "lambda=0.6", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(has(err, "unknown parameter 'lambda'") && has(err, "segment"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", "segment=1", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(has(err, "no parameters"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(eq(int,
-               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=-1", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(eq(int,
-               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=auto", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(has(err, "auto"), "%s", err);
-  cr_expect(eq(int,
-               tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=0", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(has(err, "[1, 4096]"), "%s", err);
-  cr_expect(eq(int,
-               tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=2.5", &a, err, sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(eq(int,
-               tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.6", "lambda=0.7", &a, err,
-                                 sizeof err),
-               TUTTI_EINVAL));
-  cr_expect(has(err, "twice"), "%s", err);
-  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", NULL, NULL, err, sizeof err),
-               TUTTI_EINVAL));
-  /* restrictions */
-  a = pick(TUTTI_COLL_REDUCE, "binary", NULL);
-  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_SUM, err, sizeof err), 0));
-  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
-  cr_expect(has(err, "commutative") && has(err, "matmul2"), "%s", err);
-  cr_expect(eq(int, tutti_algo_check(&a, 0, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL));
-  a.value[0] = -5; /* a hand-made value out of range */
-  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL));
-  tutti_algo_t bogus = {0};
-  cr_expect(eq(int, tutti_algo_check(&bogus, 4, NULL, err, sizeof err), TUTTI_EINVAL));
 }
 
 /* ----------------------------------------------------------- bad arguments */

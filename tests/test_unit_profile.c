@@ -1,5 +1,5 @@
 /*
- * test_profile.c -- latency profiles (profile.c, profiles_builtin.c):
+ * test_unit_profile.c -- latency profiles (profile.c, profiles_builtin.c):
  * every built-in parses and holds what its description says; good files
  * under tests/data/profiles/ load with every key; each bad file fails
  * with "FILE:LINE: key 'K': ...; accepted: ..." at the right line.

@@ -1,5 +1,5 @@
 /*
- * test_topo.c -- the network topology (topo/): trees from specs and INI
+ * test_unit_topo.c -- the network topology (topo/): trees from specs and INI
  * files, every description error at its FILE:LINE, routes checked against
  * an independent walk, mappings and their parse errors, the
  * contention-free chain orders of the lecture (Patarasuk, Faraj & Yuan)

@@ -1,5 +1,5 @@
 /*
- * test_cli.c -- the `tutti` command against shared/CLI.md: exit statuses
+ * test_e2e_cli.c -- the `tutti` command against shared/CLI.md: exit statuses
  * (0, 1, 2, 3) with one line on stderr for each kind of bad input; `list`
  * and `suite` cover every registered algorithm (the test enumerates the
  * registry, so a new algorithm is tested by being registered); `run
@@ -9,11 +9,11 @@
  * `--topology`/`--mapping`/`--links` and profiles with a [topology] put
  * the run on links (the link table, JSON and trace tracks), and `topo`
  * draws REFERENCE.md's two-switch lecture example (ASCII and --dot).
- * verify.c (the sequential reference) is also tested directly, against
- * the runtime's own reduce_local.
+ * The JSON is read with json_reader.h; verify.c, the reference `run`
+ * checks against, is tested directly in test_unit_verify.c.
  *
  * The binary is $TUTTI_BINARY_DIR/tutti (set by ctest), else the tutti
- * beside this test's directory (BUILD/tests/test_cli -> BUILD/tutti); it
+ * beside this test's directory (BUILD/tests/test_e2e_cli -> BUILD/tutti); it
  * runs under posix_spawn with stdout and stderr in temporary files.
  */
 #include <criterion/criterion.h>
@@ -29,7 +29,7 @@
 
 #include "tutti/tutti.h"
 
-#include "verify.c" /* bench/: the reference under test, compiled in */
+#include "json_reader.h"
 
 extern char **environ;
 
@@ -52,7 +52,7 @@ static char *slurp(int fd) {
 }
 
 static int tmpfile_fd(void) {
-  char path[] = "/tmp/tutti_test_cli_XXXXXX";
+  char path[] = "/tmp/tutti_test_e2e_cli_XXXXXX";
   int fd = mkstemp(path);
   cr_assert(ge(int, fd, 0), "mkstemp failed");
   unlink(path);
@@ -65,7 +65,7 @@ static struct cli run_env(const char *env, const char *const *args) {
   const char *dir = getenv("TUTTI_BINARY_DIR");
   if (dir && *dir)
     snprintf(bin, sizeof bin, "%s/tutti", dir);
-  else { /* run by hand: this binary is BUILD/tests/test_cli, the command BUILD/tutti */
+  else { /* run by hand: this binary is BUILD/tests/test_e2e_cli, the command BUILD/tutti */
     char self[4000];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
@@ -126,186 +126,11 @@ static void fails_with(struct cli c, int status, const char *sub) {
   if (sub) HAS(c.err, sub);
 }
 
-/* ------------------------------------------------------------ a tiny JSON reader */
-
-struct jp {
-  const char *s;
-  int ok;
-  /* top-level keys (the value each starts at), filled for depth 1 */
-  int nkeys;
-  char key[64][32];
-  const char *val[64];
-};
-
-static void jws(struct jp *p) {
-  while (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r') p->s++;
-}
-
-static void jfail(struct jp *p) {
-  p->ok = 0;
-}
-
-static void jstring(struct jp *p, char *copy, size_t n) {
-  size_t k = 0;
-  if (*p->s != '"') return jfail(p);
-  p->s++;
-  while (p->ok && *p->s != '"') {
-    unsigned char ch = (unsigned char)*p->s;
-    if (!ch || ch < 0x20) return jfail(p);
-    if (ch == '\\') {
-      p->s++;
-      if (*p->s == 'u') {
-        for (int i = 1; i <= 4; i++)
-          if (!strchr("0123456789abcdefABCDEF", p->s[i]) || !p->s[i]) return jfail(p);
-        p->s += 4;
-      } else if (!*p->s || !strchr("\"\\/bfnrt", *p->s))
-        return jfail(p);
-    }
-    if (copy && k + 1 < n) copy[k++] = *p->s;
-    p->s++;
-  }
-  if (copy) copy[k] = '\0';
-  p->s++;
-}
-
-static void jnumber(struct jp *p) {
-  const char *s = p->s;
-  if (*s == '-') s++;
-  if (*s == '0')
-    s++;
-  else if (*s >= '1' && *s <= '9')
-    while (*s >= '0' && *s <= '9') s++;
-  else
-    return jfail(p);
-  if (*s == '.') {
-    s++;
-    if (!(*s >= '0' && *s <= '9')) return jfail(p);
-    while (*s >= '0' && *s <= '9') s++;
-  }
-  if (*s == 'e' || *s == 'E') {
-    s++;
-    if (*s == '+' || *s == '-') s++;
-    if (!(*s >= '0' && *s <= '9')) return jfail(p);
-    while (*s >= '0' && *s <= '9') s++;
-  }
-  p->s = s;
-}
-
-static void jvalue(struct jp *p, int depth) {
-  jws(p);
-  if (!p->ok || depth > 64) return jfail(p);
-  char c = *p->s;
-  if (c == '{' || c == '[') {
-    char close = c == '{' ? '}' : ']';
-    p->s++;
-    jws(p);
-    if (*p->s == close) {
-      p->s++;
-      return;
-    }
-    for (;;) {
-      if (c == '{') {
-        char key[32];
-        jws(p);
-        jstring(p, key, sizeof key);
-        jws(p);
-        if (!p->ok || *p->s != ':') return jfail(p);
-        p->s++;
-        jws(p);
-        if (depth == 0 && p->nkeys < 64) {
-          snprintf(p->key[p->nkeys], sizeof p->key[0], "%s", key);
-          p->val[p->nkeys++] = p->s;
-        }
-      }
-      jvalue(p, depth + 1);
-      jws(p);
-      if (!p->ok) return;
-      if (*p->s == ',') {
-        p->s++;
-        continue;
-      }
-      if (*p->s == close) {
-        p->s++;
-        return;
-      }
-      return jfail(p);
-    }
-  }
-  if (c == '"') return jstring(p, NULL, 0);
-  if (!strncmp(p->s, "true", 4))
-    p->s += 4;
-  else if (!strncmp(p->s, "false", 5))
-    p->s += 5;
-  else if (!strncmp(p->s, "null", 4))
-    p->s += 4;
-  else
-    jnumber(p);
-}
-
-/* Parse a whole document (one value, then only white space). */
-static struct jp json_parse(const char *text) {
-  struct jp p = {.s = text, .ok = 1};
-  jvalue(&p, 0);
-  jws(&p);
-  if (*p.s) p.ok = 0;
-  p.s = text;
-  return p;
-}
-
-static const char *json_get(const struct jp *p, const char *key) {
-  for (int i = 0; i < p->nkeys; i++)
-    if (!strcmp(p->key[i], key)) return p->val[i];
-  cr_fatal("JSON lacks key '%s'", key);
-  return NULL;
-}
-
-static double json_num(const struct jp *p, const char *key) {
-  const char *v = json_get(p, key);
-  char *end;
-  double x = strtod(v, &end);
-  cr_assert(ne(ptr, (void *)end, (void *)v), "'%s' is not a number: %.20s", key, v);
-  return x;
-}
-
-/* Elements of the array at v ('[' ... ']'). */
-static int json_array_len(const char *v) {
-  cr_assert(eq(chr, *v, '['), "not an array: %.20s", v);
-  struct jp p = {.s = v + 1, .ok = 1};
-  jws(&p);
-  if (*p.s == ']') return 0;
-  int n = 0;
-  for (;;) {
-    jvalue(&p, 1);
-    n++;
-    jws(&p);
-    cr_assert(p.ok);
-    if (*p.s == ',')
-      p.s++;
-    else
-      break;
-  }
-  return n;
-}
-
-static struct jp json_ok(const char *text) {
-  struct jp p = json_parse(text);
-  cr_assert(p.ok, "not well-formed JSON: %s", text);
-  return p;
-}
-
+/* the fields of `tutti run --json` (CLI.md) */
 static const char *run_keys[] = {"collective",   "algorithm",     "params",   "ranks",
                                  "bytes",        "root",          "iters",    "model",
                                  "modeled_time", "modeled_times", "per_rank", "messages",
                                  "bytes_moved",  "wall_time",     "verified"};
-
-Test(json_reader, accepts_and_rejects, .timeout = 10) {
-  cr_assert(json_parse("{\"a\":[1,2.5e-3,-0,\"x\\\"y\",true,null,{}],\"b\":{}}").ok);
-  cr_assert(json_parse(" [ ] ").ok);
-  const char *bad[] = {"{",  "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "01",
-                       "1.", "\"\\x\"",    "{}x",   "nan"};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-    cr_assert(eq(int, json_parse(bad[i]).ok, 0), "accepted '%s'", bad[i]);
-}
 
 /* ------------------------------------------------------------ the registry's names */
 
@@ -826,72 +651,4 @@ Test(suite, every_algorithm_verified, .timeout = 120) {
   cr_assert(eq(int, json_array_len(json_get(&p, "results")), n)); /* one size: one row each */
   cr_assert(eq(int, strncmp(json_get(&p, "all_verified"), "true", 4), 0));
   cli_free(&c);
-}
-
-/* ------------------------------------------------------------ verify.c itself */
-
-/* The fold equals the runtime's reduce_local applied in rank order, and
- * matmul2 makes that order visible. */
-Test(verify, fold_matches_reduce_local_in_rank_order, .timeout = 30) {
-  tutti_op_t ops[] = {TUTTI_SUM, TUTTI_PROD, TUTTI_MIN,  TUTTI_MAX, TUTTI_BAND,
-                      TUTTI_BOR, TUTTI_BXOR, TUTTI_LAND, TUTTI_LOR, TUTTI_MATMUL2};
-  tutti_datatype_t types[] = {TUTTI_BYTE, TUTTI_INT32, TUTTI_INT64, TUTTI_FLOAT, TUTTI_DOUBLE};
-  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
-    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
-      if (tutti_op_check(ops[o], types[t])) continue;
-      for (int P = 1; P <= 9; P += 4) {
-        struct verify v;
-        long n = 37;
-        cr_assert(eq(int, verify_init(&v, TUTTI_COLL_REDUCE, types[t], ops[o], P, n, 3), 0));
-        size_t sz = tutti_type_size(types[t]);
-        unsigned char *acc = malloc(n * sz), *x = malloc(n * sz);
-        for (int k = 0; k < 3; k++) {
-          verify_input(&v, P - 1, k, acc, 0, n);
-          for (int r = P - 2; r >= 0; r--) {
-            verify_input(&v, r, k, x, 0, n);
-            cr_assert(eq(int, tutti_reduce_local(x, acc, n, types[t], ops[o]), 0));
-          }
-          cr_assert(eq(i64, verify_check_fold(&v, k, acc), -1), "%s on %s, P = %d, call %d",
-                    tutti_op_name(ops[o]), tutti_type_name(types[t]), P, k);
-          verify_poison_fold(&v, k, x);
-          for (long i = 0; i < n; i++) cr_assert(ne(int, memcmp(x + i * sz, acc + i * sz, sz), 0));
-        }
-        free(acc), free(x);
-        verify_free(&v);
-      }
-    }
-  /* matmul2 in the wrong order gives another answer */
-  struct verify v;
-  long n = 16;
-  cr_assert(eq(int, verify_init(&v, TUTTI_COLL_REDUCE, TUTTI_INT32, TUTTI_MATMUL2, 4, n, 1), 0));
-  int32_t acc[16], x[16];
-  verify_input(&v, 0, 0, acc, 0, n);
-  for (int r = 1; r < 4; r++) {
-    verify_input(&v, r, 0, x, 0, n);
-    tutti_reduce_local(x, acc, n, TUTTI_INT32, TUTTI_MATMUL2); /* x_r * acc: reversed */
-  }
-  cr_assert(ne(i64, verify_check_fold(&v, 0, acc), -1), "matmul2 did not notice the order");
-  verify_free(&v);
-}
-
-Test(verify, inputs_differ_and_checks_see_one_bit, .timeout = 30) {
-  struct verify v;
-  long n = 64;
-  cr_assert(eq(int, verify_init(&v, TUTTI_COLL_BCAST, TUTTI_BYTE, NULL, 8, n, 4), 0));
-  unsigned char a[64], b[64];
-  verify_input(&v, 3, 0, a, 0, n);
-  cr_assert(eq(i64, verify_check_input(&v, 3, 0, a, 0, n), -1));
-  verify_input(&v, 3, 1, b, 0, n);
-  cr_assert(ne(int, memcmp(a, b, sizeof a), 0), "consecutive calls share inputs");
-  verify_input(&v, 4, 0, b, 0, n);
-  cr_assert(ne(int, memcmp(a, b, sizeof a), 0), "two ranks share inputs");
-  /* a window [first, first + n) is the same elements as the whole */
-  verify_input(&v, 3, 0, b, 10, 20);
-  cr_assert(eq(int, memcmp(a + 10, b, 20), 0));
-  a[17] ^= 0x10;
-  cr_assert(eq(i64, verify_check_input(&v, 3, 0, a, 0, n), 17));
-  verify_poison(&v, 3, 0, b, 0, n);
-  a[17] ^= 0x10;
-  for (long i = 0; i < n; i++) cr_assert(ne(int, a[i], b[i]), "poison equals the input at %ld", i);
-  verify_free(&v);
 }

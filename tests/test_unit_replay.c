@@ -1,8 +1,10 @@
 /*
- * test_replay.c -- the replay engine (runtime/replay.c) and its traces
+ * test_unit_replay.c -- the replay engine (runtime/replay.c) and its traces
  * (runtime/trace.c) on hand-built event logs: every worked example of
  * MODEL.md, each rule alone, closed forms for P = 1..64, determinism,
  * malformed logs, the report, the Chrome trace and the ASCII timeline.
+ * The same rules on links: test_unit_contention.c; on the runtime's own
+ * logs of whole runs: test_e2e_modeled.c.
  *
  * Logs are appended the way the runtime does it: a blocking send is SEND +
  * WAIT on it, a blocking receive RECV + WAIT, sendrecv SEND, RECV, WAIT,
@@ -21,6 +23,7 @@
 #include "replay.h"
 
 #include "evlog_builder.h"
+#include "json_reader.h"
 
 static struct tutti_replay *replay(struct bld *b, const tutti_model_t *m) {
   bld_match(b);
@@ -776,86 +779,6 @@ Test(report, world_wrappers, .timeout = 10) {
 
 /* --------------------------------------------------------------- traces */
 
-/* A minimal JSON checker: returns the end of one value, or NULL. */
-static const char *json_ws(const char *p) {
-  while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
-  return p;
-}
-
-static const char *json_value(const char *p);
-
-static const char *json_string(const char *p) {
-  if (*p++ != '"') return NULL;
-  while (*p && *p != '"') {
-    if ((unsigned char)*p < 0x20) return NULL;
-    if (*p == '\\') {
-      p++;
-      if (*p == 'u') {
-        for (int i = 1; i <= 4; i++)
-          if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i]) return NULL;
-        p += 4;
-      } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
-        return NULL;
-      }
-    }
-    p++;
-  }
-  return *p == '"' ? p + 1 : NULL;
-}
-
-static const char *json_number(const char *p) {
-  const char *s = p;
-  if (*p == '-') p++;
-  if (!(*p >= '0' && *p <= '9')) return NULL;
-  if (*p == '0')
-    p++;
-  else
-    while (*p >= '0' && *p <= '9') p++;
-  if (*p == '.') {
-    p++;
-    if (!(*p >= '0' && *p <= '9')) return NULL;
-    while (*p >= '0' && *p <= '9') p++;
-  }
-  if (*p == 'e' || *p == 'E') {
-    p++;
-    if (*p == '+' || *p == '-') p++;
-    if (!(*p >= '0' && *p <= '9')) return NULL;
-    while (*p >= '0' && *p <= '9') p++;
-  }
-  return p > s ? p : NULL;
-}
-
-static const char *json_value(const char *p) {
-  p = json_ws(p);
-  if (*p == '{' || *p == '[') {
-    char close = *p == '{' ? '}' : ']';
-    int obj = *p == '{';
-    p = json_ws(p + 1);
-    if (*p == close) return p + 1;
-    for (;;) {
-      if (obj) {
-        p = json_string(json_ws(p));
-        if (!p) return NULL;
-        p = json_ws(p);
-        if (*p++ != ':') return NULL;
-      }
-      p = json_value(p);
-      if (!p) return NULL;
-      p = json_ws(p);
-      if (*p == ',') {
-        p++;
-        continue;
-      }
-      return *p == close ? p + 1 : NULL;
-    }
-  }
-  if (*p == '"') return json_string(p);
-  if (!strncmp(p, "true", 4)) return p + 4;
-  if (!strncmp(p, "false", 5)) return p + 5;
-  if (!strncmp(p, "null", 4)) return p + 4;
-  return json_number(p);
-}
-
 static int count(const char *hay, const char *needle) {
   int n = 0;
   for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
@@ -886,9 +809,7 @@ Test(trace, chrome_json_well_formed, .timeout = 30) {
   b_recv(b, 3, 2, 9);
   struct tutti_replay *rp = replay(b, &m);
   char *txt = trace_text(rp);
-  const char *end = json_value(txt);
-  cr_assert(end != NULL, "trace is not JSON");
-  cr_assert(eq(str, (char *)json_ws(end), ""));
+  cr_assert(json_parse(txt).ok, "trace is not JSON");
   cr_assert(strstr(txt, "{\"traceEvents\":[") != NULL);
   cr_assert(strstr(txt, "\"displayTimeUnit\":\"ns\"") != NULL);
   cr_assert(eq(int, count(txt, "\"ph\":\"s\""), (int)rp->messages));
@@ -974,123 +895,4 @@ Test(trace, timeline_rows, .timeout = 30) {
   free(txt);
   tutti__replay_free(rp);
   bld_free(b);
-}
-
-/* ------------------------------------------- through the real runtime */
-
-/* The same patterns written against the public p2p API and run on rank
- * threads: the runtime's logs must replay to MODEL.md's numbers, and to
- * the same bits whatever the threads' interleaving (TUTTI_PERTURB). */
-
-enum { PAT_FLAT_BCAST, PAT_BINOMIAL, PAT_FLAT_GATHER, PAT_MIXED };
-
-struct pat {
-  int kind, iters;
-};
-
-static int rank_fn(tutti_rank_t *r, void *arg) {
-  const struct pat *p = arg;
-  int me = tutti_rank(r), P = tutti_size(r), top = 1 << ceil_log2(P);
-  char buf[4096] = {0}, in[4096];
-  int rc = 0;
-  for (int k = 0; k < p->iters && !rc; k++) {
-    if ((rc = tutti_span_begin(r, "call"))) break;
-    switch (p->kind) {
-    case PAT_FLAT_BCAST:
-      if (me == 0)
-        for (int d = 1; d < P && !rc; d++) rc = tutti_send(r, buf, 1000, TUTTI_BYTE, d, k);
-      else
-        rc = tutti_recv(r, buf, 1000, TUTTI_BYTE, 0, k, TUTTI_STATUS_IGNORE);
-      break;
-    case PAT_BINOMIAL: {
-      int low = me ? (me & -me) : top;
-      if (me) rc = tutti_recv(r, buf, 1000, TUTTI_BYTE, me - low, k, TUTTI_STATUS_IGNORE);
-      for (int mask = low / 2; mask >= 1 && !rc; mask /= 2)
-        if (me + mask < P) rc = tutti_send(r, buf, 1000, TUTTI_BYTE, me + mask, k);
-      break;
-    }
-    case PAT_FLAT_GATHER:
-      if (me == 0)
-        for (int s = 1; s < P && !rc; s++)
-          rc = tutti_recv(r, buf, 1000, TUTTI_BYTE, s, k, TUTTI_STATUS_IGNORE);
-      else
-        rc = tutti_send(r, buf, 1000, TUTTI_BYTE, 0, k);
-      break;
-    case PAT_MIXED: { /* a ring exchange of varied sizes, reductions, work */
-      int right = (me + 1) % P, left = (me + P - 1) % P;
-      long n = 64 + 997 * ((me + k) % 4);
-      long m = 64 + 997 * ((left + k) % 4);
-      rc = tutti_sendrecv(r, buf, n, TUTTI_BYTE, right, k, in, m, TUTTI_BYTE, left, k,
-                          TUTTI_STATUS_IGNORE);
-      if (!rc) rc = tutti_reduce_local_r(r, in, buf, m, TUTTI_BYTE, TUTTI_BXOR);
-      if (!rc && me % 3 == 0) rc = tutti_compute(r, 1e-6 * (me % 5));
-      break;
-    }
-    }
-    if (!rc) rc = tutti_span_end(r);
-  }
-  return rc;
-}
-
-static tutti_world_t *run_world(const tutti_model_t *m, int P, struct pat *p, unsigned flags,
-                                unsigned seed) {
-  tutti_config_t cfg = tutti_config_default(P);
-  cfg.model = m;
-  cfg.flags = flags;
-  cfg.seed = seed;
-  tutti_world_t *w = NULL;
-  cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
-  int rc = tutti_world_run(w, rank_fn, p);
-  cr_assert(eq(int, rc, 0), "run: %s", tutti_world_error(w));
-  return w;
-}
-
-Test(runtime, worked_examples, .timeout = 60) {
-  tutti_model_t m;
-  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
-  static const struct {
-    int kind, P;
-    double want;
-  } cases[] = {
-      {PAT_FLAT_BCAST, 8, 14 * US},
-      {PAT_BINOMIAL, 8, 6 * US},
-      {PAT_BINOMIAL, 5, 6 * US},
-      {PAT_FLAT_GATHER, 8, 14 * US},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    struct pat p = {cases[i].kind, 2};
-    tutti_world_t *w = run_world(&m, cases[i].P, &p, 0, 0);
-    tutti_report_t rep;
-    cr_assert(eq(int, tutti_world_report(w, &rep), 0));
-    cr_assert(eq(int, rep.ncalls, 2));
-    NEAR(rep.calls[0].time, cases[i].want);
-    cr_assert(eq(u64, rep.messages, 2 * (uint64_t)(cases[i].P - 1)));
-    tutti_world_destroy(w);
-  }
-}
-
-Test(runtime, independent_of_scheduling, .timeout = 120) {
-  tutti_model_t m;
-  cr_assert(eq(int, tutti_model_loggp(&m, 5e-6, 1e-6, 2e-6, 1e-9), 0));
-  m.eager_limit = 1000; /* both eager and rendezvous */
-  m.gamma = 0.5e-9;
-  struct pat p = {PAT_MIXED, 6};
-  double first[12], calls[6];
-  for (unsigned seed = 0; seed < 4; seed++) {
-    tutti_world_t *w = run_world(&m, 12, &p, seed ? TUTTI_PERTURB : 0, seed);
-    tutti_report_t rep;
-    cr_assert(eq(int, tutti_world_report(w, &rep), 0));
-    cr_assert(rep.eager > 0 && rep.rendezvous > 0);
-    if (!seed) {
-      memcpy(first, rep.rank_end, sizeof first);
-      for (int k = 0; k < 6; k++) calls[k] = rep.calls[k].time;
-    } else {
-      cr_assert(memcmp(first, rep.rank_end, sizeof first) == 0, "seed %u differs", seed);
-      for (int k = 0; k < 6; k++) cr_assert(eq(dbl, rep.calls[k].time, calls[k]));
-    }
-    FILE *f = tmpfile();
-    cr_assert(eq(int, tutti_world_trace(w, f), 0));
-    fclose(f);
-    tutti_world_destroy(w);
-  }
 }

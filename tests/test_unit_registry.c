@@ -1,0 +1,160 @@
+/*
+ * test_unit_registry.c -- the collectives' registry (collectives/registry.c)
+ * without messaging: selection by name, by a unique leading word and by
+ * the TUTTI_<COLL> variable; parameters, auto values and the canonical
+ * format that selects the same algorithm again; every registered name
+ * selects itself and every collective has a default; each error lists
+ * what is accepted; restrictions (tutti_algo_check).
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tutti/tutti.h"
+
+#include "coll_helpers.h"
+
+static int has(const char *s, const char *sub) {
+  return strstr(s, sub) != NULL;
+}
+
+Test(select, env_variable) {
+  setenv("TUTTI_BCAST", "lambda:lambda=0.7", 1);
+  tutti_algo_t a;
+  char err[256];
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0), "%s",
+            err);
+  cr_expect(eq(str, (char *)a.desc->name, "lambda-tree"));
+  cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.7));
+  cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 0));
+  /* an explicit name wins over the variable */
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", "", &a, err, sizeof err), 0));
+  cr_expect(eq(str, (char *)a.desc->name, "flat"));
+  /* a bad variable is an error naming it */
+  setenv("TUTTI_BCAST", "nosuch", 1);
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err),
+               TUTTI_ENOTFOUND));
+  cr_expect(has(err, "TUTTI_BCAST") && has(err, "binomial"), "%s", err);
+  unsetenv("TUTTI_BCAST");
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0));
+  cr_expect(eq(ptr, (void *)a.desc, (void *)tutti_algo_desc_default(TUTTI_COLL_BCAST)));
+}
+
+Test(select, names_params_format) {
+  tutti_algo_t a;
+  char err[256], s[128];
+  cr_assert(eq(int,
+               tutti_algo_select(TUTTI_COLL_REDUCE, "lambda-tree:lambda=0.75", "segment=8KiB", &a,
+                                 err, sizeof err),
+               0),
+            "%s", err);
+  cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.75));
+  cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 8192));
+  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
+  cr_expect(eq(str, s, "lambda-tree:lambda=0.75,segment=8KiB"));
+  /* the canonical spelling selects the same algorithm again */
+  tutti_algo_t b;
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE, s, NULL, &b, err, sizeof err), 0), "%s",
+            err);
+  cr_expect(eq(int, memcmp(&a, &b, sizeof a), 0));
+  /* a unique leading word; auto defaults */
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "postal", NULL, &a, err, sizeof err), 0));
+  cr_expect(eq(str, (char *)a.desc->name, "postal-optimal"));
+  cr_expect(eq(u32, a.is_auto, 1u));
+  cr_expect(isnan(tutti_algo_param(&a, "L")));
+  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
+  cr_expect(eq(str, s, "postal-optimal:L=auto,segment=0"));
+  cr_assert(
+      eq(int,
+         tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", " lambda = auto ", &a, err, sizeof err),
+         0),
+      "%s", err);
+  cr_expect(eq(u32, a.is_auto, 1u));
+  cr_expect(eq(int, tutti_algo_format(&a, s, 8), TUTTI_EINVAL)); /* truncated */
+  /* every registered name selects itself, and every default is registered */
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
+    cr_expect(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, err, sizeof err), 0), "%s",
+              err);
+    cr_expect(eq(ptr, (void *)a.desc, (void *)d));
+    cr_expect(eq(ptr, (void *)tutti_algo_desc_find(d->coll, d->name), (void *)d));
+    cr_expect(d->summary && d->source && d->cost);
+  }
+  for (int c = 0; c < TUTTI_COLL_N; c++) {
+    cr_expect(not(eq(ptr, (void *)tutti_algo_desc_default(c), NULL)), "%s", tutti_coll_name(c));
+    int back;
+    cr_expect(eq(int, tutti_coll_find(tutti_coll_name(c), &back), 0));
+    cr_expect(eq(int, back, c));
+  }
+  int coll;
+  cr_expect(eq(int, tutti_coll_find("nosuch", &coll), TUTTI_ENOTFOUND));
+  cr_expect(eq(str, (char *)tutti_coll_name(TUTTI_COLL_N), "invalid"));
+}
+
+Test(select, errors_list_what_is_accepted) {
+  tutti_algo_t a;
+  char err[512];
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "nosuch", NULL, &a, err, sizeof err),
+               TUTTI_ENOTFOUND));
+  cr_expect(has(err, "'nosuch'") && has(err, "flat") && has(err, "binomial") &&
+                has(err, "lambda-tree") && has(err, "postal-optimal"),
+            "%s", err);
+  cr_expect(eq(int, tutti_algo_select(-1, "flat", NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
+  cr_expect(has(err, "bcast") && has(err, "barrier"), "%s", err);
+  cr_expect(
+      eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=1.0", &a, err, sizeof err),
+         TUTTI_EINVAL));
+  cr_expect(has(err, "lambda") && has(err, "[0.5, 1)") && has(err, "auto"), "%s", err);
+  cr_expect(eq(
+      int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.4", NULL, &a, err, sizeof err),
+      TUTTI_EINVAL));
+  cr_expect(has(err, "[0.5, 1)"), "%s", err);
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=x", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(
+      eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", "lambda=nan", &a, err, sizeof err),
+         TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "lambda=0.6", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(has(err, "unknown parameter 'lambda'") && has(err, "segment"), "%s", err);
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", "segment=1", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(has(err, "no parameters"), "%s", err);
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=-1", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=auto", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(has(err, "auto"), "%s", err);
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=0", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(has(err, "[1, 4096]"), "%s", err);
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "postal-optimal", "L=2.5", &a, err, sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree:lambda=0.6", "lambda=0.7", &a, err,
+                                 sizeof err),
+               TUTTI_EINVAL));
+  cr_expect(has(err, "twice"), "%s", err);
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", NULL, NULL, err, sizeof err),
+               TUTTI_EINVAL));
+  /* restrictions */
+  a = pick(TUTTI_COLL_REDUCE, "binary", NULL);
+  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_SUM, err, sizeof err), 0));
+  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
+  cr_expect(has(err, "commutative") && has(err, "matmul2"), "%s", err);
+  cr_expect(eq(int, tutti_algo_check(&a, 0, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL));
+  a.value[0] = -5; /* a hand-made value out of range */
+  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL));
+  tutti_algo_t bogus = {0};
+  cr_expect(eq(int, tutti_algo_check(&bogus, 4, NULL, err, sizeof err), TUTTI_EINVAL));
+}
