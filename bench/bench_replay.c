@@ -475,26 +475,28 @@ int tutti_bench_contention(int argc, char **argv) {
   const char *maps[3] = {NULL, "identity", "roundrobin"};
   tutti_model_t models[2] = {model_loggp(), model_hockney()};
   const char *names[2] = {"loggp", "hockney"};
-  tutti_topo_t *topo[2][3] = {{NULL}};
+  tutti_machine_t mach[2][3]; /* [k][0]: none, the replay without a topology */
+  memset(mach, 0, sizeof mach);
   double best[2][3], modeled[2][3];
   uint64_t nev = 0;
   int status = 0;
   for (int k = 0; k < 2 && !status; k++)
     for (int j = 1; j < 3 && !status; j++) {
+      /* the library's machine: links default to MODEL.md's (0, the model's beta) */
+      tutti_machine_spec_t ms = tutti_machine_spec_default();
+      ms.model_value = &models[k], ms.topology = spec, ms.mapping = maps[j];
+      ms.nranks = P, ms.bind_flags = 0; /* one rank per leaf */
       char err[512] = "";
-      if (tutti_topo_open(spec, NULL, &topo[k][j], err, sizeof err) ||
-          tutti_topo_bind_text(topo[k][j], P, maps[j], 0, err, sizeof err)) {
+      if (tutti_machine_build(&ms, &mach[k][j], NULL, err, sizeof err)) {
         fprintf(stderr, "tutti bench contention: --topology: %s\n", err);
         status = 2;
         break;
       }
-      tutti_topo_default_links(topo[k][j], 0, models[k].latency.b); /* MODEL.md's default */
     }
   for (int i = 0; i < reps && !status; i++)
     for (int k = 0; k < 2 && !status; k++)
       for (int j = 0; j < 3 && !status; j++) {
-        tutti_model_t m = models[k];
-        m.topo = topo[k][j];
+        tutti_model_t m = j ? mach[k][j].model : models[k];
         double cpu, t;
         if ((status = timed_replay(&m, &L, &cpu, &t, &nev))) break;
         if (i && t != modeled[k][j]) {
@@ -522,7 +524,7 @@ int tutti_bench_contention(int argc, char **argv) {
            worst);
   }
   for (int k = 0; k < 2; k++)
-    for (int j = 0; j < 3; j++) tutti_topo_free(topo[k][j]);
+    for (int j = 0; j < 3; j++) tutti_machine_free(&mach[k][j]);
   logs_free(&L);
   return status;
 }

@@ -99,38 +99,21 @@ void cli_print_options(FILE *f, unsigned accepted);
 int cli_fail(int status, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* A run's network: a topology bound to the run's ranks, or none. */
-struct cli_net {
-  tutti_topo_t *topo; /* NULL: no topology */
-  int from_profile;   /* the profile's [topology], else --topology */
-  char spec[4200];    /* the spec or file, as given */
-  char links[600];    /* the link list used, "" when none was given */
-  char mapping[600];  /* the mapping text, "" for identity */
-};
-
-/* The model of --model or --profile (default teaching-hockney), and its
- * network topology: --topology, else the profile's [topology] section.
- * --topology replaces that whole section; --links and --mapping then
- * replace its links and mapping. Links no list sets get latency 0 and the
- * model's per-byte latency cost (MODEL.md: one message alone on a path
- * then costs what it costs without topology). The topology is bound to
- * `nranks` ranks, fewer than its leaves allowed (TUTTI_TOPO_PARTIAL: the
- * leaves the mapping does not reach stay empty, so a profile of a large
- * machine serves small runs); nranks <= 0 binds one rank per leaf.
- * `label` gets the profile's name, or the --model spec. On success
- * net->topo is the topology and m->topo points to it, or both are NULL;
- * the caller frees it (cli_net_free) after the last world using m.
- * Returns 0 or CLI_EUSAGE after printing the error (a bad spec, file,
- * mapping or link list, both --model and --profile, --mapping or --links
- * without a topology, more ranks than leaves). */
-int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_model_t *m,
-              struct cli_net *net, char *label, size_t labellen);
-void cli_net_free(struct cli_net *net);
+/* The machine of --model or --profile (default teaching-hockney) and its
+ * network: --topology, else the profile's [topology] section, with
+ * --links and --mapping -- tutti_machine_build (tutti/machine.h) with
+ * TUTTI_TOPO_PARTIAL, bound to `nranks` ranks (<= 0: one per leaf). What
+ * is left here is the flag an error names: --model, --profile (also for
+ * the profile's own [topology] values), --topology, --links, --mapping,
+ * --ranks. The caller frees the machine (tutti_machine_free) after the
+ * last world using mach->model. Returns 0, or CLI_EUSAGE after printing
+ * the error (CLI_ERUNTIME when out of memory). */
+int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machine_t *mach);
 /* The lines "topology ..." and "links ..." of the run and suite tables,
  * labels padded to `width` columns. */
-void cli_print_topology(FILE *f, const struct cli_net *net, const tutti_model_t *m, int width);
+void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width);
 /* A "topology" object for JSON ({"spec":..,"mapping":..,...}), or null. */
-void cli_json_topology(FILE *f, const struct cli_net *net);
+void cli_json_topology(FILE *f, const tutti_machine_t *mach);
 /* The busiest links of a world's last run as a table (at most k rows;
  * nothing without a topology). */
 void cli_print_links(FILE *f, const tutti_world_t *w, const tutti_model_t *m, int k);
@@ -138,9 +121,10 @@ void cli_print_links(FILE *f, const tutti_world_t *w, const tutti_model_t *m, in
 void cli_json_links(FILE *f, const tutti_world_t *w);
 /* Collective names for messages: "bcast, reduce, ..." */
 const char *cli_coll_names(void);
-/* Whether collective `coll` takes a root / an op / data. */
-int cli_coll_rooted(int coll);
-int cli_coll_reduces(int coll);
+/* The collectives with every trait in `traits` (tutti_coll_traits), into
+ * buf: "bcast, reduce, gather, scatter"; `last` separates the last two
+ * (", " or " or "). Returns buf. */
+char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n);
 
 /* ------------------------------------------------------------ JSON */
 

@@ -14,25 +14,6 @@
 
 #include "cli.h"
 
-static const char *coll_what(int coll) {
-  switch (coll) {
-  case TUTTI_COLL_BCAST:
-    return "the root's buffer to every rank";
-  case TUTTI_COLL_REDUCE:
-    return "combine every rank's buffer with an op, result at the root";
-  case TUTTI_COLL_ALLREDUCE:
-    return "combine every rank's buffer with an op, result at every rank";
-  case TUTTI_COLL_GATHER:
-    return "every rank's block to the root, in rank order";
-  case TUTTI_COLL_SCATTER:
-    return "the root's i-th block to rank i";
-  case TUTTI_COLL_BARRIER:
-    return "no rank leaves before every rank has entered";
-  default:
-    return "";
-  }
-}
-
 /* A parameter value of type `type` for people: 0.6, 16, 8 KiB. */
 static const char *param_value(int type, double x, char *buf, size_t n) {
   if (isinf(x))
@@ -130,7 +111,8 @@ int tutti_cli_list(int argc, char **argv) {
     int n = 0;
     for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) n += d->coll == c;
     printf("%s%s -- %s; %d algorithm%s%s%s\n", c && only < 0 ? "\n" : "", tutti_coll_name(c),
-           coll_what(c), n, n == 1 ? "" : "s", def ? ", default " : "", def ? def->name : "");
+           tutti_coll_summary(c), n, n == 1 ? "" : "s", def ? ", default " : "",
+           def ? def->name : "");
     for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++)
       if (d->coll == c) print_algo(d, d == def);
   }

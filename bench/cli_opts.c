@@ -1,8 +1,10 @@
 /*
  * cli_opts.c -- option parsing for the collective commands of `tutti`
  * (shared/CLI.md): one option table (CLI_OPTION_MAP in cli.h) feeds the
- * parser, its error texts and every --help; the model of --model or
- * --profile; names of the collectives for messages.
+ * parser, its error texts and every --help; the machine of --model or
+ * --profile and --topology, --links, --mapping (the library builds it:
+ * tutti_machine_build; here the error names the flag); names of the
+ * collectives for messages, chosen by their registry traits.
  *
  * Errors are one line on stderr naming the flag and what it accepts:
  *   tutti run: --ranks: 'x' is not a whole number; accepted: an integer >= 1
@@ -200,84 +202,47 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
 
 /* ------------------------------------------------------------ models */
 
-int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_model_t *m,
-              struct cli_net *net, char *label, size_t labellen) {
+/* The machine is the library's (tutti_machine_build); what is left here is
+ * naming the flag at fault: a profile's own values are named by the
+ * profile, given flags by their flag. */
+int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machine_t *mach) {
+  tutti_machine_spec_t spec = tutti_machine_spec_default();
+  spec.model = o->model, spec.profile = o->profile;
+  spec.topology = o->topology, spec.links = o->links, spec.mapping = o->mapping;
+  spec.nranks = nranks > 0 ? nranks : 0;
   char err[1024] = "";
-  memset(net, 0, sizeof *net);
-  if (o->model && o->profile)
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--model and --profile: give one of them, not both; accepted: --model SPEC "
-                    "or --profile NAME|FILE (a profile holds a model)");
-  tutti_profile_t *p = calloc(1, sizeof *p); /* 6 KiB of text: not on the stack */
-  if (!p) return cli_fail(CLI_ERUNTIME, cmd, "out of memory");
-  if (o->model) {
-    if (tutti_model_parse(o->model, m, err, sizeof err)) {
-      free(p);
-      return cli_fail(CLI_EUSAGE, cmd, "--model: %s", err);
-    }
-    snprintf(label, labellen, "%s", o->model);
-  } else {
-    const char *name = o->profile ? o->profile : tutti_profile_builtin(0)->name;
-    if (tutti_profile_load(name, p, err, sizeof err)) {
-      free(p);
-      return cli_fail(CLI_EUSAGE, cmd, "--profile: %s", err);
-    }
-    *m = p->model;
-    snprintf(label, labellen, "%s", p->name);
-  }
-  m->topo = NULL;
-
-  /* which topology: --topology replaces the profile's whole [topology] */
-  const char *spec = o->topology, *links = o->links, *mapping = o->mapping;
-  const char *what = "--topology";
-  if (!spec && (p->topo_spec[0] || p->topo_file[0])) {
-    spec = p->topo_spec[0] ? p->topo_spec : p->topo_file;
-    if (!links && p->topo_links[0]) links = p->topo_links;
-    if (!mapping && p->topo_mapping[0]) mapping = p->topo_mapping;
-    net->from_profile = 1;
-    what = "--profile";
-  }
-  if (!spec) {
-    free(p);
-    if (o->mapping || o->links)
+  int bad, rc = tutti_machine_build(&spec, mach, &bad, err, sizeof err);
+  if (!rc) return 0;
+  const char *flag = "--model";
+  switch (bad) {
+  case TUTTI_MACHINE_IN_MODEL:
+    if (rc == TUTTI_EINVAL)
       return cli_fail(CLI_EUSAGE, cmd,
-                      "--%s: there is no topology to apply it to; accepted: --%s with "
-                      "--topology SPEC|FILE or a profile with a [topology] section",
-                      o->mapping ? "mapping" : "links", o->mapping ? "mapping" : "links");
-    return 0;
+                      "--model and --profile: give one of them, not both; accepted: --model SPEC "
+                      "or --profile NAME|FILE (a profile holds a model)");
+    break;
+  case TUTTI_MACHINE_IN_PROFILE:
+    flag = "--profile";
+    break;
+  case TUTTI_MACHINE_IN_TOPOLOGY:
+    flag = "--topology";
+    break;
+  case TUTTI_MACHINE_IN_LINKS:
+  case TUTTI_MACHINE_IN_MAPPING:
+    flag = bad == TUTTI_MACHINE_IN_LINKS ? "--links" : "--mapping";
+    if (rc == TUTTI_ENOTSUP)
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "%s: there is no topology to apply it to; accepted: %s with --topology "
+                      "SPEC|FILE or a profile with a [topology] section",
+                      flag, flag);
+    break;
+  case TUTTI_MACHINE_IN_RANKS:
+    flag = "--ranks";
+    break;
+  default:
+    return cli_fail(CLI_ERUNTIME, cmd, "%s", err);
   }
-  snprintf(net->spec, sizeof net->spec, "%s", spec);
-  snprintf(net->links, sizeof net->links, "%s", links ? links : "");
-  snprintf(net->mapping, sizeof net->mapping, "%s", mapping ? mapping : "");
-  free(p); /* spec, links and mapping may point into it: use net's copies */
-  spec = net->spec;
-  links = net->links[0] ? net->links : NULL;
-  mapping = net->mapping[0] ? net->mapping : NULL;
-  /* a profile's own values are named by the profile; given flags by their flag */
-  const char *lflag = o->links ? "--links" : what, *mflag = o->mapping ? "--mapping" : what;
-  int rc = tutti_topo_open(spec, links, &net->topo, err, sizeof err);
-  if (rc) {
-    /* a bad link list is the list's fault, whatever the spec */
-    int bad_links = links && *links && tutti_topo_open(spec, NULL, &net->topo, NULL, 0) == 0;
-    cli_net_free(net);
-    return cli_fail(CLI_EUSAGE, cmd, "%s: %s", bad_links ? lflag : what, err);
-  }
-  /* MODEL.md: unset links cost 0 + beta*m per link, beta the model's own */
-  tutti_topo_default_links(net->topo, 0, m->latency.b);
-  int n = nranks > 0 ? nranks : tutti_topo_nleaves(net->topo);
-  if (tutti_topo_bind_text(net->topo, n, mapping, TUTTI_TOPO_PARTIAL, err, sizeof err)) {
-    int too_many = n > tutti_topo_nleaves(net->topo);
-    cli_net_free(net);
-    return cli_fail(CLI_EUSAGE, cmd, "%s: %s", too_many ? "--ranks" : mflag, err);
-  }
-  m->topo = net->topo;
-  return 0;
-}
-
-void cli_net_free(struct cli_net *net) {
-  if (!net) return;
-  tutti_topo_free(net->topo);
-  net->topo = NULL;
+  return cli_fail(CLI_EUSAGE, cmd, "%s: %s", flag, err);
 }
 
 /* ------------------------------------------------------------ collectives */
@@ -293,11 +258,16 @@ const char *cli_coll_names(void) {
   return buf;
 }
 
-int cli_coll_rooted(int coll) {
-  return coll == TUTTI_COLL_BCAST || coll == TUTTI_COLL_REDUCE || coll == TUTTI_COLL_GATHER ||
-         coll == TUTTI_COLL_SCATTER;
-}
-
-int cli_coll_reduces(int coll) {
-  return coll == TUTTI_COLL_REDUCE || coll == TUTTI_COLL_ALLREDUCE;
+char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n) {
+  int k = 0, total = 0;
+  for (int c = 0; c < TUTTI_COLL_N; c++) total += (tutti_coll_traits(c) & traits) == traits;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int c = 0; c < TUTTI_COLL_N && len < n; c++) {
+    if ((tutti_coll_traits(c) & traits) != traits) continue;
+    const char *sep = !k ? "" : k == total - 1 ? last : ", ";
+    len += (size_t)snprintf(buf + len, n - len, "%s%s", sep, tutti_coll_name(c));
+    k++;
+  }
+  return buf;
 }

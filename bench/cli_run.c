@@ -100,7 +100,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   }
   for (int k = 0; k < j->iters && !rc; k++) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
-    if ((j->coll == TUTTI_COLL_GATHER || j->coll == TUTTI_COLL_SCATTER) && me == root) {
+    if ((tutti_coll_traits(j->coll) & TUTTI_COLL_BLOCKS) && me == root) {
       size_t bigsz = blk * (size_t)P;
       big = malloc(bigsz ? bigsz : 1);
       if (!big) {
@@ -181,7 +181,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   x.bad = malloc(sizeof *x.bad * (size_t)P);
   if (!x.bad) return TUTTI_ENOMEM;
   for (int i = 0; i < P; i++) x.bad[i].call = -1;
-  int rc = verify_init(&x.v, job->coll, job->type, cli_coll_reduces(job->coll) ? job->op : NULL, P,
+  int rc = verify_init(&x.v, job->coll, job->type,
+                       tutti_coll_traits(job->coll) & TUTTI_COLL_REDUCES ? job->op : NULL, P,
                        job->count, job->iters);
   if (rc) {
     free(x.bad);
@@ -251,9 +252,10 @@ static const char *fmt_mt(const tutti_model_t *m, double t, char *buf, size_t n)
 
 #define LINKS_SHOWN 8
 
-static void print_table(const struct cli_job *j, const struct cli_opts *o, const tutti_model_t *m,
-                        const char *label, const struct cli_result *res, size_t bytes,
-                        const struct cli_net *net, const tutti_world_t *w) {
+static void print_table(const struct cli_job *j, const struct cli_opts *o,
+                        const tutti_machine_t *mach, const struct cli_result *res, size_t bytes,
+                        const tutti_world_t *w) {
+  const tutti_model_t *m = &mach->model;
   char s1[64], s2[64], desc[512] = "", spec[256] = "";
   tutti_algo_format(&j->algo, spec, sizeof spec);
   tutti_model_describe(m, desc, sizeof desc);
@@ -261,17 +263,17 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o, const
   printf("collective    %s\n", tutti_coll_name(j->coll));
   printf("algorithm     %s\n", spec);
   printf("ranks         %d\n", P);
-  if (j->coll != TUTTI_COLL_BARRIER)
+  if (tutti_coll_traits(j->coll) & TUTTI_COLL_DATA)
     printf("bytes         %s per rank (%ld x %s)\n", tutti_format_bytes(bytes, s1, sizeof s1),
            j->count, tutti_type_name(j->type));
   if (j->op) printf("op            %s\n", tutti_op_name(j->op));
-  if (cli_coll_rooted(j->coll))
+  if (tutti_coll_traits(j->coll) & TUTTI_COLL_ROOTED)
     printf("root          %d%s\n", j->root, j->rotate ? " (rotating: call k uses root + k)" : "");
   if (o->model)
     printf("model         %s\n", desc);
   else
-    printf("model         %s  [profile %s]\n", desc, label);
-  cli_print_topology(stdout, net, m, 14);
+    printf("model         %s  [profile %s]\n", desc, mach->label);
+  cli_print_topology(stdout, mach, 14);
   if (m->preset == TUTTI_MODEL_NONE || !res->has_report) {
     printf("modeled time  none (the none model runs at native speed)\n");
   } else {
@@ -308,15 +310,16 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o, const
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
   printf("verified      %s\n", res->verified ? "yes" : "NO");
-  if (net->topo && res->has_report) {
+  if (mach->topo && res->has_report) {
     printf("\n");
     cli_print_links(stdout, w, m, LINKS_SHOWN);
   }
 }
 
-static void print_json(const struct cli_job *j, const struct cli_opts *o, const tutti_model_t *m,
-                       const char *label, const struct cli_result *res, size_t bytes,
-                       const struct cli_net *net, const tutti_world_t *w) {
+static void print_json(const struct cli_job *j, const struct cli_opts *o,
+                       const tutti_machine_t *mach, const struct cli_result *res, size_t bytes,
+                       const tutti_world_t *w) {
+  const tutti_model_t *m = &mach->model;
   FILE *f = stdout;
   char spec[256] = "";
   tutti_algo_format(&j->algo, spec, sizeof spec);
@@ -337,7 +340,7 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o, const 
     cli_json_str(f, tutti_op_name(j->op));
   else
     fputs("null", f);
-  if (cli_coll_rooted(j->coll))
+  if (tutti_coll_traits(j->coll) & TUTTI_COLL_ROOTED)
     fprintf(f, ",\"root\":%d", j->root);
   else
     fputs(",\"root\":null", f);
@@ -346,7 +349,7 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o, const 
   if (o->model)
     fputs("null", f);
   else
-    cli_json_str(f, label);
+    cli_json_str(f, mach->label);
   fputs(",\"model\":", f);
   tutti_model_json(m, f);
   fputs(",\"time_unit\":", f);
@@ -386,9 +389,9 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o, const 
   cli_json_num(f, res->stats.wall_time);
   fprintf(f, ",\"verified\":%s", res->verified ? "true" : "false");
   fputs(",\"topology\":", f);
-  cli_json_topology(f, net);
+  cli_json_topology(f, mach);
   fputs(",\"links\":", f); /* every link that carried a message, busiest first */
-  if (net->topo && modeled)
+  if (mach->topo && modeled)
     cli_json_links(f, w);
   else
     fputs("null", f);
@@ -398,17 +401,19 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o, const 
 /* Resolve op and dtype for collective `coll`: 0 or CLI_EUSAGE. */
 static int resolve_types(const struct cli_opts *o, int coll, tutti_op_t *op,
                          tutti_datatype_t *type) {
-  int reduces = cli_coll_reduces(coll);
+  unsigned traits = tutti_coll_traits(coll);
+  int reduces = (traits & TUTTI_COLL_REDUCES) != 0;
+  char names[256];
   *op = NULL;
   *type = reduces ? TUTTI_INT32 : TUTTI_BYTE;
   if (o->op && !reduces)
-    return cli_fail(CLI_EUSAGE, "run",
-                    "--op: %s takes no op; accepted: --op with reduce or allreduce",
-                    tutti_coll_name(coll));
-  if (coll == TUTTI_COLL_BARRIER && (o->given & (CLI_O(BYTES) | CLI_O(DTYPE))))
-    return cli_fail(CLI_EUSAGE, "run",
-                    "--%s: barrier moves no data; accepted: barrier without --bytes and --dtype",
-                    o->given & CLI_O(BYTES) ? "bytes" : "dtype");
+    return cli_fail(CLI_EUSAGE, "run", "--op: %s takes no op; accepted: --op with %s",
+                    tutti_coll_name(coll),
+                    cli_coll_with(TUTTI_COLL_REDUCES, " or ", names, sizeof names));
+  if (!(traits & TUTTI_COLL_DATA) && (o->given & (CLI_O(BYTES) | CLI_O(DTYPE))))
+    return cli_fail(
+        CLI_EUSAGE, "run", "--%s: %s moves no data; accepted: %s without --bytes and --dtype",
+        o->given & CLI_O(BYTES) ? "bytes" : "dtype", tutti_coll_name(coll), tutti_coll_name(coll));
   if (o->dtype && tutti_type_find(o->dtype, type))
     return cli_fail(CLI_EUSAGE, "run",
                     "--dtype: unknown datatype '%s'; accepted: byte, int32, int64, float, double",
@@ -459,16 +464,19 @@ int tutti_cli_run(int argc, char **argv) {
   char err[1024] = "";
   if (tutti_algo_select(coll, o.pos[1], o.params, &j.algo, err, sizeof err))
     return cli_fail(CLI_EUSAGE, "run", "%s", err);
-  if (!cli_coll_rooted(coll) && (o.given & (CLI_O(ROOT) | CLI_O(ROTATE))))
-    return cli_fail(CLI_EUSAGE, "run",
-                    "--%s: %s has no root; accepted: --root with bcast, reduce, gather, scatter",
-                    o.given & CLI_O(ROOT) ? "root" : "rotate-root", tutti_coll_name(coll));
+  unsigned traits = tutti_coll_traits(coll);
+  if (!(traits & TUTTI_COLL_ROOTED) && (o.given & (CLI_O(ROOT) | CLI_O(ROTATE)))) {
+    char names[256];
+    return cli_fail(CLI_EUSAGE, "run", "--%s: %s has no root; accepted: --root with %s",
+                    o.given & CLI_O(ROOT) ? "root" : "rotate-root", tutti_coll_name(coll),
+                    cli_coll_with(TUTTI_COLL_ROOTED, ", ", names, sizeof names));
+  }
   if (o.root >= o.nranks)
     return cli_fail(CLI_EUSAGE, "run", "--root: %d is out of range for %d ranks; accepted: 0..%d",
                     o.root, o.nranks, o.nranks - 1);
   j.rotate = (o.given & CLI_O(ROTATE)) != 0;
   if ((st = resolve_types(&o, coll, &j.op, &j.type))) return st;
-  size_t bytes = coll == TUTTI_COLL_BARRIER ? 0 : o.bytes, tsize = tutti_type_size(j.type);
+  size_t bytes = traits & TUTTI_COLL_DATA ? o.bytes : 0, tsize = tutti_type_size(j.type);
   char s1[64];
   if (bytes % tsize)
     return cli_fail(CLI_EUSAGE, "run",
@@ -488,31 +496,29 @@ int tutti_cli_run(int argc, char **argv) {
     return cli_fail(CLI_EUSAGE, "run",
                     "--timeline: not with --json (the timeline is text); accepted: one of them, "
                     "or --trace FILE with --json");
-  tutti_model_t model;
-  struct cli_net net;
-  char label[512];
-  if ((st = cli_model("run", &o, o.nranks, &model, &net, label, sizeof label))) return st;
-  if (net.topo && model.preset == TUTTI_MODEL_NONE) {
-    cli_net_free(&net);
+  tutti_machine_t mach;
+  if ((st = cli_model("run", &o, o.nranks, &mach))) return st;
+  if (mach.topo && mach.model.preset == TUTTI_MODEL_NONE) {
+    tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run",
                     "--topology: the none model has no modeled time for links to shape; "
                     "accepted: a topology with a cost model (--model hockney:..., --profile)");
   }
   FILE *trace = NULL;
   if (o.trace && !(trace = fopen(o.trace, "w"))) {
-    cli_net_free(&net);
+    tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run", "--trace: cannot write '%s'; accepted: a writable file path",
                     o.trace);
   }
 
   tutti_config_t cfg = tutti_config_default(o.nranks);
-  cfg.model = &model;
+  cfg.model = &mach.model;
   if (trace || timeline) cfg.flags |= TUTTI_RECORD;
   tutti_world_t *w;
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {
     if (trace) fclose(trace);
-    cli_net_free(&net);
+    tutti_machine_free(&mach);
     return cli_fail(CLI_ERUNTIME, "run", "cannot create a world of %d ranks: %s", o.nranks,
                     tutti_strerror(rc));
   }
@@ -520,14 +526,14 @@ int tutti_cli_run(int argc, char **argv) {
   rc = cli_exec(w, &j, &res);
   if (rc || res.rc) {
     tutti_world_destroy(w);
-    cli_net_free(&net);
+    tutti_machine_free(&mach);
     if (trace) fclose(trace);
     return cli_fail(CLI_ERUNTIME, "run", "%s", rc ? tutti_strerror(rc) : res.error);
   }
   if (json)
-    print_json(&j, &o, &model, label, &res, bytes, &net, w);
+    print_json(&j, &o, &mach, &res, bytes, w);
   else
-    print_table(&j, &o, &model, label, &res, bytes, &net, w);
+    print_table(&j, &o, &mach, &res, bytes, w);
   st = res.verified ? CLI_OK : CLI_EVERIFY;
   if (timeline) {
     printf("\n");
@@ -541,7 +547,7 @@ int tutti_cli_run(int argc, char **argv) {
   }
   fflush(stdout);
   tutti_world_destroy(w);
-  cli_net_free(&net); /* the world's model pointed to it */
+  tutti_machine_free(&mach); /* the world's model pointed to it */
   if (st == CLI_EVERIFY) cli_fail(CLI_EVERIFY, "run", "verification failed: %s", res.why);
   return st;
 }

@@ -38,7 +38,7 @@ static int by_time(const void *pa, const void *pb) {
 }
 
 static void run_row(tutti_world_t **w, const tutti_config_t *cfg, int P, struct row *r) {
-  int red = cli_coll_reduces(r->coll);
+  int red = (tutti_coll_traits(r->coll) & TUTTI_COLL_REDUCES) != 0;
   tutti_datatype_t type = red && r->bytes % 4 == 0 ? TUTTI_INT32 : TUTTI_BYTE;
   r->dtype = tutti_type_name(type);
   struct cli_job j = {.algo = r->algo,
@@ -175,33 +175,34 @@ int tutti_cli_suite(int argc, char **argv) {
     cli_print_options(stdout, SUITE_OPTS);
     return 0;
   }
-  tutti_model_t model;
-  struct cli_net net;
-  char label[512], desc[512] = "";
-  if ((st = cli_model("suite", &o, o.nranks, &model, &net, label, sizeof label))) return st;
-  if (net.topo && model.preset == TUTTI_MODEL_NONE) {
-    cli_net_free(&net);
+  tutti_machine_t mach;
+  char desc[512] = "";
+  if ((st = cli_model("suite", &o, o.nranks, &mach))) return st;
+  const tutti_model_t *model = &mach.model;
+  if (mach.topo && model->preset == TUTTI_MODEL_NONE) {
+    tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "suite",
                     "--topology: the none model has no modeled time for links to shape; "
                     "accepted: a topology with a cost model (--model hockney:..., --profile)");
   }
-  tutti_model_describe(&model, desc, sizeof desc);
-  int P = o.nranks, json = (o.given & CLI_O(JSON)) != 0, modeled = model.preset != TUTTI_MODEL_NONE;
+  tutti_model_describe(model, desc, sizeof desc);
+  int P = o.nranks, json = (o.given & CLI_O(JSON)) != 0,
+      modeled = model->preset != TUTTI_MODEL_NONE;
   size_t sizes[2] = {8, (size_t)64 << 10};
   int nsizes = 2;
   if (o.given & CLI_O(BYTES)) sizes[0] = o.bytes, nsizes = 1;
   for (int s = 0; s < nsizes; s++)
     if (sizes[s] > SIZE_MAX / (size_t)P) {
-      cli_net_free(&net);
+      tutti_machine_free(&mach);
       return cli_fail(CLI_EUSAGE, "suite", "--bytes: too large for %d ranks; accepted: less", P);
     }
 
   tutti_config_t cfg = tutti_config_default(P);
-  cfg.model = &model;
+  cfg.model = model;
   tutti_world_t *w;
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {
-    cli_net_free(&net);
+    tutti_machine_free(&mach);
     return cli_fail(CLI_ERUNTIME, "suite", "cannot create a world of %d ranks: %s", P,
                     tutti_strerror(rc));
   }
@@ -211,7 +212,7 @@ int tutti_cli_suite(int argc, char **argv) {
   struct row *rows = calloc((size_t)(nalgos ? nalgos : 1), sizeof *rows);
   if (!rows) {
     tutti_world_destroy(w);
-    cli_net_free(&net);
+    tutti_machine_free(&mach);
     return cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));
   }
   int runs = 0, nver = 0, nskip = 0, nfail = 0, nbad = 0, printed = 0;
@@ -221,28 +222,28 @@ int tutti_cli_suite(int argc, char **argv) {
     if (o.model)
       printf("null");
     else
-      cli_json_str(stdout, label);
+      cli_json_str(stdout, mach.label);
     printf(",\"model\":");
-    tutti_model_json(&model, stdout);
+    tutti_model_json(model, stdout);
     printf(",\"topology\":");
-    cli_json_topology(stdout, &net);
+    cli_json_topology(stdout, &mach);
     printf(",\"time_unit\":");
-    cli_json_str(stdout, modeled ? tutti_model_time_unit(&model) : "s");
+    cli_json_str(stdout, modeled ? tutti_model_time_unit(model) : "s");
     printf(",\"sizes\":[");
     for (int s = 0; s < nsizes; s++) printf("%s%zu", s ? "," : "", sizes[s]);
     printf("],\"results\":[");
   } else {
-    printf("tutti suite: %d ranks, %s: %s\n", P, o.model ? "model" : "profile", label);
+    printf("tutti suite: %d ranks, %s: %s\n", P, o.model ? "model" : "profile", mach.label);
     printf("model: %s\n", desc);
-    cli_print_topology(stdout, &net, &model, 0);
+    cli_print_topology(stdout, &mach, 0);
     printf("every registered algorithm, each result checked against a sequential reference;\n"
            "fastest first, '*' marks the winner%s\n",
            modeled ? "" : " (the none model: wall time, which is noisy)");
   }
   for (int c = 0; c < TUTTI_COLL_N; c++) {
-    int ns = c == TUTTI_COLL_BARRIER ? 1 : nsizes;
+    int data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0, ns = data ? nsizes : 1;
     for (int s = 0; s < ns; s++) {
-      size_t bytes = c == TUTTI_COLL_BARRIER ? 0 : sizes[s];
+      size_t bytes = data ? sizes[s] : 0;
       int n = 0;
       const tutti_algo_desc_t *d;
       for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
@@ -300,10 +301,9 @@ int tutti_cli_suite(int argc, char **argv) {
       } else {
         char s1[64];
         printf("\n%s", tutti_coll_name(c));
-        if (c != TUTTI_COLL_BARRIER)
-          printf(", %s per rank", tutti_format_bytes(bytes, s1, sizeof s1));
+        if (data) printf(", %s per rank", tutti_format_bytes(bytes, s1, sizeof s1));
         printf("\n");
-        print_rows_table(rows, n, &model, modeled);
+        print_rows_table(rows, n, model, modeled);
       }
     }
   }
@@ -317,7 +317,7 @@ int tutti_cli_suite(int argc, char **argv) {
   fflush(stdout);
   free(rows);
   if (w) tutti_world_destroy(w);
-  cli_net_free(&net); /* after the world: its model points to it */
+  tutti_machine_free(&mach); /* after the world: its model points to it */
   if (nfail)
     return cli_fail(CLI_ERUNTIME, "suite", "%d run%s failed%s; first: %s", nfail,
                     nfail == 1 ? "" : "s", nbad ? " (and some failed verification)" : "",

@@ -3,7 +3,7 @@
  * (a tree of switches with the ranks on its leaves, ASCII or --dot, and
  * the contention-free chain order), and the topology lines, link tables
  * and JSON of `run` and `suite` (cli.h). Building and binding the
- * topology is cli_model's (cli_opts.c).
+ * topology is the library's (tutti_machine_build, through cli_model).
  *
  * Exit: 0, or 2 for a bad spec, file, mapping, link list or rank count.
  */
@@ -23,48 +23,49 @@ static void label(FILE *f, const char *what, int width) {
     fprintf(f, "%s: ", what);
 }
 
-void cli_print_topology(FILE *f, const struct cli_net *net, const tutti_model_t *m, int width) {
-  if (!net->topo) return;
+void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width) {
+  if (!mach->topo) return;
+  const tutti_model_t *m = &mach->model;
   char desc[4400] = "", bw[64];
-  tutti_topo_describe(net->topo, desc, sizeof desc);
+  tutti_topo_describe(mach->topo, desc, sizeof desc);
   label(f, "topology", width);
-  fprintf(f, "%s%s\n", desc, net->from_profile ? "  [from the profile]" : "");
+  fprintf(f, "%s%s\n", desc, mach->topo_from_profile ? "  [from the profile]" : "");
   if (m->latency.b > 0)
     tutti_format_bandwidth(1.0 / m->latency.b, bw, sizeof bw);
   else
     snprintf(bw, sizeof bw, "unlimited bandwidth (no contention)");
-  int unset = tutti_topo_unset_links(net->topo);
+  int unset = tutti_topo_unset_links(mach->topo);
   label(f, "links", width);
-  if (!net->links[0] && unset == tutti_topo_nlinks(net->topo))
+  if (!mach->links && unset == tutti_topo_nlinks(mach->topo))
     fprintf(f, "latency 0, %s each (the model's beta; --links sets them)\n", bw);
   else if (unset > 0)
-    fprintf(f, "%s; %d unset: latency 0, %s\n", net->links[0] ? net->links : "from the file", unset,
+    fprintf(f, "%s; %d unset: latency 0, %s\n", mach->links ? mach->links : "from the file", unset,
             bw);
   else
-    fprintf(f, "%s\n", net->links[0] ? net->links : "from the file");
+    fprintf(f, "%s\n", mach->links ? mach->links : "from the file");
 }
 
-void cli_json_topology(FILE *f, const struct cli_net *net) {
-  if (!net->topo) {
+void cli_json_topology(FILE *f, const tutti_machine_t *mach) {
+  if (!mach->topo) {
     fputs("null", f);
     return;
   }
   char desc[4400] = "";
-  tutti_topo_describe(net->topo, desc, sizeof desc);
+  tutti_topo_describe(mach->topo, desc, sizeof desc);
   fputs("{\"spec\":", f);
-  cli_json_str(f, net->spec);
+  cli_json_str(f, mach->topo_spec);
   fputs(",\"source\":", f);
-  cli_json_str(f, net->from_profile ? "profile" : "--topology");
+  cli_json_str(f, mach->topo_from_profile ? "profile" : "--topology");
   fputs(",\"mapping\":", f);
-  cli_json_str(f, net->mapping[0] ? net->mapping : "identity");
+  cli_json_str(f, mach->mapping ? mach->mapping : "identity");
   fputs(",\"links\":", f);
-  if (net->links[0])
-    cli_json_str(f, net->links);
+  if (mach->links)
+    cli_json_str(f, mach->links);
   else
     fputs("null", f);
   fprintf(f, ",\"leaves\":%d,\"switches\":%d,\"nlinks\":%d,\"depth\":%d,\"description\":",
-          tutti_topo_nleaves(net->topo), tutti_topo_nswitches(net->topo),
-          tutti_topo_nlinks(net->topo), tutti_topo_depth(net->topo));
+          tutti_topo_nleaves(mach->topo), tutti_topo_nswitches(mach->topo),
+          tutti_topo_nlinks(mach->topo), tutti_topo_depth(mach->topo));
   cli_json_str(f, desc);
   fputc('}', f);
 }
@@ -157,30 +158,31 @@ int tutti_cli_topo(int argc, char **argv) {
     return cli_fail(CLI_EUSAGE, "topo",
                     "missing SPEC|FILE; accepted: tree:A[xB...] (e.g. tree:2x4), an INI file, or "
                     "--profile P with a [topology] section");
-  tutti_model_t m;
-  struct cli_net net;
-  char label[512];
+  tutti_machine_t mach;
   int n = (o.given & CLI_O(RANKS)) ? o.nranks : 0;
-  if ((st = cli_model("topo", &o, n, &m, &net, label, sizeof label))) return st;
-  if (!net.topo)
-    return cli_fail(CLI_EUSAGE, "topo",
-                    "--profile: '%s' has no [topology] section; accepted: a SPEC|FILE argument, "
-                    "or a profile with one",
-                    label);
-  n = tutti_topo_nranks(net.topo);
+  if ((st = cli_model("topo", &o, n, &mach))) return st;
+  if (!mach.topo) {
+    st = cli_fail(CLI_EUSAGE, "topo",
+                  "--profile: '%s' has no [topology] section; accepted: a SPEC|FILE argument, "
+                  "or a profile with one",
+                  mach.label);
+    tutti_machine_free(&mach);
+    return st;
+  }
+  n = tutti_topo_nranks(mach.topo);
   if (o.root >= n) {
-    cli_net_free(&net);
+    tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "topo", "--root: %d is out of range for %d ranks; accepted: 0..%d",
                     o.root, n, n - 1);
   }
   int rc;
   if (o.given & CLI_O(DOT)) {
-    rc = tutti_topo_dot(net.topo, stdout);
+    rc = tutti_topo_dot(mach.topo, stdout);
   } else {
-    rc = tutti_topo_print(net.topo, stdout);
+    rc = tutti_topo_print(mach.topo, stdout);
     int *order = rc ? NULL : malloc((size_t)n * sizeof *order);
     if (!rc && !order) rc = TUTTI_ENOMEM;
-    if (!rc) rc = tutti_topo_chain_order(net.topo, NULL, n, o.root, order);
+    if (!rc) rc = tutti_topo_chain_order(mach.topo, NULL, n, o.root, order);
     if (!rc) {
       printf("contention-free chain from rank %d:", o.root);
       for (int i = 0; i < n && i < CHAIN_SHOWN; i++) printf(" %d", order[i]);
@@ -189,7 +191,7 @@ int tutti_cli_topo(int argc, char **argv) {
     }
     free(order);
   }
-  cli_net_free(&net);
+  tutti_machine_free(&mach);
   if (rc) return cli_fail(CLI_ERUNTIME, "topo", "%s", tutti_strerror(rc));
   return 0;
 }

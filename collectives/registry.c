@@ -199,7 +199,7 @@ static const char *const defaults[TUTTI_COLL_N] = {
 static const struct {
   const char *name, *env;
 } colls[TUTTI_COLL_N] = {
-#define X(e, name, env) {name, env},
+#define X(e, name, env, ...) {name, env},
     TUTTI_COLL_MAP(X)
 #undef X
 };
@@ -213,6 +213,24 @@ int tutti_coll_find(const char *name, int *coll) {
   for (int i = 0; i < TUTTI_COLL_N; i++)
     if (!strcmp(name, colls[i].name)) return *coll = i, 0;
   return TUTTI_ENOTFOUND;
+}
+
+unsigned tutti_coll_traits(int coll) {
+  static const unsigned traits[TUTTI_COLL_N] = {
+#define X(e, name, env, tr, what) tr,
+      TUTTI_COLL_MAP(X)
+#undef X
+  };
+  return coll >= 0 && coll < TUTTI_COLL_N ? traits[coll] : 0;
+}
+
+const char *tutti_coll_summary(int coll) {
+  static const char *const what[TUTTI_COLL_N] = {
+#define X(e, name, env, tr, text) text,
+      TUTTI_COLL_MAP(X)
+#undef X
+  };
+  return coll >= 0 && coll < TUTTI_COLL_N ? what[coll] : "";
 }
 
 /* ----------------------------------------------------------------- lookup */

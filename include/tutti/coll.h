@@ -37,17 +37,31 @@ extern "C" {
 
 #define TUTTI_IN_PLACE ((void *)1)
 
-/* X(ENUM, "name", "environment variable") */
+/* What a collective's calls take and do (tutti_coll_traits), so that
+ * callers ask the registry instead of listing collectives by hand. */
+enum tutti_coll_trait {
+  TUTTI_COLL_ROOTED = 1u << 0,  /* takes a root */
+  TUTTI_COLL_REDUCES = 1u << 1, /* combines the ranks' data with an op (takes one) */
+  TUTTI_COLL_BLOCKS = 1u << 2,  /* the root's buffer holds one block per rank */
+  TUTTI_COLL_DATA = 1u << 3,    /* moves data: takes buffers and a count */
+};
+
+/* X(ENUM, "name", "environment variable", traits, "what it does") */
 #define TUTTI_COLL_MAP(X)                                                                          \
-  X(BCAST, "bcast", "TUTTI_BCAST")                                                                 \
-  X(REDUCE, "reduce", "TUTTI_REDUCE")                                                              \
-  X(ALLREDUCE, "allreduce", "TUTTI_ALLREDUCE")                                                     \
-  X(GATHER, "gather", "TUTTI_GATHER")                                                              \
-  X(SCATTER, "scatter", "TUTTI_SCATTER")                                                           \
-  X(BARRIER, "barrier", "TUTTI_BARRIER")
+  X(BCAST, "bcast", "TUTTI_BCAST", TUTTI_COLL_ROOTED | TUTTI_COLL_DATA,                            \
+    "the root's buffer to every rank")                                                             \
+  X(REDUCE, "reduce", "TUTTI_REDUCE", TUTTI_COLL_ROOTED | TUTTI_COLL_REDUCES | TUTTI_COLL_DATA,    \
+    "combine every rank's buffer with an op, result at the root")                                  \
+  X(ALLREDUCE, "allreduce", "TUTTI_ALLREDUCE", TUTTI_COLL_REDUCES | TUTTI_COLL_DATA,               \
+    "combine every rank's buffer with an op, result at every rank")                                \
+  X(GATHER, "gather", "TUTTI_GATHER", TUTTI_COLL_ROOTED | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA,     \
+    "every rank's block to the root, in rank order")                                               \
+  X(SCATTER, "scatter", "TUTTI_SCATTER", TUTTI_COLL_ROOTED | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA,  \
+    "the root's i-th block to rank i")                                                             \
+  X(BARRIER, "barrier", "TUTTI_BARRIER", 0, "no rank leaves before every rank has entered")
 
 enum tutti_coll {
-#define TUTTI_X_COLL(e, name, env) TUTTI_COLL_##e,
+#define TUTTI_X_COLL(e, ...) TUTTI_COLL_##e,
   TUTTI_COLL_MAP(TUTTI_X_COLL)
 #undef TUTTI_X_COLL
       TUTTI_COLL_N
@@ -55,6 +69,8 @@ enum tutti_coll {
 
 TUTTI_API const char *tutti_coll_name(int coll);            /* "bcast"; "invalid" */
 TUTTI_API int tutti_coll_find(const char *name, int *coll); /* 0 or TUTTI_ENOTFOUND */
+TUTTI_API unsigned tutti_coll_traits(int coll);     /* enum tutti_coll_trait bits; 0 if invalid */
+TUTTI_API const char *tutti_coll_summary(int coll); /* "the root's buffer to every rank"; "" */
 
 /* ------------------------------------------------------------ parameters */
 

@@ -323,5 +323,6 @@ TUTTI_API int tutti_span_end(tutti_rank_t *r);
 #include "tutti/tree.h"
 #include "tutti/coll.h"
 #include "tutti/topo.h"
+#include "tutti/machine.h"
 
 #endif /* TUTTI_TUTTI_H */

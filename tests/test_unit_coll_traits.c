@@ -1,0 +1,38 @@
+/*
+ * test_unit_coll_traits.c -- what the registry says of each collective
+ * (coll.h TUTTI_COLL_MAP: tutti_coll_traits, tutti_coll_summary), checked
+ * against what the collectives' signatures take: a root, an op, a block
+ * per rank at the root, a buffer and a count.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <string.h>
+
+#include "tutti/tutti.h"
+
+Test(traits, match_the_signatures, .timeout = 10) {
+  const struct {
+    int coll;
+    unsigned traits;
+  } want[] = {
+      {TUTTI_COLL_BCAST, TUTTI_COLL_ROOTED | TUTTI_COLL_DATA},
+      {TUTTI_COLL_REDUCE, TUTTI_COLL_ROOTED | TUTTI_COLL_REDUCES | TUTTI_COLL_DATA},
+      {TUTTI_COLL_ALLREDUCE, TUTTI_COLL_REDUCES | TUTTI_COLL_DATA},
+      {TUTTI_COLL_GATHER, TUTTI_COLL_ROOTED | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA},
+      {TUTTI_COLL_SCATTER, TUTTI_COLL_ROOTED | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA},
+      {TUTTI_COLL_BARRIER, 0},
+  };
+  cr_assert(eq(sz, sizeof want / sizeof want[0], (size_t)TUTTI_COLL_N), "a collective untested");
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    cr_assert(eq(u32, tutti_coll_traits(want[i].coll), want[i].traits), "%s",
+              tutti_coll_name(want[i].coll));
+  cr_assert(eq(u32, tutti_coll_traits(-1), 0));
+  cr_assert(eq(u32, tutti_coll_traits(TUTTI_COLL_N), 0));
+}
+
+Test(traits, every_collective_has_a_summary, .timeout = 10) {
+  for (int c = 0; c < TUTTI_COLL_N; c++)
+    cr_assert(gt(sz, strlen(tutti_coll_summary(c)), 0), "%s", tutti_coll_name(c));
+  cr_assert(eq(str, (char *)tutti_coll_summary(TUTTI_COLL_N), ""));
+  cr_assert(eq(str, (char *)tutti_coll_summary(-1), ""));
+}
