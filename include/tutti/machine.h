@@ -97,7 +97,7 @@ typedef struct tutti_machine_spec {
  * leaf, TUTTI_TOPO_PARTIAL. */
 #define TUTTI_MACHINE_SPEC_INIT                                                                    \
   { NULL, NULL, NULL, NULL, NULL, NULL, 0, TUTTI_TOPO_PARTIAL }
-tutti_machine_spec_t tutti_machine_spec_default(void);
+TUTTI_API tutti_machine_spec_t tutti_machine_spec_default(void);
 
 /* The input at fault when tutti_machine_build fails. */
 enum tutti_machine_input {
@@ -111,7 +111,7 @@ enum tutti_machine_input {
 };
 /* "model", "profile", "topology", "links", "mapping", "ranks"; "none" for
  * anything else (never NULL). */
-const char *tutti_machine_input_name(int input);
+TUTTI_API const char *tutti_machine_input_name(int input);
 
 /* A built machine. Every field is the machine's own: read them, do not
  * free or change them (tutti_machine_free does). */
@@ -130,12 +130,12 @@ typedef struct tutti_machine {
  * bad (may be NULL) receives the input at fault, TUTTI_MACHINE_IN_NONE on
  * success; err (may be NULL) the message, "" on success. Reads the profile
  * and topology files it names. */
-int tutti_machine_build(const tutti_machine_spec_t *spec, tutti_machine_t *out, int *bad, char *err,
-                        size_t errlen);
+TUTTI_API int tutti_machine_build(const tutti_machine_spec_t *spec, tutti_machine_t *out, int *bad,
+                                  char *err, size_t errlen);
 
 /* Free what the machine owns (its topology and strings) and zero it. A
  * zeroed machine, or NULL, is a no-op; no world may still run on it. */
-void tutti_machine_free(tutti_machine_t *m);
+TUTTI_API void tutti_machine_free(tutti_machine_t *m);
 
 #ifdef __cplusplus
 }

@@ -81,7 +81,7 @@ TUTTI_API char *tutti_format_model_time(const tutti_model_t *m, double t, char *
  * exactly), where tutti_format_time rounds to 6 digits for people. Writes a
  * NUL-terminated string into buf (32 bytes always suffice; a smaller buf
  * is truncated) and returns buf, or NULL if buf is NULL or n is 0. */
-char *tutti_format_shortest(double x, char *buf, size_t n);
+TUTTI_API char *tutti_format_shortest(double x, char *buf, size_t n);
 
 /* ------------------------------------------------------------ cost models */
 
