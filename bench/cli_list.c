@@ -28,36 +28,14 @@ static const char *param_value(int type, double x, char *buf, size_t n) {
 static const char *param_type(int type) {
   switch (type) {
   case TUTTI_PARAM_REAL:
-    return "a number in";
+    return "a number";
   case TUTTI_PARAM_INT:
-    return "an integer in";
+    return "an integer";
   case TUTTI_PARAM_SIZE:
-    return "a size";
+    return "a size in bytes";
   default:
     return "?";
   }
-}
-
-/* "[0.5, 1)", "[1, 4096]", ">= 0 B": an upper bound that is the double
- * just below a short number is shown as that number, open. */
-static const char *param_range(const tutti_param_desc_t *p, char *buf, size_t n) {
-  char lo[48], hi[48], s[48];
-  param_value(p->type, p->min, lo, sizeof lo);
-  if (isinf(p->max)) {
-    snprintf(buf, n, ">= %s", lo);
-    return buf;
-  }
-  double up = nextafter(p->max, INFINITY);
-  snprintf(s, sizeof s, "%g", p->max);
-  if (p->type == TUTTI_PARAM_REAL && strtod(s, NULL) != p->max) {
-    snprintf(s, sizeof s, "%g", up);
-    if (strtod(s, NULL) == up) {
-      snprintf(buf, n, "[%s, %s)", lo, s);
-      return buf;
-    }
-  }
-  snprintf(buf, n, "[%s, %s]", lo, param_value(p->type, p->max, hi, sizeof hi));
-  return buf;
 }
 
 static void print_algo(const tutti_algo_desc_t *d, int is_default) {
@@ -73,8 +51,9 @@ static void print_algo(const tutti_algo_desc_t *d, int is_default) {
 #endif
     printf("      %s %s = %s: %s %s%s%s%s\n", i ? "             " : "params:      ", p->name,
            auto_def ? "auto" : param_value(p->type, p->def, v, sizeof v), param_type(p->type),
-           param_range(p, range, sizeof range), p->flags & TUTTI_PARAM_AUTO_OK ? ", or auto" : "",
-           p->help ? "; " : "", p->help ? p->help : "");
+           (tutti_param_range(p, range, sizeof range), range),
+           p->flags & TUTTI_PARAM_AUTO_OK ? ", or auto" : "", p->help ? "; " : "",
+           p->help ? p->help : "");
   }
   printf("      restrictions: ");
   if (!d->restrictions) printf("none");

@@ -15,7 +15,7 @@
  * Cost under Hockney: 2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m.
  */
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 int tutti__allreduce_reduce_bcast(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                                   tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {

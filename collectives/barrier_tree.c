@@ -16,7 +16,7 @@
  * latency L, twice the tree's broadcast time at best (lambda = auto).
  */
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* Every barrier line TREE(barrier, ...) of the registry runs this, on its tree. */
 int tutti__barrier_tree(tutti_rank_t *r, const tutti_algo_t *a) {

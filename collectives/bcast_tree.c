@@ -44,7 +44,7 @@
  * for a chain (D = 1) exactly (S + P - 2)(alpha + beta m/S).
  */
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* Every bcast line TREE(bcast, ...) of the registry runs this, on its tree. */
 int tutti__bcast_tree(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,

@@ -18,7 +18,7 @@
  */
 #include <stdint.h>
 
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* count elements of type at buf: ETYPE, ECOUNT, EBUFFER or 0. */
 static int check_buf(const void *buf, long count, tutti_datatype_t type) {

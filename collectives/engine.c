@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* ------------------------------------------------------------------ nodes */
 

@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* ---------------------------------------------------------- a rank's node */
 

@@ -22,7 +22,7 @@
  * root's port carries all P-1 blocks, which bounds the beta term below.)
  */
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* Every gather line TREE(gather, ...) of the registry runs this, on its tree. */
 int tutti__gather_tree(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,

@@ -38,7 +38,7 @@
  * the largest degree.
  */
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* Every reduce line TREE(reduce, ...) of the registry runs this, on its tree. */
 int tutti__reduce_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,

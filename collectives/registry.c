@@ -28,7 +28,8 @@
 #include <string.h>
 
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
+#include "tutti/units.h"
 
 /* ------------------------------------------------------------ parameters */
 
@@ -284,35 +285,33 @@ static void errf(char *err, size_t errlen, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* The shortest decimal that reads back to x (1e-06, 0.6, 4096). */
 static void fmt_num(double x, char *buf, size_t n) {
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, n, "%.*g", prec, x);
-    if (strtod(buf, NULL) == x) return;
-  }
+  tutti_format_shortest(x, buf, n);
 }
 
-/* "[0.5, 1)": an upper bound that is the double just below a short
- * number is shown as that number, open. */
-static void fmt_range(const tutti_param_desc_t *p, char *buf, size_t n) {
+int tutti_param_range(const tutti_param_desc_t *p, char *buf, size_t n) {
+  if (!p || !buf || !n) return TUTTI_EINVAL;
   char lo[32], hi[32], up[32];
   fmt_num(p->min, lo, sizeof lo);
   if (isinf(p->max)) {
     snprintf(buf, n, ">= %s", lo);
-    return;
+    return 0;
   }
   fmt_num(p->max, hi, sizeof hi);
   fmt_num(nextafter(p->max, INFINITY), up, sizeof up);
+  /* an upper bound that is the double just below a short number is shown
+   * as that number, open: lambda's [0.5, 1) */
   if (strlen(hi) > 12 && strlen(up) <= 6)
     snprintf(buf, n, "in [%s, %s)", lo, up);
   else
     snprintf(buf, n, "in [%s, %s]", lo, hi);
+  return 0;
 }
 
 /* "a number in [0.5, 1) or auto" */
 static void fmt_accepted(const tutti_param_desc_t *p, char *buf, size_t n) {
   char range[80];
-  fmt_range(p, range, sizeof range);
+  tutti_param_range(p, range, sizeof range);
   const char *what = p->type == TUTTI_PARAM_REAL  ? "a number"
                      : p->type == TUTTI_PARAM_INT ? "an integer"
                                                   : "a size in bytes (e.g. 8KiB)";

@@ -18,7 +18,7 @@
  *                children's subtrees, largest first
  */
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* Every scatter line TREE(scatter, ...) of the registry runs this, on its tree. */
 int tutti__scatter_tree(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,

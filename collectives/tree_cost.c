@@ -33,7 +33,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
-#include "tutti/tutti.h"
+#include "tutti/coll.h"
 
 /* The whole tree, relative to root 0: children in send order. */
 struct tree {

@@ -29,7 +29,8 @@
 #include <stdio.h>
 
 #include "tutti/export.h"
-#include "tutti/tutti.h"
+#include "tutti/p2p.h"
+#include "tutti/tree.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,6 +112,11 @@ typedef struct tutti_param_desc {
 } tutti_param_desc_t;
 
 #define TUTTI_MAX_PARAMS 4
+
+/* A parameter's range for people and error texts: "in [0.5, 1)",
+ * "in [1, 4096]", ">= 0" (an upper bound just below a short number is
+ * shown open). 0, or TUTTI_EINVAL for a NULL argument. */
+TUTTI_API int tutti_param_range(const tutti_param_desc_t *p, char *buf, size_t n);
 
 /* ------------------------------------------------------------ the registry */
 
@@ -235,15 +241,6 @@ TUTTI_API int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutt
                             void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                             const tutti_algo_t *algo);
 TUTTI_API int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo);
-
-/* A fresh tag for one collective call, from the range above TUTTI_TAG_UB
- * that user code never uses. Every rank calls collectives in the same order,
- * so every rank gets the same tag for the same call. */
-TUTTI_API int tutti_coll_tag(tutti_rank_t *r);
-
-/* The model the world runs under (for algorithms whose parameters are
- * "auto": lambda=auto reads the latency L of the model). Never NULL. */
-TUTTI_API const tutti_model_t *tutti_rank_model(const tutti_rank_t *r);
 
 #ifdef __cplusplus
 }

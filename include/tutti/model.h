@@ -1,5 +1,5 @@
 /*
- * model.h -- units, cost models and latency profiles: the public API that
+ * model.h -- cost models and latency profiles (units are units.h's): the public API that
  * turns "64KiB", "hockney:alpha=1us,beta=1ns" or a profile INI file into a
  * tutti_model_t (MODEL.md), and prints models and times back for people
  * (tutti_format_*, tutti_model_describe) and scripts (tutti_model_json).
@@ -23,33 +23,13 @@
 
 #include "tutti/export.h"
 #include "tutti/tutti.h"
+#include "tutti/units.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ------------------------------------------------------------------ units */
-
-/* Sizes: a whole number of bytes, with an optional unit: B; kB MB GB TB
- * (powers of 1000); KiB MiB GiB TiB (powers of 1024). "8", "64KiB",
- * "1.5 MiB" (fractions are fine when the result is whole bytes). Spaces
- * around the number and unit are allowed. Negative, empty, trailing garbage
- * or more than SIZE_MAX: TUTTI_EPARSE. */
-TUTTI_API int tutti_parse_size(const char *s, size_t *out, char *err, size_t errlen);
-
-/* Times in seconds: a number >= 0 with s, ms, us (or µs), ns, ps; a bare
- * number is seconds. "1us" gives exactly the double nearest 1e-6. */
-TUTTI_API int tutti_parse_time(const char *s, double *out, char *err, size_t errlen);
-
-/* Bandwidth in bytes per second, > 0: B/s kB/s MB/s GB/s TB/s, KiB/s MiB/s
- * GiB/s TiB/s, and bits: bps kbps Mbps Gbps Tbps (also kb/s Mb/s Gb/s Tb/s;
- * 8 bits a byte). A bare number is B/s. */
-TUTTI_API int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *err, size_t errlen);
-
-/* A per-byte cost (beta, G, gamma) in seconds per byte, >= 0: a time per
- * byte ("1ns", "1ns/B", bare: seconds), or a bandwidth ("1GB/s" = 1ns/B). */
-TUTTI_API int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err,
-                                   size_t errlen);
+/* ------------------------------------------------------------ cost texts */
 
 /* Cost expressions, c(m) = max(floor, a + b*m): "A", "A + B*m", "B*m",
  * "max(F, A + B*m)" (also "max(F, A)", "max(F, B*m)"); A and F are times,
@@ -58,30 +38,14 @@ TUTTI_API int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char
 TUTTI_API int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err,
                                size_t errlen);
 
-/* Formatting for people. Each writes a NUL-terminated string into buf
- * (truncated to n) and returns buf, or NULL if buf is NULL or n is 0.
- *   tutti_format_time(6e-6)       "6 us"   (s, ms, us, ns, ps; 6 digits)
- *   tutti_format_time(1.5e-3)     "1.5 ms"
- *   tutti_format_bytes(65536)     "64 KiB" (exact: "1000 B", "1.5 KiB")
- *   tutti_format_bandwidth(1e9)   "1 GB/s"
+/* Formatting costs and model times for people (as units.h's formatters:
+ * into buf, truncated to n; buf returned, or NULL if buf is NULL or n 0).
  *   tutti_format_cost(c, steps)   "max(2 us, 1 us + 1 ns*m)", or with
  *                                 steps "max(2, 1 + 0.5*m)"
  *   tutti_format_model_time(m, t) postal models: steps printed plainly
  *                                 ("5"); others as tutti_format_time. */
-TUTTI_API char *tutti_format_time(double seconds, char *buf, size_t n);
-TUTTI_API char *tutti_format_bytes(size_t bytes, char *buf, size_t n);
-TUTTI_API char *tutti_format_bandwidth(double bytes_per_s, char *buf, size_t n);
 TUTTI_API char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n);
 TUTTI_API char *tutti_format_model_time(const tutti_model_t *m, double t, char *buf, size_t n);
-
-/* The shortest decimal that reads back to x: "%.Ng" for the smallest N
- * (1 to 17) with strtod(text) == x, e.g. 1e-06, 0.6, 4096, 0.30000000000000004
- * (-0 stays "-0"); "nan", "inf" or "-inf" for those (JSON writers print
- * null instead). For machines (JSON, parameter texts that must read back
- * exactly), where tutti_format_time rounds to 6 digits for people. Writes a
- * NUL-terminated string into buf (32 bytes always suffice; a smaller buf
- * is truncated) and returns buf, or NULL if buf is NULL or n is 0. */
-TUTTI_API char *tutti_format_shortest(double x, char *buf, size_t n);
 
 /* ------------------------------------------------------------ cost models */
 

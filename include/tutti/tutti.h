@@ -1,6 +1,8 @@
 /*
- * tutti.h -- the public API of tutti: emulated ranks, point-to-point
- * messaging, datatypes and reduction ops, modeled time.
+ * tutti.h -- the public API of tutti: the world of emulated ranks (create,
+ * run, report), on top of p2p.h, the backend contract (point-to-point
+ * messaging, datatypes and reduction ops, the cost model), and the
+ * sub-headers listed at the end.
  *
  * One header, opaque handles, negative error codes (see tutti_strerror).
  * Every public function checks its arguments at the top and returns 0 or a
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #include "tutti/export.h"
+#include "tutti/p2p.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,149 +33,9 @@ extern "C" {
 #define TUTTI_VERSION_PATCH 0
 #define TUTTI_VERSION_STRING "0.1.0"
 
-/* ------------------------------------------------------------------ errors */
-
-/* X(name, value, sentence): one list feeds the enum, tutti_strerror and
- * tutti_err_name, so they cannot drift apart. */
-#define TUTTI_ERRNO_MAP(X)                                                                         \
-  X(EINVAL, -1, "invalid argument")                                                                \
-  X(ERANK, -2, "rank out of range")                                                                \
-  X(ECOUNT, -3, "negative element count")                                                          \
-  X(EBUFFER, -4, "NULL buffer with a nonzero count")                                               \
-  X(ETAG, -5, "invalid tag (accepted: 0..TUTTI_TAG_UB, or TUTTI_ANY_TAG on a receive)")            \
-  X(ETYPE, -6, "unknown datatype, or a datatype the operation does not accept")                    \
-  X(EOP, -7, "unknown reduction op, or an op not defined for this datatype")                       \
-  X(ETRUNCATE, -8, "message truncated: the receive buffer is too small (the message is kept)")     \
-  X(EDEADLOCK, -9, "deadlock: every live rank is blocked and no message can complete them")        \
-  X(EABORTED, -10, "the world was aborted by another rank")                                        \
-  X(ENOMEM, -11, "out of memory")                                                                  \
-  X(ETHREADS, -12, "the operating system refused to create a rank thread")                         \
-  X(EMODEL, -13, "not allowed in a modeled run (wildcard receives break deterministic matching)")  \
-  X(EREQUEST, -14, "invalid or already completed request")                                         \
-  X(ERANKFAIL, -15, "a rank function returned an error")                                           \
-  X(EBUSY, -16, "the world is running, or is used from a rank thread")                             \
-  X(EPARSE, -17, "a value could not be parsed")                                                    \
-  X(ENOTFOUND, -18, "no such name")                                                                \
-  X(ENOTSUP, -19, "not supported by this algorithm or configuration")                              \
-  X(EIO, -20, "an input/output error")                                                             \
-  X(EVERIFY, -21, "the result failed verification")
-
-enum tutti_errno {
-  TUTTI_OK = 0,
-#define TUTTI_X_ENUM(name, val, msg) TUTTI_##name = (val),
-  TUTTI_ERRNO_MAP(TUTTI_X_ENUM)
-#undef TUTTI_X_ENUM
-};
-
-/* A sentence for an error code (never NULL; unknown codes get one too). */
-TUTTI_API const char *tutti_strerror(int err);
-/* The code's name, e.g. "TUTTI_ETAG" (never NULL). */
-TUTTI_API const char *tutti_err_name(int err);
-
-/* ----------------------------------------------------------- datatypes, ops */
-
-typedef const struct tutti_datatype *tutti_datatype_t;
-typedef const struct tutti_op *tutti_op_t;
-
-/* Built-in datatypes. TUTTI_BYTE is an unsigned 8-bit integer for ops. */
-extern TUTTI_API const struct tutti_datatype tutti__type_byte, tutti__type_int32, tutti__type_int64,
-    tutti__type_float, tutti__type_double;
-#define TUTTI_BYTE (&tutti__type_byte)
-#define TUTTI_INT32 (&tutti__type_int32)
-#define TUTTI_INT64 (&tutti__type_int64)
-#define TUTTI_FLOAT (&tutti__type_float)
-#define TUTTI_DOUBLE (&tutti__type_double)
-
-/* A contiguous user type of `size` bytes (size >= 1). Ops other than user
- * ops reject it. Free it with tutti_type_free once no call uses it. */
-TUTTI_API int tutti_type_contiguous(size_t size, tutti_datatype_t *out);
-TUTTI_API int tutti_type_free(tutti_datatype_t *type);
-/* Size in bytes of one element; 0 for an invalid handle. */
-TUTTI_API size_t tutti_type_size(tutti_datatype_t type);
-/* "int32", "double", "contiguous(12)"; "invalid" for a bad handle. */
-TUTTI_API const char *tutti_type_name(tutti_datatype_t type);
-/* Look up a built-in by name ("byte", "int32", "int64", "float", "double"). */
-TUTTI_API int tutti_type_find(const char *name, tutti_datatype_t *out);
-
-/* Built-in ops. sum, prod, min, max on every built-in type; band, bor, bxor,
- * land, lor on byte, int32, int64. matmul2 is a non-commutative test op on
- * int32 and int64: each element holds a 2x2 matrix (4 entries of 8 bits mod
- * 251 in an int32, of 16 bits mod 65521 in an int64), row-major from the low
- * bits, and the op multiplies matrices. Invalid elements (an entry >= the
- * modulus) are reduced mod the modulus first. */
-extern TUTTI_API const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min, tutti__op_max,
-    tutti__op_band, tutti__op_bor, tutti__op_bxor, tutti__op_land, tutti__op_lor, tutti__op_matmul2;
-#define TUTTI_SUM (&tutti__op_sum)
-#define TUTTI_PROD (&tutti__op_prod)
-#define TUTTI_MIN (&tutti__op_min)
-#define TUTTI_MAX (&tutti__op_max)
-#define TUTTI_BAND (&tutti__op_band)
-#define TUTTI_BOR (&tutti__op_bor)
-#define TUTTI_BXOR (&tutti__op_bxor)
-#define TUTTI_LAND (&tutti__op_land)
-#define TUTTI_LOR (&tutti__op_lor)
-#define TUTTI_MATMUL2 (&tutti__op_matmul2)
-
-/* A user op computes inout[i] = in[i] (op) inout[i] for i < count, exactly
- * as an MPI_User_function does. ctx is the pointer given at creation. */
-typedef void tutti_user_fn(const void *in, void *inout, size_t count, tutti_datatype_t type,
-                           void *ctx);
-TUTTI_API int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out);
-TUTTI_API int tutti_op_free(tutti_op_t *op);
-/* 1 if commutative, 0 if not, negative error for a bad handle. */
-TUTTI_API int tutti_op_commutative(tutti_op_t op);
-TUTTI_API const char *tutti_op_name(tutti_op_t op);
-/* Look up a built-in by name: sum prod min max band bor bxor land lor matmul2 */
-TUTTI_API int tutti_op_find(const char *name, tutti_op_t *out);
-/* 0 when op is defined on type, else TUTTI_EOP or TUTTI_ETYPE. */
-TUTTI_API int tutti_op_check(tutti_op_t op, tutti_datatype_t type);
-
-/* inout = in (op) inout, element-wise, as MPI_Reduce_local(in, inout, ...).
- * Usable anywhere; called from a rank of a modeled world, prefer
- * tutti_reduce_local_r so the modeled clock advances by gamma * bytes. */
-TUTTI_API int tutti_reduce_local(const void *in, void *inout, long count, tutti_datatype_t type,
-                                 tutti_op_t op);
-
-/* ------------------------------------------------------------- cost model */
-
-/* c(m) = max(floor, a + b*m) for a message of m bytes (MODEL.md). */
-typedef struct tutti_cost {
-  double floor, a, b;
-} tutti_cost_t;
-
-enum tutti_preset {
-  TUTTI_MODEL_NONE = 0, /* native speed, wall time only, nothing recorded */
-  TUTTI_MODEL_HOCKNEY,
-  TUTTI_MODEL_POSTAL,
-  TUTTI_MODEL_LOGP,
-  TUTTI_MODEL_LOGGP,
-  TUTTI_MODEL_CUSTOM /* a preset with overridden fields keeps its preset */
-};
-
-struct tutti_topo; /* topo/: a tree of switches (may be NULL) */
-
-#define TUTTI_EAGER_ALL SIZE_MAX /* eager_limit meaning "every message is eager" */
-
-typedef struct tutti_model {
-  int preset;             /* enum tutti_preset */
-  double params[4];       /* the preset's parameters as given: alpha,beta | L | L,o,g | L,o,g,G */
-  tutti_cost_t send_cpu;  /* O_s */
-  tutti_cost_t send_port; /* S */
-  tutti_cost_t latency;   /* L */
-  tutti_cost_t recv_port; /* R */
-  tutti_cost_t recv_cpu;  /* O_r */
-  double gamma;           /* seconds per byte of reduce_local */
-  size_t eager_limit;     /* m < eager_limit is eager; TUTTI_EAGER_ALL: all eager */
-  const struct tutti_topo *topo; /* NULL: no topology */
-} tutti_model_t;
-
-/* Evaluate a cost function for m bytes. */
-TUTTI_API double tutti_cost_eval(const tutti_cost_t *c, double m);
-
 /* ------------------------------------------------------------- the world */
 
 typedef struct tutti_world tutti_world_t;
-typedef struct tutti_rank tutti_rank_t;
 
 enum tutti_world_flags {
   /* Test-only: inject random yields and short sleeps into the runtime's
@@ -238,78 +101,8 @@ typedef struct tutti_stats {
 } tutti_stats_t;
 TUTTI_API int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
 
-/* ------------------------------------------------------ ranks and p2p */
-
-#define TUTTI_ANY_SOURCE (-1)
-#define TUTTI_ANY_TAG (-1)
-#define TUTTI_PROC_NULL (-2)
-/* User tags are 0..TUTTI_TAG_UB; tags above it, up to INT32_MAX, are
- * reserved for tutti's collectives. */
-#define TUTTI_TAG_UB 0x3fffffff
-#define TUTTI_TAG_MAX 0x7fffffff
-#define TUTTI_UNDEFINED (-32766)
-
-TUTTI_API int tutti_rank(const tutti_rank_t *r);
-TUTTI_API int tutti_size(const tutti_rank_t *r);
+/* The world a rank belongs to (for programs; collectives never need it). */
 TUTTI_API tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
-
-typedef struct tutti_status {
-  int source;
-  int tag;
-  int error;    /* 0, or TUTTI_ETRUNCATE */
-  size_t bytes; /* bytes of the matched message */
-} tutti_status_t;
-#define TUTTI_STATUS_IGNORE ((tutti_status_t *)0)
-
-/* Elements of `type` in the received message (MPI_Get_elements): bytes /
- * size, or TUTTI_UNDEFINED when the size does not divide. */
-TUTTI_API int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count);
-
-typedef struct tutti_request *tutti_request_t;
-#define TUTTI_REQUEST_NULL ((tutti_request_t)0)
-
-/* Blocking send: returns once the buffer may be reused (eager: copied out;
- * rendezvous: the receiver copied it). Messages from one sender to one
- * receiver with one tag are received in the order sent. */
-TUTTI_API int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
-                         int dest, int tag);
-/* Blocking receive; st may be TUTTI_STATUS_IGNORE. A message longer than the
- * buffer fails with TUTTI_ETRUNCATE, st->bytes tells its size, and the
- * message stays to be received by a later, larger receive. */
-TUTTI_API int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source,
-                         int tag, tutti_status_t *st);
-TUTTI_API int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type,
-                          int dest, int tag, tutti_request_t *req);
-TUTTI_API int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source,
-                          int tag, tutti_request_t *req);
-/* Complete a request; *req becomes TUTTI_REQUEST_NULL. A NULL request
- * completes at once with an empty status. */
-TUTTI_API int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st);
-/* sts may be NULL. Returns the first error; every request is completed. */
-TUTTI_API int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t sts[]);
-/* *flag = 1 and the request is freed if it completed. In a modeled run a
- * successful test counts as a wait. */
-TUTTI_API int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st);
-/* isend + irecv + waitall, as MPI_Sendrecv. */
-TUTTI_API int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
-                             int dest, int stag, void *rbuf, long rcount, tutti_datatype_t rtype,
-                             int source, int rtag, tutti_status_t *st);
-
-/* End the world from a rank: every blocked rank wakes, tutti_world_run
- * returns err (a negative code; 0 becomes TUTTI_EABORTED) naming this rank.
- * Does not return: the calling rank thread exits. */
-TUTTI_API void tutti_abort(tutti_rank_t *r, int err) __attribute__((noreturn));
-
-/* Modeled local work: advance this rank's modeled clock by `seconds`. */
-TUTTI_API int tutti_compute(tutti_rank_t *r, double seconds);
-/* tutti_reduce_local that also charges gamma * bytes to the modeled clock. */
-TUTTI_API int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
-                                   tutti_datatype_t type, tutti_op_t op);
-
-/* Spans delimit calls in the modeled-time report. `name` must outlive the
- * world (a string literal). Spans do not nest. */
-TUTTI_API int tutti_span_begin(tutti_rank_t *r, const char *name);
-TUTTI_API int tutti_span_end(tutti_rank_t *r);
 
 #ifdef __cplusplus
 }
