@@ -61,6 +61,7 @@ int tutti_cli_topo(int argc, char **argv);
   X(TRACE, 0, "trace", "FILE", "write a Chrome trace-event JSON of every message (Perfetto)")      \
   X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \
   X(DOT, 0, "dot", NULL, "print a Graphviz digraph instead of the drawing")                        \
+  X(MARKDOWN, 0, "markdown", NULL, "print a Markdown table (the README's algorithm table)")        \
   X(HELP, 'h', "help", NULL, "this text")
 
 enum cli_opt_id {

@@ -66,24 +66,55 @@ static void print_algo(const tutti_algo_desc_t *d, int is_default) {
   if (d->source) printf("      source:       %s\n", d->source);
 }
 
+/* s with '|' escaped, so a cell stays one cell. */
+static void md_cell(const char *s) {
+  for (; s && *s; s++) printf(*s == '|' ? "\\|" : "%c", *s);
+}
+
+/* One row per algorithm, for the README (tests/test_e2e_readme.c checks
+ * that the README holds exactly this table). */
+static void print_markdown(int only) {
+  printf("| collective | algorithm | parameters | Hockney cost | idea |\n|---|---|---|---|---|\n");
+  const tutti_algo_desc_t *d;
+  for (int c = 0; c < TUTTI_COLL_N; c++) {
+    if (only >= 0 && c != only) continue;
+    const tutti_algo_desc_t *def = tutti_algo_desc_default(c);
+    for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
+      if (d->coll != c) continue;
+      printf("| %s | `%s`%s | ", tutti_coll_name(c), d->name, d == def ? " (default)" : "");
+      for (int k = 0; k < d->nparams; k++) printf("%s`%s`", k ? ", " : "", d->params[k].name);
+      printf("%s | ", d->nparams ? "" : "none");
+      md_cell(d->cost);
+      printf(" | ");
+      md_cell(d->summary);
+      printf("%s |\n", d->restrictions & TUTTI_ALGO_COMMUTATIVE ? " (commutative ops only)" : "");
+    }
+  }
+}
+
 int tutti_cli_list(int argc, char **argv) {
   struct cli_opts o;
-  int st = cli_parse("list", CLI_O(HELP), 1, argc, argv, &o);
+  int st = cli_parse("list", CLI_O(HELP) | CLI_O(MARKDOWN), 1, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     printf("usage: tutti list [COLL]\n\n"
            "Every collective (or only COLL: %s) with its algorithms as the registry\n"
            "holds them: summary, parameters (default, range, whether 'auto' is accepted),\n"
            "restrictions, Hockney cost and source. Choose one with tutti run COLL ALGO\n"
-           "and set parameters with --param K=V.\n\noptions:\n",
+           "and set parameters with --param K=V. With --markdown, one table row per\n"
+           "algorithm instead (the README's table).\n\noptions:\n",
            cli_coll_names());
-    cli_print_options(stdout, CLI_O(HELP));
+    cli_print_options(stdout, CLI_O(HELP) | CLI_O(MARKDOWN));
     return 0;
   }
   int only = -1;
   if (o.npos == 1 && tutti_coll_find(o.pos[0], &only))
     return cli_fail(CLI_EUSAGE, "list", "unknown collective '%s'; accepted: %s", o.pos[0],
                     cli_coll_names());
+  if (o.given & CLI_O(MARKDOWN)) {
+    print_markdown(only);
+    return 0;
+  }
   for (int c = 0; c < TUTTI_COLL_N; c++) {
     if (only >= 0 && c != only) continue;
     const tutti_algo_desc_t *def = tutti_algo_desc_default(c), *d;
@@ -100,21 +131,6 @@ int tutti_cli_list(int argc, char **argv) {
 
 /* ------------------------------------------------------------ tree */
 
-/* The tree kind of a registry algorithm: the first part of its name
- * (split at '-') that names a kind ("lambda-tree" -> lambda), with the
- * usual synonyms: linear -> flat, pipeline(d) -> chain. -1 if none. */
-static int algo_tree_kind(const char *name) {
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", name);
-  for (char *save = NULL, *t = strtok_r(buf, "-_", &save); t; t = strtok_r(NULL, "-_", &save)) {
-    int kind;
-    if (!tutti_tree_kind_find(t, &kind)) return kind;
-    if (!strcmp(t, "linear")) return TUTTI_TREE_FLAT;
-    if (!strcmp(t, "pipeline") || !strcmp(t, "pipelined")) return TUTTI_TREE_CHAIN;
-  }
-  return -1;
-}
-
 /* "flat, chain, ..., and the tree algorithms bcast lambda-tree, ..." */
 static const char *tree_names(void) {
   static char buf[2048];
@@ -124,7 +140,7 @@ static const char *tree_names(void) {
                             tutti_tree_kind_name(k));
   const tutti_algo_desc_t *d;
   for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL && len < sizeof buf; i++) {
-    if (algo_tree_kind(d->name) < 0) continue;
+    if (d->tree < 0) continue;
     int seen = 0; /* a name shared by several collectives is listed once */
     for (int k = 0; k < i && !seen; k++) seen = !strcmp(tutti_algo_desc_at(k)->name, d->name);
     int kind;
@@ -203,7 +219,7 @@ int tutti_cli_tree(int argc, char **argv) {
   } else {
     const tutti_algo_desc_t *d = NULL, *x;
     for (int i = 0; (x = tutti_algo_desc_at(i)) != NULL && !d; i++)
-      if (!strcmp(x->name, name) && algo_tree_kind(x->name) >= 0) d = x;
+      if (!strcmp(x->name, name) && x->tree >= 0) d = x; /* the registry's tree */
     if (!d)
       return cli_fail(CLI_EUSAGE, "tree",
                       "'%s' is neither a tree kind nor a tree algorithm; accepted: %s", name,
@@ -211,25 +227,15 @@ int tutti_cli_tree(int argc, char **argv) {
     tutti_algo_t a;
     if (tutti_algo_select(d->coll, d->name, o.params, &a, err, sizeof err))
       return cli_fail(CLI_EUSAGE, "tree", "%s", err);
-    spec = tutti_treespec_default(algo_tree_kind(d->name));
+    /* "auto" is chosen per run from the model: drawn with the default */
+    if (tutti_algo_treespec(&a, TUTTI_TREE_DEFAULT_L, &spec))
+      return cli_fail(CLI_EUSAGE, "tree", "%s: invalid tree parameters", name);
     char note[128] = "";
-    for (int i = 0; i < d->nparams; i++) {
-      const char *pn = d->params[i].name;
-      double v = a.value[i];
-      int is_auto = (a.is_auto >> i) & 1;
-      if (!strcmp(pn, "lambda") || !strcmp(pn, "k") || !strcmp(pn, "L")) {
-        if (is_auto || !isfinite(v)) {
-          snprintf(note, sizeof note, " (%s = auto is chosen per run; drawn with the default)", pn);
-          continue;
-        }
-        if (!strcmp(pn, "lambda"))
-          spec.lambda = v;
-        else if (!strcmp(pn, "k"))
-          spec.k = (int)v;
-        else
-          spec.L = (int)v;
-      }
-    }
+    for (int i = 0; i < d->nparams; i++)
+      if (a.is_auto >> i & 1u)
+        snprintf(note, sizeof note, " (%s = auto is chosen per run; drawn with the default)",
+                 d->params[i].name);
+    if (isnan(a.p.lambda)) spec.lambda = TUTTI_TREE_DEFAULT_LAMBDA;
     char fmt[256] = "";
     tutti_algo_format(&a, fmt, sizeof fmt);
     snprintf(title, sizeof title, "%s %s: %s tree", tutti_coll_name(d->coll), fmt,
