@@ -44,15 +44,15 @@ const char *tutti_err_name(int err) {
 
 #define BUILTIN_TYPE(var, b, sz, nm)                                                               \
   const struct tutti_datatype var = {.magic = TUTTI_TYPE_MAGIC, .base = b, .size = sz, .name = nm}
-BUILTIN_TYPE(tutti__type_byte, TB_BYTE, 1, "byte");
-BUILTIN_TYPE(tutti__type_int32, TB_INT32, 4, "int32");
-BUILTIN_TYPE(tutti__type_int64, TB_INT64, 8, "int64");
-BUILTIN_TYPE(tutti__type_float, TB_FLOAT, 4, "float");
-BUILTIN_TYPE(tutti__type_double, TB_DOUBLE, 8, "double");
+BUILTIN_TYPE(tutti_builtin_type_byte, TB_BYTE, 1, "byte");
+BUILTIN_TYPE(tutti_builtin_type_int32, TB_INT32, 4, "int32");
+BUILTIN_TYPE(tutti_builtin_type_int64, TB_INT64, 8, "int64");
+BUILTIN_TYPE(tutti_builtin_type_float, TB_FLOAT, 4, "float");
+BUILTIN_TYPE(tutti_builtin_type_double, TB_DOUBLE, 8, "double");
 
-static const struct tutti_datatype *const builtin_types[] = {&tutti__type_byte, &tutti__type_int32,
-                                                             &tutti__type_int64, &tutti__type_float,
-                                                             &tutti__type_double};
+static const struct tutti_datatype *const builtin_types[] = {
+    &tutti_builtin_type_byte, &tutti_builtin_type_int32, &tutti_builtin_type_int64,
+    &tutti_builtin_type_float, &tutti_builtin_type_double};
 
 int tutti_type_contiguous(size_t size, tutti_datatype_t *out) {
   if (!out || size == 0) return TUTTI_EINVAL;
@@ -96,20 +96,22 @@ int tutti_type_find(const char *name, tutti_datatype_t *out) {
 
 #define BUILTIN_OP(var, k, c, nm)                                                                  \
   const struct tutti_op var = {.magic = TUTTI_OP_MAGIC, .kind = k, .commute = c, .name = nm}
-BUILTIN_OP(tutti__op_sum, OP_SUM, 1, "sum");
-BUILTIN_OP(tutti__op_prod, OP_PROD, 1, "prod");
-BUILTIN_OP(tutti__op_min, OP_MIN, 1, "min");
-BUILTIN_OP(tutti__op_max, OP_MAX, 1, "max");
-BUILTIN_OP(tutti__op_band, OP_BAND, 1, "band");
-BUILTIN_OP(tutti__op_bor, OP_BOR, 1, "bor");
-BUILTIN_OP(tutti__op_bxor, OP_BXOR, 1, "bxor");
-BUILTIN_OP(tutti__op_land, OP_LAND, 1, "land");
-BUILTIN_OP(tutti__op_lor, OP_LOR, 1, "lor");
-BUILTIN_OP(tutti__op_matmul2, OP_MATMUL2, 0, "matmul2");
+BUILTIN_OP(tutti_builtin_op_sum, OP_SUM, 1, "sum");
+BUILTIN_OP(tutti_builtin_op_prod, OP_PROD, 1, "prod");
+BUILTIN_OP(tutti_builtin_op_min, OP_MIN, 1, "min");
+BUILTIN_OP(tutti_builtin_op_max, OP_MAX, 1, "max");
+BUILTIN_OP(tutti_builtin_op_band, OP_BAND, 1, "band");
+BUILTIN_OP(tutti_builtin_op_bor, OP_BOR, 1, "bor");
+BUILTIN_OP(tutti_builtin_op_bxor, OP_BXOR, 1, "bxor");
+BUILTIN_OP(tutti_builtin_op_land, OP_LAND, 1, "land");
+BUILTIN_OP(tutti_builtin_op_lor, OP_LOR, 1, "lor");
+BUILTIN_OP(tutti_builtin_op_matmul2, OP_MATMUL2, 0, "matmul2");
 
 static const struct tutti_op *const builtin_ops[] = {
-    &tutti__op_sum, &tutti__op_prod, &tutti__op_min,  &tutti__op_max, &tutti__op_band,
-    &tutti__op_bor, &tutti__op_bxor, &tutti__op_land, &tutti__op_lor, &tutti__op_matmul2};
+    &tutti_builtin_op_sum,    &tutti_builtin_op_prod, &tutti_builtin_op_min,
+    &tutti_builtin_op_max,    &tutti_builtin_op_band, &tutti_builtin_op_bor,
+    &tutti_builtin_op_bxor,   &tutti_builtin_op_land, &tutti_builtin_op_lor,
+    &tutti_builtin_op_matmul2};
 
 int tutti__op_ok(tutti_op_t op) {
   return op && op->magic == TUTTI_OP_MAGIC;

@@ -141,7 +141,7 @@ static const char *bcast_default(void) {
 }
 
 static int reduces(int coll) {
-  return coll == TUTTI_COLL_REDUCE || coll == TUTTI_COLL_ALLREDUCE;
+  return (tutti_coll_traits(coll) & TUTTI_COLL_REDUCES) != 0;
 }
 
 /* An algorithm with a parameter named `param`, NULL if none. */

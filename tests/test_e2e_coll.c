@@ -270,9 +270,10 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
       if (!dup) roots[nr++] = cand[i] % P;
     }
   }
-  int reduction = d->coll == TUTTI_COLL_REDUCE || d->coll == TUTTI_COLL_ALLREDUCE;
-  int blocks = d->coll == TUTTI_COLL_GATHER || d->coll == TUTTI_COLL_SCATTER;
-  int rooted = d->coll != TUTTI_COLL_ALLREDUCE && d->coll != TUTTI_COLL_BARRIER;
+  unsigned traits = tutti_coll_traits(d->coll); /* the registry's, not a list here */
+  int reduction = (traits & TUTTI_COLL_REDUCES) != 0;
+  int blocks = (traits & TUTTI_COLL_BLOCKS) != 0;
+  int rooted = (traits & TUTTI_COLL_ROOTED) != 0;
   long counts[] = {0, 1, 5, blocks ? 100 : MAXCOUNT};
   size_t cap = (size_t)ns * (size_t)nr * NKINDS * 4 + 1, n = 0;
   struct tcase *c = malloc(cap * sizeof *c);
@@ -283,7 +284,7 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
       for (int k = 0; k < NKINDS; k++) {
         if (!reduction && k == K_I64_MATMUL) continue; /* movers: two types suffice */
         for (int ci = 0; ci < 4; ci++) {
-          if (d->coll == TUTTI_COLL_BARRIER && (k || ci)) continue;
+          if (!(traits & TUTTI_COLL_DATA) && (k || ci)) continue;
           /* tiny segments of a large buffer: thousands of messages a call */
           if (counts[ci] > 100 && seg > 0 && seg < 256 && (P > 16 || light)) continue;
           struct tcase t = {.algo = a, .root = roots[ri], .kind = k, .count = counts[ci]};

@@ -98,7 +98,8 @@ static int check_setting(const tutti_algo_t *a, int *exact) {
   model.gamma = H.gamma;
   char name[128];
   tutti_algo_format(a, name, sizeof name);
-  int rooted = a->desc->coll != TUTTI_COLL_ALLREDUCE && a->desc->coll != TUTTI_COLL_BARRIER;
+  unsigned traits = tutti_coll_traits(a->desc->coll);
+  int rooted = (traits & TUTTI_COLL_ROOTED) != 0, data = (traits & TUTTI_COLL_DATA) != 0;
   int checked = 0;
   for (size_t pi = 0; pi < sizeof ranks / sizeof *ranks; pi++) {
     int P = ranks[pi];
@@ -110,8 +111,8 @@ static int check_setting(const tutti_algo_t *a, int *exact) {
     int roots[3] = {0, P - 1, P / 2}, nroots = rooted ? (P > 2 ? 3 : P) : 1;
     for (int ri = 0; ri < nroots; ri++)
       for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-        size_t m = a->desc->coll == TUTTI_COLL_BARRIER ? 0 : sizes[si];
-        if (a->desc->coll == TUTTI_COLL_BARRIER && si) break;
+        size_t m = data ? sizes[si] : 0;
+        if (!data && si) break;
         struct call c = {a, roots[ri], m};
         cr_assert(eq(int, tutti_world_run(w, run_call, &c), 0), "%s P=%d: %s", name, P,
                   tutti_world_error(w));

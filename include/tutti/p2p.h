@@ -77,13 +77,13 @@ typedef const struct tutti_datatype *tutti_datatype_t;
 typedef const struct tutti_op *tutti_op_t;
 
 /* Built-in datatypes. TUTTI_BYTE is an unsigned 8-bit integer for ops. */
-extern TUTTI_API const struct tutti_datatype tutti__type_byte, tutti__type_int32, tutti__type_int64,
-    tutti__type_float, tutti__type_double;
-#define TUTTI_BYTE (&tutti__type_byte)
-#define TUTTI_INT32 (&tutti__type_int32)
-#define TUTTI_INT64 (&tutti__type_int64)
-#define TUTTI_FLOAT (&tutti__type_float)
-#define TUTTI_DOUBLE (&tutti__type_double)
+extern TUTTI_API const struct tutti_datatype tutti_builtin_type_byte, tutti_builtin_type_int32,
+    tutti_builtin_type_int64, tutti_builtin_type_float, tutti_builtin_type_double;
+#define TUTTI_BYTE (&tutti_builtin_type_byte)
+#define TUTTI_INT32 (&tutti_builtin_type_int32)
+#define TUTTI_INT64 (&tutti_builtin_type_int64)
+#define TUTTI_FLOAT (&tutti_builtin_type_float)
+#define TUTTI_DOUBLE (&tutti_builtin_type_double)
 
 /* A contiguous user type of `size` bytes (size >= 1). Ops other than user
  * ops reject it. Free it with tutti_type_free once no call uses it. */
@@ -102,18 +102,19 @@ TUTTI_API int tutti_type_find(const char *name, tutti_datatype_t *out);
  * 251 in an int32, of 16 bits mod 65521 in an int64), row-major from the low
  * bits, and the op multiplies matrices. Invalid elements (an entry >= the
  * modulus) are reduced mod the modulus first. */
-extern TUTTI_API const struct tutti_op tutti__op_sum, tutti__op_prod, tutti__op_min, tutti__op_max,
-    tutti__op_band, tutti__op_bor, tutti__op_bxor, tutti__op_land, tutti__op_lor, tutti__op_matmul2;
-#define TUTTI_SUM (&tutti__op_sum)
-#define TUTTI_PROD (&tutti__op_prod)
-#define TUTTI_MIN (&tutti__op_min)
-#define TUTTI_MAX (&tutti__op_max)
-#define TUTTI_BAND (&tutti__op_band)
-#define TUTTI_BOR (&tutti__op_bor)
-#define TUTTI_BXOR (&tutti__op_bxor)
-#define TUTTI_LAND (&tutti__op_land)
-#define TUTTI_LOR (&tutti__op_lor)
-#define TUTTI_MATMUL2 (&tutti__op_matmul2)
+extern TUTTI_API const struct tutti_op tutti_builtin_op_sum, tutti_builtin_op_prod,
+    tutti_builtin_op_min, tutti_builtin_op_max, tutti_builtin_op_band, tutti_builtin_op_bor,
+    tutti_builtin_op_bxor, tutti_builtin_op_land, tutti_builtin_op_lor, tutti_builtin_op_matmul2;
+#define TUTTI_SUM (&tutti_builtin_op_sum)
+#define TUTTI_PROD (&tutti_builtin_op_prod)
+#define TUTTI_MIN (&tutti_builtin_op_min)
+#define TUTTI_MAX (&tutti_builtin_op_max)
+#define TUTTI_BAND (&tutti_builtin_op_band)
+#define TUTTI_BOR (&tutti_builtin_op_bor)
+#define TUTTI_BXOR (&tutti_builtin_op_bxor)
+#define TUTTI_LAND (&tutti_builtin_op_land)
+#define TUTTI_LOR (&tutti_builtin_op_lor)
+#define TUTTI_MATMUL2 (&tutti_builtin_op_matmul2)
 
 /* A user op computes inout[i] = in[i] (op) inout[i] for i < count, exactly
  * as an MPI_User_function does. ctx is the pointer given at creation. */

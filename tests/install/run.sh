@@ -28,8 +28,7 @@ grep -Eq '^ranks +4$' <<<"$out" || fail "tutti run: no ranks line: $out"
 grep -Eq '^verified +yes$' <<<"$out" || fail "tutti run: not verified: $out"
 
 # Only the public API is exported: every symbol libtutti.so defines is named
-# in the installed headers. (The built-in datatypes and ops are public data
-# named tutti__type_*/tutti__op_*: TUTTI_INT32 and TUTTI_SUM point at them.)
+# in the installed headers, and none is an internal tutti__ name.
 lib=$(ls "$libdir"/libtutti.so.*.*.*)
 nsyms=0 stray=()
 while read -r sym; do
@@ -37,6 +36,8 @@ while read -r sym; do
   grep -qw -- "$sym" "$tmp"/prefix/include/tutti/*.h || stray+=("$sym")
 done < <(nm -D --defined-only "$lib" | awk '{print $3}')
 ((nsyms > 100)) || fail "libtutti.so exports only $nsyms symbols"
+internal=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -c '^tutti__') || true
+((internal == 0)) || fail "libtutti.so exports $internal internal tutti__ symbols"
 ((${#stray[@]} == 0)) || fail "libtutti.so exports ${#stray[@]} symbols no public header declares: ${stray[*]}"
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig
