@@ -2,13 +2,25 @@
  * coll_helpers.h -- shared by the collective tests: pick (select an
  * algorithm by name or fail the test), mkworld (a world of n ranks under
  * a model, or native with NULL) and timed (the modeled time of one call
- * of a collective on a fresh world, MODEL.md rule 7). Needs Criterion
- * and tutti.h.
+ * of a collective on a fresh world, MODEL.md rule 7), hockney and postal
+ * (a preset model or fail the test). Needs Criterion and tutti.h.
  */
 #ifndef TUTTI_TEST_COLL_HELPERS_H
 #define TUTTI_TEST_COLL_HELPERS_H
 
 #include <stdlib.h>
+
+static inline tutti_model_t hockney(double alpha, double beta) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_hockney(&m, alpha, beta), 0));
+  return m;
+}
+
+static inline tutti_model_t postal(double L) {
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_postal(&m, L), 0));
+  return m;
+}
 
 static inline tutti_algo_t pick(int coll, const char *name, const char *params) {
   tutti_algo_t a;

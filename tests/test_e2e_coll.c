@@ -27,20 +27,6 @@
 
 #include "coll_helpers.h"
 
-/* ------------------------------------------------------------------ models */
-
-static tutti_model_t hockney(double alpha, double beta) {
-  tutti_model_t m;
-  cr_assert(eq(int, tutti_model_hockney(&m, alpha, beta), 0));
-  return m;
-}
-
-static tutti_model_t postal(double L) {
-  tutti_model_t m;
-  cr_assert(eq(int, tutti_model_postal(&m, L), 0));
-  return m;
-}
-
 /* ------------------------------------------------------- data and reference */
 
 enum kind { K_I32_SUM, K_DBL_MAX, K_I64_MATMUL, NKINDS };

@@ -127,18 +127,6 @@ static int mixed(tutti_rank_t *r, void *arg) {
 
 /* --------------------------------------------------------------- helpers */
 
-static tutti_model_t hockney(double alpha, double beta) {
-  tutti_model_t m;
-  cr_assert(eq(int, tutti_model_hockney(&m, alpha, beta), 0));
-  return m;
-}
-
-static tutti_model_t postal(double L) {
-  tutti_model_t m;
-  cr_assert(eq(int, tutti_model_postal(&m, L), 0));
-  return m;
-}
-
 /* Run fn on n ranks under m; return the modeled time (latest rank end) and
  * optionally copy every rank's end time. */
 static double run_modeled(const tutti_model_t *m, int n, tutti_rank_fn *fn, struct prog *p,
