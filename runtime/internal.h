@@ -24,7 +24,7 @@
  *
  *   world->live_blocked: one 64-bit word, live ranks in the high half and
  *   committed sleepers in the low half, so "all live ranks sleep" is one
- *   atomic read (see block() in p2p.c).
+ *   atomic read (see tutti__block in wait.c).
  */
 #ifndef TUTTI_INTERNAL_H
 #define TUTTI_INTERNAL_H
@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <urcu/lfstack.h>
 #include <urcu/wfcqueue.h>
@@ -108,7 +109,7 @@ int tutti__op_ok(tutti_op_t op);
 
 /* --------------------------------------------------------------- messages */
 
-/* MSG_BOX: the message in a fastbox (p2p.c). MSG_BOXOFFER: a fastbox
+/* MSG_BOX: the message in a fastbox (fastbox.h). MSG_BOXOFFER: a fastbox
  * offered to the receiver (payload: its address). MSG_RETURNS: not a message
  * but a list of eager buffers a receiver hands back to their sender
  * (payload: bytes pointers). */
@@ -183,7 +184,7 @@ struct chan {
   /* to the peer */
   uint32_t seq;    /* the last message's sequence number */
   uint32_t nsent;  /* eager messages sent while it had no fastbox */
-  struct msg *box; /* the fastbox we fill (p2p.c) */
+  struct msg *box; /* the fastbox we fill (fastbox.h) */
 };
 
 /* A fastbox this rank receives from, and the next sequence number due. */
@@ -281,15 +282,23 @@ struct tutti_world {
 #define LB_BLOCKED(v) ((uint32_t)(v))
 #define LB_ONE_LIVE ((uint64_t)1 << 32)
 
-/* world.c */
-void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void tutti__abort_all(struct tutti_world *w);
+/* Dependencies run one way: world.c (the world and its run) calls rank.c
+ * and wait.c; the message path (p2p.c, chan.c, fastbox.c and their inline
+ * headers) calls wait.c; wait.c and rank.c call nothing above them. */
 
-/* p2p.c */
+/* rank.c: a rank outside its thread, by the world's owner thread while no
+ * rank thread runs. A teardown or reset first drops the messages of every
+ * rank, then frees or resets each (a rendezvous envelope in one rank's
+ * lists lives in another rank's request storage). */
+struct tutti_rank *tutti__rank_new(struct tutti_world *w, int rank);
 void tutti__rank_drop_messages(struct tutti_rank *r);
 void tutti__rank_reset(struct tutti_rank *r);
 void tutti__rank_free(struct tutti_rank *r);
+
+/* wait.c: failure, waking, leaving */
+void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void tutti__abort_all(struct tutti_world *w);
 void tutti__wake(struct tutti_rank *r);
 void tutti__perturb(struct tutti_rank *r);
 void tutti__rank_departs(struct tutti_rank *r);
@@ -297,6 +306,13 @@ bool tutti__membarrier_ready(void);
 
 static inline int tutti__load_acq(const int *p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* CLOCK_MONOTONIC in seconds. */
+static inline double tutti__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 #endif

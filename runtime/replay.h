@@ -4,6 +4,9 @@
  * run its modeled time by MODEL.md rules 1-8, plus the trace writers built
  * on its result (trace.c).
  *
+ * Files: replay_prep.c checks and indexes the logs, replay.c simulates,
+ * replay_report.c serves the result (their shared state: replay_sim.h).
+ *
  * Who calls what:
  *   world.c   after every rank thread of a recorded run (w->record) joined:
  *             tutti__replay_world(w) -- replaces w->replay; and in
@@ -105,7 +108,8 @@ enum {
 #define RPO_ID(op) ((uint32_t)((op) >> 32))
 #define RPO_MAX_RANKS (1 << 24)
 
-/* The result of one replay. Read-only for everyone but replay.c. */
+/* The result of one replay. Read-only for everyone but replay.c and
+ * replay_prep.c. */
 struct tutti_replay {
   int nranks;
   tutti_model_t model;             /* a copy (topo borrowed) */

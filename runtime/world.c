@@ -8,16 +8,15 @@
  *
  * Failure: the first failure (a rank's error, tutti_abort, a deadlock, a
  * refused thread) is claimed once, with a text naming the rank; then every
- * rank is woken and every blocking call returns an error.
+ * rank is woken and every blocking call returns an error (tutti__fail and
+ * tutti__abort_all, in wait.c, which the message path calls too).
  */
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -28,12 +27,6 @@
 #define MAX_RANKS (1 << 20)
 
 static __thread struct tutti_rank *current_rank; /* set on rank threads */
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 tutti_config_t tutti_config_default(int nranks) {
   return (tutti_config_t){.nranks = nranks, .spin = -1};
@@ -98,20 +91,12 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
    * core, so sleep almost at once. */
   w->spin = cfg->spin >= 0 ? cfg->spin : (w->nranks <= ncpu ? 2000 : 16);
   /* Ranks that each have a core send often and sleep seldom: let the
-   * sleeper pay for the barrier (see block() in p2p.c). */
+   * sleeper pay for the barrier (see tutti__block in wait.c). */
   w->asym = w->nranks <= ncpu && tutti__membarrier_ready();
   w->ranks = calloc((size_t)w->nranks, sizeof *w->ranks);
   if (!w->ranks) goto nomem;
   for (int i = 0; i < w->nranks; i++) {
-    struct tutti_rank *r = aligned_alloc(TUTTI_CACHELINE, sizeof *r);
-    if (!r) goto nomem;
-    memset(r, 0, sizeof *r);
-    cds_wfcq_init(&r->inbox_head, &r->inbox_tail);
-    __cds_lfs_init(&r->retbufs);
-    r->world = w;
-    r->rank = i;
-    r->size = w->nranks;
-    w->ranks[i] = r;
+    if (!(w->ranks[i] = tutti__rank_new(w, i))) goto nomem;
   }
   *out = w;
   return 0;
@@ -170,24 +155,6 @@ int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out) {
 }
 
 /* ----------------------------------------------------------------- failing */
-
-void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...) {
-  int32_t expected = 0;
-  if (!__atomic_compare_exchange_n(&w->failed, &expected, 1, false, __ATOMIC_SEQ_CST,
-                                   __ATOMIC_SEQ_CST))
-    return; /* the first failure is the cause; later ones are its echoes */
-  w->fail_err = err;
-  w->fail_rank = rank;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(w->errtext, sizeof w->errtext, fmt, ap);
-  va_end(ap);
-}
-
-void tutti__abort_all(struct tutti_world *w) {
-  __atomic_store_n(&w->aborted, 1, __ATOMIC_SEQ_CST);
-  for (int i = 0; i < w->nranks; i++) tutti__wake(w->ranks[i]);
-}
 
 void tutti_abort(tutti_rank_t *r, int err) {
   if (err >= 0) err = TUTTI_EABORTED;
@@ -263,7 +230,7 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, w->stack_size);
-  double t0 = now();
+  double t0 = tutti__now();
   for (int i = 0; i < w->nranks; i++) {
     int e = pthread_create(&w->ranks[i]->thread, &attr, rank_main, w->ranks[i]);
     if (e) {
@@ -280,12 +247,12 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
     w->ranks[i]->started = true;
   }
   pthread_attr_destroy(&attr);
-  w->wall_start = now();
+  w->wall_start = tutti__now();
   __atomic_store_n(&w->gate, 1, __ATOMIC_RELEASE);
   syscall(SYS_futex, &w->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
   for (int i = 0; i < w->nranks; i++)
     if (w->ranks[i]->started) pthread_join(w->ranks[i]->thread, NULL);
-  w->wall_time = now() - t0;
+  w->wall_time = tutti__now() - t0;
   w->running = false;
 
   int rc = w->failed ? w->fail_err : 0;

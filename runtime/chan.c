@@ -1,0 +1,31 @@
+/*
+ * chan.c -- a rank's table of channels (chan.h): an open-addressed hash
+ * table keyed by peer, grown by doubling at half load. Creating a channel
+ * happens once per peer a rank talks to, so it stays out of the inline
+ * lookup on the message path. Owner only.
+ */
+#include "chan.h"
+
+struct chan *tutti__chan_add(struct tutti_rank *r, int peer) {
+  if ((r->nchans + 1) * 2 > r->chancap) {
+    uint32_t cap = r->chancap ? r->chancap * 2 : 8;
+    struct chan *t = line_alloc(cap * sizeof *t);
+    if (!t) return NULL;
+    for (uint32_t i = 0; i < cap; i++) t[i] = (struct chan){.peer = -1};
+    for (uint32_t j = 0; j < r->chancap; j++) {
+      if (r->chans[j].peer < 0) continue;
+      uint32_t i = hash_peer(r->chans[j].peer) & (cap - 1);
+      while (t[i].peer >= 0) i = (i + 1) & (cap - 1);
+      t[i] = r->chans[j];
+    }
+    free(r->chans);
+    r->chans = t;
+    r->lastchan = NULL; /* pointed into the old table */
+    r->chancap = cap;
+  }
+  uint32_t mask = r->chancap - 1, i = hash_peer(peer) & mask;
+  while (r->chans[i].peer >= 0) i = (i + 1) & mask;
+  r->chans[i] = (struct chan){.peer = peer};
+  r->nchans++;
+  return r->lastchan = &r->chans[i];
+}

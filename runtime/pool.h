@@ -1,0 +1,224 @@
+/*
+ * pool.h -- a rank's private allocators, inline for the message path: the
+ * pool of eager buffers, the batched hand-back of buffers to their senders,
+ * and requests.
+ *
+ * Eager buffers are cache-line aligned (header and up to 8 bytes of payload
+ * in one line), kept per size class in the sending rank's pool. The
+ * receiver copies a message out and hands the buffer back in a batch on the
+ * sender's lock-free stack (lfstack, the `retbufs` of internal.h's
+ * synchronization table), which the sender reclaims in one pop_all when its
+ * pool runs dry. Owner only, except the push onto another rank's retbufs.
+ */
+#ifndef TUTTI_POOL_H
+#define TUTTI_POOL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define POOL_MAX_BYTES ((size_t)64 << (POOL_CLASSES - 1))
+
+static inline char *msg_data(struct msg *m) {
+  return (char *)m + MSG_HEADER;
+}
+
+static inline int size_class(size_t bytes) {
+  int c = 0;
+  while (((size_t)64 << c) < bytes) c++;
+  return c;
+}
+
+/* Whole cache lines: a rank's private data never shares a line with
+ * another rank's, whatever the allocator places next to it. */
+static inline void *line_alloc(size_t n) {
+  return aligned_alloc(TUTTI_CACHELINE, (n + TUTTI_CACHELINE - 1) & ~(size_t)(TUTTI_CACHELINE - 1));
+}
+
+/* Cache-line aligned, so that the header and a small payload share a line. */
+static inline struct msg *msg_alloc(size_t cap) {
+  return line_alloc(MSG_HEADER + cap);
+}
+
+/* Ask for a line in exclusive state ahead of a write. GCC emits PREFETCHW
+ * for __builtin_prefetch(p, 1) only when told the CPU has it; every x86-64
+ * that lacks it executes the opcode as a NOP. */
+static inline void prefetch_for_write(const void *p) {
+#if defined(__x86_64__)
+  __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+#else
+  __builtin_prefetch(p, 1);
+#endif
+}
+
+/* ----------------------------------------------------------------- the pool */
+
+/* The pool is an array of pointers per size class, so that taking a buffer
+ * back or handing one out touches no line of the buffer itself. */
+static inline void pool_put(struct tutti_rank *r, struct msg *m) {
+  struct pool_stack *ps = &r->pool[m->sizeclass];
+  if (ps->n == ps->cap) {
+    uint32_t cap = ps->cap ? 2 * ps->cap : 32;
+    struct msg **slot = line_alloc(cap * sizeof *slot);
+    if (!slot) { /* keep what we have; this buffer goes */
+      free(m);
+      return;
+    }
+    if (ps->n) memcpy(slot, ps->slot, ps->n * sizeof *slot);
+    free(ps->slot);
+    ps->slot = slot, ps->cap = cap;
+  }
+  ps->slot[ps->n++] = m;
+}
+
+/* Take in what receivers handed back: single buffers, and batches (a
+ * MSG_RETURNS message listing buffers, so that no chain of buffers is
+ * walked miss after miss). */
+static inline void reclaim(struct tutti_rank *r) {
+  struct cds_lfs_head *h = __cds_lfs_pop_all(&r->retbufs);
+  /* By hand, not cds_lfs_for_each_safe: each node is acquired before its
+   * link is read. */
+  for (struct cds_lfs_node *n = h ? &h->node : NULL; n;) {
+    struct msg *m = caa_container_of(n, struct msg, fnode);
+    tsan_acquire(m);
+    n = n->next;
+    if (m->kind != MSG_RETURNS) {
+      pool_put(r, m);
+      continue;
+    }
+    struct msg **list = (struct msg **)msg_data(m);
+    for (size_t i = 0; i < m->bytes; i++) {
+      tsan_acquire(list[i]);
+      pool_put(r, list[i]);
+    }
+    free(m);
+  }
+}
+
+static inline struct msg *pool_get(struct tutti_rank *r, size_t bytes) {
+  struct msg *m;
+  if (bytes > POOL_MAX_BYTES) {
+    m = msg_alloc(bytes);
+    if (m) m->sizeclass = POOL_NONE;
+    return m;
+  }
+  int c = size_class(bytes);
+  struct pool_stack *ps = &r->pool[c];
+  if (!ps->n) reclaim(r);
+  if (ps->n) {
+    m = ps->slot[--ps->n];
+    /* The next send's buffer: fetch its line for writing now, while this
+     * rank will soon be waiting, rather than on that send's path. */
+    if (ps->n) prefetch_for_write(ps->slot[ps->n - 1]);
+    return m;
+  }
+  m = msg_alloc((size_t)64 << c);
+  if (m) m->sizeclass = (uint8_t)c;
+  return m;
+}
+
+/* -------------------------------------------------------------- hand-backs */
+
+/* The receiver hands eager buffers back to their senders in batches: one
+ * push per message would cost the sender's stack line on every message.
+ * It keeps up to RET_BATCH - 1 in a private array; at a flush each
+ * sender's share goes back in one push: the buffer itself when it is
+ * alone, else a MSG_RETURNS message listing them. All go back before the
+ * receiver sleeps (tutti__block); at teardown they are freed. */
+#define RET_BATCH ((uint32_t)(sizeof((struct tutti_rank *)0)->ret / sizeof(struct msg *)))
+
+static inline void push_returns(struct tutti_rank *r, int src, struct msg **list, size_t n) {
+  struct __cds_lfs_stack *stack = &r->world->ranks[src]->retbufs;
+  struct msg *b = n > 1 ? msg_alloc(n * sizeof *list) : NULL;
+  if (b) {
+    b->kind = MSG_RETURNS;
+    b->sizeclass = POOL_NONE;
+    b->bytes = n; /* entries */
+    memcpy(msg_data(b), list, n * sizeof *list);
+    for (size_t i = 0; i < n; i++) tsan_release(list[i]);
+    tsan_release(b);
+    cds_lfs_push(stack, &b->fnode);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) { /* alone, or no memory for a list */
+    tsan_release(list[i]);
+    cds_lfs_push(stack, &list[i]->fnode);
+  }
+}
+
+static inline void flush_returns(struct tutti_rank *r) {
+  struct msg *group[RET_BATCH];
+  for (uint32_t i = 0; i < r->nret; i++) {
+    if (!r->ret[i]) continue;
+    int src = r->ret[i]->src;
+    size_t n = 0;
+    for (uint32_t j = i; j < r->nret; j++)
+      if (r->ret[j] && r->ret[j]->src == src) group[n++] = r->ret[j], r->ret[j] = NULL;
+    push_returns(r, src, group, n);
+  }
+  r->nret = 0;
+}
+
+/* A message the receiver is done with goes back where it came from. */
+static inline void pool_return(struct tutti_rank *r, struct msg *m) {
+  if (m->kind == MSG_BOX) { /* copied out: the box is the sender's again */
+    __atomic_store_n(&m->seq, 0, __ATOMIC_RELEASE);
+    return;
+  }
+  if (m->local) { /* a box message kept as unexpected: our own buffer */
+    pool_put(r, m);
+    return;
+  }
+  if (&m->qnode == r->seen) { /* still linked: back once it is off the queue */
+    r->held = m;
+    return;
+  }
+  if (m->sizeclass == POOL_NONE) {
+    free(m);
+    return;
+  }
+  r->ret[r->nret++] = m;
+  if (r->nret == RET_BATCH) flush_returns(r);
+}
+
+/* ----------------------------------------------------------------- requests */
+
+#define REQ_CHUNK 64
+struct req_chunk {
+  struct req_chunk *next;
+  struct tutti_request reqs[REQ_CHUNK];
+};
+
+static inline struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
+  struct tutti_request *q = r->freereqs;
+  if (!q) {
+    struct req_chunk *c = line_alloc(sizeof *c);
+    if (!c) return NULL;
+    memset(c, 0, sizeof *c);
+    c->next = r->reqchunks;
+    r->reqchunks = c;
+    for (int i = REQ_CHUNK - 1; i >= 0; i--)
+      c->reqs[i].next = r->freereqs, r->freereqs = &c->reqs[i];
+    q = r->freereqs;
+  }
+  r->freereqs = q->next;
+  /* Field by field: the rest is set by isend or irecv before it is read. */
+  q->owner = r;
+  q->kind = (uint8_t)kind;
+  q->active = 1;
+  q->done = q->err = 0;
+  q->ev = UINT32_MAX;
+  q->vpost = q->vdone = 0;
+  q->next = NULL;
+  q->st = (tutti_status_t){0};
+  return q;
+}
+
+static inline void req_free(struct tutti_rank *r, struct tutti_request *q) {
+  q->active = 0;
+  q->next = r->freereqs;
+  r->freereqs = q;
+}
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * replay_sim.h -- the replay's working state, private to the two files
+ * that share it: replay_prep.c checks and indexes the logs into it, and
+ * replay.c runs the simulation on it. (replay_report.c reads only the
+ * finished struct tutti_replay of replay.h.)
+ */
+#ifndef TUTTI_REPLAY_SIM_H
+#define TUTTI_REPLAY_SIM_H
+
+#include "internal.h" /* first: it sets _GNU_SOURCE */
+
+#include "replay.h"
+
+#define NONE UINT32_MAX
+
+/* c(m) = max(floor, a + b*m) (MODEL.md "Cost functions"); the same
+ * definition as tutti_cost_eval, kept local so the engine depends on
+ * nothing but the model struct. */
+static inline double cost(const tutti_cost_t *c, double m) {
+  double v = c->a + c->b * m;
+  return v > c->floor ? v : c->floor;
+}
+
+/* A heap entry: t is the bit pattern of a time >= +0.0 (so unsigned order
+ * is numeric order); k is the tie key: bit 63 the class (0 RANK, 1 PORT),
+ * bits 62..32 the rank (RANK) or the sending rank (PORT), bits 31..0 the
+ * message id (PORT; ids follow each sender's send order). For RANK the low
+ * bits carry the rank's next event -- not part of the order, since a rank
+ * is in the heap at most once -- so the next entry can be prefetched. */
+struct hent {
+  uint64_t t, k;
+};
+
+struct heap {
+  struct hent *a;
+  size_t n, cap, peak;
+};
+
+/* sim.owner: per link, the one rank whose messages cross it, or these */
+enum { OWNER_NONE = -1, OWNER_MANY = -2 };
+
+struct rp_rank {
+  double clock, sp, rp;      /* C, SP, RP */
+  const uint64_t *op;        /* its ops */
+  const struct tutti_ev *ev; /* its log (COMPUTE and REDUCE amounts) */
+  uint32_t pos, n;           /* next event, number of events */
+  uint32_t wait_msg;         /* blocked in a WAIT on this message, or NONE */
+  uint32_t wait_recv;        /* ... for its receive (1) or its send (0) */
+  uint32_t sp_pending;       /* its messages whose start is queued or waits
+                                for the receiver (rendezvous) */
+  int spans;                 /* spans completed */
+};
+
+struct sim {
+  struct tutti_replay *rp;
+  const tutti_model_t *m;
+  struct tutti_replay_msg *msgs;
+  struct rp_rank *ranks;
+  struct heap heap;
+  const tutti_topo_t *topo; /* NULL: no topology */
+  tutti_linkset_t *links;   /* with a topology: every link's state */
+  int32_t *owner;           /* per link: the one rank whose messages cross
+                               it, or OWNER_NONE, OWNER_MANY */
+  double L0;                /* L(0): start to the head entering the path */
+  int record;               /* TUTTI__REPLAY_HOPS: append to hops */
+  int in_port;              /* handling a PORT activity (not a rank's run) */
+  struct tutti_replay_hop *hops;
+  size_t nhops, hopcap;
+  int err;
+  char *errbuf;
+  size_t errlen;
+};
+
+/* Record the first error: its code (returned) and its one-line message. */
+int tutti__replay_fail(struct sim *s, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define fail(...) tutti__replay_fail(__VA_ARGS__)
+
+/* replay_prep.c: check the model, the topology and the logs, and build
+ * what the simulation reads: s->rp (its logs, ops, messages -- zeroed but
+ * for size, destination and flags --, calls, and with a topology its
+ * linkset), s->ranks, s->topo and s->owner. Returns 0, or the error with
+ * its message in s; whatever it allocated is then the caller's to free. */
+int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
+                          const struct tutti_evlog *const logs[], unsigned flags);
+
+#endif
