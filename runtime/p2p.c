@@ -45,7 +45,7 @@
 #include <sched.h>
 
 #include "fastbox.h"
-#include "tutti/coll.h"
+#include "tutti/p2p.h" /* tutti_coll_tag, tutti_rank_model: the contract */
 
 /* ------------------------------------------------------------------ events */
 
