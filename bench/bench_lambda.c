@@ -52,7 +52,7 @@ static int lambda_rank(tutti_rank_t *r, void *arg) {
 }
 
 /* Modeled time per call of `calls` reduces, and of the first call alone
- * (*first: MODEL.md rule 7, nothing to overlap with); negative error. */
+ * (*first: runtime/MODEL.md rule 7, nothing to overlap with); negative error. */
 static double per_call(tutti_world_t *w, const tutti_algo_t *a, long count, int calls,
                        double *first) {
   struct lrun L = {*a, count, calls};

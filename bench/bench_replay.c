@@ -16,7 +16,7 @@
  * The replay is single-threaded; the builder's time is not counted.
  *
  * `tutti bench contention` (tutti_bench_contention) measures what link
- * contention (MODEL.md "Topology") costs the replay: a 1024-rank chain
+ * contention (runtime/MODEL.md "Topology") costs the replay: a 1024-rank chain
  * broadcast pipelined in segments, replayed without a topology and on
  * tree:32x32 (identity: one flow per link; roundrobin: every hop crosses
  * the root, the most contended), side by side; the budget is 3x.
@@ -337,7 +337,7 @@ static int intarg(const char *flag, const char *v, int lo, int hi, int *out) {
 }
 
 /* argv holds the options only (as bench/main.c passes them: what follows
- * `tutti bench replay`). Returns the exit status of CLI.md: 0, 2 bad
+ * `tutti bench replay`). Returns the exit status of bench/CLI.md: 0, 2 bad
  * usage, 3 failure. */
 int tutti_bench_replay(int argc, char **argv) {
   const char *pattern = "all", *trace = NULL;
@@ -482,7 +482,7 @@ int tutti_bench_contention(int argc, char **argv) {
   int status = 0;
   for (int k = 0; k < 2 && !status; k++)
     for (int j = 1; j < 3 && !status; j++) {
-      /* the library's machine: links default to MODEL.md's (0, the model's beta) */
+      /* the library's machine: links default to runtime/MODEL.md's (0, the model's beta) */
       tutti_machine_spec_t ms = tutti_machine_spec_default();
       ms.model_value = &models[k], ms.topology = spec, ms.mapping = maps[j];
       ms.nranks = P, ms.bind_flags = 0; /* one rank per leaf */

@@ -1,11 +1,11 @@
 /*
  * cli.h -- the pieces of the `tutti` command's collective commands
- * (shared/CLI.md): option parsing (cli_opts.c), running and verifying one
+ * (bench/CLI.md): option parsing (cli_opts.c), running and verifying one
  * collective (cli_run.c, verify.c), listing the registry, trees and
  * profiles (cli_list.c) and the suite (cli_suite.c).
  *
  * Every command function takes the arguments after its name and returns
- * the exit status of CLI.md: CLI_OK, CLI_EVERIFY (a result failed
+ * the exit status of bench/CLI.md: CLI_OK, CLI_EVERIFY (a result failed
  * verification), CLI_EUSAGE (bad usage or input), CLI_ERUNTIME (deadlock,
  * a rank's error); anything but CLI_OK has printed one line on stderr,
  * "tutti CMD: what is wrong; accepted: what would be".

@@ -270,7 +270,7 @@ int tutti_cli_profiles(int argc, char **argv) {
     printf("usage: tutti profiles\n\n"
            "The built-in latency profiles: name, what machine, the model's parameters and\n"
            "where the numbers come from. Use one with --profile NAME, or an INI file with\n"
-           "--profile FILE (shared/CLI.md). The first is the default.\n\noptions:\n");
+           "--profile FILE (bench/CLI.md). The first is the default.\n\noptions:\n");
     cli_print_options(stdout, CLI_O(HELP));
     return 0;
   }

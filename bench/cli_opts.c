@@ -1,6 +1,6 @@
 /*
  * cli_opts.c -- option parsing for the collective commands of `tutti`
- * (shared/CLI.md): one option table (CLI_OPTION_MAP in cli.h) feeds the
+ * (bench/CLI.md): one option table (CLI_OPTION_MAP in cli.h) feeds the
  * parser, its error texts and every --help; the machine of --model or
  * --profile and --topology, --links, --mapping (the library builds it:
  * tutti_machine_build; here the error names the flag); names of the

@@ -2,7 +2,7 @@
  * cli_run.c -- `tutti run COLL ALGO [options]`: run one collective on
  * emulated ranks, check every rank's result against verify.c's sequential
  * reference on every call, and report modeled time, messages, wall time
- * and the verdict as a table or as CLI.md's JSON; --trace FILE writes the
+ * and the verdict as a table or as bench/CLI.md's JSON; --trace FILE writes the
  * Chrome trace, --timeline prints the ASCII timeline.
  *
  * cli_exec (one job on one world) is shared with `tutti suite`.
@@ -236,7 +236,7 @@ static void run_help(FILE *f) {
              "apply to reduce and allreduce (matmul2, non-commutative, needs int32 or int64);\n"
              "--root to bcast, reduce, gather and scatter; barrier moves no data.\n"
              "Topology: --topology puts the ranks on the leaves of a tree of switches whose\n"
-             "links carry one message at a time (MODEL.md); it replaces a profile's\n"
+             "links carry one message at a time (runtime/MODEL.md); it replaces a profile's\n"
              "[topology], and --mapping / --links replace its mapping and link list. Fewer\n"
              "ranks than leaves leave the leaves the mapping does not reach empty. Links no\n"
              "list sets take latency 0 and the model's beta, so a message alone on its path\n"

@@ -1,6 +1,6 @@
 /*
  * main.c -- the `tutti` command: dispatch to its subcommands. The contract
- * (names, flags, exit statuses) is shared/CLI.md: 0 success, 1 failed
+ * (names, flags, exit statuses) is bench/CLI.md: 0 success, 1 failed
  * verification, 2 bad usage or input, 3 runtime failure; errors are one
  * line on stderr. The collective commands live in cli_*.c (cli.h), the
  * benchmark programs in bench_*.c (bench.h).

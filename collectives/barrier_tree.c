@@ -8,7 +8,7 @@
  * Source: Bernaschi & Iannello, "Efficient collective communication
  * operations in PVMe" (1995), section 3 ("the simpler one is to implement
  * the barrier by performing an empty reduce followed by an empty
- * broadcast"); REFERENCE.md "Barriers". One tag for both phases, as in
+ * broadcast"); collectives/REFERENCE.md "Barriers". One tag for both phases, as in
  * allreduce_tree.c.
  *
  * Cost under Hockney (m = 0): 2 T_1(P) alpha, T_1 the tree's postal time

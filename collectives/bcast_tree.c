@@ -5,7 +5,7 @@
  * `segment` size and then pipeline the message down the tree.
  *
  * Costs under Hockney, c = alpha + beta*m for the whole m-byte message
- * (MODEL.md's worked examples: P = 8, c = 2 us gives flat 14 us, binomial
+ * (runtime/MODEL.md's worked examples: P = 8, c = 2 us gives flat 14 us, binomial
  * 6 us). A rank that received at time t serves its children one after the
  * other, so a tree's time is its postal time with L = 1 (tutti_tree_postal_time)
  * in units of c:

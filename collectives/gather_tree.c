@@ -14,7 +14,7 @@
  *
  * Costs under Hockney, b bytes per block:
  *   flat:        (P-1)(alpha + beta b)  -- the root's port serves P-1
- *                messages in a row (MODEL.md: P = 8, b = 1000: 14 us)
+ *                messages in a row (runtime/MODEL.md: P = 8, b = 1000: 14 us)
  *   binomial:    ceil(log2 P) alpha + (P-1) beta b
  *   lambda-tree: T_1(P) alpha + about (P-1) beta b; the root receives
  *                its children's subtrees, largest last

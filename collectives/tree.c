@@ -66,7 +66,7 @@
  * operations in PVMe", 1995, after the partition rule of Bruck et al.): a
  * source owning the relative range [lo, lo+m) keeps
  * n1 = min(max(floor(lambda m + 1/2), 1), m-1) ranks, sends to the leader
- * lo + n1 of the rest, and both recurse (REFERENCE.md). A rank's children
+ * lo + n1 of the rest, and both recurse (collectives/REFERENCE.md). A rank's children
  * are the leaders of its successive splits, largest part first; every
  * subtree is a contiguous range. lambda = 0.5 halves, ceil(m/2) | floor(m/2)
  * (the binomial tree when n is a power of two, otherwise a different tree

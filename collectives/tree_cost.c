@@ -2,7 +2,7 @@
  * tree_cost.c -- the Hockney cost of every tree algorithm, computed from
  * its tree: what the registry's TREE lines name as their cost function.
  *
- * Under Hockney every field of MODEL.md's preset is c(m) = alpha + beta m
+ * Under Hockney every field of runtime/MODEL.md's preset is c(m) = alpha + beta m
  * and every message is rendezvous, so a transfer starts when both sides
  * are ready and both ports are free, and ends c(m) later. Following the
  * movers of engine.c step by step over the tree (from tree.h's builders,

@@ -3,11 +3,11 @@
  *
  * Each rank appends to its own log while it runs (owner-only writes, no
  * sharing, no locks). After every rank thread has been joined, the replay
- * engine (replay.c) reads all logs and computes modeled times by MODEL.md.
+ * engine (replay.c) reads all logs and computes modeled times by runtime/MODEL.md.
  *
  * The receiver records which send it matched (peer + index of the SEND in
  * the peer's log), so the replay never re-does matching. Since modeled runs
- * forbid wildcards, the real match is the deterministic one of MODEL.md: the
+ * forbid wildcards, the real match is the deterministic one of runtime/MODEL.md: the
  * k-th receive rank d posts for (s, t) matches the k-th send from s to d
  * with tag t.
  */

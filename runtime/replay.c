@@ -1,6 +1,6 @@
 /*
  * replay.c -- modeled time by record-and-replay: a sequential discrete-event
- * simulation (DES) of the per-rank event logs that implements MODEL.md rules
+ * simulation (DES) of the per-rank event logs that implements runtime/MODEL.md rules
  * 1-8. Before it, replay_prep.c checks the logs and indexes them into the
  * simulation's state (replay_sim.h); after it, replay_report.c builds the
  * public report (report.h) from the result.
@@ -12,7 +12,7 @@
  * function of the logs -- bit-identical doubles run after run.
  *
  * The simulation. Per rank: clock C, send port free SP, receive port free
- * RP (MODEL.md's state). Two kinds of activity sit in one binary heap keyed
+ * RP (runtime/MODEL.md's state). Two kinds of activity sit in one binary heap keyed
  * by (time, class, id) and are taken strictly in that order:
  *   RANK  (C, 0, rank): the rank executes its next log events. It keeps
  *         going without touching the heap while its (clock, rank) stays the
@@ -50,7 +50,7 @@
  *   rule 8 ties .................. the heap key (hkey_*)
  *   topology, links .............. transfer_launch, link_hop
  *
- * Topology (MODEL.md "Topology (links and contention)"): both transfer
+ * Topology (runtime/MODEL.md "Topology (links and contention)"): both transfer
  * kinds go through transfer_launch() once their start s is known. Without
  * a topology the data is complete at s + L(m) at once. With one, the
  * message is in flight (RPM_TRANSIT; ready/arrive hold when its head/tail
@@ -240,7 +240,7 @@ static inline int next_anyway(const struct sim *s, double t, uint64_t k) {
   return !s->heap.n || hless(me, s->heap.a[0]);
 }
 
-/* MODEL.md's cut-through step over the next links of message id's path
+/* runtime/MODEL.md's cut-through step over the next links of message id's path
  * (its head reaches the first of them now): cross one link, then the link
  * after too if only src's messages cross it (they reach it in the order
  * they left this one: a link is FIFO, and in a tree they all came the same

@@ -1,7 +1,7 @@
 /*
  * replay.h -- the replay engine's internal API: a sequential discrete-event
  * simulation of the per-rank event logs (evlog.h) that gives every recorded
- * run its modeled time by MODEL.md rules 1-8, plus the trace writers built
+ * run its modeled time by runtime/MODEL.md rules 1-8, plus the trace writers built
  * on its result (trace.c).
  *
  * Files: replay_prep.c checks and indexes the logs, replay.c simulates,
@@ -73,7 +73,7 @@ enum {
   RPM_TRANSIT = 1u << 7, /* started, crossing the links of its path (topology) */
 };
 
-/* One message's passage over one link (MODEL.md "Topology"), recorded only
+/* One message's passage over one link (runtime/MODEL.md "Topology"), recorded only
  * by a replay asked for it (TUTTI__REPLAY_HOPS: the traces). */
 struct tutti_replay_hop {
   uint32_t msg;  /* message id (index into msgs) */

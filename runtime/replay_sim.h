@@ -13,7 +13,7 @@
 
 #define NONE UINT32_MAX
 
-/* c(m) = max(floor, a + b*m) (MODEL.md "Cost functions"); the same
+/* c(m) = max(floor, a + b*m) (runtime/MODEL.md "Cost functions"); the same
  * definition as tutti_cost_eval, kept local so the engine depends on
  * nothing but the model struct. */
 static inline double cost(const tutti_cost_t *c, double m) {

@@ -3,7 +3,7 @@
  * Perfetto / chrome://tracing) and an ASCII timeline for the terminal.
  *
  * Why: modeled times are easier to trust when one can see them -- which
- * rank sent what when, where a port serialized messages (MODEL.md rules 2
+ * rank sent what when, where a port serialized messages (runtime/MODEL.md rules 2
  * and 3), where a rank sat waiting.
  *
  * Both walk each rank's log again with the replay's results (replay.c): a
@@ -23,7 +23,7 @@
  * With a topology, a second process (pid 1, "links") has one thread per
  * link that carried a message (tid = link id, named as topo.h names it)
  * and a slice per message for the time it held that link, h_i .. e_i of
- * MODEL.md's step ("msg 3->5 1 KiB"; its queueing time h_i - arrival in
+ * runtime/MODEL.md's step ("msg 3->5 1 KiB"; its queueing time h_i - arrival in
  * the args). A link carries one message at a time, so its slices never
  * overlap. The plain replay does not keep those passages: this file
  * replays the logs again asking for them (the same times, bit for bit).

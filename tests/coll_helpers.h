@@ -2,7 +2,7 @@
  * coll_helpers.h -- shared by the collective tests: pick (select an
  * algorithm by name or fail the test), mkworld (a world of n ranks under
  * a model, or native with NULL) and timed (the modeled time of one call
- * of a collective on a fresh world, MODEL.md rule 7), hockney and postal
+ * of a collective on a fresh world, runtime/MODEL.md rule 7), hockney and postal
  * (a preset model or fail the test). Needs Criterion and tutti.h.
  */
 #ifndef TUTTI_TEST_COLL_HELPERS_H
@@ -76,7 +76,7 @@ static inline int one_call(tutti_rank_t *r, void *arg) {
   return rc;
 }
 
-/* The modeled time of one call (MODEL.md rule 7) on a fresh world. */
+/* The modeled time of one call (runtime/MODEL.md rule 7) on a fresh world. */
 static inline double timed(int P, const tutti_model_t *m, int coll, const tutti_algo_t *algo,
                            long count, tutti_datatype_t type, int root) {
   tutti_world_t *w = mkworld(P, m);

@@ -1,14 +1,14 @@
 /*
- * test_e2e_cli.c -- the `tutti` command against shared/CLI.md: exit statuses
+ * test_e2e_cli.c -- the `tutti` command against bench/CLI.md: exit statuses
  * (0, 1, 2, 3) with one line on stderr for each kind of bad input; `list`
  * and `suite` cover every registered algorithm (the test enumerates the
  * registry, so a new algorithm is tested by being registered); `run
- * --json` is well-formed JSON with CLI.md's fields and MODEL.md's times;
+ * --json` is well-formed JSON with bench/CLI.md's fields and runtime/MODEL.md's times;
  * every algorithm verifies through `run`, non-commutative ops included;
- * `tree` draws REFERENCE.md's lambda-tree; `profiles` lists the built-ins;
+ * `tree` draws collectives/REFERENCE.md's lambda-tree; `profiles` lists the built-ins;
  * `--topology`/`--mapping`/`--links` and profiles with a [topology] put
  * the run on links (the link table, JSON and trace tracks), and `topo`
- * draws REFERENCE.md's two-switch lecture example (ASCII and --dot).
+ * draws collectives/REFERENCE.md's two-switch lecture example (ASCII and --dot).
  * The JSON is read with json_reader.h; verify.c, the reference `run`
  * checks against, is tested directly in test_unit_verify.c.
  *
@@ -126,7 +126,7 @@ static void fails_with(struct cli c, int status, const char *sub) {
   if (sub) HAS(c.err, sub);
 }
 
-/* the fields of `tutti run --json` (CLI.md) */
+/* the fields of `tutti run --json` (bench/CLI.md) */
 static const char *run_keys[] = {"collective",   "algorithm",     "params",   "ranks",
                                  "bytes",        "root",          "iters",    "model",
                                  "modeled_time", "modeled_times", "per_rank", "messages",
@@ -472,7 +472,7 @@ static const char *has_binomial(void) {
 }
 
 /* Binomial broadcast, 8 ranks, 1000 B, teaching Hockney: on one switch
- * every message has its own links (MODEL.md's 6 us); on tree:2x4 with
+ * every message has its own links (runtime/MODEL.md's 6 us); on tree:2x4 with
  * roundrobin the last round's four messages all cross s0 -> root. */
 Test(run, topology_json_and_links, .timeout = 60) {
   const char *b = has_binomial();
@@ -568,7 +568,7 @@ Test(run, topology_table_trace_and_profile, .timeout = 60) {
   unlink(prof);
 }
 
-/* REFERENCE.md's lecture example: two switches, roundrobin. */
+/* collectives/REFERENCE.md's lecture example: two switches, roundrobin. */
 Test(topo, lecture_example_ascii_and_dot, .timeout = 30) {
   struct cli c = CLI("topo", "tree:2x4", "--mapping", "roundrobin");
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);

@@ -1,8 +1,8 @@
 /*
- * test_e2e_contention.c -- MODEL.md "Topology (links and contention)" in
+ * test_e2e_contention.c -- runtime/MODEL.md "Topology (links and contention)" in
  * whole runs on real rank threads: the equivalence rule (one message on
  * an idle path whose links have the model's beta and no latency costs
- * what it costs without topology); the lecture example (REFERENCE.md: 8
+ * what it costs without topology); the lecture example (collectives/REFERENCE.md: 8
  * ranks on two switches, a pipelined chain 0..7 puts 4 flows on s0 ->
  * root, the chain order of tutti_topo_chain_order one flow per link, and
  * is faster); determinism under perturbed scheduling; the link report,
@@ -89,7 +89,7 @@ static double run_ends(const tutti_model_t *m, int n, tutti_rank_fn *fn, void *a
   return t;
 }
 
-/* MODEL.md: one message on an idle path of links with the model's beta and
+/* runtime/MODEL.md: one message on an idle path of links with the model's beta and
  * latency 0 costs exactly what the same model costs without topology --
  * bit for bit for a first message (both compute (s + L(0)) + beta*m with
  * s = 0); later ones add the same terms in another order, so they may
@@ -192,7 +192,7 @@ static const tutti_link_load_t *find(const tutti_link_load_t *l, int n, const ch
   return NULL;
 }
 
-/* REFERENCE.md: tree:2x4 with roundrobin puts 0 2 4 6 on s0 and 1 3 5 7 on
+/* collectives/REFERENCE.md: tree:2x4 with roundrobin puts 0 2 4 6 on s0 and 1 3 5 7 on
  * s1. The chain 0 -> 1 -> ... -> 7 crosses s0 -> root four times (0->1,
  * 2->3, 4->5, 6->7): its pipelined segments queue there. The chain
  * 0 2 4 6 1 3 5 7 crosses each directed link once: no link queues, its

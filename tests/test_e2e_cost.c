@@ -184,7 +184,7 @@ COST_TEST(GATHER)
 COST_TEST(SCATTER)
 COST_TEST(BARRIER)
 
-/* MODEL.md's worked examples through the cost functions (alpha = 1 us,
+/* runtime/MODEL.md's worked examples through the cost functions (alpha = 1 us,
  * beta = 1 ns/B, m = 1000 B): binomial bcast P = 8 and 5: 6 us; flat
  * bcast and flat gather P = 8: 14 us. */
 Test(cost, model_md_examples) {

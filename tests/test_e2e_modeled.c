@@ -1,9 +1,9 @@
 /*
- * test_e2e_modeled.c -- modeled time of whole runs (MODEL.md): programs run
+ * test_e2e_modeled.c -- modeled time of whole runs (runtime/MODEL.md): programs run
  * on real rank threads, their logs replayed, the times checked against
- * MODEL.md's worked examples and closed forms: small p2p programs; the
+ * runtime/MODEL.md's worked examples and closed forms: small p2p programs; the
  * same patterns inside spans, per call (tutti_world_report); the
- * collectives of the registry against MODEL.md's and REFERENCE.md's
+ * collectives of the registry against runtime/MODEL.md's and collectives/REFERENCE.md's
  * numbers (Hockney, segments, postal vectors, f_L(P), every tree's postal
  * time). Determinism: 50 runs under perturbed scheduling (random yields
  * and sleeps in the runtime) give bit-identical modeled times. Wall-clock
@@ -159,7 +159,7 @@ static int ceil_log2(int n) {
   return k;
 }
 
-/* ------------------------------------------------- MODEL.md's examples */
+/* ------------------------------------------------- runtime/MODEL.md's examples */
 
 Test(model_examples, hockney_broadcasts_gather_exchange, .timeout = 60) {
   tutti_model_t m = hockney(1 * US, 1e-9);
@@ -307,7 +307,7 @@ Test(wallclock, delivery_is_never_earlier_than_modeled, .timeout = 60) {
 
 /* The patterns test_unit_replay.c builds by hand, written against the
  * public p2p API inside spans and run on rank threads: the runtime's logs
- * must replay to MODEL.md's numbers per call, and to the same bits
+ * must replay to runtime/MODEL.md's numbers per call, and to the same bits
  * whatever the threads' interleaving (TUTTI_PERTURB). */
 
 #define NEAR(got, want)                                                                            \
@@ -429,7 +429,7 @@ Test(runtime, independent_of_scheduling, .timeout = 120) {
 
 /* ------------------------------------------------------ collectives */
 
-/* MODEL.md's worked examples and REFERENCE.md's postal vectors, measured
+/* runtime/MODEL.md's worked examples and collectives/REFERENCE.md's postal vectors, measured
  * on the registry's collectives through tutti_world_report. */
 
 static int rel_eq(double got, double want) {

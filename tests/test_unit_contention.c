@@ -1,5 +1,5 @@
 /*
- * test_unit_contention.c -- MODEL.md "Topology (links and contention)" in
+ * test_unit_contention.c -- runtime/MODEL.md "Topology (links and contention)" in
  * the replay, on synthetic event logs with hand-computed link times: two
  * flows into one link, a slow link after a fast one, opposite directions
  * of a full-duplex link, a shared middle link, a message to oneself, two
@@ -113,7 +113,7 @@ Test(links, two_flows_into_one_link, .timeout = 10) {
 
 /* tree:2x2, rank 0 (leaf 0) to rank 2 (leaf 2): up leaf 0 (lat 1, 1 s/B),
  * up s0 (lat 5, 2 s/B), down s1 (lat 5, 2 s/B), down leaf 2 (lat 1,
- * 1 s/B); 10 B. MODEL.md's recurrence, h_0 = e_0 = 0:
+ * 1 s/B); 10 B. runtime/MODEL.md's recurrence, h_0 = e_0 = 0:
  *   h1 = 0,  e1 = max(0 + 10, 0)       = 10
  *   h2 = 1,  e2 = max(1 + 20, 10 + 1)  = 21   the slow link sets the pace
  *   h3 = 6,  e3 = max(6 + 20, 21 + 5)  = 26

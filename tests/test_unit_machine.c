@@ -2,7 +2,7 @@
  * test_unit_machine.c -- tutti_machine_build (tutti/machine.h): the model
  * of a model spec, a model value, a profile or the default profile; the
  * topology of a spec or file or the profile's [topology], with its links
- * (and MODEL.md's default for the unset ones) and mapping, bound to the
+ * (and runtime/MODEL.md's default for the unset ones) and mapping, bound to the
  * given ranks or one per leaf; every error with its code and the input it
  * blames (a profile's own values blame the profile), the output untouched;
  * and a world running on a built machine. Everything is freed: the suite

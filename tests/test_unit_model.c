@@ -1,6 +1,6 @@
 /*
  * test_unit_model.c -- cost models (model.c): tutti_cost_eval, every preset's
- * fields against MODEL.md's table, --model spec parsing with every error
+ * fields against runtime/MODEL.md's table, --model spec parsing with every error
  * path, cost expressions, the pair builder's fault index, and the
  * describe/JSON writers whose field names scripts depend on.
  */
@@ -71,7 +71,7 @@ Test(preset, hockney_table_row) {
   cost_is(&m.recv_cpu, 0, 0, 0, "O_r");
   cr_assert(eq(sz, m.eager_limit, 0)); /* all rendezvous */
   cr_assert(ieee_ulp_eq(dbl, m.gamma, 0.0, 0));
-  /* MODEL.md: m = 1000 B costs alpha + beta*m = 2 us */
+  /* runtime/MODEL.md: m = 1000 B costs alpha + beta*m = 2 us */
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&m.latency, 1000), 2e-6, 1));
 }
 

@@ -1,7 +1,7 @@
 /*
  * test_unit_replay.c -- the replay engine (runtime/replay.c) and its traces
  * (runtime/trace.c) on hand-built event logs: every worked example of
- * MODEL.md, each rule alone, closed forms for P = 1..64, determinism,
+ * runtime/MODEL.md, each rule alone, closed forms for P = 1..64, determinism,
  * malformed logs, the report, the Chrome trace and the ASCII timeline.
  * The same rules on links: test_unit_contention.c; on the runtime's own
  * logs of whole runs: test_e2e_modeled.c.
@@ -9,7 +9,7 @@
  * Logs are appended the way the runtime does it: a blocking send is SEND +
  * WAIT on it, a blocking receive RECV + WAIT, sendrecv SEND, RECV, WAIT,
  * WAIT. Receives are written first with an unknown ref and resolved at the
- * end by MODEL.md's matching rule (the k-th receive rank d posts for (s, t)
+ * end by runtime/MODEL.md's matching rule (the k-th receive rank d posts for (s, t)
  * matches the k-th send from s to d with tag t), as the runtime records it.
  */
 #include "internal.h"
@@ -133,7 +133,7 @@ static void fibonacci_bcast(struct bld *b, int L) {
   free(parent);
 }
 
-/* ------------------------------------------------ MODEL.md worked examples */
+/* ------------------------------------------------ runtime/MODEL.md worked examples */
 
 Test(model_examples, hockney_binomial_8, .timeout = 10) {
   tutti_model_t m = hockney(1 * US, 1e-9);

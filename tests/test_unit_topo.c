@@ -3,7 +3,7 @@
  * files, every description error at its FILE:LINE, routes checked against
  * an independent walk, mappings and their parse errors, the
  * contention-free chain orders of the lecture (Patarasuk, Faraj & Yuan)
- * with flows counted per directed link, and MODEL.md's cut-through link
+ * with flows counted per directed link, and runtime/MODEL.md's cut-through link
  * step by hand-computed examples, one hop at a time in head-arrival order
  * as the replay will drive it.
  * Data files are under tests/data/topo/, found through $TUTTI_SOURCE_DIR

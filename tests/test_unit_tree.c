@@ -2,8 +2,8 @@
  * test_unit_tree.c -- the pure tree builders (collectives/tree.c), no messaging.
  *
  * Every builder is checked against a whole tree built here independently,
- * top-down and recursively from the definitions in REFERENCE.md and tree.h,
- * for every size 1..MAXN and every root; then REFERENCE.md's vectors.
+ * top-down and recursively from the definitions in collectives/REFERENCE.md and tree.h,
+ * for every size 1..MAXN and every root; then collectives/REFERENCE.md's vectors.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -88,7 +88,7 @@ static int ref_keep(const tutti_treespec_t *s, int m) {
   return n1 < m - 1 ? (int)n1 : m - 1;
 }
 
-/* REFERENCE.md's bcast(set [lo, lo+m), source lo). */
+/* collectives/REFERENCE.md's bcast(set [lo, lo+m), source lo). */
 static void ref_partition(struct ref *r, const tutti_treespec_t *s, int lo, int m) {
   if (m == 1) return;
   int n1 = ref_keep(s, m);
@@ -148,7 +148,7 @@ static long ref_time(const struct ref *r, int v, long recv, int L) {
   return t;
 }
 
-/* REFERENCE.md's T(n) = max(1 + T(n1), L + T(n - n1)) for partition trees. */
+/* collectives/REFERENCE.md's T(n) = max(1 + T(n1), L + T(n - n1)) for partition trees. */
 static long ref_partition_time(const tutti_treespec_t *s, int m, int L) {
   if (m == 1) return 0;
   int n1 = ref_keep(s, m);
@@ -301,7 +301,7 @@ ParameterizedTest(struct kindcase *kc, tree, matches_reference, .timeout = 60) {
   }
 }
 
-/* ------------------------------------------------- REFERENCE.md's vectors */
+/* ------------------------------------------------- collectives/REFERENCE.md's vectors */
 
 static void expect_parents(const tutti_treespec_t *s, int n, const int *want) {
   for (int v = 0; v < n; v++) {
@@ -403,7 +403,7 @@ Test(tree, postal_tree_is_optimal) {
 }
 
 Test(tree, lambda_half_is_binomial_like) {
-  /* REFERENCE.md: lambda = 0.5 is the binomial special case. Both trees
+  /* collectives/REFERENCE.md: lambda = 0.5 is the binomial special case. Both trees
    * are the same, ranks included, when n is a power of two; otherwise the
    * halving split ceil(n/2) | floor(n/2) and the binomial's power-of-two
    * split differ in shape, but keep its height, root degree and L = 1

@@ -1,9 +1,9 @@
 /*
- * link.c -- links under load: MODEL.md's cut-through step for one hop of a
+ * link.c -- links under load: runtime/MODEL.md's cut-through step for one hop of a
  * message (a pure function), and a linkset -- every link's free time and
  * statistics -- that the replay drives hop by hop.
  *
- * The rule (MODEL.md "Topology"), for a message of m bytes started at s on
+ * The rule (runtime/MODEL.md "Topology"), for a message of m bytes started at s on
  * the path l_1..l_k:
  *
  *   h_0 = s + L(0);  e_0 = h_0

@@ -137,7 +137,7 @@ static int build_topo(const tutti_machine_spec_t *spec, const tutti_profile_t *p
                                    : topo_in,
                 bad);
   }
-  /* MODEL.md: unset links cost 0 + beta*m per link, beta the model's own */
+  /* runtime/MODEL.md: unset links cost 0 + beta*m per link, beta the model's own */
   tutti_topo_default_links(m->topo, 0, m->model.latency.b);
   int leaves = tutti_topo_nleaves(m->topo), n = spec->nranks > 0 ? spec->nranks : leaves;
   if ((rc = tutti_topo_bind_text(m->topo, n, mapping, spec->bind_flags, err, errlen))) {

@@ -10,7 +10,7 @@
  * switch after switch in that order makes consecutive ranks' paths follow
  * the search's tour of the tree, which crosses each edge once in each
  * direction, so no directed link carries two hops of the chain (leaf links
- * too: each leaf sends once and receives once). Example (REFERENCE.md):
+ * too: each leaf sends once and receives once). Example (collectives/REFERENCE.md):
  * tree:2x4 with roundrobin puts 0,2,4,6 on s0 and 1,3,5,7 on s1; from root
  * 0 the order is 0 2 4 6 1 3 5 7, one flow per directed link, where the
  * chain 0,1,...,7 puts 4 flows on s0 -> root and on root -> s1.

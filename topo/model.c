@@ -1,5 +1,5 @@
 /*
- * model.c -- the cost models of MODEL.md: evaluation, the preset
+ * model.c -- the cost models of runtime/MODEL.md: evaluation, the preset
  * constructors, the model builder shared by --model specs and profile
  * files, and cost expressions. Printing them is model_print.c.
  *

@@ -32,10 +32,10 @@ static const tutti_profile_info_t builtins[] = {
      "Hockney model, alpha = 1 us, beta = 1 ns/B (1 GB/s): the default, for hand-checked examples",
      "R. W. Hockney, \"The communication challenge for MPP: Intel Paragon and Meiko CS-2\", "
      "Parallel Computing 20(3), 1994 (the model); round teaching values, not a measured "
-     "machine (MODEL.md's worked examples use them)",
+     "machine (runtime/MODEL.md's worked examples use them)",
      "; teaching-hockney: the Hockney model t(m) = alpha + beta*m with round\n"
      "; numbers, so that modeled times can be checked by hand: a 1000-byte\n"
-     "; message costs 2 us. The default profile; MODEL.md's worked examples.\n"
+     "; message costs 2 us. The default profile; runtime/MODEL.md's worked examples.\n"
      "; Source: R. W. Hockney, Parallel Computing 20(3), 1994 (the model);\n"
      "; the values are teaching values, not a measured machine.\n"
      "[model]\n"

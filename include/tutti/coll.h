@@ -143,7 +143,7 @@ typedef int tutti_scatter_fn(tutti_rank_t *r, const void *sbuf, long scount, tut
 typedef int tutti_barrier_fn(tutti_rank_t *r, const struct tutti_algo *a);
 
 /* Hockney's model: a message of m bytes costs alpha + beta m, reducing m
- * bytes gamma m (MODEL.md's hockney preset, all rendezvous). */
+ * bytes gamma m (runtime/MODEL.md's hockney preset, all rendezvous). */
 typedef struct tutti_hockney {
   double alpha, beta, gamma;
 } tutti_hockney_t;

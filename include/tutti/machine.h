@@ -19,7 +19,7 @@
  *   ... create, run and destroy worlds ...
  *   tutti_machine_free(&m);
  *
- * The rules, as MODEL.md and topo/README.md state them:
+ * The rules, as runtime/MODEL.md and topo/README.md state them:
  * - The model: at most one of model, model_value and profile; none of
  *   them means the first built-in profile (teaching-hockney).
  * - The topology: spec->topology, else the profile's [topology] spec or

@@ -1,7 +1,7 @@
 /*
  * model.h -- cost models and latency profiles (units are units.h's): the public API that
  * turns "64KiB", "hockney:alpha=1us,beta=1ns" or a profile INI file into a
- * tutti_model_t (MODEL.md), and prints models and times back for people
+ * tutti_model_t (runtime/MODEL.md), and prints models and times back for people
  * (tutti_format_*, tutti_model_describe) and scripts (tutti_model_json).
  *
  * tutti.h includes this header at its end; it may also be included on its
@@ -49,7 +49,7 @@ TUTTI_API char *tutti_format_model_time(const tutti_model_t *m, double t, char *
 
 /* ------------------------------------------------------------ cost models */
 
-/* Preset constructors, exactly MODEL.md's table; every other field is
+/* Preset constructors, exactly runtime/MODEL.md's table; every other field is
  * reset (gamma 0, topo NULL). Times are seconds (postal: steps), per-byte
  * costs seconds per byte. Return 0, or TUTTI_EINVAL for a NULL model or a
  * parameter that is negative, NaN or infinite (postal: L < 1).
@@ -80,7 +80,7 @@ TUTTI_API const char *tutti_model_time_unit(const tutti_model_t *m);
  *   none | hockney:alpha=T,beta=T/B (or bandwidth=BW instead of beta)
  *   | postal:L=N | logp:L=T,o=T,g=T | loggp:L=T,o=T,g=T,G=T/B
  *   | custom[:...] (every cost 0 and all eager unless given)
- * followed, in the same list, by overrides of any MODEL.md field:
+ * followed, in the same list, by overrides of any runtime/MODEL.md field:
  *   send_cpu, send_port, latency, recv_port, recv_cpu = a cost expression
  *   (tutti_parse_cost), gamma = T/B, eager_limit = SIZE or "all".
  * e.g. "hockney:alpha=1us,beta=1ns,send_cpu=max(1us, 0.5us+0.1ns*m)".
@@ -154,7 +154,7 @@ TUTTI_API const tutti_profile_info_t *tutti_profile_builtin(int i);
 
 /* Parse profile INI text. filename is used in messages ("FILE:LINE: ...")
  * and for the name; NULL means "<string>". Sections [model] (preset and
- * MODEL.md fields, as tutti_model_from_pairs) and [topology] (spec, file,
+ * runtime/MODEL.md fields, as tutti_model_from_pairs) and [topology] (spec, file,
  * links, mapping). Every key is optional but preset. Unknown sections or
  * keys, bad values, missing preset parameters, a key or section given
  * twice, a line too long: TUTTI_EPARSE with

@@ -138,7 +138,7 @@ TUTTI_API int tutti_reduce_local(const void *in, void *inout, long count, tutti_
 
 /* ------------------------------------------------------------- cost model */
 
-/* c(m) = max(floor, a + b*m) for a message of m bytes (MODEL.md). */
+/* c(m) = max(floor, a + b*m) for a message of m bytes (runtime/MODEL.md). */
 typedef struct tutti_cost {
   double floor, a, b;
 } tutti_cost_t;

@@ -1,6 +1,6 @@
 /*
  * report.h -- what a recorded run's replay tells: modeled time per call and
- * per rank (MODEL.md rule 7), message counts, the load of every network
+ * per rank (runtime/MODEL.md rule 7), message counts, the load of every network
  * link when the model has a topology, and traces of every message (Chrome
  * trace-event JSON for Perfetto, an ASCII timeline for terminals).
  *
@@ -69,7 +69,7 @@ TUTTI_API int tutti_world_report(const tutti_world_t *w, tutti_report_t *out);
 
 #define TUTTI_LINK_NAME_MAX 128
 
-/* One directed link's load over a run (MODEL.md "Topology"). Times are
+/* One directed link's load over a run (runtime/MODEL.md "Topology"). Times are
  * modeled seconds (postal: steps). */
 typedef struct tutti_link_load {
   int link;                       /* its id (topo.h "Ids") */

@@ -1,5 +1,5 @@
 /*
- * topo.h -- the network model of MODEL.md "Topology (links and contention)":
+ * topo.h -- the network model of runtime/MODEL.md "Topology (links and contention)":
  * trees of switches with directed, full-duplex links, routing between
  * leaves, rank -> leaf mappings, the contention-free chain order of
  * Patarasuk, Faraj & Yuan, the per-link cut-through step the replay
@@ -264,7 +264,7 @@ TUTTI_API int tutti_topo_dot(const tutti_topo_t *t, FILE *f);
 
 /* ---------------------------------------------- links: cut-through step */
 
-/* MODEL.md's rule for hop i of a message of m bytes over links l_1..l_k:
+/* runtime/MODEL.md's rule for hop i of a message of m bytes over links l_1..l_k:
  *   h_i = max(h_{i-1} + lat_{i-1}, free_i)
  *   e_i = max(h_i + m * beta_i, e_{i-1} + lat_{i-1})
  *   free_i = e_i
