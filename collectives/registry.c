@@ -1,8 +1,10 @@
 /*
  * registry.c -- THE list of every algorithm (coll.h): collective, name,
- * function, parameters with defaults and ranges, restrictions, summary,
- * source and Hockney cost. The CLI, the tests and the help enumerate it
- * with tutti_algo_desc_at(); adding an algorithm is adding one entry here.
+ * function or tree, parameters with defaults and ranges, restrictions,
+ * summary, source and Hockney cost (text and function). The CLI, the
+ * tests, the README's table and the help enumerate it with
+ * tutti_algo_desc_at(); adding an algorithm is adding one line to
+ * TUTTI_ALGOS below (and, unless it is a tree, its own file).
  *
  * Selection: an explicit name, else the collective's environment variable
  * (TUTTI_BCAST=lambda-tree:lambda=0.7), else the collective's default (the
@@ -12,15 +14,17 @@
  *
  * Parameter values: REAL and INT as C numbers, SIZE as tutti_parse_size
  * ("8KiB"), and "auto" where the parameter allows it (the algorithm then
- * chooses per run, from the model: value NAN, bit set in is_auto). Ranges
+ * chooses per run, from the model: bit set in is_auto, NAN or
+ * TUTTI_PARAM_AUTO in the typed field). Values are parsed once, here,
+ * into the algorithm's typed tutti_params_t, which is what it reads. Ranges
  * are inclusive; lambda's upper bound is the double just below 1 and is
  * shown as "[0.5, 1)".
  *
  * Everything here is a pure lookup on constant data: any thread, any time.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -159,30 +163,22 @@ TUTTI_ALGOS(DECLARE_TREE, DECLARE_ALGO)
 /* Pass 2: the table. NPARAMS counts the P_* given (none is fine). */
 #define NPARAMS(...)                                                                               \
   ((int)(sizeof((tutti_param_desc_t[]){{0}, ##__VA_ARGS__}) / sizeof(tutti_param_desc_t)) - 1)
-#define ENTRY_TREE(c, nm, kind, restr, sum, src, cst, ...)                                         \
+#define ENTRY(c, nm, fn_, cost_fn_, tree_, restr, sum, src, cst, ...)                              \
   {.coll = COLL_##c,                                                                               \
    .name = nm,                                                                                     \
-   .fn.c = tutti__##c##_tree,                                                                      \
+   .fn.c = fn_,                                                                                    \
    .nparams = NPARAMS(__VA_ARGS__),                                                                \
    .params = {__VA_ARGS__},                                                                        \
    .restrictions = restr,                                                                          \
    .summary = sum,                                                                                 \
    .source = src,                                                                                  \
    .cost = cst,                                                                                    \
-   .cost_fn = tutti__##c##_tree_cost,                                                              \
-   .tree = TUTTI_TREE_##kind},
-#define ENTRY_ALGO(c, id, nm, restr, sum, src, cst, ...)                                           \
-  {.coll = COLL_##c,                                                                               \
-   .name = nm,                                                                                     \
-   .fn.c = tutti__##c##_##id,                                                                      \
-   .nparams = NPARAMS(__VA_ARGS__),                                                                \
-   .params = {__VA_ARGS__},                                                                        \
-   .restrictions = restr,                                                                          \
-   .summary = sum,                                                                                 \
-   .source = src,                                                                                  \
-   .cost = cst,                                                                                    \
-   .cost_fn = tutti__##c##_##id##_cost,                                                            \
-   .tree = -1},
+   .cost_fn = cost_fn_,                                                                            \
+   .tree = tree_},
+#define ENTRY_TREE(c, nm, kind, ...)                                                               \
+  ENTRY(c, nm, tutti__##c##_tree, tutti__##c##_tree_cost, TUTTI_TREE_##kind, __VA_ARGS__)
+#define ENTRY_ALGO(c, id, nm, ...)                                                                 \
+  ENTRY(c, nm, tutti__##c##_##id, tutti__##c##_##id##_cost, -1, __VA_ARGS__)
 static const tutti_algo_desc_t table[] = {TUTTI_ALGOS(ENTRY_TREE, ENTRY_ALGO)};
 #define NALGOS ((int)(sizeof table / sizeof *table))
 _Static_assert(NALGOS > 0, "the registry is empty");
