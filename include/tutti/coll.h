@@ -89,7 +89,8 @@ enum tutti_param_type {
  * call (a->p.segment), with no lookup by name. Every parameter name of the
  * registry is one field here; a parameter an algorithm does not have keeps
  * the value of TUTTI_PARAMS_DEFAULT, the tree builders' defaults. "auto"
- * is NAN in a double field and TUTTI_PARAM_AUTO in a long or size_t one. */
+ * is NAN in a double field, TUTTI_PARAM_AUTO in a long one and SIZE_MAX
+ * in a size_t one. */
 typedef struct tutti_params {
   double lambda;  /* lambda-tree: share of its set a source keeps */
   long L;         /* postal-optimal tree: latency in send times */
