@@ -6,6 +6,10 @@
 #ifndef TUTTI_BENCH_H
 #define TUTTI_BENCH_H
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
 int tutti_bench_p2p(int argc, char **argv);
 int tutti_bench_replay(int argc, char **argv);
 int tutti_bench_contention(int argc, char **argv);
@@ -19,5 +23,23 @@ int tutti_bench_lambda(int argc, char **argv);
     "replay time with link contention vs without (a 1024-rank pipelined chain on tree:32x32)")     \
   X(lambda, tutti_bench_lambda,                                                                    \
     "Bernaschi & Iannello's experiment: 10 reduces, rotating root, lambda-tree vs binomial")
+
+/* The end of a program's output, the one place write errors are caught
+ * (a full disk, /dev/full): flush and close stdout; if anything written
+ * there was lost, print one line on stderr naming it and return 3
+ * (bench/CLI.md: a runtime failure). A status of 2 or 3 has reported its
+ * own failure already and is kept. `who` starts the line ("tutti run"). */
+static inline int bench_close_stdout(const char *who, int status) {
+  int bad = ferror(stdout) != 0, e = 0;
+  errno = 0;
+  if (fflush(stdout)) bad = 1, e = errno;
+  errno = 0;
+  if (fclose(stdout) && !e) bad = 1, e = errno;
+  if (!bad || status >= 2) return status;
+  /* an earlier write's errno is gone by now: the flag is all stdio keeps */
+  fprintf(stderr, "%s: writing the standard output failed: %s\n", who,
+          e ? strerror(e) : "some output was lost");
+  return 3;
+}
 
 #endif

@@ -301,8 +301,10 @@ static int run(const char *name, int P, int iters, int reps, const char *trace) 
   int status = 0;
   if (trace) {
     FILE *f = fopen(trace, "w");
-    if (!f || tutti__replay_trace(rp, f) || fclose(f)) {
-      fprintf(stderr, "bench replay: cannot write the trace to %s\n", trace);
+    int bad = !f || tutti__replay_trace(rp, f) != 0; /* it checks ferror */
+    if (f && fclose(f)) bad = 1;                     /* the last buffer */
+    if (bad) {
+      fprintf(stderr, "tutti bench replay: --trace: cannot write the trace to %s\n", trace);
       status = 3;
     }
   }
@@ -530,9 +532,10 @@ int tutti_bench_contention(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && !strcmp(argv[1], "replay")) return tutti_bench_replay(argc - 2, argv + 2);
+  if (argc >= 2 && !strcmp(argv[1], "replay"))
+    return bench_close_stdout("tutti bench replay", tutti_bench_replay(argc - 2, argv + 2));
   if (argc >= 2 && !strcmp(argv[1], "contention"))
-    return tutti_bench_contention(argc - 2, argv + 2);
+    return bench_close_stdout("tutti bench contention", tutti_bench_contention(argc - 2, argv + 2));
   fprintf(stderr, "usage: bench_replay replay|contention [options] (see tutti bench --help)\n");
   return 2;
 }

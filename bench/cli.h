@@ -96,7 +96,8 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
               struct cli_opts *o);
 /* The option lines of a --help text, for the options in `accepted`. */
 void cli_print_options(FILE *f, unsigned accepted);
-/* Print "tutti CMD: <message>\n" on stderr; returns `status`. */
+/* Print "tutti CMD: <message>\n" on stderr ("tutti: " for a NULL cmd), control
+ * bytes shown as \xNN; returns `status`. */
 int cli_fail(int status, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

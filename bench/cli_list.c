@@ -256,7 +256,8 @@ int tutti_cli_tree(int argc, char **argv) {
            o.root);
   }
   int rc = tutti_tree_print(&spec, o.nranks, o.root, stdout, dot);
-  if (rc) return cli_fail(CLI_ERUNTIME, "tree", "%s", tutti_strerror(rc));
+  /* a write error (TUTTI_EIO) is main's to report, with the cause */
+  if (rc && rc != TUTTI_EIO) return cli_fail(CLI_ERUNTIME, "tree", "%s", tutti_strerror(rc));
   return 0;
 }
 

@@ -35,10 +35,17 @@ int cli_fail(int status, const char *cmd, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  /* one line, whatever the message held */
-  for (char *p = msg; *p; p++)
-    if (*p == '\n' || *p == '\r') *p = ' ';
-  fprintf(stderr, "tutti %s: %s\n", cmd, msg);
+  /* one line, whatever the message held: a control byte (quoted from an
+   * argument or an input file) is shown as \xNN, never sent to the terminal */
+  char shown[sizeof msg * 4];
+  size_t k = 0;
+  for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      k += (size_t)snprintf(shown + k, sizeof shown - k, "\\x%02x", *p);
+    else
+      shown[k++] = (char)*p;
+  shown[k] = '\0';
+  fprintf(stderr, "tutti%s%s: %s\n", cmd && *cmd ? " " : "", cmd && *cmd ? cmd : "", shown);
   return status;
 }
 

@@ -11,6 +11,7 @@
  * (names the flag and what it accepts; the registry's own text for
  * algorithms and parameters), 3 the world failed (its error text).
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -537,15 +538,20 @@ int tutti_cli_run(int argc, char **argv) {
   st = res.verified ? CLI_OK : CLI_EVERIFY;
   if (timeline) {
     printf("\n");
-    if (tutti_world_timeline(w, stdout, 0))
-      st = cli_fail(CLI_ERUNTIME, "run", "--timeline: %s", "printing failed");
+    /* a write error (TUTTI_EIO) is main's to report, with the cause */
+    if ((rc = tutti_world_timeline(w, stdout, 0)) && rc != TUTTI_EIO)
+      st = cli_fail(CLI_ERUNTIME, "run", "--timeline: %s", tutti_strerror(rc));
   }
   if (trace) {
-    int bad = tutti_world_trace(w, trace);
-    if (fclose(trace) || bad)
-      st = cli_fail(CLI_ERUNTIME, "run", "--trace: writing '%s' failed", o.trace);
+    int bad = tutti_world_trace(w, trace) != 0, e = 0;
+    errno = 0;
+    if (fflush(trace) || ferror(trace)) bad = 1, e = errno;
+    if (fclose(trace) && !e) bad = 1, e = errno;
+    if (bad)
+      st = cli_fail(CLI_ERUNTIME, "run", "--trace: writing '%s' failed%s%s", o.trace, e ? ": " : "",
+                    e ? strerror(e) : "");
   }
-  fflush(stdout);
+  fflush(stdout); /* the report before a verification failure's line on stderr */
   tutti_world_destroy(w);
   tutti_machine_free(&mach); /* the world's model pointed to it */
   if (st == CLI_EVERIFY) cli_fail(CLI_EVERIFY, "run", "verification failed: %s", res.why);

@@ -192,6 +192,7 @@ int tutti_cli_topo(int argc, char **argv) {
     free(order);
   }
   tutti_machine_free(&mach);
-  if (rc) return cli_fail(CLI_ERUNTIME, "topo", "%s", tutti_strerror(rc));
+  /* a write error (TUTTI_EIO) is main's to report, with the cause */
+  if (rc && rc != TUTTI_EIO) return cli_fail(CLI_ERUNTIME, "topo", "%s", tutti_strerror(rc));
   return 0;
 }

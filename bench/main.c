@@ -1,8 +1,9 @@
 /*
  * main.c -- the `tutti` command: dispatch to its subcommands. The contract
  * (names, flags, exit statuses) is bench/CLI.md: 0 success, 1 failed
- * verification, 2 bad usage or input, 3 runtime failure; errors are one
- * line on stderr. The collective commands live in cli_*.c (cli.h), the
+ * verification, 2 bad usage or input, 3 runtime failure (a write error on
+ * stdout included: checked here, once, when the command is done); errors
+ * are one line on stderr. The collective commands live in cli_*.c (cli.h), the
  * benchmark programs in bench_*.c (bench.h).
  */
 #include <limits.h>
@@ -102,13 +103,20 @@ int tutti_bench_contention(int argc, char **argv) {
   return run_bench_replay("contention", argc, argv);
 }
 
+/* "p2p, replay, ..." */
+static const char *bench_names(void) {
+  static char names[256];
+  size_t len = 0;
+  for (size_t i = 0; i < NBENCHES && len < sizeof names; i++)
+    len +=
+        (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", benches[i].name);
+  return names;
+}
+
 static int bench_main(int argc, char **argv) {
-  if (argc < 1) {
-    fprintf(stderr, "tutti bench: missing NAME; accepted:");
-    for (size_t i = 0; i < NBENCHES; i++) fprintf(stderr, "%s %s", i ? "," : "", benches[i].name);
-    fprintf(stderr, " (see tutti bench --help)\n");
-    return 2;
-  }
+  if (argc < 1)
+    return cli_fail(CLI_EUSAGE, "bench", "missing NAME; accepted: %s (see tutti bench --help)",
+                    bench_names());
   if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
     printf("usage: tutti bench NAME [options]\n\nbenchmarks (tutti bench NAME --help for their "
            "options):\n");
@@ -117,17 +125,11 @@ static int bench_main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NBENCHES; i++)
     if (!strcmp(argv[0], benches[i].name)) return benches[i].fn(argc - 1, argv + 1);
-  fprintf(stderr, "tutti bench: unknown benchmark '%s' (accepted:", argv[0]);
-  for (size_t i = 0; i < NBENCHES; i++) fprintf(stderr, " %s", benches[i].name);
-  fprintf(stderr, ")\n");
-  return 2;
+  return cli_fail(CLI_EUSAGE, "bench", "unknown benchmark '%s'; accepted: %s", argv[0],
+                  bench_names());
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    usage(stderr);
-    return 2;
-  }
+static int dispatch(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     usage(stdout);
@@ -139,13 +141,28 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NCOMMANDS; i++)
     if (!strcmp(cmd, commands[i].name)) return commands[i].fn(argc - 2, argv + 2);
-  if (!strcmp(cmd, "sweep")) {
-    fprintf(stderr, "tutti sweep: not available in this build yet; accepted: tutti run for one "
-                    "point, tutti suite for every algorithm\n");
+  if (!strcmp(cmd, "sweep"))
+    return cli_fail(CLI_EUSAGE, "sweep",
+                    "not available in this build yet; accepted: tutti run for one point, tutti "
+                    "suite for every algorithm");
+  char names[256] = "";
+  size_t len = 0;
+  for (size_t i = 0; i < NCOMMANDS && len < sizeof names; i++)
+    len +=
+        (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", commands[i].name);
+  return cli_fail(CLI_EUSAGE, NULL, "unknown command '%s'; accepted: %s (see tutti --help)", cmd,
+                  names);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
     return 2;
   }
-  fprintf(stderr, "tutti: unknown command '%s'; accepted:", cmd);
-  for (size_t i = 0; i < NCOMMANDS; i++) fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
-  fprintf(stderr, " (see tutti --help)\n");
-  return 2;
+  /* every command's output is checked here, once, when it is complete */
+  char who[64];
+  int known = 0;
+  for (size_t i = 0; i < NCOMMANDS; i++) known |= !strcmp(argv[1], commands[i].name);
+  snprintf(who, sizeof who, "tutti%s%s", known ? " " : "", known ? argv[1] : "");
+  return bench_close_stdout(who, dispatch(argc, argv));
 }

@@ -59,8 +59,9 @@ static int tmpfile_fd(void) {
   return fd;
 }
 
-/* Run `tutti args...` (NULL-terminated), with `env` ("K=V" or NULL) added. */
-static struct cli run_env(const char *env, const char *const *args) {
+/* Run `tutti args...` (NULL-terminated), with `env` ("K=V" or NULL) added
+ * and stdout on `out_path` (NULL: a temporary file, read back into .out). */
+static struct cli run_io(const char *env, const char *out_path, const char *const *args) {
   static char bin[4096];
   const char *dir = getenv("TUTTI_BINARY_DIR");
   if (dir && *dir)
@@ -88,7 +89,8 @@ static struct cli run_env(const char *env, const char *const *args) {
   cr_assert(ne(ptr, envp, NULL));
   memcpy(envp, environ, sizeof *envp * (size_t)nenv);
   if (env) envp[nenv] = (char *)env;
-  int ofd = tmpfile_fd(), efd = tmpfile_fd();
+  int ofd = out_path ? open(out_path, O_WRONLY) : tmpfile_fd(), efd = tmpfile_fd();
+  cr_assert(ge(int, ofd, 0), "cannot open %s", out_path);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, ofd, 1);
@@ -100,12 +102,19 @@ static struct cli run_env(const char *env, const char *const *args) {
   cr_assert(eq(int, rc, 0), "cannot run %s: %s", bin, strerror(rc));
   int ws;
   cr_assert(eq(int, waitpid(pid, &ws, 0), pid));
-  struct cli c = {WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), slurp(ofd), slurp(efd)};
+  if (out_path) close(ofd);
+  struct cli c = {WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws),
+                  out_path ? strdup("") : slurp(ofd), slurp(efd)};
   return c;
+}
+
+static struct cli run_env(const char *env, const char *const *args) {
+  return run_io(env, NULL, args);
 }
 
 #define CLI(...) run_env(NULL, (const char *const[]){__VA_ARGS__, NULL})
 #define CLI_ENV(env, ...) run_env(env, (const char *const[]){__VA_ARGS__, NULL})
+#define CLI_OUT(path, ...) run_io(NULL, path, (const char *const[]){__VA_ARGS__, NULL})
 
 static void cli_free(struct cli *c) {
   free(c->out), free(c->err);
@@ -181,6 +190,50 @@ Test(help, every_command_and_flag_documented, .timeout = 30) {
   cr_assert(eq(int, c.status, 0));
   HAS(c.out, TUTTI_VERSION_STRING);
   cli_free(&c);
+}
+
+/* ------------------------------------------------------------ write errors: exit 3 */
+
+/* Output that cannot be written is a runtime failure, never a silent
+ * exit 0: every command with stdout on /dev/full (which refuses every
+ * write) exits 3 with one line naming the standard output; so do --trace
+ * files. */
+Test(output, write_errors_are_exit_3, .timeout = 120) {
+  if (access("/dev/full", W_OK)) cr_skip_test("no writable /dev/full here");
+  const char *a = bcast_default();
+  const char *const cmds[][12] = {
+      {"--help"},
+      {"--version"},
+      {"list"},
+      {"list", "bcast", "--markdown"},
+      {"run", "bcast", a},
+      {"run", "bcast", a, "--json"},
+      {"run", "bcast", a, "--timeline"},
+      {"run", "bcast", a, "-n", "8", "--topology", "tree:2x4"},
+      {"run", "--help"},
+      {"suite", "-n", "4", "-m", "8"},
+      {"suite", "-n", "4", "-m", "8", "--json"},
+      {"tree", "binomial", "-n", "8"},
+      {"tree", "binomial", "-n", "8", "--dot"},
+      {"topo", "tree:2x4"},
+      {"topo", "tree:2x4", "--dot"},
+      {"profiles"},
+      {"bench", "--help"},
+      {"bench", "lambda", "--help"},
+      {"bench", "replay", "-p", "ring", "-n", "4", "-k", "1", "-r", "1"},
+  };
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    const char *const *v = cmds[i];
+    struct cli c = run_io(NULL, "/dev/full", v);
+    cr_expect(eq(int, c.status, 3), "tutti %s %s ... > /dev/full: exit %d, want 3; stderr: %s",
+              v[0], v[1] ? v[1] : "", c.status, c.err);
+    fails_with(c, 3, "standard output");
+    cli_free(&c);
+  }
+  fails_with(CLI("run", "bcast", a, "--trace", "/dev/full"), 3, "--trace");
+  fails_with(
+      CLI("bench", "replay", "-p", "ring", "-n", "4", "-k", "1", "-r", "1", "--trace", "/dev/full"),
+      3, "--trace");
 }
 
 /* ------------------------------------------------------------ bad input: exit 2 */
