@@ -202,7 +202,8 @@ static struct bad bad_files[] = {
     {"bad-topology-spec.ini", "bad-topology-spec.ini:4: key 'spec': 'tree:4x0' is not a tree spec",
      "tree:AxB"},
     {"bad-topology-mapping.ini",
-     "bad-topology-mapping.ini:4: key 'mapping': 'list:0,1,1,3' is not a mapping", "permutation"},
+     "bad-topology-mapping.ini:4: key 'mapping': mapping 'list:...': leaf 1 given twice",
+     "every leaf at most once"},
     {"bad-topology-links.ini",
      "bad-topology-links.ini:4: key 'links': link 2 '2us' is not LATENCY/BANDWIDTH", "1us/10Gbps"},
     {"bad-spec-and-file.ini", "bad-spec-and-file.ini:5: key 'file': conflicts with 'spec' (line 4)",
@@ -290,12 +291,23 @@ Test(strings, crlf_and_comments) {
 
 Test(strings, topology_values_good) {
   const char *good[] = {
-      "spec = tree:8",           "spec = tree:4x8",
-      "spec = tree:2x3x4x5",     "mapping = identity",
-      "mapping = dfs",           "mapping = roundrobin",
-      "mapping = roundrobin:2",  "mapping = random:12345",
-      "mapping = list:0",        "mapping = list:2, 0, 1",
-      "links = 1us/10Gbps",      "links = 0/1GB/s,2us/40Gbps, 1.5us/100Gbps",
+      "spec = tree:8",
+      "spec = tree:4x8",
+      "spec = tree:2x3x4x5",
+      "mapping = identity",
+      "mapping = dfs",
+      "mapping = roundrobin",
+      "mapping = roundrobin:2",
+      "mapping = random:12345",
+      "mapping = list:0",
+      "mapping = list:2, 0, 1",
+      /* what --mapping takes (one parser): any distinct leaves, any 64-bit seed */
+      "mapping = list:15,14,13,12",
+      "mapping = list:1",
+      "mapping = list:0,2",
+      "mapping = random:18446744073709551615",
+      "links = 1us/10Gbps",
+      "links = 0/1GB/s,2us/40Gbps, 1.5us/100Gbps",
       "file = /abs/cluster.ini",
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -322,9 +334,8 @@ Test(strings, topology_values_bad) {
       "mapping = random",
       "mapping = random:-1",
       "mapping = list:",
-      "mapping = list:1",
       "mapping = list:0,0",
-      "mapping = list:0,2",
+      "mapping = random:18446744073709551616",
       "mapping = list:a,b",
       "mapping = DFS",
       "links = ",
@@ -367,4 +378,112 @@ Test(strings, model_keys_twice_across_lines_and_order) {
   HAS(err, "t.ini:4: key 'preset': unknown in [topology]");
   /* an indented first key is fine (it continues nothing) */
   cr_assert(eq(int, parse("[model]\n  preset = none\n", &p, err, sizeof err), 0), "%s", err);
+}
+
+/* A profile's mapping is read by the parser under --mapping
+ * (tutti_topo_mapping_parse): every text is accepted by both or by neither,
+ * and a refusal carries the library's message. */
+Test(strings, mapping_is_the_command_lines) {
+  const char *texts[] = {
+      "identity",
+      "dfs",
+      "roundrobin",
+      "roundrobin:3",
+      "roundrobin:0",
+      "random:0",
+      "random:9223372036854775808",
+      "random:18446744073709551615",
+      "random:18446744073709551616",
+      "random:-1",
+      "list:15,14,13,12",
+      "list:3,0,2,1",
+      "list:0,0",
+      "list:a",
+      "list:7",
+      "bogus",
+      "DFS",
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    char text[512], err[1024] = "", lerr[1024] = "";
+    snprintf(text, sizeof text, "[model]\npreset = none\n[topology]\nmapping = %s\n", texts[i]);
+    tutti_profile_t p;
+    tutti_topo_mapping_t m;
+    int lib = tutti_topo_mapping_parse(texts[i], &m, lerr, sizeof lerr);
+    if (!lib) tutti_topo_mapping_clear(&m);
+    int prof = parse(text, &p, err, sizeof err);
+    cr_assert(eq(int, prof, lib), "'%s': profile %d (%s), --mapping %d (%s)", texts[i], prof, err,
+              lib, lerr);
+    if (lib)
+      HAS(err, lerr);
+    else
+      cr_assert(eq(str, p.topo_mapping, (char *)texts[i]));
+  }
+}
+
+/* A [model] with many unknown keys names the first, at its line (not "too
+ * many keys" at the 33rd), whatever the preset and wherever it comes. */
+Test(strings, many_unknown_keys_name_the_first) {
+  char text[4096], err[1024] = "";
+  tutti_profile_t p;
+  size_t len = (size_t)snprintf(text, sizeof text,
+                                "[model]\npreset = hockney\nalpha = 1us\n"
+                                "beta = 1ns\n");
+  for (int k = 0; k < 40; k++)
+    len += (size_t)snprintf(text + len, sizeof text - len, "unknown%d = 1\n", k);
+  cr_assert(eq(int, parse(text, &p, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "t.ini:5: key 'unknown0': unknown for preset hockney");
+  /* the preset last, after 40 keys: alpha is unknown to logp, on line 2 */
+  len = (size_t)snprintf(text, sizeof text, "[model]\nalpha = 1us\n");
+  for (int k = 0; k < 40; k++)
+    len += (size_t)snprintf(text + len, sizeof text - len, "unknown%d = 1\n", k);
+  snprintf(text + len, sizeof text - len, "preset = logp\n");
+  cr_assert(eq(int, parse(text, &p, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "t.ini:2: key 'alpha': unknown for preset logp");
+  /* and without any preset, that is what is missing */
+  snprintf(text + len, sizeof text - len, "\n");
+  cr_assert(eq(int, parse(text, &p, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "key 'preset': missing");
+}
+
+/* A UTF-8 byte order mark (Windows editors write one) opens the file, not
+ * its first line: skipped, lines counted as before. Elsewhere it is text. */
+Test(strings, utf8_bom_is_skipped) {
+  tutti_profile_t p;
+  char err[1024] = "";
+  cr_assert(eq(int, parse("\xEF\xBB\xBF[model]\npreset = postal\nL = 3\n", &p, err, sizeof err), 0),
+            "%s", err);
+  cr_assert(eq(int, p.model.preset, TUTTI_MODEL_POSTAL));
+  cr_assert(
+      eq(int, parse("\xEF\xBB\xBF; a title\n[model]\npreset = none\n", &p, err, sizeof err), 0),
+      "%s", err);
+  cr_assert(eq(str, p.description, "a title"));
+  cr_assert(eq(int, parse("\xEF\xBB\xBF[model]\npreset = x\n", &p, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "t.ini:2: key 'preset': 'x' is not a preset");
+  cr_assert(eq(int, parse("\xEF\xBB\xBF", &p, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "t.ini:1: section [model]: missing");
+  cr_assert(
+      eq(int, parse("[model]\n\xEF\xBB\xBFpreset = none\n", &p, err, sizeof err), TUTTI_EPARSE));
+  /* from a file too */
+  p = load_ok(data_path("good-bom.ini"));
+  cr_assert(eq(int, p.model.preset, TUTTI_MODEL_HOCKNEY));
+  cr_assert(eq(str, p.topo_spec, "tree:2x4"));
+}
+
+/* Messages quote the file's bytes with control bytes as \xNN: nothing raw
+ * reaches a terminal. */
+Test(strings, control_bytes_are_escaped) {
+  tutti_profile_t p;
+  char err[1024] = "";
+  cr_assert(
+      eq(int, parse("[model]\npreset = hock\x01ney\x1b[2J\n", &p, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "t.ini:2: key 'preset': 'hock\\x01ney\\x1b[2J' is not a preset");
+  cr_assert(eq(int, parse("[model]\nno\x07" "equals\n", &p, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "'no\\x07equals' is not a [section]");
+  cr_assert(eq(int,
+               parse("[model]\npreset = none\n[topology]\nmapping = x\x7f\n", &p, err, sizeof err),
+               TUTTI_EPARSE));
+  HAS(err, "'x\\x7f'");
+  int raw = 0;
+  for (const unsigned char *c = (const unsigned char *)err; *c; c++) raw |= *c < 0x20 || *c == 0x7f;
+  cr_assert(eq(int, raw, 0), "a raw control byte in '%s'", err);
 }

@@ -322,6 +322,31 @@ Test(ini, from_a_string) {
   HAS(err, "<string>:2: key 'leaves': leaf 0 listed twice");
 }
 
+/* A UTF-8 byte order mark before the first line is skipped (the same
+ * reader as profiles): the file reads as without it, errors keep their
+ * lines. */
+Test(ini, utf8_bom_is_skipped) {
+  tutti_topo_t *t = NULL;
+  char err[512] = "";
+  cr_assert(eq(int,
+               tutti_topo_parse_ini("\xEF\xBB\xBF[switch r]\nleaves = 0-2\n", NULL, NULL, &t, err,
+                                    sizeof err),
+               0),
+            "%s", err);
+  cr_assert(eq(int, tutti_topo_nleaves(t), 3));
+  cr_assert(eq(str, (char *)tutti_topo_switch_name(t, 0), "r"));
+  tutti_topo_free(t);
+  t = NULL;
+  cr_assert(eq(int,
+               tutti_topo_parse_ini("\xEF\xBB\xBF; two racks\n[switch r]\nleaves = 0, 0\n", NULL,
+                                    NULL, &t, err, sizeof err),
+               TUTTI_EPARSE));
+  HAS(err, "<string>:3: key 'leaves': leaf 0 listed twice");
+  tutti_topo_t *f = file_ok("bom.ini");
+  cr_assert(eq(int, tutti_topo_nleaves(f), 8));
+  tutti_topo_free(f);
+}
+
 struct bad_file {
   const char *file;
   int line;
@@ -535,6 +560,7 @@ Test(mapping, parse_and_format) {
        "random:18446744073709551615"},
       {"list:3,0,2,1", TUTTI_MAP_LIST, 1, 0, "list:3,0,2,1"},
       {"list: 3 , 0,2 ,1", TUTTI_MAP_LIST, 1, 0, "list:3,0,2,1"},
+      {"list:15,14,13,12", TUTTI_MAP_LIST, 1, 0, "list:15,14,13,12"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tutti_topo_mapping_t m;
@@ -619,9 +645,16 @@ Test(mapping, identity_dfs_list) {
   /* the failed binds left the last good one */
   leaves_are(t, rev, 8);
   bind_ok(t, 2, "list:5,3", TUTTI_TOPO_PARTIAL);
+  cr_assert(eq(int, tutti_topo_leaf_of_rank(t, 0), 5));
   cr_assert(eq(int, tutti_topo_nranks(t), 2));
   cr_assert(eq(int, tutti_topo_rank_of_leaf(t, 3), 1));
   cr_assert(eq(int, tutti_topo_rank_of_leaf(t, 0), -1));
+  tutti_topo_free(t);
+  /* the last leaves of a larger tree, reversed (a profile takes it too) */
+  t = open_ok("tree:4x4", NULL);
+  bind_ok(t, 4, "list:15,14,13,12", TUTTI_TOPO_PARTIAL);
+  int last[] = {15, 14, 13, 12};
+  leaves_are(t, last, 4);
   tutti_topo_free(t);
   /* on a spec, dfs is identity */
   t = open_ok("tree:2x3x2", NULL);

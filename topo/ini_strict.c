@@ -13,13 +13,27 @@
 #include "ini_strict.h"
 #include "tutti/tutti.h"
 
+/* src into dst (n bytes, cut to fit) with every control byte as \xNN: a
+ * message that quotes the file sends no raw control bytes to a terminal. */
+static void escape(char *dst, size_t n, const char *src) {
+  size_t k = 0;
+  for (const unsigned char *p = (const unsigned char *)src; *p && k + 5 < n; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      k += (size_t)snprintf(dst + k, n - k, "\\x%02x", *p);
+    else
+      dst[k++] = (char)*p;
+  dst[k] = '\0';
+}
+
 void tutti__ini_fail(tutti__ini_t *in, int line, const char *fmt, ...) {
   if (in->err_line) return;
   in->err_line = line > 0 ? line : 1;
+  char raw[sizeof in->msg];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(in->msg, sizeof in->msg, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  escape(in->msg, sizeof in->msg, raw);
 }
 
 void tutti__ini_oom(tutti__ini_t *in) {
@@ -51,11 +65,19 @@ static void inspect(tutti__ini_t *in, const char *raw, size_t len) {
   in->on_header(in, raw + i + 1, (size_t)(close - raw - i - 1));
 }
 
+/* The length of a UTF-8 byte order mark at the start of text (editors on
+ * Windows write one), 0 if none: skipped, so that the first line is seen
+ * as what it is ("[model]", not three stray bytes before it). */
+static size_t bom(const char *text) {
+  return strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 /* An fgets over in->text that counts lines. It stops the parse (returns
  * NULL) at the first error, and at a line longer than inih's buffer. */
 static char *reader(char *str, int num, void *stream) {
   tutti__ini_t *in = stream;
   if (in->err_line || in->text[in->pos] == '\0' || num < 2) return NULL;
+  if (in->line == 0) in->pos += bom(in->text);
   const char *p = in->text + in->pos;
   const char *nl = strchr(p, '\n');
   size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
@@ -98,7 +120,7 @@ static int handler(void *user, const char *section, const char *name, const char
 
 /* The text of line `lineno`, trimmed and cut to fit. */
 static void line_text(const char *text, int lineno, char *buf, size_t n) {
-  const char *p = text;
+  const char *p = text + bom(text);
   for (int l = 1; l < lineno && p; l++) {
     p = strchr(p, '\n');
     if (p) p++;
@@ -108,9 +130,11 @@ static void line_text(const char *text, int lineno, char *buf, size_t n) {
   while (is_space(*p)) p++;
   size_t len = strcspn(p, "\r\n");
   while (len > 0 && is_space(p[len - 1])) len--;
-  if (len >= n) len = n - 1;
-  memcpy(buf, p, len);
-  buf[len] = '\0';
+  char raw[80];
+  if (len >= sizeof raw) len = sizeof raw - 1;
+  memcpy(raw, p, len);
+  raw[len] = '\0';
+  escape(buf, n, raw);
 }
 
 int tutti__ini_report(const tutti__ini_t *in, char *err, size_t errlen) {
@@ -122,7 +146,7 @@ int tutti__ini_parse(tutti__ini_t *in, char *err, size_t errlen) {
   int ret = ini_parse_stream(reader, in, handler, in);
   if (in->err_line && (ret <= 0 || ret >= in->err_line)) return tutti__ini_report(in, err, errlen);
   if (ret > 0) {
-    char lt[80];
+    char lt[320]; /* 80 characters, each up to 4 when escaped */
     line_text(in->text, ret, lt, sizeof lt);
     tutti__seterr(err, errlen,
                   "%s:%d: '%s' is not a [section] or key = value line; accepted: %s, "

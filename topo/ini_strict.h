@@ -6,9 +6,9 @@
  * not give: line numbers in every message, and strictness. We feed inih
  * through our own reader, so we count real lines, see every raw line
  * before inih does (section headers even of empty sections, comments),
- * refuse lines longer than inih's buffer (which it would cut in two), and
- * stop at the first error. The common checks run here: a key outside any
- * section, a key continued on an indented line (inih's multi-line values)
+ * refuse lines longer than inih's buffer (which it would cut in two),
+ * skip a UTF-8 byte order mark at the start, and stop at the first error. The common checks run
+ * here: a key outside any section, a key continued on an indented line (inih's multi-line values)
  * unless the client allows it for that key. Everything else -- which
  * sections and keys exist, given twice or not, what a value means -- is
  * the client's, through three callbacks. inih's process-wide settings are

@@ -12,7 +12,8 @@
  * the file is read (preset may come after its parameters); the builder
  * tells which pair was at fault, and we put that pair's line in front of
  * its message. [topology] keys are checked for syntax as they come and
- * kept as text: their meaning belongs to topo/.
+ * kept as text: their meaning belongs to topo/ (a mapping is checked by
+ * the parser --mapping uses, so both accept the same texts).
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,8 +29,6 @@
 #define SECTIONS_ACCEPTED "[model], [topology]"
 #define TOPO_KEYS_ACCEPTED "spec, file, links, mapping"
 #define SPEC_ACCEPTED "tree:AxB[xC...] with whole numbers >= 1 (e.g. tree:4x8)"
-#define MAPPING_ACCEPTED                                                                           \
-  "identity, dfs, roundrobin, roundrobin:N, random:SEED or list:a,b,... (a permutation of 0..n-1)"
 #define LINKS_ACCEPTED                                                                             \
   "a comma list of LATENCY/BANDWIDTH, leaf links first (e.g. 1us/10Gbps, 2us/40Gbps)"
 #define MAX_FILE (1 << 20)
@@ -41,11 +40,14 @@ struct pstate {
   tutti_profile_t *out;
   /* sections: the line of each header, 0 if absent */
   int model_line, topo_line;
-  /* [model] pairs */
+  /* [model] pairs; past MAXPAIRS only a preset is kept, in the last slot */
   int nm;
-  char mk[MAXPAIRS][KEYLEN];
-  char mv[MAXPAIRS][VALLEN];
-  int ml[MAXPAIRS];
+  char mk[MAXPAIRS + 1][KEYLEN];
+  char mv[MAXPAIRS + 1][VALLEN];
+  int ml[MAXPAIRS + 1];
+  int late_preset; /* the last slot holds the preset */
+  int over_line;   /* the first key past MAXPAIRS, 0 if none */
+  char over_key[KEYLEN];
   /* [topology]: the line of each key, 0 if absent */
   int tline[4];
 };
@@ -132,41 +134,19 @@ static int check_spec(const char *v) {
   }
 }
 
-static int check_mapping(const char *v) {
-  if (!strcmp(v, "identity") || !strcmp(v, "dfs") || !strcmp(v, "roundrobin")) return 0;
-  const char *p;
-  if (!strncmp(v, "roundrobin:", 11)) {
-    p = v + 11;
-    return number(&p, 1, INT_MAX) >= 0 && *p == '\0' ? 0 : -1;
+/* The library's own parser (tutti_topo_mapping_parse, the one --mapping
+ * uses), so a profile accepts exactly what the command line does; its
+ * message goes into msg. Leaves that do not exist are the binding's to
+ * refuse, as for --mapping. */
+static int check_mapping(const char *v, char *msg, size_t n) {
+  if (v[0] == '\0') {
+    snprintf(msg, n, "empty value; accepted: %s", TUTTI_TOPO_MAPPING_ACCEPTED);
+    return -1;
   }
-  if (!strncmp(v, "random:", 7)) {
-    p = v + 7;
-    /* a seed of up to 19 digits (fits in int64) */
-    return number(&p, 0, LLONG_MAX / 10) >= 0 && *p == '\0' ? 0 : -1;
-  }
-  if (!strncmp(v, "list:", 5)) {
-    /* a permutation of 0..n-1: n distinct values, each < n */
-    int n = 1;
-    for (p = v + 5; *p; p++) n += *p == ',';
-    unsigned char *seen = calloc((size_t)n, 1);
-    if (!seen) return -1;
-    int rc = 0;
-    p = v + 5;
-    for (int i = 0; i < n; i++) {
-      while (is_space(*p)) p++;
-      long long r = number(&p, 0, n - 1);
-      while (is_space(*p)) p++;
-      if (r < 0 || seen[r] || (*p != ',' && *p != '\0')) {
-        rc = -1;
-        break;
-      }
-      seen[r] = 1;
-      if (*p == ',') p++;
-    }
-    free(seen);
-    return rc;
-  }
-  return -1;
+  tutti_topo_mapping_t m;
+  int rc = tutti_topo_mapping_parse(v, &m, msg, n);
+  if (!rc) tutti_topo_mapping_clear(&m);
+  return rc;
 }
 
 /* Every LAT/BW of a comma list; on error a message in msg. */
@@ -221,19 +201,27 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
                         st->ml[i]);
         return 0;
       }
-    if (st->nm == MAXPAIRS) {
-      tutti__ini_fail(in, in->line, "key '%s': too many keys in [model] (at most %d)", name,
-                      MAXPAIRS);
-      return 0;
-    }
     if (strlen(value) >= VALLEN) {
       tutti__ini_fail(in, in->line, "key '%s': value too long (at most %d characters)", name,
                       VALLEN - 1);
       return 0;
     }
-    copy(st->mk[st->nm], KEYLEN, name);
-    copy(st->mv[st->nm], VALLEN, value);
-    st->ml[st->nm++] = in->line;
+    int slot = st->nm;
+    if (st->nm == MAXPAIRS) {
+      /* More keys than a [model] has names (duplicates are refused), so
+       * one of those kept is unknown: the builder will name the first.
+       * Which keys are known depends on the preset, so a late one is kept. */
+      if (!st->over_line) {
+        st->over_line = in->line;
+        copy(st->over_key, KEYLEN, name);
+      }
+      if (strcmp(name, "preset") != 0 || st->late_preset) return 1;
+      st->late_preset = 1;
+    } else
+      st->nm++;
+    copy(st->mk[slot], KEYLEN, name);
+    copy(st->mv[slot], VALLEN, value);
+    st->ml[slot] = in->line;
     return 1;
   }
   if (!strcmp(section, "topology")) {
@@ -280,12 +268,15 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     case 2:
       bad = check_links(value, msg, sizeof msg) != 0;
       break;
-    case 3:
-      if (check_mapping(value)) {
-        snprintf(msg, sizeof msg, "'%s' is not a mapping; accepted: %s", value, MAPPING_ACCEPTED);
-        bad = 1;
+    case 3: {
+      int rc = check_mapping(value, msg, sizeof msg);
+      if (rc == TUTTI_ENOMEM) {
+        tutti__ini_oom(in);
+        return 0;
       }
+      bad = rc != 0;
       break;
+    }
     }
     if (!bad && copy(dst[k], cap[k], value)) {
       snprintf(msg, sizeof msg, "value too long (at most %zu characters)", cap[k] - 1);
@@ -354,13 +345,23 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
     rc = TUTTI_EPARSE;
     goto done;
   }
-  const char *ks[MAXPAIRS], *vs[MAXPAIRS];
-  for (int i = 0; i < st->nm; i++) ks[i] = st->mk[i], vs[i] = st->mv[i];
+  const char *ks[MAXPAIRS + 1], *vs[MAXPAIRS + 1];
+  int n = st->nm + st->late_preset;
+  for (int i = 0; i < n; i++) ks[i] = st->mk[i], vs[i] = st->mv[i];
   int bad = -1;
   char msg[1024];
-  rc = tutti_model_from_pairs(ks, vs, st->nm, &p->model, &bad, msg, sizeof msg);
+  rc = tutti_model_from_pairs(ks, vs, n, &p->model, &bad, msg, sizeof msg);
+  int line = rc && bad >= 0 ? st->ml[bad] : st->model_line;
+  if (!rc && st->over_line) { /* not reached while MAXPAIRS exceeds the known keys */
+    snprintf(msg, sizeof msg, "key '%s': too many keys in [model]; accepted: at most %d",
+             st->over_key, MAXPAIRS);
+    line = st->over_line;
+    rc = TUTTI_EPARSE;
+  }
   if (rc) {
-    tutti__seterr(err, errlen, "%s:%d: %s", filename, bad >= 0 ? st->ml[bad] : st->model_line, msg);
+    /* through the reader, which shows control bytes quoted from the file as \xNN */
+    tutti__ini_fail(&st->ini, line, "%s", msg);
+    tutti__ini_report(&st->ini, err, errlen);
     goto done;
   }
   base_name(filename, p->name, sizeof p->name);
