@@ -7,6 +7,7 @@
 #include <criterion/new/assert.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tutti/model.h"
@@ -247,6 +248,47 @@ Test(units, format_time_reads_back) {
     double back = time_of(b);
     cr_assert(ieee_ulp_eq(dbl, back, ts[i], 4), "'%s' read back as %g, not %g", b, back, ts[i]);
   }
+}
+
+/* The JSON writers' numbers: integers look like integers up to 2^53 (every
+ * one exact there), everything else is the shortest %g that reads back. */
+Test(units, format_shortest_integers_and_round_trip) {
+  static const struct {
+    double x;
+    const char *text;
+  } cases[] = {
+      {10, "10"},
+      {0, "0"},
+      {-0.0, "-0"},
+      {-10, "-10"},
+      {1e6, "1000000"},
+      {65536, "65536"},
+      {9007199254740992.0, "9007199254740992"},
+      {-9007199254740992.0, "-9007199254740992"},
+      {1152921504606846976.0, "1.152921504606847e+18"}, /* 2^60: %g again */
+      {1e300, "1e+300"},
+      {0.6, "0.6"},
+      {1e-06, "1e-06"},
+      {4.032e-06, "4.032e-06"},
+      {0.30000000000000004, "0.30000000000000004"},
+      {2.5, "2.5"},
+      {1e21, "1e+21"},
+  };
+  char b[32];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    cr_assert(eq(str, tutti_format_shortest(cases[i].x, b, sizeof b), (char *)cases[i].text),
+              "%.17g", cases[i].x);
+  /* every text reads back to the same double, also near the 2^53 edge */
+  const double more[] = {
+      9007199254740991.0,    9007199254740993.0, 123456789012345.0, 0.1, 1.0 / 3, -2.5e-310, 5e-324,
+      1.7976931348623157e308};
+  for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+    tutti_format_shortest(more[i], b, sizeof b);
+    cr_assert(eq(dbl, strtod(b, NULL), more[i]), "'%s' is not %.17g", b, more[i]);
+  }
+  cr_assert(eq(str, tutti_format_shortest(NAN, b, sizeof b), "nan"));
+  cr_assert(eq(str, tutti_format_shortest(-INFINITY, b, sizeof b), "-inf"));
+  cr_assert(eq(ptr, tutti_format_shortest(1, NULL, 4), NULL));
 }
 
 Test(units, format_bytes_exact_and_reads_back) {

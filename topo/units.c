@@ -330,10 +330,14 @@ char *tutti_format_shortest(double x, char *buf, size_t n) {
   /* 17 significant digits always read back (DBL_DECIMAL_DIG), and the
    * longest such text, "-1.2345678901234567e-308", fits in 32 bytes. */
   char tmp[32];
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(tmp, sizeof tmp, "%.*g", prec, x);
-    if (strtod(tmp, NULL) == x) break;
-  }
+  if (x == floor(x) && fabs(x) <= 9007199254740992.0) {
+    /* an integer up to 2^53 (each one exact) looks like one: 10, not 1e+01 */
+    snprintf(tmp, sizeof tmp, "%.0f", x);
+  } else
+    for (int prec = 1; prec <= 17; prec++) {
+      snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+      if (strtod(tmp, NULL) == x) break;
+    }
   snprintf(buf, n, "%s", tmp);
   return buf;
 }

@@ -55,9 +55,10 @@ TUTTI_API char *tutti_format_time(double seconds, char *buf, size_t n);
 TUTTI_API char *tutti_format_bytes(size_t bytes, char *buf, size_t n);
 TUTTI_API char *tutti_format_bandwidth(double bytes_per_s, char *buf, size_t n);
 
-/* The shortest decimal that reads back to x: "%.Ng" for the smallest N
- * (1 to 17) with strtod(text) == x, e.g. 1e-06, 0.6, 4096, 0.30000000000000004
- * (-0 stays "-0"); "nan", "inf" or "-inf" for those (JSON writers print
+/* The shortest decimal that reads back to x: an integer up to 2^53 in
+ * magnitude as one ("%.0f": 10, 1000000, not 1e+01), else "%.Ng" for the
+ * smallest N (1 to 17) with strtod(text) == x, e.g. 1e-06, 0.6,
+ * 0.30000000000000004, 1e+300 (-0 stays "-0"); "nan", "inf" or "-inf" for those (JSON writers print
  * null instead). For machines (JSON, parameter texts that must read back
  * exactly), where tutti_format_time rounds to 6 digits for people. Writes a
  * NUL-terminated string into buf (32 bytes always suffice; a smaller buf
