@@ -24,6 +24,19 @@ int tutti_bench_lambda(int argc, char **argv);
   X(lambda, tutti_bench_lambda,                                                                    \
     "Bernaschi & Iannello's experiment: 10 reduces, rotating root, lambda-tree vs binomial")
 
+/* A benchmark's option with a value given twice is refused, as the
+ * commands' are (bench/CLI.md), not silently replaced by the last: `bit`
+ * is the option's own bit in *seen. Returns 2 after one line on stderr
+ * ("tutti bench replay: -n: given twice; ..."), else 0. */
+static inline int bench_once(const char *who, unsigned *seen, unsigned bit, const char *flag) {
+  if (*seen & bit) {
+    fprintf(stderr, "%s: %s: given twice; accepted: each option once\n", who, flag);
+    return 2;
+  }
+  *seen |= bit;
+  return 0;
+}
+
 /* The end of a program's output, the one place write errors are caught
  * (a full disk, /dev/full): flush and close stdout; if anything written
  * there was lost, print one line on stderr naming it and return 3

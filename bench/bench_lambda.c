@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "tutti/tutti.h"
 
 int tutti_bench_lambda(int argc, char **argv);
@@ -111,23 +112,31 @@ int tutti_bench_lambda(int argc, char **argv) {
   long counts[8] = {1, 1024},
        ranks[160] = {2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 32, 33, 48, 64, 65, 96, 100, 128};
   int ncounts = 2, nranks = 19, calls = 10;
+  unsigned seen = 0;
+  const char *who = "tutti bench lambda";
   for (int i = 0; i < argc; i++) {
     const char *v;
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;
     } else if (!strcmp(argv[i], "--all")) {
+      if (bench_once(who, &seen, 1u << 2, "--all or --ranks")) return 2;
       nranks = 0;
       for (int P = 2; P <= 128; P++) ranks[nranks++] = P;
     } else if ((v = opt(argc, argv, &i, "--profiles"))) {
+      if (bench_once(who, &seen, 1u << 0, "--profiles")) return 2;
       snprintf(profiles, sizeof profiles, "%s", v);
     } else if ((v = opt(argc, argv, &i, "--counts"))) {
+      if (bench_once(who, &seen, 1u << 1, "--counts")) return 2;
       if ((ncounts = parse_list(v, counts, 8, 0, 1 << 24)) <= 0) goto bad;
     } else if ((v = opt(argc, argv, &i, "--ranks"))) {
+      if (bench_once(who, &seen, 1u << 2, "--all or --ranks")) return 2;
       if ((nranks = parse_list(v, ranks, 160, 1, 4096)) <= 0) goto bad;
     } else if ((v = opt(argc, argv, &i, "--lambda"))) {
+      if (bench_once(who, &seen, 1u << 3, "--lambda")) return 2;
       snprintf(lambda, sizeof lambda, "lambda=%s", v);
     } else if ((v = opt(argc, argv, &i, "--calls"))) {
+      if (bench_once(who, &seen, 1u << 4, "--calls")) return 2;
       if ((calls = atoi(v)) < 1) goto bad;
     } else {
       fprintf(stderr, "tutti bench lambda: unknown option '%s' (see --help)\n", argv[i]);

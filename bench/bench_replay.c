@@ -342,8 +342,9 @@ static int intarg(const char *flag, const char *v, int lo, int hi, int *out) {
  * `tutti bench replay`). Returns the exit status of bench/CLI.md: 0, 2 bad
  * usage, 3 failure. */
 int tutti_bench_replay(int argc, char **argv) {
-  const char *pattern = "all", *trace = NULL;
+  const char *pattern = "all", *trace = NULL, *who = "tutti bench replay";
   int P = 0, iters = 0, reps = 3;
+  unsigned seen = 0;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
@@ -351,6 +352,7 @@ int tutti_bench_replay(int argc, char **argv) {
       usage(stdout);
       return 0;
     } else if (!strcmp(a, "-p") || !strcmp(a, "--pattern")) {
+      if (bench_once(who, &seen, 1u << 0, a)) return 2;
       if (!v ||
           (strcmp(v, "binomial") && strcmp(v, "ring") && strcmp(v, "pairs") && strcmp(v, "all"))) {
         fprintf(stderr, "tutti bench replay: %s needs binomial, ring, pairs or all\n", a);
@@ -359,15 +361,16 @@ int tutti_bench_replay(int argc, char **argv) {
       pattern = v;
       i++;
     } else if (!strcmp(a, "-n") || !strcmp(a, "--ranks")) {
-      rc = intarg(a, v, 1, 1 << 24, &P);
+      rc = bench_once(who, &seen, 1u << 1, a) ? 2 : intarg(a, v, 1, 1 << 24, &P);
       i++;
     } else if (!strcmp(a, "-k") || !strcmp(a, "--iters")) {
-      rc = intarg(a, v, 1, 1 << 24, &iters);
+      rc = bench_once(who, &seen, 1u << 2, a) ? 2 : intarg(a, v, 1, 1 << 24, &iters);
       i++;
     } else if (!strcmp(a, "-r") || !strcmp(a, "--reps")) {
-      rc = intarg(a, v, 1, 1000, &reps);
+      rc = bench_once(who, &seen, 1u << 3, a) ? 2 : intarg(a, v, 1, 1000, &reps);
       i++;
     } else if (!strcmp(a, "--trace")) {
+      if (bench_once(who, &seen, 1u << 4, a)) return 2;
       if (!v) {
         fprintf(stderr, "tutti bench replay: --trace needs a file name\n");
         return 2;
@@ -436,7 +439,8 @@ static void contention_usage(FILE *f) {
 
 int tutti_bench_contention(int argc, char **argv) {
   int P = 1024, segs = 256, seg = 8192, reps = 5;
-  const char *spec = "tree:32x32";
+  const char *spec = "tree:32x32", *who = "tutti bench contention";
+  unsigned seen = 0;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
@@ -444,14 +448,15 @@ int tutti_bench_contention(int argc, char **argv) {
       contention_usage(stdout);
       return 0;
     } else if (!strcmp(a, "-n") || !strcmp(a, "--ranks")) {
-      rc = intarg(a, v, 2, 1 << 24, &P), i++;
+      rc = bench_once(who, &seen, 1u << 0, a) ? 2 : intarg(a, v, 2, 1 << 24, &P), i++;
     } else if (!strcmp(a, "-s") || !strcmp(a, "--segments")) {
-      rc = intarg(a, v, 1, 1 << 20, &segs), i++;
+      rc = bench_once(who, &seen, 1u << 1, a) ? 2 : intarg(a, v, 1, 1 << 20, &segs), i++;
     } else if (!strcmp(a, "-m") || !strcmp(a, "--bytes")) {
-      rc = intarg(a, v, 0, 1 << 30, &seg), i++;
+      rc = bench_once(who, &seen, 1u << 2, a) ? 2 : intarg(a, v, 0, 1 << 30, &seg), i++;
     } else if (!strcmp(a, "-r") || !strcmp(a, "--reps")) {
-      rc = intarg(a, v, 1, 1000, &reps), i++;
+      rc = bench_once(who, &seen, 1u << 3, a) ? 2 : intarg(a, v, 1, 1000, &reps), i++;
     } else if (!strcmp(a, "-t") || !strcmp(a, "--topology")) {
+      if (bench_once(who, &seen, 1u << 4, a)) return 2;
       if (!v) {
         fprintf(stderr, "tutti bench contention: %s needs a topology, e.g. tree:32x32\n", a);
         return 2;

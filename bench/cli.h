@@ -90,8 +90,10 @@ struct cli_opts {
 
 /* Parse argv for command `cmd`, accepting the options in `accepted` and up
  * to maxpos positional arguments (options and positionals may mix; "--"
- * ends the options). Forms: -n 8, -n8, --ranks 8, --ranks=8. Returns 0, or
- * CLI_EUSAGE after printing the one-line error. --help sets CLI_O(HELP). */
+ * ends the options). Forms: -n 8, -n8, --ranks 8, --ranks=8. An option
+ * with a value given twice is an error (--param repeats; a flag without a
+ * value may). Returns 0, or CLI_EUSAGE after printing the one-line error.
+ * --help sets CLI_O(HELP). */
 int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o);
 /* The option lines of a --help text, for the options in `accepted`. */

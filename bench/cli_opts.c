@@ -50,14 +50,20 @@ int cli_fail(int status, const char *cmd, const char *fmt, ...) {
 }
 
 void cli_print_options(FILE *f, unsigned accepted) {
+  int values = 0;
   for (int i = 0; i < CLI_NOPTS; i++) {
     if (!(accepted & (1u << i))) continue;
+    values |= opts[i].meta && i != CLI_OPT_PARAM;
     char head[64];
     snprintf(head, sizeof head, "%c%c%s--%s%s%s", opts[i].shrt ? '-' : ' ',
              opts[i].shrt ? opts[i].shrt : ' ', opts[i].shrt ? ", " : "  ", opts[i].lng,
              opts[i].meta ? " " : "", opts[i].meta ? opts[i].meta : "");
     fprintf(f, "  %-26s %s\n", head, opts[i].help);
   }
+  if (values)
+    fprintf(f, "  %-26s %s\n", "",
+            accepted & CLI_O(PARAM) ? "(an option with a value may be given once; --param repeats)"
+                                    : "(an option with a value may be given once)");
 }
 
 /* "-n/--ranks, --root, ..." of the accepted options. */
@@ -154,6 +160,7 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
   memset(o, 0, sizeof *o);
   o->nranks = 16, o->bytes = 8, o->root = 0, o->iters = 1;
   int only_pos = 0;
+  const char *first[CLI_NOPTS] = {NULL}; /* each option's value, for "given twice" */
   for (int a = 0; a < argc; a++) {
     const char *arg = argv[a], *val = NULL;
     int i = -1, attached = 0;
@@ -187,8 +194,8 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
       return cli_fail(CLI_EUSAGE, cmd, "unknown option '%s'; accepted: %s", shown,
                       accepted_list(accepted));
     }
-    o->given |= 1u << i;
     if (!opts[i].meta) {
+      o->given |= 1u << i;
       if (attached)
         return cli_fail(CLI_EUSAGE, cmd, "--%s takes no value (got '%s'); accepted: --%s alone",
                         opts[i].lng, val, opts[i].lng);
@@ -201,6 +208,15 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
                         opts[i].lng, opts[i].meta, opts[i].help);
       val = argv[++a];
     }
+    /* a value given twice is refused, not silently replaced by the last:
+     * only --param adds up */
+    if (first[i] && i != CLI_OPT_PARAM)
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--%s: given twice ('%s', then '%s'); accepted: each option once (only "
+                      "--param repeats)",
+                      opts[i].lng, first[i], val);
+    first[i] = val;
+    o->given |= 1u << i;
     int rc = apply(cmd, i, val, o);
     if (rc) return rc;
   }

@@ -244,7 +244,7 @@ static void run_help(FILE *f) {
              "costs what it costs without topology. The table lists the busiest links,\n"
              "--json all that carried data, --trace a track per link (tutti topo draws one).\n"
              "Exit: 0 verified, 1 verification failed, 2 bad usage or input, 3 runtime\n"
-             "failure (deadlock, a rank's error).\n");
+             "failure (deadlock, a rank's error, output that could not be written).\n");
 }
 
 static const char *fmt_mt(const tutti_model_t *m, double t, char *buf, size_t n) {

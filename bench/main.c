@@ -68,9 +68,10 @@ static void usage(FILE *f) {
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %-26s %s\n", commands[i].synopsis, commands[i].help);
   fprintf(f, "  %-26s %s\n  %-26s %s\n\n", "--version", "print the version", "--help", "this text");
-  fprintf(f, "tutti COMMAND --help documents every flag of a command. Exit status: 0 success,\n"
-             "1 a result failed verification, 2 bad usage or input, 3 runtime failure\n"
-             "(deadlock, a rank's error), with a one-line reason on stderr.\n");
+  fprintf(f, "tutti COMMAND --help documents every flag of a command; an option with a value\n"
+             "may be given once (--param repeats). Exit status: 0 success, 1 a result failed\n"
+             "verification, 2 bad usage or input, 3 runtime failure (deadlock, a rank's error,\n"
+             "output that could not be written), with a one-line reason on stderr.\n");
 }
 
 /* bench_replay.c drives the replay engine, an internal that libtutti.so

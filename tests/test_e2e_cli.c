@@ -301,6 +301,66 @@ Test(usage, options, .timeout = 30) {
   fails_with(CLI("suite", "--op", "sum"), 2, "--op");
 }
 
+/* An option with a value given twice is refused (never the last one
+ * silently); --param adds up, a flag without a value may repeat. */
+Test(usage, option_given_twice, .timeout = 60) {
+  const char *a = bcast_default();
+  fails_with(CLI("run", "bcast", a, "-n", "4", "-n", "8"), 2,
+             "--ranks: given twice ('4', then '8')");
+  fails_with(CLI("run", "bcast", a, "--ranks=4", "-n8"), 2, "--ranks: given twice");
+  fails_with(CLI("run", "bcast", a, "--model", "none", "--model", "postal:L=2"), 2,
+             "--model: given twice");
+  fails_with(CLI("run", "bcast", a, "-m", "8", "--bytes", "16"), 2, "--bytes: given twice");
+  fails_with(CLI("suite", "-m", "8", "-m", "16"), 2, "--bytes: given twice");
+  fails_with(CLI("topo", "tree:2x4", "--root", "1", "--root", "2"), 2, "--root: given twice");
+  fails_with(CLI("tree", "binomial", "-n", "4", "-n", "5"), 2, "--ranks: given twice");
+  fails_with(CLI("bench", "replay", "-n", "4", "--ranks", "8"), 2, "given twice");
+  fails_with(CLI("bench", "lambda", "--calls", "1", "--calls", "2"), 2, "given twice");
+  struct cli c = CLI("run", "bcast", a, "-n", "4", "--json", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cli_free(&c);
+  const tutti_algo_desc_t *d = NULL, *x;
+  for (int i = 0; (x = tutti_algo_desc_at(i)) != NULL && !d; i++)
+    if (x->nparams >= 2 && x->coll == TUTTI_COLL_BCAST) d = x;
+  if (d) { /* two different parameters, each once */
+    char p0[96], p1[96], v[32];
+    snprintf(p0, sizeof p0, "%s=%s", d->params[0].name,
+             tutti_format_shortest(d->params[0].min, v, sizeof v));
+    snprintf(p1, sizeof p1, "%s=%s", d->params[1].name,
+             tutti_format_shortest(d->params[1].min, v, sizeof v));
+    c = CLI("tree", d->name, "-n", "4", "--param", p0, "--param", p1);
+    cr_assert(ne(int, c.status, 2), "--param twice refused: %s", c.err);
+    cli_free(&c);
+  }
+}
+
+/* Messages quote what they were given, but a control byte never reaches
+ * the terminal raw: it is shown as \xNN. */
+Test(usage, control_bytes_are_escaped, .timeout = 30) {
+  const char *a = bcast_default();
+  struct cli c = CLI("run", "bcast", a, "--model", "hock\x01ney\x1b[31m");
+  fails_with(c, 2, "hock\\x01ney\\x1b[31m");
+  cli_free(&c);
+  c = CLI("run", "bcast", "bi\x07nomial");
+  fails_with(c, 2, "bi\\x07nomial");
+  cli_free(&c);
+  char prof[] = "/tmp/tutti_test_ctl_XXXXXX";
+  int fd = mkstemp(prof);
+  cr_assert(ge(int, fd, 0));
+  const char *ini = "[model]\npreset = hockney\nalpha = 1\x02us\nbeta = 1ns\n";
+  cr_assert(eq(long, (long)write(fd, ini, strlen(ini)), (long)strlen(ini)));
+  close(fd);
+  c = CLI("run", "bcast", a, "--profile", prof);
+  unlink(prof);
+  fails_with(c, 2, ":3: key 'alpha'");
+  HAS(c.err, "\\x02");
+  int raw = 0;
+  for (const unsigned char *q = (const unsigned char *)c.err; *q; q++)
+    raw |= (*q < 0x20 && *q != '\n') || *q == 0x7f;
+  cr_assert(eq(int, raw, 0), "a raw control byte in: %s", c.err);
+  cli_free(&c);
+}
+
 /* Topologies: a bad spec, file, mapping, link list or rank count is bad
  * input naming its flag. */
 Test(usage, topology, .timeout = 30) {
@@ -420,6 +480,45 @@ Test(run, binomial_bcast_json_is_model_md, .timeout = 30) {
   cr_assert(eq(int, json_array_len(json_get(&p, "modeled_times")), 1));
   cr_assert(eq(int, strncmp(json_get(&p, "model"), "{\"preset\":\"hockney\"", 19), 0));
   cli_free(&c);
+}
+
+/* JSON integers look like integers (10, not 1e+01): postal times are steps. */
+Test(run, json_integers_look_like_integers, .timeout = 30) {
+  struct cli c =
+      CLI("run", "bcast", bcast_default(), "-n", "8", "--model", "postal:L=10", "--json");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  struct jp p = json_ok(c.out);
+  HAS(json_get(&p, "model"), "\"L\":10,");
+  double t = json_num(&p, "modeled_time");
+  cr_assert(eq(dbl, t, floor(t)), "postal time %g is not whole", t);
+  cr_assert(eq(ptr, strstr(c.out, "e+"), NULL), "an exponent in: %s", c.out);
+  cli_free(&c);
+}
+
+/* A profile and the command line read a mapping with one parser: what
+ * --mapping takes, `mapping =` takes, with the same result; a UTF-8 BOM at
+ * the start of a profile is skipped. */
+Test(run, profile_mapping_is_the_command_lines, .timeout = 60) {
+  const char *a = bcast_default();
+  char prof[] = "/tmp/tutti_test_map_XXXXXX";
+  int fd = mkstemp(prof);
+  cr_assert(ge(int, fd, 0));
+  const char *ini = "\xEF\xBB\xBF[model]\npreset = hockney\nalpha = 1us\nbeta = 1ns\n"
+                    "[topology]\nspec = tree:4x4\nmapping = list:15,14,13,12\n";
+  cr_assert(eq(long, (long)write(fd, ini, strlen(ini)), (long)strlen(ini)));
+  close(fd);
+  struct cli c = CLI("run", "bcast", a, "-n", "4", "-m", "1000B", "--profile", prof, "--json");
+  struct cli d =
+      CLI("run", "bcast", a, "-n", "4", "-m", "1000B", "--model", "hockney:alpha=1us,beta=1ns",
+          "--topology", "tree:4x4", "--mapping", "list:15,14,13,12", "--json");
+  unlink(prof);
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cr_assert(eq(int, d.status, 0), "exit %d: %s", d.status, d.err);
+  struct jp p = json_ok(c.out), q = json_ok(d.out);
+  cr_assert(eq(dbl, json_num(&p, "modeled_time"), json_num(&q, "modeled_time")));
+  HAS(json_get(&p, "topology"), "\"mapping\":\"list:15,14,13,12\"");
+  cli_free(&c);
+  cli_free(&d);
 }
 
 Test(run, iters_rotate_root, .timeout = 30) {
