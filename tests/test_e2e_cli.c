@@ -9,6 +9,10 @@
  * `--topology`/`--mapping`/`--links` and profiles with a [topology] put
  * the run on links (the link table, JSON and trace tracks), and `topo`
  * draws collectives/REFERENCE.md's two-switch lecture example (ASCII and --dot).
+ * Every command with its output on /dev/full exits 3 (so does a --trace
+ * file there); an option with a value given twice is exit 2; messages show
+ * control bytes as \xNN; JSON integers look like integers; a profile's
+ * mapping (behind a UTF-8 BOM) reads like --mapping.
  * The JSON is read with json_reader.h; verify.c, the reference `run`
  * checks against, is tested directly in test_unit_verify.c.
  *

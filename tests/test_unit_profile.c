@@ -2,7 +2,10 @@
  * test_unit_profile.c -- latency profiles (profile.c, profiles_builtin.c):
  * every built-in parses and holds what its description says; good files
  * under tests/data/profiles/ load with every key; each bad file fails
- * with "FILE:LINE: key 'K': ...; accepted: ..." at the right line.
+ * with "FILE:LINE: key 'K': ...; accepted: ..." at the right line; a
+ * mapping is accepted exactly when tutti_topo_mapping_parse accepts it;
+ * many unknown [model] keys name the first; a UTF-8 BOM is skipped and
+ * control bytes in messages are escaped.
  * Data files are found through $TUTTI_SOURCE_DIR (set by ctest), else the
  * current directory.
  */
@@ -477,7 +480,11 @@ Test(strings, control_bytes_are_escaped) {
   cr_assert(
       eq(int, parse("[model]\npreset = hock\x01ney\x1b[2J\n", &p, err, sizeof err), TUTTI_EPARSE));
   HAS(err, "t.ini:2: key 'preset': 'hock\\x01ney\\x1b[2J' is not a preset");
-  cr_assert(eq(int, parse("[model]\nno\x07" "equals\n", &p, err, sizeof err), TUTTI_EPARSE));
+  cr_assert(eq(int,
+               parse("[model]\nno\x07"
+                     "equals\n",
+                     &p, err, sizeof err),
+               TUTTI_EPARSE));
   HAS(err, "'no\\x07equals' is not a [section]");
   cr_assert(eq(int,
                parse("[model]\npreset = none\n[topology]\nmapping = x\x7f\n", &p, err, sizeof err),
