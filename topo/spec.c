@@ -7,6 +7,7 @@
  * TUTTI_TOPO_MAX_LEAVES leaves and as many switches) are checked on the
  * text, before anything is allocated.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ int tutti_topo_from_spec(const char *spec, const char *links, tutti_topo_t **out
   const char *p = spec + 5;
   long long leaves = 1, switches = 1, level = 1;
   for (;;) {
-    long long v = tutti__whole(&p, TUTTI_TOPO_MAX_LEAVES);
+    long long v = tutti__whole(&p, INT_MAX); /* a product above the limit is said below */
     if (v < 1) {
       tutti__seterr(err, errlen, "topology '%s': number %d is %s; accepted: %s", spec, k + 1,
                     v == 0 ? "0" : "missing or too large", TUTTI__TOPO_SPEC_ACCEPTED);
