@@ -306,6 +306,7 @@ struct node {
   int lo, count; /* subtree [lo, lo+count); lo is meaningless for binary */
   int *children; /* the first `max` are written */
   int max, n;
+  int no_children; /* only the parent and the subtree are wanted */
 };
 
 static void emit(struct node *nd, long long c) {
@@ -317,7 +318,9 @@ static void flat_node(int v, int n, struct node *nd) {
   nd->parent = v ? 0 : -1;
   nd->lo = v;
   nd->count = v ? 1 : n;
-  if (v == 0)
+  if (v == 0 && nd->max == 0)
+    nd->n = n - 1; /* counted, not listed */
+  else if (v == 0)
     for (int c = 1; c < n; c++) emit(nd, c);
 }
 
@@ -362,30 +365,44 @@ static void knomial_node(int v, int n, long long k, struct node *nd) {
 
 /* The split rule of a partition tree (lambda, postal). */
 struct splitter {
-  double lambda; /* > 0: lambda rule; 0: postal rule on fib */
+  double lambda; /* > 0: lambda rule; 0: postal rule on fib (or flat) */
+  int flat;      /* postal with L >= n-1: keep m-1 */
+  int jump;      /* d(m) = m - keep(m) is non-decreasing in m: keep runs can be jumped */
   struct fib fib;
 };
 
 static int split_init(struct splitter *sp, const tutti_treespec_t *spec, int n) {
+  sp->flat = sp->jump = 0;
   if (spec->kind == TUTTI_TREE_LAMBDA) {
     sp->lambda = spec->lambda;
+    /* keep(m) = floor(fl(fl(lambda m) + 1/2)) clamped to [1, m-1] grows by
+     * at most 1 from m to m+1 when the two roundings (each within 2^-23 for
+     * m < 2^31) cannot add up past 1: lambda + 2^-21 < 1. Then d(m) is
+     * non-decreasing, which the jump in skip_keeps relies on; closer to 1
+     * the descent steps one split at a time. */
+    sp->jump = spec->lambda < 1.0 - 0x1p-21;
     return 0;
   }
   sp->lambda = 0;
   /* For L >= n-1 the tree of n ranks is flat (F(j) = j - L + 2 on the
-   * range used), the same for every such L: a window of n-1 will do. */
-  int L = spec->L < n - 1 ? spec->L : n >= 2 ? n - 1 : 1;
-  int err = fib_init(&sp->fib, L);
+   * range used, so the source keeps m-1), the same for every such L: no
+   * window needed. */
+  if (spec->L >= n - 1) {
+    sp->flat = sp->jump = 1;
+    return 0;
+  }
+  int err = fib_init(&sp->fib, spec->L);
   if (!err && n >= 2) fib_sync(&sp->fib, n);
   return err;
 }
 
 static void split_free(struct splitter *sp) {
-  if (sp->lambda == 0) fib_free(&sp->fib);
+  if (sp->lambda == 0 && !sp->flat) fib_free(&sp->fib);
 }
 
 /* How many ranks the source of a range of m >= 2 ranks keeps. */
 static int split_keep(const struct splitter *sp, int m) {
+  if (sp->flat) return m - 1;
   if (sp->lambda == 0) return (int)fib_cur(&sp->fib); /* F(f(m)-1) < m */
   long long x = (long long)(sp->lambda * m + 0.5);    /* floor: the value is positive */
   return x < 1 ? 1 : x > m - 1 ? m - 1 : (int)x;
@@ -393,11 +410,47 @@ static int split_keep(const struct splitter *sp, int m) {
 
 /* The current range now has m ranks. */
 static void split_moved(struct splitter *sp, int m) {
-  if (sp->lambda == 0 && m >= 2) fib_sync(&sp->fib, m);
+  if (sp->lambda == 0 && !sp->flat && m >= 2) fib_sync(&sp->fib, m);
+}
+
+/* The source's own part after its splits while rank r (0 < r < m, relative
+ * to the source) stays in it: m -> keep(m) while keep(m) > r. One split at
+ * a time this is O(m - r) for lambda near 1 (keep(m) = m-1: the source
+ * sends to m-1, m-2, ... in turn), so runs of splits that each give away
+ * the same d = m - keep(m) are taken at once: d is non-decreasing in m
+ * (sp->jump), so it is d on all of [x0, m] for the least x0 with
+ * d(x0) = d, found by bisection. A run ends below x0 with a smaller d, or
+ * where the next split would give r away; there are at most as many runs
+ * as values of d, O(log m) splits of at least d/m each otherwise. */
+static int skip_keeps(const struct splitter *sp, int m, int r) {
+  for (;;) {
+    int k = split_keep(sp, m);
+    if (k <= r) return m;
+    int d = m - k;
+    if ((m - r) / d < 8) { /* a few splits: plain steps are cheaper */
+      m = k;
+      continue;
+    }
+    int lo = r + 1 > 2 ? r + 1 : 2, hi = m; /* d(hi) = d; find the least x0 */
+    if (lo - split_keep(sp, lo) == d)
+      hi = lo;
+    else
+      while (hi - lo > 1) { /* d(lo) < d = d(hi) */
+        int mid = lo + (hi - lo) / 2;
+        if (mid - split_keep(sp, mid) == d)
+          hi = mid;
+        else
+          lo = mid;
+      }
+    /* m, m-d, ... >= hi are in the run; each > r + d still keeps r */
+    int j1 = (m - hi) / d + 1, j2 = (m - r - 1) / d;
+    m -= (j1 < j2 ? j1 : j2) * d;
+  }
 }
 
 /* Walk the partition from [0, n) down to v's own range, then split that
- * range as v would: the leaders of its splits are v's children. */
+ * range as v would: the leaders of its splits are v's children (counted
+ * only, when nd->max is 0 and the count is not wanted either). */
 static int partition_node(const tutti_treespec_t *spec, int v, int n, struct node *nd) {
   struct splitter sp;
   int err = split_init(&sp, spec, n);
@@ -405,6 +458,7 @@ static int partition_node(const tutti_treespec_t *spec, int v, int n, struct nod
   int lo = 0, m = n;
   nd->parent = -1;
   while (lo != v) {
+    if (sp.jump) m = skip_keeps(&sp, m, v - lo);
     int n1 = split_keep(&sp, m);
     if (v < lo + n1) {
       m = n1;
@@ -417,12 +471,15 @@ static int partition_node(const tutti_treespec_t *spec, int v, int n, struct nod
   }
   nd->lo = v;
   nd->count = m;
-  while (m >= 2) {
-    int n1 = split_keep(&sp, m);
-    emit(nd, (long long)v + n1);
-    m = n1;
-    split_moved(&sp, m);
-  }
+  if (sp.flat && nd->max == 0) /* the flat case counts without listing */
+    nd->n = m - 1;
+  else if (!nd->no_children)
+    while (m >= 2) {
+      int n1 = split_keep(&sp, m);
+      emit(nd, (long long)v + n1);
+      m = n1;
+      split_moved(&sp, m);
+    }
   split_free(&sp);
   return 0;
 }
@@ -471,7 +528,7 @@ int tutti_tree_subtree(const tutti_treespec_t *spec, int rank, int size, int roo
   if (err) return err;
   if (!lo || !count) return TUTTI_EINVAL;
   if (!kinds[spec->kind].contiguous) return TUTTI_ENOTSUP;
-  struct node nd = {0};
+  struct node nd = {.no_children = 1};
   err = node_rel(spec, to_rel(rank, root, size), size, &nd);
   if (err) return err;
   *lo = nd.lo;
@@ -484,7 +541,7 @@ int tutti_tree_subtree_size(const tutti_treespec_t *spec, int rank, int size, in
   int err = check_args(spec, rank, size, root);
   if (err) return err;
   if (!count) return TUTTI_EINVAL;
-  struct node nd = {0};
+  struct node nd = {.no_children = 1};
   err = node_rel(spec, to_rel(rank, root, size), size, &nd);
   if (!err) *count = nd.count;
   return err;
@@ -567,9 +624,13 @@ static void print_dot(const struct whole *t, int n, int root, const tutti_treesp
   fputs("}\n", out);
 }
 
-/* Depth-first with an explicit stack: a chain is n deep. */
+/* Depth-first with an explicit stack: a chain is n deep. The drawing stops
+ * TUTTI_TREE_PRINT_DEPTH levels down (a chain of 4000 drew 32 MB of
+ * indentation): a rank there with children gets one line counting them. */
 static int print_ascii(const struct whole *t, int n, int root, FILE *out) {
-  int *node = malloc((size_t)n * sizeof *node), *next = malloc((size_t)n * sizeof *next);
+  int cap = n < TUTTI_TREE_PRINT_DEPTH + 1 ? n : TUTTI_TREE_PRINT_DEPTH + 1;
+  int *node = malloc((size_t)cap * sizeof *node), *next = malloc((size_t)cap * sizeof *next);
+  int *size = NULL; /* subtree sizes, for a cut drawing */
   if (!node || !next) {
     free(node);
     free(next);
@@ -591,12 +652,35 @@ static int print_ascii(const struct whole *t, int n, int root, FILE *out) {
       fputs(next[a - 1] < t->first[node[a - 1] + 1] ? "│   " : "    ", out);
     fputs(next[depth - 1] < t->first[v + 1] ? "├── " : "└── ", out);
     fprintf(out, "%d\n", to_abs(c, root, n));
-    node[depth] = c;
-    next[depth] = t->first[c];
-    depth++;
+    if (t->first[c] == t->first[c + 1]) continue; /* a leaf */
+    if (depth < TUTTI_TREE_PRINT_DEPTH) {
+      node[depth] = c;
+      next[depth] = t->first[c];
+      depth++;
+      continue;
+    }
+    if (!size) { /* children follow their parent in relative order */
+      size = malloc((size_t)n * sizeof *size);
+      if (!size) {
+        free(node);
+        free(next);
+        return TUTTI_ENOMEM;
+      }
+      for (int u = n - 1; u >= 0; u--) {
+        size[u] = 1;
+        for (int i = t->first[u]; i < t->first[u + 1]; i++) size[u] += size[t->kid[i]];
+      }
+    }
+    for (int a = 1; a <= depth; a++)
+      fputs(next[a - 1] < t->first[node[a - 1] + 1] ? "│   " : "    ", out);
+    fprintf(
+        out,
+        "└── ... %d more rank%s below, not drawn (deeper than %d levels; the DOT form has them)\n",
+        size[c] - 1, size[c] == 2 ? "" : "s", TUTTI_TREE_PRINT_DEPTH);
   }
   free(node);
   free(next);
+  free(size);
   return 0;
 }
 

@@ -150,7 +150,13 @@ Test(preset, invalid_parameters) {
   cr_assert(eq(int, tutti_model_postal(&m, -2), TUTTI_EINVAL));
   cr_assert(eq(int, tutti_model_logp(&m, 1, -1, 1), TUTTI_EINVAL));
   cr_assert(eq(int, tutti_model_loggp(&m, 1, 1, 1, -1), TUTTI_EINVAL));
+  /* issue 19: beyond units.h's ranges, a cost could overflow in a run */
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e308, 1e-9), TUTTI_EINVAL));
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 2 * TUTTI_PER_BYTE_MAX), TUTTI_EINVAL));
+  cr_assert(eq(int, tutti_model_postal(&m, 2 * TUTTI_TIME_MAX), TUTTI_EINVAL));
+  cr_assert(eq(int, tutti_model_loggp(&m, 1, 1, 1e7, 0), TUTTI_EINVAL));
   cr_assert(eq(int, m.preset, 42), "a failed constructor changed the model");
+  cr_assert(eq(int, tutti_model_loggp(&m, TUTTI_TIME_MAX, 0, 0, TUTTI_PER_BYTE_MAX), 0), "edges");
 }
 
 Test(preset, names) {
@@ -552,4 +558,25 @@ Test(format, model_time) {
   m = parse_ok("hockney:alpha=1us,beta=1ns");
   cr_assert(eq(str, tutti_format_model_time(&m, 6e-6, b, sizeof b), "6 us"));
   cr_assert(eq(str, tutti_format_model_time(NULL, 6e-6, b, sizeof b), "6 us"));
+}
+
+/* Issue 19: --model hockney:alpha=1e308s parsed, ran, then failed in the
+ * replay ("not finite", exit 3); every value is now refused when read, at
+ * its key, so the CLI says so with exit 2. */
+Test(spec, values_out_of_range_name_the_key) {
+  spec_fails("hockney:alpha=1e308s,beta=1ns", "key 'alpha': '1e308s' is out of range", "1e6 s");
+  spec_fails("hockney:alpha=1us,beta=1e7s", "key 'beta':", "out of range");
+  spec_fails("hockney:alpha=1us,bandwidth=1e-9B/s", "key 'bandwidth':", "out of range");
+  spec_fails("postal:L=1e300", "key 'L':", "out of range");
+  spec_fails("logp:L=1us,o=1us,g=2e6s", "key 'g':", "out of range");
+  spec_fails("hockney:alpha=1us,beta=1ns,send_cpu=1e308s", "key 'send_cpu':", "out of range");
+  spec_fails("hockney:alpha=1us,beta=1ns,latency=max(1e9s, 1us)", "key 'latency':", "out of range");
+  spec_fails("hockney:alpha=1us,beta=1ns,recv_port=1us + 1e300*m",
+             "key 'recv_port':", "out of range");
+  spec_fails("postal:L=2,send_cpu=1 + 1e7*m", "key 'send_cpu':", "out of range");
+  spec_fails("hockney:alpha=1us,beta=1ns,gamma=1e300", "key 'gamma':", "out of range");
+  /* the edges parse, and their worst cost is finite */
+  tutti_model_t m = parse_ok("hockney:alpha=1e6s,beta=1e6s/B,send_cpu=max(1e6s, 1e6s + 1e6*m)");
+  cr_assert(isfinite(tutti_cost_eval(&m.send_cpu, (double)SIZE_MAX)));
+  cr_assert(isfinite(tutti_cost_eval(&m.latency, (double)SIZE_MAX)));
 }

@@ -198,7 +198,8 @@ static const struct bad_spec bad_specs[] = {
     {"tree:4y8", NULL, "unexpected 'y'"},
     {"tree:4x8 ", NULL, "unexpected ' '"},
     {"tree:-4", NULL, "number 1 is missing"},
-    {"tree:99999x99999", NULL, "more than 16777216 leaves"},
+    {"tree:99999x99999", NULL, "more than 1048576 leaves"},
+    {"tree:1048576x2", NULL, "more than 1048576 leaves"},
     {"tree:4x8", "1us/10Gbps, 2us", "link 2: '2us' is not LATENCY/BANDWIDTH"},
     {"tree:4x8", "1us/10Gbps,", "link 2 is empty"},
     {"tree:4x8", "1xs/10Gbps", "link 1: latency:"},
@@ -1243,4 +1244,111 @@ Test(print, arguments) {
   tutti_linkset_free(NULL);
   tutti_linkset_t *ls;
   cr_assert(eq(int, tutti_linkset_create(NULL, &ls), TUTTI_EINVAL));
+}
+
+/* ------------------------------------------------------------ limits */
+
+/* A chain of k switches, s0 at the top: each has leaf i and the next
+ * below it; 3 lines a section, so s(i)'s children line is 3i + 3. */
+static char *chain_ini(int k) {
+  size_t cap = (size_t)k * 48 + 64, off = 0;
+  char *s = malloc(cap);
+  cr_assert(ne(ptr, s, NULL));
+  for (int i = 0; i < k; i++) {
+    off += (size_t)snprintf(s + off, cap - off, "[switch s%d]\nleaves = %d\n", i, i);
+    if (i + 1 < k)
+      off += (size_t)snprintf(s + off, cap - off, "children = s%d\n", i + 1);
+    else
+      off += (size_t)snprintf(s + off, cap - off, "; bottom\n");
+  }
+  return s;
+}
+
+/* Issue 19: `tutti topo` on a chain of ~21000 switches overflowed the
+ * stack (recursive drawing), and a chain deeper than the replay's 16-bit
+ * hop counter loaded, then failed in the run. The depth limit is the
+ * replay's, checked at load; the deepest tree loads, routes, maps and
+ * draws, and the drawing stays small (it stops at 64 levels). */
+Test(limits, deepest_tree_loads_and_draws, .timeout = 60) {
+  int k = TUTTI_TOPO_MAX_DEPTH; /* leaf k-1 is k links below the root */
+  char *text = chain_ini(k);
+  tutti_topo_t *t = NULL;
+  char err[1024] = "";
+  cr_assert(eq(int, tutti_topo_parse_ini(text, "deep.ini", NULL, &t, err, sizeof err), 0), "%s",
+            err);
+  cr_assert(eq(int, tutti_topo_depth(t), TUTTI_TOPO_MAX_DEPTH));
+  cr_assert(eq(int, tutti_topo_path_len(t, 0, k - 1), k + 1)); /* up 1, down k */
+  bind_ok(t, 4, "dfs", TUTTI_TOPO_PARTIAL);
+  int order[4];
+  cr_assert(eq(int, tutti_topo_chain_order(t, NULL, 4, 0, order), 0));
+  char *s = print_to_string(t, 0);
+  size_t len = strlen(s);
+  cr_assert(lt(sz, len, (size_t)100000), "%zu bytes for a chain", len);
+  HAS(s, "`-- ... 32702 switches and 32703 leaves below, not drawn (deeper than 64 levels");
+  free(s);
+  char *dot = print_to_string(t, 1); /* the DOT form has every switch */
+  HAS(dot, "label=\"s32766\"");
+  free(dot);
+  tutti_topo_free(t);
+  free(text);
+}
+
+Test(limits, deeper_than_the_replay_is_refused_at_load, .timeout = 60) {
+  char *text = chain_ini(TUTTI_TOPO_MAX_DEPTH + 1);
+  tutti_topo_t *t = (tutti_topo_t *)0x1;
+  char err[1024] = "";
+  cr_assert(
+      eq(int, tutti_topo_parse_ini(text, "deep.ini", NULL, &t, err, sizeof err), TUTTI_EPARSE));
+  cr_assert(eq(ptr, t, (tutti_topo_t *)0x1));
+  /* s32767 is listed by s32766, whose children line is 3 * 32766 + 3 */
+  HAS(err, "deep.ini:98301: key 'children': 's32767' is 32767 levels below the root");
+  HAS(err, "accepted: a tree at most 32767 levels deep");
+  free(text);
+}
+
+/* Issue 19: `leaves = 60-16777215` allocated 199 MB before an error on a
+ * later line, and tree:16777216 built 16M leaves for a 4-rank run. A
+ * topology has at most as many leaves as a world has ranks (2^20), checked
+ * on the text; so has a spec, which also has at most 64 numbers. */
+Test(limits, leaves_and_levels_refused_on_the_text) {
+  tutti_topo_t *t = (tutti_topo_t *)0x1;
+  char err[1024] = "";
+  const char *text = "[switch s0]\nleaves = 0-59\nleaves = 60-16777215\n";
+  cr_assert(
+      eq(int, tutti_topo_parse_ini(text, "big.ini", NULL, &t, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "big.ini:3: key 'leaves': '60-16777215' is not a leaf number or range");
+  HAS(err, "leaves below 1048576");
+  cr_assert(
+      eq(int, tutti_topo_from_spec("tree:16777216", NULL, &t, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "more than 1048576 leaves");
+  char spec[256] = "tree:1";
+  for (int i = 1; i <= TUTTI_TOPO_SPEC_MAX_LEVELS; i++) strcat(spec, "x1");
+  cr_assert(eq(int, tutti_topo_from_spec(spec, NULL, &t, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "more than 64 levels");
+  cr_assert(eq(ptr, t, (tutti_topo_t *)0x1));
+  spec[strlen(spec) - 2] = '\0'; /* 64 numbers: fine */
+  t = open_ok(spec, NULL);
+  cr_assert(eq(int, tutti_topo_depth(t), 64));
+  tutti_topo_free(t);
+  t = open_ok("tree:1048576", NULL); /* the limit itself */
+  cr_assert(eq(int, tutti_topo_nleaves(t), TUTTI_TOPO_MAX_LEAVES));
+  tutti_topo_free(t);
+}
+
+/* Issue 19: a big machine with a few ranks printed one "-" per empty leaf
+ * (32 MB for tree:16777216 -n 4); four or more in a row are counted. */
+Test(limits, empty_leaves_are_counted) {
+  tutti_topo_t *t = open_ok("tree:1048576", NULL);
+  bind_ok(t, 4, "identity", TUTTI_TOPO_PARTIAL);
+  char *s = print_to_string(t, 0);
+  HAS(s, "`-- leaves 0-1048575: ranks 0-3 (1048572 empty)  links not set\n");
+  cr_assert(lt(sz, strlen(s), (size_t)1000));
+  free(s);
+  tutti_topo_free(t);
+  t = open_ok("tree:2x4", NULL);
+  bind_ok(t, 5, "identity", TUTTI_TOPO_PARTIAL);
+  s = print_to_string(t, 0);
+  HAS(s, "leaves 4-7: ranks 4 - - -  links");
+  free(s);
+  tutti_topo_free(t);
 }

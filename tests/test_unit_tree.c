@@ -192,6 +192,14 @@ ParameterizedTestParameters(tree, matches_reference) {
       {{TUTTI_TREE_KNOMIAL, 7, 0, 0}, MAXN, 0},
       {{TUTTI_TREE_KNOMIAL, 1000, 0, 0}, MAXN, 0},
       {{TUTTI_TREE_LAMBDA, 0, 0.99, 0}, MAXN, 0},
+      /* Issue 19: near 1 the builder jumps runs of equal splits (0.97
+       * changes the size given away a few times below 200; 0.99999 gives
+       * 1 every time), and within 2^-21 of 1 it steps one at a time; big
+       * L below and above n-1 (the flat shortcut). */
+      {{TUTTI_TREE_LAMBDA, 0, 0.97, 0}, MAXN, 1},
+      {{TUTTI_TREE_LAMBDA, 0, 0.99999, 0}, MAXN, 0},
+      {{TUTTI_TREE_LAMBDA, 0, 1.0 - 0x1p-22, 0}, MAXN, 0},
+      {{TUTTI_TREE_POSTAL, 0, 0, 150}, MAXN, 0},
   };
   return cr_make_param_array(struct kindcase, cases, sizeof cases / sizeof cases[0]);
 }
@@ -607,9 +615,62 @@ Test(tree, print_ascii) {
   got = print_tree(&c, 3, 1, 0);
   cr_assert(eq(str, got, "1\n└── 2\n    └── 0\n"));
   free(got);
-  got = print_tree(&c, 500, 0, 0); /* deep */
-  cr_assert(not(eq(ptr, strstr(got, "└── 499\n"), NULL)));
+  got = print_tree(&c, 500, 0, 0); /* deep: drawn to 64 levels */
+  cr_assert(not(eq(ptr, strstr(got, "└── 64\n"), NULL)));
+  cr_assert(eq(ptr, strstr(got, "└── 65\n"), NULL));
+  cr_assert(not(eq(ptr,
+                   strstr(got, "└── ... 435 more ranks below, not drawn (deeper than 64 "
+                               "levels; the DOT form has them)\n"),
+                   NULL)));
   free(got);
+  got = print_tree(&c, 500, 0, 1);
+  cr_assert(not(eq(ptr, strstr(got, "  498 -> 499 [label=\"1\"];\n"), NULL)), "DOT draws all");
+  free(got);
+}
+
+/* Issue 19: `tutti tree chain -n 4000` printed 32 MB of indentation (O(n^2)
+ * bytes); the drawing of any tree is now at most 64 levels wide. */
+Test(tree, print_size_is_linear) {
+  tutti_treespec_t c = tutti_treespec_default(TUTTI_TREE_CHAIN);
+  char *got = print_tree(&c, 4000, 17, 0);
+  size_t len = strlen(got);
+  cr_assert(lt(sz, len, (size_t)100000), "%zu bytes for a chain of 4000", len);
+  cr_assert(not(eq(ptr, strstr(got, "└── ... 3935 more ranks below"), NULL)));
+  free(got);
+  /* a rank at the cut with one rank below */
+  got = print_tree(&c, TUTTI_TREE_PRINT_DEPTH + 2, 0, 0);
+  cr_assert(not(eq(ptr, strstr(got, "└── ... 1 more rank below"), NULL)));
+  free(got);
+  got = print_tree(&c, TUTTI_TREE_PRINT_DEPTH + 1, 0, 0); /* exactly 64 deep: no cut */
+  cr_assert(eq(ptr, strstr(got, "more rank"), NULL));
+  free(got);
+}
+
+/* Issue 19: lambda near 1 was quadratic: each rank walked the root's
+ * splits one by one (n - v of them), so `tutti tree lambda --param
+ * lambda=0.99999` took 7.2 s at 40k ranks, over a minute at 2M; a flat
+ * postal tree (L >= n-1) did the same. Whole trees of 200k ranks and
+ * single ranks of a 2^31-rank tree now take milliseconds; one split at a
+ * time they took minutes (the timeout is 100x what they need). */
+Test(tree, lambda_near_one_is_not_quadratic, .timeout = 60) {
+  tutti_treespec_t l = spec_of(TUTTI_TREE_LAMBDA, 0, 0.99999, 0);
+  tutti_treespec_t p = spec_of(TUTTI_TREE_POSTAL, 0, 0, INT_MAX);
+  for (int i = 0; i < 2; i++) {
+    const tutti_treespec_t *s = i ? &p : &l;
+    char *got = print_tree(s, 200000, 0, 1);
+    /* lambda: the root keeps floor(0.99999 * 200000 + 1/2) = 199998 */
+    const char *first = i ? "  0 -> 199999 [label=\"1\"];\n" : "  0 -> 199998 [label=\"1\"];\n";
+    cr_assert(not(eq(ptr, strstr(got, first), NULL)), "%s", label(s));
+    free(got);
+    for (int v = 1; v <= 40; v++) {
+      int par = -2, lo = -1, cnt = -1;
+      cr_assert(eq(int, tutti_tree_node(s, v, INT_MAX, 0, &par, NULL, 0, NULL), 0));
+      cr_assert(eq(int, tutti_tree_subtree(s, v, INT_MAX, 0, &lo, &cnt), 0));
+      cr_assert(eq(int, par, 0), "%s v=%d: parent %d", label(s), v, par);
+      cr_assert(eq(int, lo, v));
+      cr_assert(eq(int, cnt, 1), "%s v=%d", label(s), v);
+    }
+  }
 }
 
 Test(tree, print_dot) {

@@ -320,3 +320,32 @@ Test(units, format_bandwidth) {
   cr_assert(eq(str, tutti_format_bandwidth(500, b, sizeof b), "500 B/s"));
   cr_assert(eq(str, tutti_format_bandwidth(2e12, b, sizeof b), "2 TB/s"));
 }
+
+/* Issue 19: every model value is held to units.h's ranges when it is read,
+ * so a cost a + b*m stays finite for every message size (1e308s used to
+ * parse, then fail at the end of a run). The edges are accepted. */
+Test(units, ranges_keep_costs_finite) {
+  cr_assert(ieee_ulp_eq(dbl, time_of("1e6s"), TUTTI_TIME_MAX, 0));
+  cr_assert(ieee_ulp_eq(dbl, time_of("1e6"), 1e6, 0));
+  time_fails("1e308s", "out of range");
+  time_fails("1000001s", "out of range");
+  time_fails("1e18us", "out of range");
+  cr_assert(ieee_ulp_eq(dbl, pb_of("1e6s/B"), TUTTI_PER_BYTE_MAX, 0));
+  cr_assert(ieee_ulp_eq(dbl, bw_of("1e-6B/s"), TUTTI_BANDWIDTH_MIN, 0));
+  double v = 7;
+  char err[512] = "";
+  const char *bad_pb[] = {"1e7s/B", "2e6", "1e-7B/s", "1e-300bps"};
+  for (size_t i = 0; i < sizeof bad_pb / sizeof bad_pb[0]; i++) {
+    cr_assert(eq(int, tutti_parse_per_byte(bad_pb[i], &v, err, sizeof err), TUTTI_EPARSE), "%s",
+              bad_pb[i]);
+    HAS(err, "out of range");
+    HAS(err, "at most 1e6 s/B");
+  }
+  cr_assert(eq(int, tutti_parse_bandwidth("1e-7B/s", &v, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "out of range");
+  HAS(err, "1e-6 B/s");
+  cr_assert(ieee_ulp_eq(dbl, v, 7.0, 0), "untouched on failure");
+  /* the worst a model can hold is still finite, added up 2^64 times */
+  double worst = TUTTI_TIME_MAX + TUTTI_PER_BYTE_MAX * (double)SIZE_MAX;
+  cr_assert(isfinite(worst * 18446744073709551616.0));
+}

@@ -40,6 +40,8 @@ struct build {
   int nleaves;
   tutti_topo_link_t *params;
   int np, capp;
+  int *phash; /* open addressing over params[1..np): index or 0; phcap slots */
+  int phcap;
   int nlev;
   int *lev; /* parameter per level, leaf links first */
   int nov, capov;

@@ -57,6 +57,8 @@ struct istate {
   int hcap;
   int *leaf_owner, *leaf_line;
   int leafcap;
+  int *ov_sec, *ov_line; /* per leaf: the section (+1) and line of its last leaf_link.N */
+  int ovcap;
   int maxleaf, maxleaf_line;
 };
 
@@ -388,13 +390,30 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
                       name, name + 10);
       return 0;
     }
-    for (int i = 0; i < is->nov; i++)
-      if (is->ov[i].leaf == l) {
-        tutti__ini_fail(&st->ini, st->ini.line,
-                        "key '%s': given twice (first on line %d); accepted: each key once", name,
-                        is->ov[i].line);
+    /* a section's keys are contiguous (no section twice), so the last
+     * leaf_link.N seen for leaf l is this section's if any is */
+    if (l >= st->ovcap) {
+      int cap = st->ovcap ? st->ovcap : 64;
+      while (cap <= l) cap *= 2;
+      int *a = realloc(st->ov_sec, (size_t)cap * sizeof *a);
+      if (a) st->ov_sec = a;
+      int *ln = realloc(st->ov_line, (size_t)cap * sizeof *ln);
+      if (ln) st->ov_line = ln;
+      if (!a || !ln) {
+        tutti__ini_oom(&st->ini);
         return 0;
       }
+      memset(st->ov_sec + st->ovcap, 0, (size_t)(cap - st->ovcap) * sizeof *a);
+      st->ovcap = cap;
+    }
+    if (st->ov_sec[l] == s + 1) {
+      tutti__ini_fail(&st->ini, st->ini.line,
+                      "key '%s': given twice (first on line %d); accepted: each key once", name,
+                      st->ov_line[l]);
+      return 0;
+    }
+    st->ov_sec[l] = s + 1;
+    st->ov_line[l] = st->ini.line;
     struct build *b = st->b;
     if (tutti__grow((void **)&is->ov, &is->capov, is->nov + 1, sizeof *is->ov) ||
         tutti__grow((void **)&b->ov, &b->capov, b->nov + 1, sizeof *b->ov)) {
@@ -413,6 +432,44 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
   tutti__ini_fail(&st->ini, st->ini.line, "key '%s': unknown in [%s %s]; accepted: %s", name,
                   is->kind == TUTTI__SW_HOST ? "host" : "switch", bs->name, keys);
   return 0;
+}
+
+/* The depth limit (topo.h), on the parent links of a checked tree, before
+ * anything is laid out: every switch has a leaf below it, so a switch
+ * TUTTI_TOPO_MAX_DEPTH levels below the root makes the tree too deep.
+ * Reported at the 'children' line that lists the first such switch (in
+ * file order). Iterative: each switch's depth is found once, walking up to
+ * a switch whose depth is known. */
+static int check_depth(struct istate *st) {
+  int nsw = st->nsw, bad = -1;
+  int *dep = malloc((size_t)nsw * sizeof *dep), *path = malloc((size_t)nsw * sizeof *path);
+  if (!dep || !path) {
+    free(dep);
+    free(path);
+    tutti__ini_oom(&st->ini);
+    return -1;
+  }
+  for (int s = 0; s < nsw; s++) dep[s] = -1;
+  for (int s = 0; s < nsw; s++) {
+    int k = 0, v = s;
+    while (v >= 0 && dep[v] < 0) {
+      path[k++] = v;
+      v = st->sw[v].parent;
+    }
+    int d = v < 0 ? -1 : dep[v];
+    while (k > 0) dep[path[--k]] = ++d;
+    if (dep[s] == TUTTI_TOPO_MAX_DEPTH &&
+        (bad < 0 || st->sw[s].parent_line < st->sw[bad].parent_line))
+      bad = s;
+  }
+  free(dep);
+  free(path);
+  if (bad < 0) return 0;
+  tutti__ini_fail(&st->ini, st->sw[bad].parent_line,
+                  "key 'children': '%s' is %d levels below the root, so its leaves are deeper; "
+                  "accepted: a tree at most %d levels deep (root to deepest leaf)",
+                  st->b->sw[bad].name, TUTTI_TOPO_MAX_DEPTH, TUTTI_TOPO_MAX_DEPTH);
+  return -1;
 }
 
 /* The checks that need the whole file; the first failure, or 0. */
@@ -532,6 +589,7 @@ static int check_tree(struct istate *st) {
                     b->sw[root].name);
     return -1;
   }
+  if (check_depth(st)) return -1;
   /* leaves 0..N-1 */
   int nleaves = st->maxleaf + 1;
   for (int l = 0; l < nleaves; l++)
@@ -626,6 +684,8 @@ done:
   free(st->hash);
   free(st->leaf_owner);
   free(st->leaf_line);
+  free(st->ov_sec);
+  free(st->ov_line);
   free(st);
   tutti__build_free(&b);
   return rc;

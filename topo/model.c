@@ -35,8 +35,14 @@ static int is_space(char c) {
   return c == ' ' || c == '\t';
 }
 
+/* A time outside [0, TUTTI_TIME_MAX], or a per-byte cost outside [0,
+ * TUTTI_PER_BYTE_MAX] (units.h: every cost then stays finite). Written so
+ * that NaN fails. */
 static int bad_param(double x) {
-  return !isfinite(x) || x < 0;
+  return !(x >= 0 && x <= TUTTI_TIME_MAX);
+}
+static int bad_per_byte(double x) {
+  return !(x >= 0 && x <= TUTTI_PER_BYTE_MAX);
 }
 
 static tutti_cost_t cost(double floor_, double a, double b) {
@@ -68,7 +74,7 @@ int tutti_model_none(tutti_model_t *m) {
 }
 
 int tutti_model_hockney(tutti_model_t *m, double alpha, double beta) {
-  if (!m || bad_param(alpha) || bad_param(beta)) return TUTTI_EINVAL;
+  if (!m || bad_param(alpha) || bad_per_byte(beta)) return TUTTI_EINVAL;
   reset(m, TUTTI_MODEL_HOCKNEY);
   m->params[0] = alpha;
   m->params[1] = beta;
@@ -90,7 +96,7 @@ int tutti_model_postal(tutti_model_t *m, double L) {
 }
 
 int tutti_model_loggp(tutti_model_t *m, double L, double o, double g, double G) {
-  if (!m || bad_param(L) || bad_param(o) || bad_param(g) || bad_param(G)) return TUTTI_EINVAL;
+  if (!m || bad_param(L) || bad_param(o) || bad_param(g) || bad_per_byte(G)) return TUTTI_EINVAL;
   reset(m, TUTTI_MODEL_LOGGP);
   m->params[0] = L;
   m->params[1] = o;
@@ -497,25 +503,31 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       }
 
   tutti_model_t m;
+  int built = 0;
   switch (preset) {
   case TUTTI_MODEL_NONE:
-    tutti_model_none(&m);
+    built = tutti_model_none(&m);
     break;
   case TUTTI_MODEL_HOCKNEY:
-    tutti_model_hockney(&m, pv[0], pv[1]);
+    built = tutti_model_hockney(&m, pv[0], pv[1]);
     break;
   case TUTTI_MODEL_POSTAL:
-    tutti_model_postal(&m, pv[0]);
+    built = tutti_model_postal(&m, pv[0]);
     break;
   case TUTTI_MODEL_LOGP:
-    tutti_model_logp(&m, pv[0], pv[1], pv[2]);
+    built = tutti_model_logp(&m, pv[0], pv[1], pv[2]);
     break;
   case TUTTI_MODEL_LOGGP:
-    tutti_model_loggp(&m, pv[0], pv[1], pv[2], pv[3]);
+    built = tutti_model_loggp(&m, pv[0], pv[1], pv[2], pv[3]);
     break;
   default:
     model_custom(&m);
     break;
+  }
+  if (built) { /* the parsers hold values to the constructors' ranges: not reached */
+    *bad = pi;
+    tutti__seterr(err, errlen, "key 'preset': %s parameters out of range", preset_names[preset]);
+    return TUTTI_EPARSE;
   }
 
   /* Field overrides, in order. */

@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "topo_impl.h"
+#include "tutti/units.h"
 
 int tutti_topo_default_links(tutti_topo_t *t, double lat, double beta) {
-  if (!t || !(lat >= 0) || !(beta >= 0) || isinf(lat) || isinf(beta)) return TUTTI_EINVAL;
+  if (!t || !(lat >= 0 && lat <= TUTTI_TIME_MAX) || !(beta >= 0 && beta <= TUTTI_PER_BYTE_MAX))
+    return TUTTI_EINVAL;
   t->params[0].lat = lat;
   t->params[0].beta = beta;
   return 0;

@@ -3,7 +3,11 @@
  * (topo/README.md): a root switch over A switches, each over B ..., the
  * last number the leaves of each lowest switch; switches named root,
  * sw<depth>.<i>, s<i>. Fills the builder of build.h level by level.
+ * The limits of topo.h (at most TUTTI_TOPO_SPEC_MAX_LEVELS numbers,
+ * TUTTI_TOPO_MAX_LEAVES leaves and as many switches) are checked on the
+ * text, before anything is allocated.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,15 +15,13 @@
 #include "errtext.h"
 #include "topo_impl.h"
 
-#define MAX_FACTORS 64
-
 int tutti_topo_from_spec(const char *spec, const char *links, tutti_topo_t **out, char *err,
                          size_t errlen) {
   if (!spec || !out) {
     tutti__seterr(err, errlen, "topology: invalid arguments");
     return TUTTI_EINVAL;
   }
-  long long f[MAX_FACTORS];
+  long long f[TUTTI_TOPO_SPEC_MAX_LEVELS];
   int k = 0;
   if (strncmp(spec, "tree:", 5) != 0) {
     tutti__seterr(err, errlen, "topology '%s': not a tree spec; accepted: %s", spec,
@@ -29,15 +31,15 @@ int tutti_topo_from_spec(const char *spec, const char *links, tutti_topo_t **out
   const char *p = spec + 5;
   long long leaves = 1, switches = 1, level = 1;
   for (;;) {
-    long long v = tutti__whole(&p, TUTTI_TOPO_MAX_LEAVES);
+    long long v = tutti__whole(&p, INT_MAX); /* a product above the limit is said below */
     if (v < 1) {
       tutti__seterr(err, errlen, "topology '%s': number %d is %s; accepted: %s", spec, k + 1,
                     v == 0 ? "0" : "missing or too large", TUTTI__TOPO_SPEC_ACCEPTED);
       return TUTTI_EPARSE;
     }
-    if (k == MAX_FACTORS) {
+    if (k == TUTTI_TOPO_SPEC_MAX_LEVELS) {
       tutti__seterr(err, errlen, "topology '%s': more than %d levels; accepted: %s", spec,
-                    MAX_FACTORS, TUTTI__TOPO_SPEC_ACCEPTED);
+                    TUTTI_TOPO_SPEC_MAX_LEVELS, TUTTI__TOPO_SPEC_ACCEPTED);
       return TUTTI_EPARSE;
     }
     f[k++] = v;

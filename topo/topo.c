@@ -94,6 +94,7 @@ void tutti__build_free(struct build *b) {
   for (int i = 0; i < b->nsw; i++) free(b->sw[i].kids);
   free(b->sw);
   free(b->params);
+  free(b->phash);
   free(b->lev);
   free(b->ov);
   memset(b, 0, sizeof *b);
@@ -107,12 +108,41 @@ int tutti__build_init(struct build *b) {
   return 0;
 }
 
-/* The index of a parameter (never 0: that one means "not set"). */
+static uint32_t param_hash(tutti_topo_link_t l) {
+  uint64_t x, y;
+  memcpy(&x, &l.lat, sizeof x);
+  memcpy(&y, &l.beta, sizeof y);
+  x = (x ^ (y * UINT64_C(0x9e3779b97f4a7c15))) * UINT64_C(0xbf58476d1ce4e5b9);
+  return (uint32_t)(x >> 32);
+}
+
+/* The slot of l in b->phash: its index there, or the empty slot (0) where
+ * it goes. */
+static int *param_slot(struct build *b, tutti_topo_link_t l) {
+  uint32_t mask = (uint32_t)b->phcap - 1;
+  for (uint32_t i = param_hash(l) & mask;; i = (i + 1) & mask) {
+    int *p = &b->phash[i];
+    if (*p == 0 || (b->params[*p].lat == l.lat && b->params[*p].beta == l.beta)) return p;
+  }
+}
+
+/* The index of a parameter (never 0: that one means "not set"). A hash, so
+ * a file of a million distinct leaf_link.N values stays linear. */
 int tutti__build_param(struct build *b, tutti_topo_link_t l) {
-  for (int i = 1; i < b->np; i++)
-    if (b->params[i].lat == l.lat && b->params[i].beta == l.beta) return i;
+  if (2 * b->np >= b->phcap) { /* rehash at half full */
+    int cap = b->phcap ? 2 * b->phcap : 64;
+    int *h = calloc((size_t)cap, sizeof *h);
+    if (!h) return TUTTI_ENOMEM;
+    free(b->phash);
+    b->phash = h;
+    b->phcap = cap;
+    for (int i = 1; i < b->np; i++) *param_slot(b, b->params[i]) = i;
+  }
+  int *slot = param_slot(b, l);
+  if (*slot) return *slot;
   if (tutti__grow((void **)&b->params, &b->capp, b->np + 1, sizeof *b->params)) return TUTTI_ENOMEM;
   b->params[b->np] = l;
+  *slot = b->np;
   return b->np++;
 }
 
@@ -258,6 +288,12 @@ int tutti__build_finalize(struct build *b, const char *origin, int from_file, in
   t->depth = 0;
   for (int l = 0; l < nleaves; l++)
     if (t->dep[nsw + l] > t->depth) t->depth = t->dep[nsw + l];
+  if (t->depth > TUTTI_TOPO_MAX_DEPTH) { /* the front ends say where; this is the backstop */
+    tutti__seterr(err, errlen, "%s: %d levels deep; accepted: a tree at most %d levels deep",
+                  origin, t->depth, TUTTI_TOPO_MAX_DEPTH);
+    rc = TUTTI_EPARSE;
+    goto fail;
+  }
   if (b->nlev > t->levels) {
     tutti__seterr(err, errlen,
                   "%s: %d link levels given but the tree has %d (%s); accepted: at most %d "

@@ -15,6 +15,10 @@
  * multiply by powers of two, which is exact. Whole-number sizes are read as
  * integers, so sizes up to SIZE_MAX are exact.
  *
+ * Ranges (units.h): times at most TUTTI_TIME_MAX, per-byte costs at most
+ * TUTTI_PER_BYTE_MAX, bandwidths at least TUTTI_BANDWIDTH_MIN, so every
+ * cost a model can hold stays finite for every message size.
+ *
  * Numbers are read with strtod, so the C locale's decimal point is assumed.
  */
 #include <errno.h>
@@ -33,12 +37,14 @@
   "a whole number of bytes with an optional unit B, kB, MB, GB, TB, KiB, MiB, GiB, "               \
   "TiB (e.g. 8, 64KiB, 1MiB)"
 #define TIME_ACCEPTED                                                                              \
-  "a number >= 0 with a unit s, ms, us, ns or ps (bare: seconds), e.g. 1us, 0.5ms"
+  "a number >= 0 with a unit s, ms, us, ns or ps (bare: seconds), at most 1e6 s, e.g. 1us, "       \
+  "0.5ms"
 #define BW_ACCEPTED                                                                                \
-  "a number > 0 with a unit B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, "             \
+  "a number >= 1e-6 B/s with a unit B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, "     \
   "or bits: bps, kbps, Mbps, Gbps, Tbps (e.g. 1GB/s, 10Gbps)"
 #define PERBYTE_ACCEPTED                                                                           \
-  "a time per byte >= 0 (1ns, 1ns/B; bare: seconds) or a bandwidth (1GB/s, 10Gbps)"
+  "a time per byte >= 0 (1ns, 1ns/B; bare: seconds), at most 1e6 s/B, or a bandwidth of at "       \
+  "least 1e-6 B/s (1GB/s, 10Gbps)"
 
 enum ukind { U_SIZE = 1, U_TIME = 2, U_BW = 4, U_PERBYTE = 8 };
 
@@ -268,7 +274,7 @@ int tutti_parse_time(const char *s, double *out, char *err, size_t errlen) {
   int rc = front(s, U_TIME, "a time", TIME_ACCEPTED, &n, &u, err, errlen);
   if (rc) return rc;
   double v;
-  if (value_of(&n, u, &v) < 0) {
+  if (value_of(&n, u, &v) < 0 || v > TUTTI_TIME_MAX) {
     tutti__seterr(err, errlen, "'%s' is out of range; accepted: %s", s, TIME_ACCEPTED);
     return TUTTI_EPARSE;
   }
@@ -288,6 +294,11 @@ int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *err, size_t 
   }
   if (v <= 0) {
     tutti__seterr(err, errlen, "'%s' is not a bandwidth: it must be > 0; accepted: %s", s,
+                  BW_ACCEPTED);
+    return TUTTI_EPARSE;
+  }
+  if (v < TUTTI_BANDWIDTH_MIN || 1.0 / v > TUTTI_PER_BYTE_MAX) {
+    tutti__seterr(err, errlen, "'%s' is out of range (below 1e-6 B/s); accepted: %s", s,
                   BW_ACCEPTED);
     return TUTTI_EPARSE;
   }
@@ -313,7 +324,16 @@ int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err, siz
                     PERBYTE_ACCEPTED);
       return TUTTI_EPARSE;
     }
+    if (v < TUTTI_BANDWIDTH_MIN || 1.0 / v > TUTTI_PER_BYTE_MAX) {
+      tutti__seterr(err, errlen, "'%s' is out of range (below 1e-6 B/s); accepted: %s", s,
+                    PERBYTE_ACCEPTED);
+      return TUTTI_EPARSE;
+    }
     v = 1.0 / v;
+  } else if (v > TUTTI_PER_BYTE_MAX) {
+    tutti__seterr(err, errlen, "'%s' is out of range (above 1e6 s/B); accepted: %s", s,
+                  PERBYTE_ACCEPTED);
+    return TUTTI_EPARSE;
   }
   if (seconds_per_byte) *seconds_per_byte = v;
   return 0;

@@ -32,8 +32,9 @@ extern "C" {
 /* ------------------------------------------------------------ cost texts */
 
 /* Cost expressions, c(m) = max(floor, a + b*m): "A", "A + B*m", "B*m",
- * "max(F, A + B*m)" (also "max(F, A)", "max(F, B*m)"); A and F are times,
- * B a per-byte cost (tutti_parse_per_byte). With steps != 0 (the postal
+ * "max(F, A + B*m)" (also "max(F, A)", "max(F, B*m)"); A and F are times
+ * (at most TUTTI_TIME_MAX), B a per-byte cost (tutti_parse_per_byte, at
+ * most TUTTI_PER_BYTE_MAX). With steps != 0 (the postal
  * model's unit steps) every value must be a plain number. */
 TUTTI_API int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err,
                                size_t errlen);
@@ -52,7 +53,11 @@ TUTTI_API char *tutti_format_model_time(const tutti_model_t *m, double t, char *
 /* Preset constructors, exactly runtime/MODEL.md's table; every other field is
  * reset (gamma 0, topo NULL). Times are seconds (postal: steps), per-byte
  * costs seconds per byte. Return 0, or TUTTI_EINVAL for a NULL model or a
- * parameter that is negative, NaN or infinite (postal: L < 1).
+ * parameter outside units.h's ranges: a time (alpha, L, o, g) outside
+ * [0, TUTTI_TIME_MAX], a per-byte cost (beta, G) outside
+ * [0, TUTTI_PER_BYTE_MAX], NaN (postal: L < 1). The parsers below refuse
+ * the same values with a message, so a model that parses has finite costs
+ * for every message size.
  *   none:    every cost 0, eager_limit 64 KiB (native runs need a real
  *            eager threshold)
  *   hockney: O_s = S = L = R = alpha + beta*m, O_r = 0, eager_limit 0

@@ -57,9 +57,24 @@ extern "C" {
 
 typedef struct tutti_topo tutti_topo_t;
 
-/* Limits: leaves (and so ranks) of one topology, switch name length. */
-#define TUTTI_TOPO_MAX_LEAVES (1 << 24)
+/* Limits, checked when a topology is read (spec or file), before the tree
+ * is built, with a TUTTI_EPARSE message naming the limit:
+ *   TUTTI_TOPO_MAX_LEAVES  leaves of one topology: the most ranks a world
+ *                          can have (2^20), so a small text cannot ask for
+ *                          gigabytes of leaves no run can use
+ *   TUTTI_TOPO_MAX_DEPTH   edges from the root to the deepest leaf: what
+ *                          the replay supports (its per-message hop counter
+ *                          is 16 bits, paths are at most 2 * depth links);
+ *                          a spec has at most TUTTI_TOPO_SPEC_MAX_LEVELS
+ *                          numbers, so only files come near it
+ *   TUTTI_TOPO_NAME_MAX    bytes of a switch name, NUL included
+ * The ASCII drawing (tutti_topo_print) stops at TUTTI_TOPO_PRINT_DEPTH
+ * levels and says how much it left out. */
+#define TUTTI_TOPO_MAX_LEAVES (1 << 20)
+#define TUTTI_TOPO_MAX_DEPTH 32767
+#define TUTTI_TOPO_SPEC_MAX_LEVELS 64
 #define TUTTI_TOPO_NAME_MAX 64
+#define TUTTI_TOPO_PRINT_DEPTH 64
 
 /* One directed link: latency in seconds and per-byte cost in seconds per
  * byte (1 / bandwidth; 0 is an infinitely fast link). */
@@ -91,7 +106,9 @@ TUTTI_API int tutti_topo_from_spec(const char *spec, const char *links, tutti_to
  * unknown section or key, a section or key given twice, a bad
  * latency/bandwidth, an unknown switch name, a switch listed as a child
  * twice, a cycle, more than one root, a switch with neither children nor
- * leaves, a leaf listed twice, leaves not numbered 0..N-1. */
+ * leaves, a leaf listed twice, leaves not numbered 0..N-1, a leaf number
+ * of TUTTI_TOPO_MAX_LEAVES or more, a tree deeper than
+ * TUTTI_TOPO_MAX_DEPTH (at the 'children' line that goes too deep). */
 TUTTI_API int tutti_topo_parse_ini(const char *text, const char *filename, const char *links,
                                    tutti_topo_t **out, char *err, size_t errlen);
 /* tutti_topo_parse_ini on a file's contents. TUTTI_ENOTFOUND: no such
@@ -108,7 +125,8 @@ TUTTI_API void tutti_topo_free(tutti_topo_t *t);
  * and per-byte cost (they start at 0, 0). The replay's natural default is
  * (0, the model's latency per-byte cost b): one message on an idle path
  * then costs exactly what it costs with no topology, and contention is
- * what the topology adds. Returns 0 or TUTTI_EINVAL (negative, NaN). */
+ * what the topology adds. Returns 0 or TUTTI_EINVAL (negative, NaN, or
+ * above units.h's TUTTI_TIME_MAX / TUTTI_PER_BYTE_MAX). */
 TUTTI_API int tutti_topo_default_links(tutti_topo_t *t, double lat, double beta);
 /* Links that no list or file set (those tutti_topo_default_links sets). */
 TUTTI_API int tutti_topo_unset_links(const tutti_topo_t *t);
@@ -256,7 +274,13 @@ TUTTI_API int tutti_topo_chain_order(const tutti_topo_t *t, const int *leaf_of_r
  *   root
  *   |-- s0  link 2 us, 5 GB/s
  *   |   `-- leaves 0-3: ranks 0 2 4 6  links 1 us, 1.25 GB/s
- * Returns 0, TUTTI_EINVAL, or TUTTI_EIO if the stream reports an error. */
+ * Four or more empty leaves in a row read "(N empty)". Switches deeper
+ * than TUTTI_TOPO_PRINT_DEPTH are not drawn: the switch at that depth
+ * gets one line counting the switches and leaves below it (the DOT form
+ * has them all), so the output stays O(nodes * TUTTI_TOPO_PRINT_DEPTH).
+ * No recursion: any depth up to TUTTI_TOPO_MAX_DEPTH prints.
+ * Returns 0, TUTTI_EINVAL, TUTTI_ENOMEM, or TUTTI_EIO if the stream
+ * reports an error. */
 TUTTI_API int tutti_topo_print(const tutti_topo_t *t, FILE *f);
 /* The tree as a Graphviz graph (one edge per full-duplex link pair,
  * labelled with its latency and bandwidth; leaves labelled with ranks). */

@@ -90,8 +90,12 @@ TUTTI_API int tutti_tree_contiguous(int kind);
  * lower relative ranks last). At most maxchildren are written; *nchildren
  * always gets the true count, so maxchildren = 0 (children may then be NULL)
  * queries it. parent and nchildren may be NULL when not wanted.
- * O(depth) time (the sum of the degrees on the path from the root for
- * lambda and postal), no allocation except for postal with L > 64.
+ * Time: O(depth + the rank's degree) for flat, chain, binomial, knomial
+ * and postal with L >= size-1; lambda: O(depth * (size (1 - lambda) + 1)
+ * * log size) at most, the runs of splits that give away the same number
+ * of ranks taken at once (one split at a time for lambda within 2^-21 of
+ * 1); postal with 1 < L < size-1: O(L + f(size)), its Fibonacci window.
+ * No allocation except for postal with 64 < L < size-1.
  */
 TUTTI_API int tutti_tree_node(const tutti_treespec_t *spec, int rank, int size, int root,
                               int *parent, int *children, int maxchildren, int *nchildren);
@@ -148,9 +152,14 @@ TUTTI_API int tutti_tree_postal_time(const tutti_treespec_t *spec, int size, int
  *     ├── 2
  *     │   └── 3
  *     └── 1
- * dot = 1: a Graphviz digraph whose edges are labelled with the send order
- * (1 = the parent's first send). TUTTI_EIO if writing fails. O(size) memory.
+ * The drawing stops TUTTI_TREE_PRINT_DEPTH levels down: a rank there with
+ * children gets one line "└── ... N more ranks below, not drawn (...)", so
+ * the text is O(size * TUTTI_TREE_PRINT_DEPTH) bytes, not O(size^2) for a
+ * chain. dot = 1: a Graphviz digraph of every edge, labelled with the send
+ * order (1 = the parent's first send). TUTTI_EIO if writing fails. O(size)
+ * memory; O(size log size) time for every kind (tutti_tree_node's).
  */
+#define TUTTI_TREE_PRINT_DEPTH 64
 TUTTI_API int tutti_tree_print(const tutti_treespec_t *spec, int size, int root, FILE *out,
                                int dot);
 

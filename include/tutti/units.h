@@ -30,17 +30,34 @@ extern "C" {
  * or more than SIZE_MAX: TUTTI_EPARSE. */
 TUTTI_API int tutti_parse_size(const char *s, size_t *out, char *err, size_t errlen);
 
-/* Times in seconds: a number >= 0 with s, ms, us (or µs), ns, ps; a bare
- * number is seconds. "1us" gives exactly the double nearest 1e-6. */
+/* The ranges every model and link parameter is held to, so that every cost
+ * c(m) = max(F, a + b*m) of a model that parses is finite and >= 0 for every
+ * message size m up to SIZE_MAX (below 2e25 s), and so is any sum of 2^64
+ * such costs: a run's modeled time can never overflow a double.
+ *   TUTTI_TIME_MAX      a time: 1e6 s (11.6 days; postal: 1e6 steps)
+ *   TUTTI_PER_BYTE_MAX  a per-byte cost: 1e6 s/B (or steps per byte)
+ *   TUTTI_BANDWIDTH_MIN a bandwidth: 1e-6 B/s, whose per-byte cost is then
+ *                       at most TUTTI_PER_BYTE_MAX
+ * One bound for all, wide enough for hand-made models in unit times
+ * ("1s/1B/s, 5s/0.5B/s"), narrow enough to refuse typos like 1e308s when
+ * the model is read rather than at the end of a run. */
+#define TUTTI_TIME_MAX 1e6
+#define TUTTI_PER_BYTE_MAX 1e6
+#define TUTTI_BANDWIDTH_MIN 1e-6
+
+/* Times in seconds: a number from 0 to TUTTI_TIME_MAX with s, ms, us (or
+ * µs), ns, ps; a bare number is seconds. "1us" gives exactly the double
+ * nearest 1e-6. */
 TUTTI_API int tutti_parse_time(const char *s, double *out, char *err, size_t errlen);
 
-/* Bandwidth in bytes per second, > 0: B/s kB/s MB/s GB/s TB/s, KiB/s MiB/s
- * GiB/s TiB/s, and bits: bps kbps Mbps Gbps Tbps (also kb/s Mb/s Gb/s Tb/s;
- * 8 bits a byte). A bare number is B/s. */
+/* Bandwidth in bytes per second, >= TUTTI_BANDWIDTH_MIN: B/s kB/s MB/s GB/s
+ * TB/s, KiB/s MiB/s GiB/s TiB/s, and bits: bps kbps Mbps Gbps Tbps (also
+ * kb/s Mb/s Gb/s Tb/s; 8 bits a byte). A bare number is B/s. */
 TUTTI_API int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *err, size_t errlen);
 
-/* A per-byte cost (beta, G, gamma) in seconds per byte, >= 0: a time per
- * byte ("1ns", "1ns/B", bare: seconds), or a bandwidth ("1GB/s" = 1ns/B). */
+/* A per-byte cost (beta, G, gamma) in seconds per byte, from 0 to
+ * TUTTI_PER_BYTE_MAX: a time per byte ("1ns", "1ns/B", bare: seconds), or
+ * a bandwidth ("1GB/s" = 1ns/B, at least TUTTI_BANDWIDTH_MIN). */
 TUTTI_API int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err,
                                    size_t errlen);
 
