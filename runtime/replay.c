@@ -9,7 +9,14 @@
  * cannot be computed online without making it depend on scheduling. Each
  * rank records what it did (evlog.h); once every thread has joined, this
  * file replays all logs in modeled-time order, which makes every time a pure
- * function of the logs -- bit-identical doubles run after run.
+ * function of the logs -- bit-identical run after run.
+ *
+ * Time is an integer here: whole picoseconds in an int64 (topo/timebase.h,
+ * runtime/MODEL.md "Time base"). replay_prep.c converts the model's costs
+ * once; every rule below is integer maxima and saturating sums, so two
+ * mathematically equal times are equal and rule 8's ties never depend on
+ * which of two roundings won. The results are converted back to seconds
+ * at the end (rule 7's call times as the integer difference).
  *
  * The simulation. Per rank: clock C, send port free SP, receive port free
  * RP (runtime/MODEL.md's state). Two kinds of activity sit in one binary heap keyed
