@@ -9,7 +9,14 @@
  * cannot be computed online without making it depend on scheduling. Each
  * rank records what it did (evlog.h); once every thread has joined, this
  * file replays all logs in modeled-time order, which makes every time a pure
- * function of the logs -- bit-identical doubles run after run.
+ * function of the logs -- bit-identical run after run.
+ *
+ * Time is an integer here: whole picoseconds in an int64 (topo/timebase.h,
+ * runtime/MODEL.md "Time base"). replay_prep.c converts the model's costs
+ * once; every rule below is integer maxima and saturating sums, so two
+ * mathematically equal times are equal and rule 8's ties never depend on
+ * which of two roundings won. The results are converted back to seconds
+ * at the end (rule 7's call times as the integer difference).
  *
  * The simulation. Per rank: clock C, send port free SP, receive port free
  * RP (runtime/MODEL.md's state). Two kinds of activity sit in one binary heap keyed
@@ -93,9 +100,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline double dmax(double a, double b) {
-  return a > b ? a : b;
-}
+#define tmax tutti__tu_max
+#define tadd tutti__tu_add
 
 /* ------------------------------------------------------------------ heap */
 
@@ -103,11 +109,8 @@ static inline double dmax(double a, double b) {
 
 #define HK_PORT (UINT64_C(1) << 63)
 
-static inline uint64_t tbits(double t) {
-  uint64_t u;
-  t += 0.0; /* -0.0 -> +0.0 */
-  memcpy(&u, &t, sizeof u);
-  return u;
+static inline uint64_t tbits(tutti__tu_t t) {
+  return (uint64_t)t; /* t >= 0 */
 }
 
 static inline uint64_t hkey_rank(int r, uint32_t pos) {
@@ -130,7 +133,7 @@ static int heap_grow(struct heap *h) {
   return 0;
 }
 
-static inline int heap_push(struct heap *h, double t, uint64_t k) {
+static inline int heap_push(struct heap *h, tutti__tu_t t, uint64_t k) {
   if (h->n == h->cap && heap_grow(h)) return TUTTI_ENOMEM;
   struct hent e = {tbits(t), k};
   size_t i = h->n++;
@@ -188,12 +191,12 @@ static inline void prefetch_next(const struct sim *s) {
 }
 
 /* Wake a rank blocked on message id (its send side, or its receive side). */
-static inline int wake(struct sim *s, int r, uint32_t id, uint32_t recv_side, double done) {
+static inline int wake(struct sim *s, int r, uint32_t id, uint32_t recv_side, tutti__tu_t done) {
   struct rp_rank *R = &s->ranks[r];
   if (R->wait_msg != id || R->wait_recv != recv_side) return 0;
   R->wait_msg = NONE;
   __builtin_prefetch(&R->op[R->pos + 1]); /* what it reads when it resumes */
-  return heap_push(&s->heap, dmax(R->clock, done), hkey_rank(r, R->pos));
+  return heap_push(&s->heap, tmax(R->clock, done), hkey_rank(r, R->pos));
 }
 
 /* ---------------------------------------------------------- the rules */
@@ -207,17 +210,18 @@ static int link_hop(struct sim *s, int src, uint32_t id);
 static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (!s->topo) {
-    msg->arrive = msg->start + cost(&s->m->latency, (double)msg->bytes);
+    msg->arrive = tadd(msg->start, tutti__tu_cost(&s->latency, (double)msg->bytes));
     return transfer_delivered(s, src, id);
   }
-  msg->ready = msg->arrive = msg->start + s->L0; /* h_0 = e_0 = s + L(0) */
+  msg->ready = msg->arrive = tadd(msg->start, s->L0); /* h_0 = e_0 = s + L(0) */
   msg->hop = 0;
   msg->rdone = tutti_topo_path_link_ranks(s->topo, src, msg->dst, 0); /* -1: src == dst */
   msg->flags |= RPM_TRANSIT;
   return link_hop(s, src, id); /* its first link is the sender's own */
 }
 
-static int record_hop(struct sim *s, uint32_t id, int link, double arrive, const tutti_hop_t *h) {
+static int record_hop(struct sim *s, uint32_t id, int link, tutti__tu_t arrive,
+                      const tutti__tu_hop_t *h) {
   if (s->nhops == s->hopcap) {
     size_t cap = s->hopcap ? 2 * s->hopcap : 1024;
     struct tutti_replay_hop *p = realloc(s->hops, cap * sizeof *p);
@@ -234,7 +238,7 @@ static int record_hop(struct sim *s, uint32_t id, int link, double arrive, const
  * a trip through the heap gives -- but only while a PORT activity is being
  * handled (s->in_port): a running rank (run_rank) is in no heap and may
  * still post, at its clock, activities that come first (rule 8). */
-static inline int next_anyway(const struct sim *s, double t, uint64_t k) {
+static inline int next_anyway(const struct sim *s, tutti__tu_t t, uint64_t k) {
   if (!s->in_port) return 0;
   struct hent me = {tbits(t), k};
   return !s->heap.n || hless(me, s->heap.a[0]);
@@ -249,17 +253,17 @@ static inline int next_anyway(const struct sim *s, double t, uint64_t k) {
  * done, the data is delivered when its tail arrives. */
 static int link_hop(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
-  tutti_transit_t tr = {msg->ready, msg->arrive};
+  tutti__tu_transit_t tr = {msg->ready, msg->arrive};
   int link = (int)msg->rdone; /* its next link (transfer_launch) */
   while (link >= 0) {
-    tutti_hop_t h;
-    double arrived = tr.head;
-    int rc = tutti_linkset_hop(s->links, link, &tr, (double)msg->bytes, &h);
+    tutti__tu_hop_t h;
+    tutti__tu_t arrived = tr.head;
+    int rc = tutti__linkset_hop_tu(s->links, link, &tr, (double)msg->bytes, &h);
     if (rc == TUTTI_ENOMEM) return rc;
     if (rc)
       return fail(s, TUTTI_EINVAL,
-                  "internal error: link %d refused message %u from rank %d at %.17g", link, id, src,
-                  arrived);
+                  "internal error: link %d refused message %u from rank %d at %lld ps", link, id,
+                  src, (long long)arrived);
     if (s->record && record_hop(s, id, link, arrived, &h)) return TUTTI_ENOMEM;
     /* -1: past the path's end (src and dst are bound ranks: never an error) */
     link = tutti_topo_path_link_ranks(s->topo, src, msg->dst, ++msg->hop);
@@ -271,7 +275,7 @@ static int link_hop(struct sim *s, int src, uint32_t id) {
     }
   }
   msg->flags &= ~RPM_TRANSIT;
-  msg->ready = msg->rdone = NAN;
+  msg->ready = msg->rdone = TUTTI__TU_NONE;
   msg->arrive = tr.tail; /* e_k + lat_k */
   return transfer_delivered(s, src, id);
 }
@@ -287,21 +291,21 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
   }
   /* rule 3: the receive completes at s + L(m) + O_r(m) */
   msg->ready = msg->arrive;
-  msg->rdone = msg->arrive + cost(&s->m->recv_cpu, (double)msg->bytes);
+  msg->rdone = tadd(msg->arrive, tutti__tu_cost(&s->recv_cpu, (double)msg->bytes));
   msg->flags |= RPM_SERVED | RPM_RDONE;
   return wake(s, msg->dst, id, 1, msg->rdone);
 }
 
 /* Rule 1: an eager send posted at `post` starts at s = max(post, SP);
  * SP = s + S(m); a blocking send returns at s + O_s(m) (rule 4). */
-static inline int eager_start(struct sim *s, int src, uint32_t id, double post) {
+static inline int eager_start(struct sim *s, int src, uint32_t id, tutti__tu_t post) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
   double m = (double)msg->bytes;
-  double st = dmax(post, S->sp);
-  S->sp = st + cost(&s->m->send_port, m);
+  tutti__tu_t st = tmax(post, S->sp);
+  S->sp = tadd(st, tutti__tu_cost(&s->send_port, m));
   msg->start = st;
-  msg->sdone = st + cost(&s->m->send_cpu, m);
+  msg->sdone = tadd(st, tutti__tu_cost(&s->send_cpu, m));
   msg->flags |= RPM_STARTED;
   int rc = wake(s, src, id, 0, msg->sdone);
   return rc ? rc : transfer_launch(s, src, id);
@@ -314,12 +318,12 @@ static int eager_arrive(struct sim *s, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *D = &s->ranks[msg->dst];
   double m = (double)msg->bytes;
-  double ready = dmax(msg->arrive, D->rp + cost(&s->m->recv_port, m));
+  tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, tutti__tu_cost(&s->recv_port, m)));
   D->rp = ready;
   msg->ready = ready;
   msg->flags |= RPM_SERVED;
   if (!(msg->flags & RPM_RPOSTED)) return 0;
-  msg->rdone = dmax(msg->rpost, ready) + cost(&s->m->recv_cpu, m);
+  msg->rdone = tadd(tmax(msg->rpost, ready), tutti__tu_cost(&s->recv_cpu, m));
   msg->flags |= RPM_RDONE;
   return wake(s, msg->dst, id, 1, msg->rdone);
 }
@@ -329,16 +333,16 @@ static int eager_arrive(struct sim *s, uint32_t id) {
  * SP_sender = s + S(m); RP_receiver = s + R(m). It is decided at t, the
  * later of the two posts (so max(send post, receive post) = t), in rule 8's
  * port order. */
-static int rdv_start(struct sim *s, int src, uint32_t id, double t) {
+static int rdv_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
   struct rp_rank *D = &s->ranks[msg->dst];
   double m = (double)msg->bytes;
-  double st = dmax(t, dmax(S->sp, D->rp));
-  S->sp = st + cost(&s->m->send_port, m);
-  D->rp = st + cost(&s->m->recv_port, m);
+  tutti__tu_t st = tmax(t, tmax(S->sp, D->rp));
+  S->sp = tadd(st, tutti__tu_cost(&s->send_port, m));
+  D->rp = tadd(st, tutti__tu_cost(&s->recv_port, m));
   msg->start = st;
-  msg->sdone = st + cost(&s->m->send_cpu, m);
+  msg->sdone = tadd(st, tutti__tu_cost(&s->send_cpu, m));
   msg->flags |= RPM_STARTED;
   S->sp_pending--;
   int rc = wake(s, src, id, 0, msg->sdone);
@@ -346,7 +350,7 @@ static int rdv_start(struct sim *s, int src, uint32_t id, double t) {
 }
 
 /* A PORT activity popped at time t: the next decision on that message. */
-static int port_event(struct sim *s, int src, uint32_t id, double t) {
+static int port_event(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (!(msg->flags & RPM_STARTED)) {
     if (msg->flags & RPM_EAGER) {
@@ -364,7 +368,7 @@ static int port_event(struct sim *s, int src, uint32_t id, double t) {
  * decide at its port before it (no start of its own queued or waiting for
  * a receiver: then the queued order would be exactly this order), else
  * queued in rule 8's order. */
-static inline int post_send(struct sim *s, int r, uint32_t id, double C) {
+static inline int post_send(struct sim *s, int r, uint32_t id, tutti__tu_t C) {
   struct rp_rank *R = &s->ranks[r];
   struct tutti_replay_msg *msg = &s->msgs[id];
   msg->flags |= RPM_POSTED;
@@ -379,13 +383,13 @@ static inline int post_send(struct sim *s, int r, uint32_t id, double C) {
 }
 
 /* Rules 2, 3, 5: an irecv is posted at the current clock at no cost. */
-static inline int post_recv(struct sim *s, int src, uint32_t id, double C) {
+static inline int post_recv(struct sim *s, int src, uint32_t id, tutti__tu_t C) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   msg->rpost = C;
   msg->flags |= RPM_RPOSTED;
   if (msg->flags & RPM_EAGER) {
     if (msg->flags & RPM_SERVED) { /* buffered already */
-      msg->rdone = dmax(C, msg->ready) + cost(&s->m->recv_cpu, (double)msg->bytes);
+      msg->rdone = tadd(tmax(C, msg->ready), tutti__tu_cost(&s->recv_cpu, (double)msg->bytes));
       msg->flags |= RPM_RDONE;
     }
     return 0;
@@ -398,9 +402,8 @@ static inline int post_recv(struct sim *s, int src, uint32_t id, double C) {
  * (clock, rank) key stays the smallest. */
 static int run_rank(struct sim *s, int r) {
   struct rp_rank *R = &s->ranks[r];
-  struct tutti_replay *rp = s->rp;
   const uint64_t *ops = R->op;
-  double C = R->clock;
+  tutti__tu_t C = R->clock;
   uint32_t pos = R->pos, n = R->n;
   int rc = 0;
   for (uint32_t i = pos + 1; i < pos + 4 && i < n; i++) /* the messages it will touch */
@@ -408,7 +411,7 @@ static int run_rank(struct sim *s, int r) {
   while (pos < n) {
     uint64_t o = ops[pos];
     uint32_t id = RPO_ID(o);
-    double before = C;
+    tutti__tu_t before = C;
     switch (RPO_KIND(o)) {
     case RPO_SEND:
       rc = post_send(s, r, id, C);
@@ -427,24 +430,24 @@ static int run_rank(struct sim *s, int r) {
     case RPO_NOP: /* a failed receive: never matched, its wait is free */
       break;
     case RPO_COMPUTE: /* rule 6 */
-      C += R->ev[pos].u.seconds;
+      C = tadd(C, tutti__tu_from_s(R->ev[pos].u.seconds));
       break;
     case RPO_REDUCE: /* rule 6 */
-      C += s->m->gamma * (double)(o >> 8);
+      C = tadd(C, tutti__tu_bytes(s->gamma, (double)(o >> 8)));
       break;
     case RPO_REDUCE_LOG:
-      C += s->m->gamma * (double)R->ev[pos].bytes;
+      C = tadd(C, tutti__tu_bytes(s->gamma, (double)R->ev[pos].bytes));
       break;
     case RPO_SPAN_BEGIN: { /* rule 7 */
-      tutti_call_time_t *c = &rp->calls[R->spans];
+      struct rp_call *c = &s->calls[R->spans];
       if (C < c->entry_min) c->entry_min = C;
       if (C > c->entry_max) c->entry_max = C;
       break;
     }
     case RPO_SPAN_END: {
-      tutti_call_time_t *c = &rp->calls[R->spans++];
+      struct rp_call *c = &s->calls[R->spans++];
       if (C > c->finish_max) c->finish_max = C;
-      rp->rank_last_call[r] = C;
+      s->last_call[r] = C;
       break;
     }
     }
@@ -528,16 +531,14 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
   s.heap.cap = P + 64;
   s.heap.a = malloc(s.heap.cap * sizeof *s.heap.a);
   if (!s.heap.a) goto nomem;
-  for (int r = 0; r < nranks; r++) heap_push(&s.heap, 0.0, hkey_rank(r, 0)); /* cannot fail */
+  for (int r = 0; r < nranks; r++) heap_push(&s.heap, 0, hkey_rank(r, 0)); /* cannot fail */
   while (s.heap.n) {
     struct hent h = heap_pop(&s.heap);
     prefetch_next(&s);
     int rc;
     if (h.k & HK_PORT) {
-      double t;
-      memcpy(&t, &h.t, sizeof t);
       s.in_port = 1;
-      rc = port_event(&s, (int)((h.k >> 32) & 0x7fffffff), (uint32_t)h.k, t);
+      rc = port_event(&s, (int)((h.k >> 32) & 0x7fffffff), (uint32_t)h.k, (tutti__tu_t)h.t);
     } else {
       s.in_port = 0;
       rc = run_rank(&s, (int)(h.k >> 32));
@@ -549,26 +550,36 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
   }
   if (check_finished(&s)) goto out;
 
-  /* rule 7, and the per-rank results */
-  rp->modeled_time = 0;
+  /* rule 7, and the per-rank results, back in seconds */
+  tutti__tu_t T = 0;
   for (int r = 0; r < nranks; r++) {
-    double C = s.ranks[r].clock;
-    rp->rank_end[r] = C;
-    if (!rp->ncalls) rp->rank_last_call[r] = C;
-    if (C > rp->modeled_time) rp->modeled_time = C;
+    tutti__tu_t C = s.ranks[r].clock;
+    rp->rank_end[r] = tutti__tu_to_s(C);
+    rp->rank_last_call[r] = rp->ncalls ? tutti__tu_to_s(s.last_call[r]) : rp->rank_end[r];
+    if (C > T) T = C;
   }
-  for (int k = 0; k < rp->ncalls; k++) {
-    tutti_call_time_t *c = &rp->calls[k];
-    c->time = c->finish_max - c->entry_max;
-  }
-  if (!isfinite(rp->modeled_time)) {
-    fail(&s, TUTTI_EINVAL, "the modeled time is not finite (%g): check the model's costs",
-         rp->modeled_time);
+  if (T >= TUTTI__TU_LIMIT) {
+    fail(&s, TUTTI_EINVAL,
+         "the modeled time exceeds the time base's range (%.4g s, 2^62 ps): check the model's "
+         "costs",
+         TUTTI__TU_MAX_S);
     goto out;
+  }
+  rp->modeled = T;
+  rp->modeled_time = tutti__tu_to_s(T);
+  for (int k = 0; k < rp->ncalls; k++) {
+    const struct rp_call *u = &s.calls[k];
+    tutti_call_time_t *c = &rp->calls[k];
+    c->entry_min = tutti__tu_to_s(u->entry_min);
+    c->entry_max = tutti__tu_to_s(u->entry_max);
+    c->finish_max = tutti__tu_to_s(u->finish_max);
+    c->time = tutti__tu_to_s(u->finish_max - u->entry_max); /* exact difference */
   }
   rp->state_bytes += s.heap.peak * sizeof *s.heap.a;
   free(s.heap.a);
   free(s.ranks);
+  free(s.calls);
+  free(s.last_call);
   free(s.owner);
   rp->hops = s.hops;
   rp->nhops = s.nhops;
@@ -581,6 +592,8 @@ nomem:
 out:
   free(s.heap.a);
   free(s.ranks);
+  free(s.calls);
+  free(s.last_call);
   free(s.owner);
   free(s.hops);
   tutti__replay_free(s.rp);

@@ -21,9 +21,15 @@
  * may run concurrently on different logs.
  *
  * Determinism: the result is a pure function of the logs and the model --
- * bit-identical doubles whatever the thread interleaving of the recorded run,
- * since the logs themselves are (each rank's own sequence, and the matched
- * send each receive names).
+ * bit-identical whatever the thread interleaving of the recorded run, since
+ * the logs themselves are (each rank's own sequence, and the matched send
+ * each receive names).
+ *
+ * Times: the simulation runs in the integer time base of timebase.h
+ * (runtime/MODEL.md "Time base": int64 picoseconds), so equal sums are
+ * equal and rule 8 never decides on a rounding error. Messages and hops
+ * keep their times in those units; what goes to users (calls, rank ends,
+ * the modeled time, tutti__replay_done) is converted back to seconds.
  */
 #ifndef TUTTI_REPLAY_H
 #define TUTTI_REPLAY_H
@@ -33,28 +39,30 @@
 #include <stdio.h>
 
 #include "evlog.h"
+#include "timebase.h"
 #include "tutti/tutti.h"
 #include "tutti/report.h"
 
 struct tutti_world;
 
-/* One message (one SEND event), 64 bytes. Times are modeled seconds
- * (postal: steps); NaN while unknown (in a finished replay: the fields of a
+/* One message (one SEND event), 64 bytes. Times are in units of the time
+ * base (timebase.h; tutti__tu_to_s gives seconds, postal: steps);
+ * TUTTI__TU_NONE while unknown (in a finished replay: the fields of a
  * message that never started, or was never received). The send's post time
  * is not kept: it is the sender's clock at the SEND (trace.c recomputes it). */
 struct tutti_replay_msg {
-  double start;  /* s: the transfer started (rules 1, 3) */
-  double arrive; /* data complete at the receiver: s + L(m) (rules 1, 3),
-                    or the end of its path (topology); while RPM_TRANSIT:
-                    when its tail reaches the next link */
-  double ready;  /* eager: e, the receiver's port served it (rule 2);
-                    rendezvous: = arrive; while RPM_TRANSIT: when its head
-                    reaches the next link */
-  double sdone;  /* a blocking send returns: s + O_s(m) (rule 4) */
-  double rpost;  /* the matching RECV was posted (receiver's clock) */
-  double rdone;  /* the receive completes (rules 2, 3, 4); while
-                    RPM_TRANSIT (no receive can complete yet): the id of
-                    the next link of its path, to save recomputing it */
+  tutti__tu_t start;  /* s: the transfer started (rules 1, 3) */
+  tutti__tu_t arrive; /* data complete at the receiver: s + L(m) (rules 1,
+                         3), or the end of its path (topology); while
+                         RPM_TRANSIT: when its tail reaches the next link */
+  tutti__tu_t ready;  /* eager: e, the receiver's port served it (rule 2);
+                         rendezvous: = arrive; while RPM_TRANSIT: when its
+                         head reaches the next link */
+  tutti__tu_t sdone;  /* a blocking send returns: s + O_s(m) (rule 4) */
+  tutti__tu_t rpost;  /* the matching RECV was posted (receiver's clock) */
+  tutti__tu_t rdone;  /* the receive completes (rules 2, 3, 4); while
+                         RPM_TRANSIT (no receive can complete yet): the id
+                         of the next link of its path, to save recomputing it */
   uint64_t bytes;
   int32_t dst;
   uint16_t flags; /* RPM_* below */
@@ -76,11 +84,11 @@ enum {
 /* One message's passage over one link (runtime/MODEL.md "Topology"), recorded only
  * by a replay asked for it (TUTTI__REPLAY_HOPS: the traces). */
 struct tutti_replay_hop {
-  uint32_t msg;  /* message id (index into msgs) */
-  int32_t link;  /* link id (topo.h "Ids") */
-  double arrive; /* its head reached the link: h_{i-1} + lat_{i-1} */
-  double head;   /* h_i: the link started to carry it (arrive + queueing) */
-  double end;    /* e_i: its tail left the link, which is free again */
+  uint32_t msg;       /* message id (index into msgs) */
+  int32_t link;       /* link id (topo.h "Ids") */
+  tutti__tu_t arrive; /* its head reached the link: h_{i-1} + lat_{i-1} */
+  tutti__tu_t head;   /* h_i: the link started to carry it (arrive + queueing) */
+  tutti__tu_t end;    /* e_i: its tail left the link, which is free again */
 };
 
 /* tutti__replay_run_ex flags */
@@ -120,11 +128,11 @@ struct tutti_replay {
   struct tutti_replay_msg *msgs;   /* nmsgs, in (sender, send order) order */
   uint32_t nmsgs;
 
-  tutti_call_time_t *calls; /* ncalls: one per span (rule 7) */
+  tutti_call_time_t *calls; /* ncalls: one per span (rule 7), in seconds */
   int ncalls;
   double *rank_last_call; /* nranks: end of each rank's last span
-                             (its end of run if it had none) */
-  double *rank_end;       /* nranks: each rank's final clock */
+                             (its end of run if it had none), seconds */
+  double *rank_end;       /* nranks: each rank's final clock, seconds */
 
   uint64_t events, messages, bytes, eager, rendezvous;
   tutti_linkset_t *links;        /* every link's statistics; NULL
@@ -133,7 +141,8 @@ struct tutti_replay {
                                     with TUTTI__REPLAY_HOPS (owned) */
   uint64_t nhops;
 
-  double modeled_time; /* max of rank_end */
+  double modeled_time; /* max of rank_end, seconds */
+  tutti__tu_t modeled; /* the same in units */
   double wall_time;    /* seconds spent in tutti__replay_run */
   size_t state_bytes;  /* memory the replay allocated (peak,
                           logs not counted) */
@@ -150,7 +159,8 @@ struct tutti_replay {
  * range; a RECV whose ref is not a SEND to this rank with the same tag and bytes, or a SEND
  *                  received twice; spans that nest, do not end, or differ
  *                  between ranks (name or count); a model cost that is
- *                  negative or not finite; a replay that cannot finish (a
+ *                  negative or not finite, or a constant beyond the time
+ *                  base's range; a modeled time beyond it; a replay that cannot finish (a
  *                  rank waits for a rendezvous send whose receive was never
  *                  posted, and the like).
  *                  With a topology (m->topo): it is not bound to exactly
@@ -195,10 +205,12 @@ const struct tutti_replay_msg *tutti__replay_msg(const struct tutti_replay *rp, 
                                                  uint32_t idx);
 
 /* When the SEND or RECV event idx of `rank` completes: the time a blocking
- * call would have returned (rule 4; what a WAIT on it waits for). NaN for
- * another kind of event, a failed RECV, or an operation that never
- * completed. */
+ * call would have returned (rule 4; what a WAIT on it waits for), in
+ * seconds. NaN for another kind of event, a failed RECV, or an operation
+ * that never completed. */
 double tutti__replay_done(const struct tutti_replay *rp, int rank, uint32_t idx);
+/* The same in units; TUTTI__TU_NONE where that gives NaN. */
+tutti__tu_t tutti__replay_done_tu(const struct tutti_replay *rp, int rank, uint32_t idx);
 
 /* trace.c: Chrome trace-event JSON and an ASCII timeline of a replay
  * (see tutti_world_trace and tutti_world_timeline in report.h). */

@@ -48,6 +48,11 @@ static int cost_ok(const tutti_cost_t *c) {
          (c->floor >= 0 || (c->a >= 0 && c->b >= 0));
 }
 
+/* A constant the time base can hold (runtime/MODEL.md "Time base"). */
+static int in_range(double seconds) {
+  return fabs(seconds) < TUTTI__TU_MAX_S;
+}
+
 static int check_model(struct sim *s, const tutti_model_t *m) {
   static const struct {
     size_t off;
@@ -59,11 +64,24 @@ static int check_model(struct sim *s, const tutti_model_t *m) {
       {offsetof(tutti_model_t, recv_port), "recv_port"},
       {offsetof(tutti_model_t, recv_cpu), "recv_cpu"},
   };
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-    if (!cost_ok((const tutti_cost_t *)((const char *)m + f[i].off)))
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    const tutti_cost_t *c = (const tutti_cost_t *)((const char *)m + f[i].off);
+    if (!cost_ok(c))
       return fail(s, TUTTI_EINVAL, "model cost %s can be negative or is not finite", f[i].name);
+    if (!in_range(c->a) || !in_range(c->floor))
+      return fail(s, TUTTI_EINVAL,
+                  "model cost %s: a constant beyond the time base's range (%.4g s, 2^62 ps)",
+                  f[i].name, TUTTI__TU_MAX_S);
+  }
   if (!isfinite(m->gamma) || m->gamma < 0)
     return fail(s, TUTTI_EINVAL, "model gamma %g is negative or not finite", m->gamma);
+  /* converted once (runtime/MODEL.md "Time base") */
+  s->send_cpu = tutti__tu_cost_init(&m->send_cpu);
+  s->send_port = tutti__tu_cost_init(&m->send_port);
+  s->latency = tutti__tu_cost_init(&m->latency);
+  s->recv_port = tutti__tu_cost_init(&m->recv_port);
+  s->recv_cpu = tutti__tu_cost_init(&m->recv_cpu);
+  s->gamma = tutti__tu_rate(m->gamma);
   return 0;
 }
 
@@ -199,8 +217,8 @@ static int prepare_links(struct sim *s) {
       case TUTTI_EV_SEND: {
         struct tutti_replay_msg *msg = &s->msgs[RPO_ID(op[i])];
         int eager = lim == TUTTI_EAGER_ALL || e->bytes < (uint64_t)lim;
-        msg->start = msg->arrive = msg->ready = NAN;
-        msg->sdone = msg->rpost = msg->rdone = NAN;
+        msg->start = msg->arrive = msg->ready = TUTTI__TU_NONE;
+        msg->sdone = msg->rpost = msg->rdone = TUTTI__TU_NONE;
         msg->bytes = e->bytes;
         msg->dst = e->peer;
         msg->flags |= eager ? RPM_EAGER : 0; /* RPM_MATCHED may be set already */
@@ -249,11 +267,8 @@ static int prepare_links(struct sim *s) {
         if (k >= rp->ncalls)
           return fail(s, TUTTI_EINVAL, "rank %d opens more spans than rank 0 (%d)", r, rp->ncalls);
         if (r == 0) {
-          tutti_call_time_t *c = &rp->calls[k];
-          c->name = e->u.name;
-          c->entry_min = INFINITY;
-          c->entry_max = -INFINITY;
-          c->finish_max = -INFINITY;
+          rp->calls[k].name = e->u.name;
+          s->calls[k] = (struct rp_call){TUTTI__TU_INF, TUTTI__TU_NONE, TUTTI__TU_NONE};
         } else if (!names_equal(rp->calls[k].name, e->u.name)) {
           return fail(s, TUTTI_EINVAL, "rank %d: call %d is '%s', but '%s' on rank 0", r, k,
                       nm(e->u.name), nm(rp->calls[k].name));
@@ -366,15 +381,18 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
   rp->state_bytes += nmsgs * sizeof *rp->msgs;
   if (rp->ncalls) {
     rp->calls = calloc((size_t)rp->ncalls, sizeof *rp->calls);
-    if (!rp->calls) goto nomem;
-    rp->state_bytes += (size_t)rp->ncalls * sizeof *rp->calls;
+    s->calls = calloc((size_t)rp->ncalls, sizeof *s->calls);
+    s->last_call = calloc(P, sizeof *s->last_call);
+    if (!rp->calls || !s->calls || !s->last_call) goto nomem;
+    rp->state_bytes +=
+        (size_t)rp->ncalls * (sizeof *rp->calls + sizeof *s->calls) + P * sizeof *s->last_call;
   }
   if (prepare_links(s)) return s->err;
   if (m->topo) {
     if (tutti_linkset_create(m->topo, &rp->links)) goto nomem;
     s->topo = m->topo;
     s->links = rp->links;
-    s->L0 = cost(&m->latency, 0);
+    s->L0 = tutti__tu_cost(&s->latency, 0);
     s->record = (flags & TUTTI__REPLAY_HOPS) != 0;
     rp->state_bytes += (size_t)tutti_topo_nlinks(m->topo) * 72; /* topo/README.md */
     if (mark_owners(s)) goto nomem;

@@ -1,8 +1,9 @@
 /*
  * replay_report.c -- what a finished replay (replay.h) gives its users:
  * tutti's report structures (report.h) for tutti_world_report and
- * tutti_world_links, the times of single messages for tests and traces,
- * and the world's call that replays a recorded run. Reads the result only;
+ * tutti_world_links, the times of single messages for tests and traces
+ * (in the time base's units or, converted, in seconds), and the world's
+ * call that replays a recorded run. Reads the result only;
  * the simulation is replay.c.
  */
 #include "internal.h" /* first: it sets _GNU_SOURCE */
@@ -25,11 +26,15 @@ const struct tutti_replay_msg *tutti__replay_msg(const struct tutti_replay *rp, 
   return op_msg(rp, src, idx, RPO_SEND);
 }
 
-double tutti__replay_done(const struct tutti_replay *rp, int rank, uint32_t idx) {
+tutti__tu_t tutti__replay_done_tu(const struct tutti_replay *rp, int rank, uint32_t idx) {
   const struct tutti_replay_msg *msg = op_msg(rp, rank, idx, RPO_SEND);
   if (msg) return msg->sdone;
   msg = op_msg(rp, rank, idx, RPO_RECV);
-  return msg ? msg->rdone : NAN;
+  return msg ? msg->rdone : TUTTI__TU_NONE;
+}
+
+double tutti__replay_done(const struct tutti_replay *rp, int rank, uint32_t idx) {
+  return tutti__tu_to_s(tutti__replay_done_tu(rp, rank, idx));
 }
 
 int tutti__replay_report(const struct tutti_replay *rp, tutti_report_t *out) {

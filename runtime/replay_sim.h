@@ -13,16 +13,8 @@
 
 #define NONE UINT32_MAX
 
-/* c(m) = max(floor, a + b*m) (runtime/MODEL.md "Cost functions"); the same
- * definition as tutti_cost_eval, kept local so the engine depends on
- * nothing but the model struct. */
-static inline double cost(const tutti_cost_t *c, double m) {
-  double v = c->a + c->b * m;
-  return v > c->floor ? v : c->floor;
-}
-
-/* A heap entry: t is the bit pattern of a time >= +0.0 (so unsigned order
- * is numeric order); k is the tie key: bit 63 the class (0 RANK, 1 PORT),
+/* A heap entry: t is a time in units (>= 0, so unsigned order is numeric
+ * order); k is the tie key: bit 63 the class (0 RANK, 1 PORT),
  * bits 62..32 the rank (RANK) or the sending rank (PORT), bits 31..0 the
  * message id (PORT; ids follow each sender's send order). For RANK the low
  * bits carry the rank's next event -- not part of the order, since a rank
@@ -40,7 +32,7 @@ struct heap {
 enum { OWNER_NONE = -1, OWNER_MANY = -2 };
 
 struct rp_rank {
-  double clock, sp, rp;      /* C, SP, RP */
+  tutti__tu_t clock, sp, rp; /* C, SP, RP */
   const uint64_t *op;        /* its ops */
   const struct tutti_ev *ev; /* its log (COMPUTE and REDUCE amounts) */
   uint32_t pos, n;           /* next event, number of events */
@@ -51,9 +43,20 @@ struct rp_rank {
   int spans;                 /* spans completed */
 };
 
+/* A call's times in units (rule 7), converted to tutti_call_time_t at
+ * the end. */
+struct rp_call {
+  tutti__tu_t entry_min, entry_max, finish_max;
+};
+
 struct sim {
   struct tutti_replay *rp;
   const tutti_model_t *m;
+  /* the model in units (runtime/MODEL.md "Time base"), converted once */
+  tutti__tu_cost_t send_cpu, send_port, latency, recv_port, recv_cpu;
+  double gamma;           /* units per byte */
+  struct rp_call *calls;  /* rp->ncalls */
+  tutti__tu_t *last_call; /* per rank: the end of its last span */
   struct tutti_replay_msg *msgs;
   struct rp_rank *ranks;
   struct heap heap;
@@ -61,7 +64,7 @@ struct sim {
   tutti_linkset_t *links;   /* with a topology: every link's state */
   int32_t *owner;           /* per link: the one rank whose messages cross
                                it, or OWNER_NONE, OWNER_MANY */
-  double L0;                /* L(0): start to the head entering the path */
+  tutti__tu_t L0;           /* L(0): start to the head entering the path */
   int record;               /* TUTTI__REPLAY_HOPS: append to hops */
   int in_port;              /* handling a PORT activity (not a rank's run) */
   struct tutti_replay_hop *hops;
@@ -77,9 +80,10 @@ int tutti__replay_fail(struct sim *s, int err, const char *fmt, ...)
 #define fail(...) tutti__replay_fail(__VA_ARGS__)
 
 /* replay_prep.c: check the model, the topology and the logs, and build
- * what the simulation reads: s->rp (its logs, ops, messages -- zeroed but
- * for size, destination and flags --, calls, and with a topology its
- * linkset), s->ranks, s->topo and s->owner. Returns 0, or the error with
+ * what the simulation reads: s->rp (its logs, ops, messages -- unknown
+ * times but for size, destination and flags --, calls, and with a
+ * topology its linkset), s->ranks, s->calls, the model in units, s->topo
+ * and s->owner. Returns 0, or the error with
  * its message in s; whatever it allocated is then the caller's to free. */
 int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
                           const struct tutti_evlog *const logs[], unsigned flags);

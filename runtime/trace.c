@@ -79,23 +79,28 @@ static char *fmt_bytes(uint64_t b, char *buf, size_t n) {
   return buf;
 }
 
-/* One step of a rank's clock, exactly as replay.c's run_rank does it. */
-static inline double clock_step(const struct tutti_replay *rp, int r, const struct tutti_ev *e,
-                                double C) {
+/* One step of a rank's clock, exactly as replay.c's run_rank does it: in
+ * the time base's units (timebase.h), converted to seconds only for output. */
+static inline tutti__tu_t clock_step(const struct tutti_replay *rp, int r, const struct tutti_ev *e,
+                                     tutti__tu_t C) {
   switch (e->kind) {
   case TUTTI_EV_WAIT: {
-    double done = tutti__replay_done(rp, r, e->ref);
-    if (done > C) C = done; /* NaN (a failed receive) changes nothing */
+    tutti__tu_t done = tutti__replay_done_tu(rp, r, e->ref);
+    if (done > C) C = done; /* TUTTI__TU_NONE (a failed receive) changes nothing */
     break;
   }
   case TUTTI_EV_COMPUTE:
-    C += e->u.seconds;
+    C = tutti__tu_add(C, tutti__tu_from_s(e->u.seconds));
     break;
   case TUTTI_EV_REDUCE:
-    C += rp->model.gamma * (double)e->bytes;
+    C = tutti__tu_add(C, tutti__tu_bytes(tutti__tu_rate(rp->model.gamma), (double)e->bytes));
     break;
   }
   return C;
+}
+
+static double sec(tutti__tu_t t) {
+  return tutti__tu_to_s(t);
 }
 
 /* The message of a SEND or RECV event, NULL for a failed RECV. */
@@ -113,9 +118,10 @@ struct jw {
   int first;
 };
 
-static void jnum(struct jw *j, double t) {
-  if (isfinite(t))
-    fprintf(j->f, "%.6f", t * j->scale);
+/* A time in units, written in microseconds (null when unknown). */
+static void jnum(struct jw *j, tutti__tu_t t) {
+  if (t != TUTTI__TU_NONE)
+    fprintf(j->f, "%.6f", sec(t) * j->scale);
   else
     fputs("null", j->f);
 }
@@ -142,7 +148,7 @@ static void jsep(struct jw *j) {
 /* Begin an "X" event of process pid; the caller may add ,"args":{...} and
  * must close with jx_end. */
 static void jx_begin_pid(struct jw *j, const char *name, const char *cat, int pid, int tid,
-                         double t0, double t1) {
+                         tutti__tu_t t0, tutti__tu_t t1) {
   jsep(j);
   fputs("{\"name\":", j->f);
   jstr(j->f, name);
@@ -152,8 +158,8 @@ static void jx_begin_pid(struct jw *j, const char *name, const char *cat, int pi
   jnum(j, t1 > t0 ? t1 - t0 : 0);
 }
 
-static void jx_begin(struct jw *j, const char *name, const char *cat, int tid, double t0,
-                     double t1) {
+static void jx_begin(struct jw *j, const char *name, const char *cat, int tid, tutti__tu_t t0,
+                     tutti__tu_t t1) {
   jx_begin_pid(j, name, cat, 0, tid, t0, t1);
 }
 
@@ -161,7 +167,7 @@ static void jx_end(struct jw *j) {
   fputc('}', j->f);
 }
 
-static void jflow(struct jw *j, int start, uint32_t id, int tid, double t) {
+static void jflow(struct jw *j, int start, uint32_t id, int tid, tutti__tu_t t) {
   jsep(j);
   fprintf(j->f,
           "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"%s\",\"id\":%u,\"pid\":0,"
@@ -171,14 +177,14 @@ static void jflow(struct jw *j, int start, uint32_t id, int tid, double t) {
   fputc('}', j->f);
 }
 
-static double clamp(double t, double lo, double hi) {
+static tutti__tu_t clamp(tutti__tu_t t, tutti__tu_t lo, tutti__tu_t hi) {
   return t < lo ? lo : t > hi ? hi : t;
 }
 
 /* The slice of a send or receive (event idx of rank r, posted at `post`)
  * spanning [t0, t1]. */
-static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_t idx, double post,
-                     double t0, double t1) {
+static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_t idx,
+                     tutti__tu_t post, tutti__tu_t t0, tutti__tu_t t1) {
   const struct tutti_ev *e = &rp->logs[r]->ev[idx];
   const struct tutti_replay_msg *msg = op_msg(rp, r, idx);
   char name[160], b[32];
@@ -195,8 +201,8 @@ static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_
             (msg->flags & RPM_EAGER) ? "eager" : "rendezvous");
     static const char *key[] = {"posted_us",    "start_us",       "data_complete_us", "served_us",
                                 "send_done_us", "recv_posted_us", "recv_done_us"};
-    const double v[] = {post,       msg->start, msg->arrive, msg->ready,
-                        msg->sdone, msg->rpost, msg->rdone};
+    const tutti__tu_t v[] = {post,       msg->start, msg->arrive, msg->ready,
+                             msg->sdone, msg->rpost, msg->rdone};
     for (int i = 0; i < 7; i++) {
       fprintf(j->f, ",\"%s\":", key[i]);
       jnum(j, v[i]);
@@ -204,7 +210,7 @@ static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_
     fputc('}', j->f);
   }
   jx_end(j);
-  if (!msg || !(msg->flags & RPM_MATCHED) || !isfinite(msg->rdone)) return; /* no arrow */
+  if (!msg || !(msg->flags & RPM_MATCHED) || msg->rdone == TUTTI__TU_NONE) return; /* no arrow */
   uint32_t id = (uint32_t)(msg - rp->msgs);
   if (send)
     jflow(j, 1, id, r, clamp(msg->start, t0, t1));
@@ -299,8 +305,8 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
   /* per rank scratch: the first WAIT on each op; the clock at each event
    * (an op's post time); each call's end */
   uint32_t *first_wait = malloc((maxn ? maxn : 1) * sizeof *first_wait);
-  double *at = malloc((maxn ? maxn : 1) * sizeof *at);
-  double *span_end = malloc((rp->ncalls ? (size_t)rp->ncalls : 1) * sizeof *span_end);
+  tutti__tu_t *at = malloc((maxn ? maxn : 1) * sizeof *at);
+  tutti__tu_t *span_end = malloc((rp->ncalls ? (size_t)rp->ncalls : 1) * sizeof *span_end);
   if (!first_wait || !at || !span_end) {
     free(first_wait);
     free(at);
@@ -329,7 +335,7 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
     const struct tutti_ev *ev = rp->logs[r]->ev;
     uint32_t n = rp->logs[r]->n;
     /* pass 1: which WAIT completes each op; when each call ends */
-    double C = 0;
+    tutti__tu_t C = 0;
     int k = 0;
     for (uint32_t i = 0; i < n; i++) {
       first_wait[i] = NONE;
@@ -343,7 +349,7 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
     k = 0;
     for (uint32_t i = 0; i < n; i++) {
       const struct tutti_ev *e = &ev[i];
-      double after = clock_step(rp, r, e, C);
+      tutti__tu_t after = clock_step(rp, r, e, C);
       char name[96], b[32];
       switch (e->kind) {
       case TUTTI_EV_SPAN_BEGIN:
@@ -361,8 +367,8 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
         if (first_wait[i] == NONE) { /* never waited: a mark at its transfer start
                                         (a send) or its post (a receive) */
           const struct tutti_replay_msg *msg = op_msg(rp, r, i);
-          double t = C;
-          if (msg && e->kind == TUTTI_EV_SEND && isfinite(msg->start)) t = msg->start;
+          tutti__tu_t t = C;
+          if (msg && e->kind == TUTTI_EV_SEND && msg->start != TUTTI__TU_NONE) t = msg->start;
           trace_op(&j, rp, r, i, C, t, t);
         }
         break;
@@ -397,17 +403,20 @@ enum { TL_WAIT, TL_COMPUTE, TL_SEND, TL_RECV, TL_KINDS };
 
 #define TL_MAX_ROWS 32
 
-/* Add the time [a, b] spends in each column (of `span` time units) to that
- * column's tally of `what`. */
-static void tl_mark(double (*cov)[TL_KINDS], int width, double span, double a, double b, int what) {
-  if (!(b > a) || !(span > 0)) return;
-  int c0 = (int)floor(a / span), c1 = (int)floor(b / span);
-  if (c0 < 0) c0 = 0;
+/* Add the time [a, b] (in units, within [0, T]) spends in each of the
+ * `width` columns to that column's tally of `what`. Exact: times are
+ * scaled by width, so column c is [c*T, (c+1)*T) and the tallies are in
+ * those scaled units (a column holds T of them). */
+static void tl_mark(double (*cov)[TL_KINDS], int width, tutti__tu_t T, tutti__tu_t a, tutti__tu_t b,
+                    int what) {
+  if (!(b > a) || !(T > 0) || a < 0) return;
+  __int128 A = (__int128)a * width, B = (__int128)b * width;
+  __int128 c0 = A / T, c1 = B / T;
   if (c1 > width - 1) c1 = width - 1;
-  for (int c = c0; c <= c1; c++) {
-    double lo = c * span, hi = lo + span;
-    double x = (b < hi ? b : hi) - (a > lo ? a : lo);
-    if (x > 0) cov[c][what] += x;
+  for (int c = (int)c0; c <= (int)c1; c++) {
+    __int128 lo = (__int128)c * T, hi = lo + T;
+    __int128 x = (B < hi ? B : hi) - (A > lo ? A : lo);
+    if (x > 0) cov[c][what] += (double)x;
   }
 }
 
@@ -435,7 +444,7 @@ int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width) 
     return TUTTI_ENOMEM;
   }
   double T = rp->modeled_time;
-  double span = T / width; /* time per column */
+  tutti__tu_t Tu = rp->modeled;
   int rows = rp->nranks < TL_MAX_ROWS ? rp->nranks : TL_MAX_ROWS;
   char a[32], b[32], c[32];
 
@@ -467,24 +476,24 @@ int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width) 
     memset(cov, 0, (size_t)width * sizeof *cov);
     const struct tutti_ev *ev = rp->logs[r]->ev;
     uint32_t n = rp->logs[r]->n;
-    double C = 0;
+    tutti__tu_t C = 0;
     for (uint32_t i = 0; i < n; i++) {
       const struct tutti_ev *e = &ev[i];
-      double after = clock_step(rp, r, e, C);
+      tutti__tu_t after = clock_step(rp, r, e, C);
       if (e->kind == TUTTI_EV_COMPUTE || e->kind == TUTTI_EV_REDUCE) {
-        tl_mark(cov, width, span, C, after, TL_COMPUTE);
+        tl_mark(cov, width, Tu, C, after, TL_COMPUTE);
       } else if (e->kind == TUTTI_EV_WAIT && after > C) {
         /* waiting until the transfer starts, then sending / receiving */
         const struct tutti_replay_msg *msg = op_msg(rp, r, e->ref);
-        double x = msg && isfinite(msg->start) ? msg->start : C;
+        tutti__tu_t x = msg && msg->start != TUTTI__TU_NONE ? msg->start : C;
         if (x < C) x = C;
         if (x > after) x = after;
-        tl_mark(cov, width, span, C, x, TL_WAIT);
-        tl_mark(cov, width, span, x, after, ev[e->ref].kind == TUTTI_EV_SEND ? TL_SEND : TL_RECV);
+        tl_mark(cov, width, Tu, C, x, TL_WAIT);
+        tl_mark(cov, width, Tu, x, after, ev[e->ref].kind == TUTTI_EV_SEND ? TL_SEND : TL_RECV);
       }
       C = after;
     }
-    for (int i = 0; i < width; i++) line[i] = tl_char(cov[i], span);
+    for (int i = 0; i < width; i++) line[i] = tl_char(cov[i], (double)Tu);
     fprintf(out, "r%-5d|%.*s|\n", r, width, line);
   }
   free(cov);

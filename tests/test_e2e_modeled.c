@@ -7,7 +7,8 @@
  * numbers (Hockney, segments, postal vectors, f_L(P), every tree's postal
  * time). Determinism: 50 runs under perturbed scheduling (random yields
  * and sleeps in the runtime) give bit-identical modeled times. Wall-clock
- * mode never delivers earlier than modeled.
+ * mode never delivers earlier than modeled. The integer time base: exact
+ * sums, its resolution and its range.
  * The replay engine's rules on hand-built logs: test_unit_replay.c; on
  * links: test_unit_contention.c and test_e2e_contention.c.
  *
@@ -538,4 +539,51 @@ Test(modeled, barrier_postal, .timeout = 30) {
   tutti_model_t m = postal(2);
   tutti_algo_t a = pick(TUTTI_COLL_BARRIER, "lambda-tree", "lambda=auto");
   cr_expect(eq(dbl, timed(8, &m, TUTTI_COLL_BARRIER, &a, 0, TUTTI_BYTE, 0), 10));
+}
+
+/* ------------------------------------------------------------ time base */
+
+/* runtime/MODEL.md "Time base": whole picoseconds, converted once. */
+
+static int run_flat(const tutti_model_t *m, int P, size_t bytes, tutti_report_t *rep, char *err,
+                    size_t n) {
+  struct prog p = {"flat", bytes, 0, 0};
+  tutti_config_t cfg = tutti_config_default(P);
+  cfg.model = m;
+  tutti_world_t *w = NULL;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+  int rc = tutti_world_run(w, bcast_flat, &p);
+  if (!rc) cr_assert(eq(int, tutti_world_report(w, rep), 0));
+  snprintf(err, n, "%s", tutti_world_error(w));
+  rep->rank_end = NULL; /* the world's, gone below */
+  rep->rank_last_call = NULL;
+  rep->calls = NULL;
+  tutti_world_destroy(w);
+  return rc;
+}
+
+Test(time_base, exact_sums_resolution_and_range, .timeout = 60) {
+  tutti_model_t m;
+  tutti_report_t rep;
+  char err[512];
+  /* the flat broadcast of the worked examples: exactly 14 us, not a sum of
+   * 7 rounded doubles */
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
+  cr_assert(eq(int, run_flat(&m, 8, 1000, &rep, err, sizeof err), 0), "%s", err);
+  cr_assert(eq(int, rep.modeled_time == 14e-6, 1), "%.17g", rep.modeled_time);
+  /* 35 MB/s is 28571.43 ps/B: each message's m*b rounds to whole ps
+   * (1000 B: 28571428.57 ps, so 28571429 ps), after 40 us */
+  cr_assert(eq(int, tutti_model_hockney(&m, 40e-6, 1 / 35e6), 0));
+  cr_assert(eq(int, run_flat(&m, 2, 1000, &rep, err, sizeof err), 0), "%s", err);
+  cr_assert(eq(int, rep.modeled_time == 68.571429e-6, 1), "%.17g", rep.modeled_time);
+  /* the range, 2^62 ps (about 4.6e6 s): a constant beyond it is refused,
+   * and so is a run that would pass it (7 sends of 1e6 s) */
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e7, 0), 0));
+  cr_assert(eq(int, run_flat(&m, 2, 0, &rep, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(ne(ptr, strstr(err, "time base's range"), NULL), "%s", err);
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e6, 0), 0));
+  cr_assert(eq(int, run_flat(&m, 2, 0, &rep, err, sizeof err), 0), "%s", err);
+  cr_assert(eq(int, rep.modeled_time == 1e6, 1), "%.17g", rep.modeled_time);
+  cr_assert(eq(int, run_flat(&m, 8, 0, &rep, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(ne(ptr, strstr(err, "time base's range"), NULL), "%s", err);
 }

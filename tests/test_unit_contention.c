@@ -70,7 +70,7 @@ static tutti_link_stats_t stats(const struct tutti_replay *rp, const tutti_topo_
 static double arrive(const struct tutti_replay *rp, int src, uint32_t idx) {
   const struct tutti_replay_msg *msg = tutti__replay_msg(rp, src, idx);
   cr_assert(msg != NULL);
-  return msg->arrive;
+  return tutti__tu_to_s(msg->arrive); /* units (timebase.h) to seconds */
 }
 
 /* --------------------------------------------- hand-computed examples */

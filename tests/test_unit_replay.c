@@ -78,6 +78,8 @@ static tutti_model_t consts(double os, double sp, double lat, double rport, doub
 }
 
 #define US 1e-6
+/* a message's times are in the replay's units (timebase.h): to seconds */
+#define SEC(t) tutti__tu_to_s(t)
 #define NEAR(got, want)                                                                            \
   cr_assert(epsilon_eq(dbl, (got), (want), 1e-12 * fabs((double)(want)) + 1e-20),                  \
             "%s = %.17g, want %.17g", #got, (double)(got), (double)(want))
@@ -199,8 +201,8 @@ Test(model_examples, postal_flat_bcast_4, .timeout = 10) {
   for (int r = 1; r < 4; r++) {
     const struct tutti_replay_msg *msg = tutti__replay_msg(rp, 0, (uint32_t)(2 * (r - 1)));
     cr_assert(msg != NULL);
-    cr_assert(eq(dbl, msg->start, r - 1));  /* sends start at 0, 1, 2 */
-    cr_assert(eq(dbl, msg->arrive, r + 1)); /* and arrive at 2, 3, 4 */
+    cr_assert(eq(dbl, SEC(msg->start), r - 1));  /* sends start at 0, 1, 2 */
+    cr_assert(eq(dbl, SEC(msg->arrive), r + 1)); /* and arrive at 2, 3, 4 */
     cr_assert(eq(dbl, rp->rank_end[r], r + 1));
   }
   tutti__replay_free(rp);
@@ -252,14 +254,14 @@ Test(rules, eager_vs_rendezvous, .timeout = 10) {
     const struct tutti_replay_msg *msg = tutti__replay_msg(rp, 0, 0);
     if (!rdv) {
       cr_assert(msg->flags & RPM_EAGER);
-      cr_assert(eq(dbl, msg->start, 0));
+      cr_assert(eq(dbl, SEC(msg->start), 0));
       cr_assert(eq(dbl, rp->rank_end[0], 1));  /* s + O_s */
-      cr_assert(eq(dbl, msg->ready, 5));       /* served at a = 5, buffered */
+      cr_assert(eq(dbl, SEC(msg->ready), 5));  /* served at a = 5, buffered */
       cr_assert(eq(dbl, rp->rank_end[1], 10)); /* max(post 10, e 5) + 0 */
       cr_assert(eq(u64, rp->eager, 1));
     } else {
       cr_assert(eq(int, msg->flags &RPM_EAGER, 0));
-      cr_assert(eq(dbl, msg->start, 10)); /* the receive posts at 10 */
+      cr_assert(eq(dbl, SEC(msg->start), 10)); /* the receive posts at 10 */
       cr_assert(eq(dbl, rp->rank_end[0], 11));
       cr_assert(eq(dbl, rp->rank_end[1], 15)); /* s + L + O_r */
       cr_assert(eq(u64, rp->rendezvous, 1));
@@ -289,8 +291,8 @@ Test(rules, send_port_serialization, .timeout = 10) {
   struct tutti_replay *rp = replay(b, &m);
   for (int i = 0; i < 3; i++) {
     const struct tutti_replay_msg *msg = tutti__replay_msg(rp, 0, q[i]);
-    cr_assert(eq(dbl, msg->start, 3 * i));
-    cr_assert(eq(dbl, msg->sdone, 3 * i + 1));
+    cr_assert(eq(dbl, SEC(msg->start), 3 * i));
+    cr_assert(eq(dbl, SEC(msg->sdone), 3 * i + 1));
     cr_assert(eq(dbl, rp->rank_end[i + 1], 3 * i + 5));
   }
   cr_assert(eq(dbl, rp->rank_end[0], 7));
@@ -352,8 +354,8 @@ Test(rules, rendezvous_ports, .timeout = 10) {
   b_recv(b, 1, 0, 0);
   b_recv(b, 2, 0, 0);
   struct tutti_replay *rp = replay(b, &m);
-  NEAR(tutti__replay_msg(rp, 0, s1)->start, 0);
-  NEAR(tutti__replay_msg(rp, 0, s2)->start, 2 * US);
+  NEAR(SEC(tutti__replay_msg(rp, 0, s1)->start), 0);
+  NEAR(SEC(tutti__replay_msg(rp, 0, s2)->start), 2 * US);
   NEAR(rp->rank_end[2], 4 * US);
   tutti__replay_free(rp);
   bld_free(b);
@@ -369,8 +371,8 @@ Test(rules, blocking_send_and_recv_cpu, .timeout = 10) {
   b_recv(b, 1, 0, 0);
   b_recv(b, 1, 0, 0);
   struct tutti_replay *rp = replay(b, &m);
-  cr_assert(eq(dbl, tutti__replay_msg(rp, 0, 0)->sdone, 1));
-  cr_assert(eq(dbl, tutti__replay_msg(rp, 0, 2)->start, 2)); /* posted at 1, SP = 2 */
+  cr_assert(eq(dbl, SEC(tutti__replay_msg(rp, 0, 0)->sdone), 1));
+  cr_assert(eq(dbl, SEC(tutti__replay_msg(rp, 0, 2)->start), 2)); /* posted at 1, SP = 2 */
   cr_assert(eq(dbl, rp->rank_end[0], 3));
   cr_assert(eq(dbl, tutti__replay_done(rp, 1, 0), 7)); /* e = 6, + O_r */
   cr_assert(eq(dbl, tutti__replay_done(rp, 1, 2), 9)); /* e = max(8, 6 + 2), + O_r */

@@ -865,15 +865,16 @@ Test(chain, scale, .timeout = 60) {
 #define US 1e-6
 
 Test(link, step_is_the_rule) {
-  /* idle link: the head goes at once, the tail m*beta later */
+  /* idle link: the head goes at once, the tail m*beta later (times are
+   * whole picoseconds, runtime/MODEL.md "Time base": exactly 2e-6) */
   tutti_hop_t h = tutti_link_step(1 * US, 0, 1 * US, 0, 1e-9, 1000);
   cr_assert(ieee_ulp_eq(dbl, h.head, 1 * US, 0));
-  cr_assert(ieee_ulp_eq(dbl, h.end, 1 * US + 1000 * 1e-9, 0));
+  cr_assert(ieee_ulp_eq(dbl, h.end, 2e-6, 0));
   cr_assert(ieee_ulp_eq(dbl, h.free, h.end, 0));
   /* busy link: the head waits until it is free */
   h = tutti_link_step(1 * US, 5 * US, 1 * US, 0, 1e-9, 1000);
-  cr_assert(ieee_ulp_eq(dbl, h.head, 5 * US, 0));
-  cr_assert(ieee_ulp_eq(dbl, h.end, 5 * US + 1000 * 1e-9, 0));
+  cr_assert(ieee_ulp_eq(dbl, h.head, 5e-6, 0)); /* 5 * US in whole ps */
+  cr_assert(ieee_ulp_eq(dbl, h.end, 6e-6, 0));
   /* a slow link before: the tail comes late, the link is held for it */
   h = tutti_link_step(1 * US, 0, 9 * US, 0.5 * US, 1e-9, 1000);
   cr_assert(ieee_ulp_eq(dbl, h.head, 1 * US, 0));
@@ -895,19 +896,18 @@ Test(link, one_message_on_an_idle_path_costs_the_model) {
   double L0 = tutti_cost_eval(&m.latency, 0);
   tutti_transit_t tr = {0 + L0, 0 + L0};
   cr_assert(eq(int, tutti_linkset_path(ls, path, k, &tr, 1000), 0));
-  cr_assert(ieee_ulp_eq(dbl, tr.tail, tutti_cost_eval(&m.latency, 1000), 0), "complete %.17g",
-            tr.tail);
+  cr_assert(ieee_ulp_eq(dbl, tr.tail, 2e-6, 0), "complete %.17g", tr.tail); /* whole ps */
   /* started later, on links already used and free again */
   double s = 3 * US;
   tr = (tutti_transit_t){s + L0, s + L0};
   cr_assert(eq(int, tutti_linkset_path(ls, path, k, &tr, 1000), 0));
-  cr_assert(ieee_ulp_eq(dbl, tr.tail, s + L0 + 1000 * 1e-9, 0), "complete %.17g", tr.tail);
+  cr_assert(ieee_ulp_eq(dbl, tr.tail, 5e-6, 0), "complete %.17g", tr.tail);
   /* the same on a one-link-per-side path and on the same switch */
   tutti_linkset_reset(ls);
   tr = (tutti_transit_t){s + L0, s + L0};
   k = tutti_topo_route(t, 0, 1, path, 8);
   cr_assert(eq(int, tutti_linkset_path(ls, path, k, &tr, 1000), 0));
-  cr_assert(ieee_ulp_eq(dbl, tr.tail, s + L0 + 1000 * 1e-9, 0));
+  cr_assert(ieee_ulp_eq(dbl, tr.tail, 5e-6, 0));
   tutti_linkset_free(ls);
   tutti_topo_free(t);
 }

@@ -20,7 +20,11 @@
  *
  * Cost: one idle path of k links with lat = 0 and beta_l = beta costs
  * L(0) + m*beta, what the model costs with no topology when L(m) =
- * L(0) + beta*m.
+ * L(0) + beta*m -- exactly, to the unit: the state and the step are in
+ * the replay's integer time base (timebase.h, runtime/MODEL.md "Time
+ * base"), a link's lat and beta converted once when the linkset is
+ * created, and m*beta rounded by the same rule as the model's b*m. The
+ * public functions take and give seconds, converting at the boundary.
  *
  * Statistics per link: messages, bytes, busy time (sum of e - h), waiting
  * time (sum of h - arrival) and the longest queue. The queue at an arrival
@@ -34,39 +38,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "timebase.h"
 #include "topo_impl.h"
 #include "tutti/model.h"
 
-/* static, so that linkset_hop inlines it (an exported function in a
- * shared library is called through the PLT) */
-static inline tutti_hop_t link_step(double arrive, double free, double prev_end, double prev_lat,
-                                    double beta, double bytes) {
-  double h = arrive > free ? arrive : free;
-  double e = h + bytes * beta;
-  double tail = prev_end + prev_lat;
-  if (tail > e) e = tail;
-  return (tutti_hop_t){h, e, e};
+/* The step in units (timebase.h): h = max(arrive, free), e = max(h +
+ * bytes_tu, prev_tail), where bytes_tu = round(m * beta) and prev_tail =
+ * e_{i-1} + lat_{i-1}. Integer sums saturate, so the order of the terms
+ * cannot change a result. static, so that the hop inlines it. */
+static inline tutti__tu_hop_t link_step_tu(tutti__tu_t arrive, tutti__tu_t free,
+                                           tutti__tu_t prev_tail, tutti__tu_t bytes_tu) {
+  tutti__tu_t h = tutti__tu_max(arrive, free);
+  return (tutti__tu_hop_t){h, tutti__tu_max(tutti__tu_add(h, bytes_tu), prev_tail)};
 }
 
+/* The public step takes and gives seconds: each input is converted to
+ * units, the step taken there, the result converted back -- the replay's
+ * arithmetic exactly. */
 tutti_hop_t tutti_link_step(double arrive, double free, double prev_end, double prev_lat,
                             double beta, double bytes) {
-  return link_step(arrive, free, prev_end, prev_lat, beta, bytes);
+  tutti__tu_t tail = tutti__tu_add(tutti__tu_from_s(prev_end), tutti__tu_from_s(prev_lat));
+  tutti__tu_hop_t h = link_step_tu(tutti__tu_from_s(arrive), tutti__tu_from_s(free), tail,
+                                   tutti__tu_bytes(tutti__tu_rate(beta), bytes));
+  double end = tutti__tu_to_s(h.end);
+  return (tutti_hop_t){tutti__tu_to_s(h.head), end, end};
 }
 
+/* A link's parameters in units, converted once at create. */
+struct lparam {
+  tutti__tu_t lat;
+  double rate; /* beta in units per byte */
+};
+
 struct lstate {
-  double free; /* free_i */
-  double last; /* the last head arrival (arrivals must not go back) */
-  double bytes, busy, wait;
+  tutti__tu_t free; /* free_i */
+  tutti__tu_t last; /* the last head arrival (arrivals must not go back) */
+  tutti__tu_t busy, wait;
+  double bytes;
   uint64_t messages;
   int max_queue;
   int qhead, qcount, qcap; /* FIFO of the ends still ahead; qcap a power of 2 */
-  double *q;
+  tutti__tu_t *q;
 };
 
 struct tutti_linkset {
   const tutti_topo_t *t;
   int nlinks;
   struct lstate *l;
+  struct lparam *p; /* per entry of t->params */
 };
 
 int tutti_linkset_create(const tutti_topo_t *t, tutti_linkset_t **out) {
@@ -75,10 +94,16 @@ int tutti_linkset_create(const tutti_topo_t *t, tutti_linkset_t **out) {
   int n = 2 * (t->nnodes - 1);
   if (!s) return TUTTI_ENOMEM;
   s->l = calloc((size_t)(n > 0 ? n : 1), sizeof *s->l);
-  if (!s->l) {
+  s->p = malloc((size_t)(t->nparams > 0 ? t->nparams : 1) * sizeof *s->p);
+  if (!s->l || !s->p) {
+    free(s->l);
+    free(s->p);
     free(s);
     return TUTTI_ENOMEM;
   }
+  for (int i = 0; i < t->nparams; i++)
+    s->p[i] =
+        (struct lparam){tutti__tu_from_s(t->params[i].lat), tutti__tu_rate(t->params[i].beta)};
   s->t = t;
   s->nlinks = n;
   *out = s;
@@ -88,7 +113,7 @@ int tutti_linkset_create(const tutti_topo_t *t, tutti_linkset_t **out) {
 void tutti_linkset_reset(tutti_linkset_t *s) {
   if (!s) return;
   for (int i = 0; i < s->nlinks; i++) {
-    double *q = s->l[i].q;
+    tutti__tu_t *q = s->l[i].q;
     int cap = s->l[i].qcap;
     memset(&s->l[i], 0, sizeof s->l[i]);
     s->l[i].q = q;
@@ -100,15 +125,15 @@ void tutti_linkset_free(tutti_linkset_t *s) {
   if (!s) return;
   for (int i = 0; i < s->nlinks; i++) free(s->l[i].q);
   free(s->l);
+  free(s->p);
   free(s);
 }
 
-int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double bytes,
-                      tutti_hop_t *hop) {
-  if (!s || !tr || link < 0 || link >= s->nlinks || !(bytes >= 0)) return TUTTI_EINVAL;
+int tutti__linkset_hop_tu(tutti_linkset_t *s, int link, tutti__tu_transit_t *tr, double bytes,
+                          tutti__tu_hop_t *hop) {
   struct lstate *L = &s->l[link];
-  double arrive = tr->head;
-  if (arrive < L->last || isnan(arrive) || isnan(tr->tail)) return TUTTI_EINVAL;
+  tutti__tu_t arrive = tr->head;
+  if (arrive < L->last) return TUTTI_EINVAL;
   /* the ends still ahead of this arrival; make room for this one's */
   while (L->qcount && L->q[L->qhead] <= arrive) {
     L->qhead = L->qhead + 1 == L->qcap ? 0 : L->qhead + 1;
@@ -116,7 +141,7 @@ int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double 
   }
   if (L->qcount == L->qcap) {
     int cap = L->qcap ? 2 * L->qcap : 4;
-    double *q = malloc((size_t)cap * sizeof *q);
+    tutti__tu_t *q = malloc((size_t)cap * sizeof *q);
     if (!q) return TUTTI_ENOMEM;
     for (int i = 0; i < L->qcount; i++) q[i] = L->q[(L->qhead + i) % L->qcap];
     free(L->q);
@@ -124,20 +149,37 @@ int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double 
     L->qcap = cap;
     L->qhead = 0;
   }
-  const tutti_topo_link_t *p = &s->t->params[s->t->lp[link]];
-  tutti_hop_t h = link_step(arrive, L->free, tr->tail, 0, p->beta, bytes);
+  const struct lparam *p = &s->p[s->t->lp[link]];
+  tutti__tu_hop_t h = link_step_tu(arrive, L->free, tr->tail, tutti__tu_bytes(p->rate, bytes));
   int queue = L->qcount + 1;
   L->q[(L->qhead + L->qcount++) & (L->qcap - 1)] = h.end; /* a mask: the replay's hot path */
   if (queue > L->max_queue) L->max_queue = queue;
-  L->free = h.free;
+  L->free = h.end;
   L->last = arrive;
   L->messages++;
   L->bytes += bytes;
-  L->busy += h.end - h.head;
-  L->wait += h.head - arrive;
-  tr->head = h.head + p->lat;
-  tr->tail = h.end + p->lat;
+  L->busy = tutti__tu_add(L->busy, h.end - h.head);
+  L->wait = tutti__tu_add(L->wait, h.head - arrive);
+  tr->head = tutti__tu_add(h.head, p->lat);
+  tr->tail = tutti__tu_add(h.end, p->lat);
   if (hop) *hop = h;
+  return 0;
+}
+
+int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double bytes,
+                      tutti_hop_t *hop) {
+  if (!s || !tr || link < 0 || link >= s->nlinks || !(bytes >= 0)) return TUTTI_EINVAL;
+  if (isnan(tr->head) || isnan(tr->tail)) return TUTTI_EINVAL;
+  tutti__tu_transit_t t = {tutti__tu_from_s(tr->head), tutti__tu_from_s(tr->tail)};
+  tutti__tu_hop_t h;
+  int rc = tutti__linkset_hop_tu(s, link, &t, bytes, &h);
+  if (rc) return rc;
+  tr->head = tutti__tu_to_s(t.head);
+  tr->tail = tutti__tu_to_s(t.tail);
+  if (hop) {
+    double end = tutti__tu_to_s(h.end);
+    *hop = (tutti_hop_t){tutti__tu_to_s(h.head), end, end};
+  }
   return 0;
 }
 
@@ -156,10 +198,10 @@ int tutti_linkset_stats(const tutti_linkset_t *s, int link, tutti_link_stats_t *
   const struct lstate *L = &s->l[link];
   *out = (tutti_link_stats_t){.messages = L->messages,
                               .bytes = L->bytes,
-                              .busy = L->busy,
-                              .wait = L->wait,
+                              .busy = tutti__tu_to_s(L->busy),
+                              .wait = tutti__tu_to_s(L->wait),
                               .max_queue = L->max_queue,
-                              .free = L->free};
+                              .free = tutti__tu_to_s(L->free)};
   return 0;
 }
 
@@ -189,13 +231,13 @@ int tutti_linkset_top(const tutti_linkset_t *s, int by, int k, int *links) {
     keys[n].id = i;
     switch (by) {
     case TUTTI_LINKS_BY_BYTES:
-      keys[n].k1 = L->bytes, keys[n].k2 = L->busy;
+      keys[n].k1 = L->bytes, keys[n].k2 = (double)L->busy;
       break;
     case TUTTI_LINKS_BY_QUEUE:
-      keys[n].k1 = L->max_queue, keys[n].k2 = L->busy;
+      keys[n].k1 = L->max_queue, keys[n].k2 = (double)L->busy;
       break;
     default:
-      keys[n].k1 = L->busy, keys[n].k2 = L->bytes;
+      keys[n].k1 = (double)L->busy, keys[n].k2 = L->bytes;
       break;
     }
     n++;
@@ -223,11 +265,12 @@ int tutti_linkset_report(const tutti_linkset_t *s, int k, double horizon, FILE *
     char name[160], b[32], busy[32], wait[32];
     tutti_topo_link_name(s->t, ids[i], name, sizeof name);
     tutti_format_bytes(L->bytes < 1.8e19 ? (size_t)L->bytes : SIZE_MAX, b, sizeof b);
-    tutti_format_time(L->busy, busy, sizeof busy);
-    tutti_format_time(L->wait, wait, sizeof wait);
+    double bsy = tutti__tu_to_s(L->busy);
+    tutti_format_time(bsy, busy, sizeof busy);
+    tutti_format_time(tutti__tu_to_s(L->wait), wait, sizeof wait);
     fprintf(f, "%-36s %9llu %12s %12s %12s %6d", name, (unsigned long long)L->messages, b, busy,
             wait, L->max_queue);
-    if (horizon > 0) fprintf(f, " %7.1f%%", 100.0 * L->busy / horizon);
+    if (horizon > 0) fprintf(f, " %7.1f%%", 100.0 * bsy / horizon);
     fputc('\n', f);
   }
   free(ids);

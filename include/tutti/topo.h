@@ -293,7 +293,8 @@ TUTTI_API int tutti_topo_dot(const tutti_topo_t *t, FILE *f);
  *   e_i = max(h_i + m * beta_i, e_{i-1} + lat_{i-1})
  *   free_i = e_i
  * with h_0 = e_0 = s + L(0) and lat_0 = 0; the data is complete at the
- * receiver at e_k + lat_k. */
+ * receiver at e_k + lat_k. Times are seconds, computed in whole
+ * picoseconds as the replay does (runtime/MODEL.md "Time base"). */
 typedef struct tutti_hop {
   double head; /* h_i: the head starts over link i */
   double end;  /* e_i: the tail has left link i */
