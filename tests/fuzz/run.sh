@@ -6,8 +6,10 @@
 #   tests/fuzz/run.sh --seconds S BUILD [TARGET...] S seconds each (bench/fuzz.sh)
 #
 # With a number of runs (the CI's way) a run is deterministic: the same
-# seed (-seed=1), a fresh work corpus, the seeds in a fixed order, so it
-# passes or fails the same way on every machine; RUNS below is tuned to
+# seed (-seed=1), a fresh work corpus, the seeds in a fixed order, relative
+# paths and a fixed environment (the fuzzer mutates with values it saw
+# compared, so even the stack's layout could steer it), so it passes or
+# fails the same way on every machine; RUNS below is tuned to
 # 30-60 s a target on a 2-core machine. With --seconds the work corpus
 # under BUILD/tests/fuzz/work/ is kept from one run to the next. A crash,
 # leak, out-of-memory or timeout stops the target: its input is written to
@@ -27,14 +29,14 @@ bin=$build/tests/fuzz
 
 # target -> runs for CI, then its seed directories
 declare -A RUNS=(
-  [fuzz_units]=2000000
-  [fuzz_model]=1000000
-  [fuzz_profile]=500000
-  [fuzz_topo_ini]=300000
-  [fuzz_topo_spec]=300000
-  [fuzz_mapping]=1000000
-  [fuzz_params]=500000
-  [fuzz_machine]=300000
+  [fuzz_units]=5000000
+  [fuzz_model]=4000000
+  [fuzz_profile]=3000000
+  [fuzz_topo_ini]=2500000
+  [fuzz_topo_spec]=250000
+  [fuzz_mapping]=4000000
+  [fuzz_params]=600000
+  [fuzz_machine]=400000
 )
 seeds() {
   local name=${1#fuzz_}
@@ -54,23 +56,24 @@ failed=()
 for t in "${targets[@]}"; do
   [[ -n ${RUNS[$t]:-} ]] || { echo "run.sh: no target '$t'; known: ${!RUNS[*]}" >&2; exit 2; }
   [[ -x $bin/$t ]] || { echo "run.sh: $bin/$t is not built (cmake --build $build --target fuzz)" >&2; exit 2; }
-  work=$bin/work/$t
-  mkdir -p "$work" "$bin/artifacts"
+  mkdir -p "$bin/work/$t" "$bin/artifacts"
   # The seeds as one sorted list: libFuzzer sorts them by size only, so
   # their order among equal sizes must not depend on the file system's.
-  list=$bin/work/$t.seeds
-  find $(seeds "$t") -type f | LC_ALL=C sort | paste -sd, - >"$list"
-  opts=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-    -dict="$here/tutti.dict" -seed_inputs=@"$list" -artifact_prefix="$bin/artifacts/$t-")
+  find $(seeds "$t") -type f | LC_ALL=C sort | paste -sd, - >"$bin/work/$t.seeds"
+  cp "$here/tutti.dict" "$bin/work/tutti.dict"
+  # Paths relative to $bin and a fixed environment: what is on the target's
+  # stack is then the same in every checkout (see above).
+  opts=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -reload=0
+    -dict=work/tutti.dict -seed_inputs=@work/$t.seeds -artifact_prefix=artifacts/$t-)
   if [[ -n $seconds ]]; then
     opts+=(-max_total_time="$seconds")
   else
-    rm -rf "$work" && mkdir "$work"
+    rm -rf "$bin/work/$t" && mkdir "$bin/work/$t"
     opts+=(-seed=1 -runs="${RUNS[$t]}")
   fi
-  echo "== $t: ${opts[*]: -1}" | sed "s|-artifact_prefix=.*||"
+  echo "== $t: ${opts[*]: -1}"
   start=$SECONDS
-  if "$bin/$t" "${opts[@]}" "$work" >"$bin/work/$t.log" 2>&1; then
+  if (cd "$bin" && env -i PATH=/usr/bin:/bin "./$t" "${opts[@]}" "work/$t") >"$bin/work/$t.log" 2>&1; then
     echo "   $(grep -E '^(#[0-9]+\s+DONE|Done )' "$bin/work/$t.log" | tr '\n' ' ')($((SECONDS - start)) s)"
   else
     echo "   FAILED after $((SECONDS - start)) s; the input is in $bin/artifacts/, the log:"
@@ -82,4 +85,4 @@ if ((${#failed[@]})); then
   echo "fuzz: ${#failed[@]} target(s) failed: ${failed[*]} (logs in $bin/work/)"
   exit 1
 fi
-echo "fuzz: ${#targets[@]} target(s) passed"
+echo "fuzz: all ${#targets[@]} target(s) passed"
