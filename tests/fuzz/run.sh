@@ -29,14 +29,14 @@ bin=$build/tests/fuzz
 
 # target -> runs for CI, then its seed directories
 declare -A RUNS=(
-  [fuzz_units]=5000000
-  [fuzz_model]=4000000
-  [fuzz_profile]=3000000
+  [fuzz_units]=6000000
+  [fuzz_model]=7000000
+  [fuzz_profile]=4000000
   [fuzz_topo_ini]=2500000
-  [fuzz_topo_spec]=250000
-  [fuzz_mapping]=4000000
-  [fuzz_params]=600000
-  [fuzz_machine]=400000
+  [fuzz_topo_spec]=500000
+  [fuzz_mapping]=8000000
+  [fuzz_params]=1000000
+  [fuzz_machine]=800000
 )
 seeds() {
   local name=${1#fuzz_}
