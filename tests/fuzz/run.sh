@@ -62,7 +62,8 @@ for t in "${targets[@]}"; do
   find $(seeds "$t") -type f | LC_ALL=C sort | paste -sd, - >"$bin/work/$t.seeds"
   cp "$here/tutti.dict" "$bin/work/tutti.dict"
   # Paths relative to $bin and a fixed environment: what is on the target's
-  # stack is then the same in every checkout (see above).
+  # stack is then the same in every checkout (see above); only the cap
+  # switch (fuzz_topo.h) passes through.
   opts=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -reload=0
     -dict=work/tutti.dict -seed_inputs=@work/$t.seeds -artifact_prefix=artifacts/$t-)
   if [[ -n $seconds ]]; then
@@ -73,7 +74,7 @@ for t in "${targets[@]}"; do
   fi
   echo "== $t: ${opts[*]: -1}"
   start=$SECONDS
-  if (cd "$bin" && env -i PATH=/usr/bin:/bin "./$t" "${opts[@]}" "work/$t") >"$bin/work/$t.log" 2>&1; then
+  if (cd "$bin" && env -i PATH=/usr/bin:/bin ${TUTTI_FUZZ_UNCAPPED:+TUTTI_FUZZ_UNCAPPED=1} "./$t" "${opts[@]}" "work/$t") >"$bin/work/$t.log" 2>&1; then
     echo "   $(grep -E '^(#[0-9]+\s+DONE|Done )' "$bin/work/$t.log" | tr '\n' ' ')($((SECONDS - start)) s)"
   else
     echo "   FAILED after $((SECONDS - start)) s; the input is in $bin/artifacts/, the log:"
