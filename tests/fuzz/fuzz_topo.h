@@ -11,12 +11,11 @@
 #include "tutti/topo.h"
 
 /* Inputs that name a tree of more than FUZZ_MAX_LEAVES leaves are
- * skipped: under ASan a tree of millions of leaves (2^24 are allowed)
- * costs seconds and GBs, which a fuzzer finds at once and then spends
- * its runs on, and which -timeout and -rss_limit_mb would report only on
- * a slow enough machine. Today such input costs that even when the file
- * is refused a few lines later (issue 19, defect 7: `leaves =
- * 60-16777215`, tree:16777216); crashes/ has reproducers, which run
+ * skipped: under ASan a legal tree of up to 2^20 leaves (or of many
+ * switches) costs seconds, which a fuzzer finds at once and then spends
+ * its runs on, and which -timeout would report only on a slow enough
+ * machine. Larger trees are refused before allocation since issue 19's
+ * defect 7 was fixed; crashes/ keeps that defect's reproducers, which run
  * uncapped with TUTTI_FUZZ_UNCAPPED=1 in the environment. A test of the
  * limits belongs to the unit tests, not here. */
 #define FUZZ_MAX_LEAVES 65536
