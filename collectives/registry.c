@@ -444,8 +444,12 @@ static tutti_params_t typed(const tutti_algo_t *a) {
       *(double *)f = is_auto ? NAN : a->value[i];
     else if (d->type == TUTTI_PARAM_INT)
       *(long *)f = is_auto ? TUTTI_PARAM_AUTO : (long)a->value[i];
-    else
-      *(size_t *)f = is_auto ? SIZE_MAX : (size_t)a->value[i];
+    else /* a size the double rounded up past SIZE_MAX (2^64 - 1 is 2^64 as a
+          * double) is cut to 2^63: converting it would be undefined, and no
+          * message is that large, so the segmenting is the same */
+      *(size_t *)f = is_auto                 ? SIZE_MAX
+                     : a->value[i] >= 0x1p63 ? (size_t)1 << 63
+                                             : (size_t)a->value[i];
   }
   return p;
 }

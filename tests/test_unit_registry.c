@@ -158,3 +158,18 @@ Test(select, errors_list_what_is_accepted) {
   tutti_algo_t bogus = {0};
   cr_expect(eq(int, tutti_algo_check(&bogus, 4, NULL, err, sizeof err), TUTTI_EINVAL));
 }
+
+/* A size as large as a size_t holds (found by fuzz_params): the double
+ * that holds it is 2^64, which converted back to size_t was undefined;
+ * the typed value is cut to 2^63, which segments every message alike. */
+Test(select, largest_size_parameter) {
+  tutti_algo_t a;
+  char err[256];
+  cr_assert(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=18446744073709551615", &a,
+                                 err, sizeof err),
+               0),
+            "%s", err);
+  cr_assert(eq(sz, a.p.segment, (size_t)1 << 63));
+  cr_assert(eq(int, tutti_algo_check(&a, 4, NULL, err, sizeof err), 0), "%s", err);
+}
