@@ -82,17 +82,6 @@ static double hockney(const tutti_hockney_t *h, double bytes) {
   return h->alpha + h->beta * bytes;
 }
 
-/* Time at which v and its subtree have the message, v having it at t0. */
-static double bcast_at(const struct tree *t, int v, double t0, double c) {
-  double last = t0;
-  for (int i = t->first[v]; i < t->first[v + 1]; i++) {
-    double got = t0 + (i - t->first[v] + 1) * c;
-    double end = bcast_at(t, t->kids[i], got, c);
-    last = end > last ? end : last;
-  }
-  return last;
-}
-
 /* When v has combined its subtree (receiving in increasing relative rank). */
 static double reduce_done(const struct tree *t, int v, double per_child) {
   int lo = t->first[v], hi = t->first[v + 1];
@@ -160,7 +149,9 @@ double tutti__tree_bcast_time(const tutti_treespec_t *spec, int P, size_t m, siz
   if (tree_build(spec, P, &t)) return NAN;
   double S = nsegs(m, segment), s = S > 1 ? (double)segment : (double)m;
   double c = hockney(h, s);
-  double T = bcast_at(&t, 0, 0, c) + (S - 1) * max_degree(&t) * c;
+  long steps; /* a rank serves its children one after the other: postal L = 1 */
+  if (tutti_tree_postal_time(spec, P, 1, &steps)) return tree_free(&t), NAN;
+  double T = (double)steps * c + (S - 1) * max_degree(&t) * c;
   *bound = S > 1;
   tree_free(&t);
   return T;
