@@ -367,7 +367,10 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
   if (p->type == TUTTI_PARAM_SIZE) {
     size_t sz;
     if (tutti_parse_size(v, &sz, NULL, 0)) goto bad;
-    x = (double)sz;
+    /* cut to 2^63: a size near SIZE_MAX rounds up to 2^64 as a double, which
+     * no later conversion back could hold; no message is that large, so the
+     * segmenting is the same */
+    x = sz > (size_t)1 << 63 ? 0x1p63 : (double)sz;
   } else if (p->type == TUTTI_PARAM_INT) {
     long long k = strtoll(v, &end, 10);
     if (end == v || *end || errno) goto bad;
@@ -444,12 +447,8 @@ static tutti_params_t typed(const tutti_algo_t *a) {
       *(double *)f = is_auto ? NAN : a->value[i];
     else if (d->type == TUTTI_PARAM_INT)
       *(long *)f = is_auto ? TUTTI_PARAM_AUTO : (long)a->value[i];
-    else /* a size the double rounded up past SIZE_MAX (2^64 - 1 is 2^64 as a
-          * double) is cut to 2^63: converting it would be undefined, and no
-          * message is that large, so the segmenting is the same */
-      *(size_t *)f = is_auto                 ? SIZE_MAX
-                     : a->value[i] >= 0x1p63 ? (size_t)1 << 63
-                                             : (size_t)a->value[i];
+    else /* at most 2^63: parse_value cut it */
+      *(size_t *)f = is_auto ? SIZE_MAX : (size_t)a->value[i];
   }
   return p;
 }

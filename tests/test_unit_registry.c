@@ -172,4 +172,8 @@ Test(select, largest_size_parameter) {
             "%s", err);
   cr_assert(eq(sz, a.p.segment, (size_t)1 << 63));
   cr_assert(eq(int, tutti_algo_check(&a, 4, NULL, err, sizeof err), 0), "%s", err);
+  /* the formatted name says the value that is used (it, too, converted 2^64) */
+  char name[128];
+  cr_assert(eq(int, tutti_algo_format(&a, name, sizeof name), 0));
+  cr_assert(eq(str, name, "binomial:segment=8388608TiB"));
 }
