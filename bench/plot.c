@@ -1,0 +1,275 @@
+/*
+ * plot.c -- plot.h: points collected in memory, written out as one gnuplot
+ * script with the data inline (gnuplot 5's data blocks), run by gnuplot.
+ * A series keeps one colour (its line type) in every panel, so a reader
+ * follows an algorithm from panel to panel.
+ */
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct point {
+  int panel, series;
+  double x, y;
+};
+
+struct names {
+  char **v;
+  int n, cap;
+};
+
+struct plot {
+  char *title, *xlabel, *ylabel;
+  struct names panels, series;
+  struct point *pt;
+  size_t n, cap;
+};
+
+static char *copy(const char *s) {
+  return strdup(s ? s : "");
+}
+
+/* The index of `s` in `t`, appended if new; -1 if out of memory. */
+static int intern(struct names *t, const char *s) {
+  for (int i = 0; i < t->n; i++)
+    if (!strcmp(t->v[i], s)) return i;
+  if (t->n == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 8;
+    char **v = realloc(t->v, (size_t)cap * sizeof *v);
+    if (!v) return -1;
+    t->v = v, t->cap = cap;
+  }
+  if (!(t->v[t->n] = copy(s))) return -1;
+  return t->n++;
+}
+
+static void names_free(struct names *t) {
+  for (int i = 0; i < t->n; i++) free(t->v[i]);
+  free(t->v);
+}
+
+plot_t *plot_new(const char *title, const char *xlabel, const char *ylabel) {
+  plot_t *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->title = copy(title), p->xlabel = copy(xlabel), p->ylabel = copy(ylabel);
+  if (!p->title || !p->xlabel || !p->ylabel) {
+    plot_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+void plot_free(plot_t *p) {
+  if (!p) return;
+  free(p->title), free(p->xlabel), free(p->ylabel);
+  names_free(&p->panels), names_free(&p->series);
+  free(p->pt);
+  free(p);
+}
+
+int plot_add(plot_t *p, const char *panel, const char *series, double x, double y) {
+  if (!(x > 0 && y > 0 && isfinite(x) && isfinite(y))) return 0; /* not on log axes */
+  int pi = intern(&p->panels, panel), si = intern(&p->series, series);
+  if (pi < 0 || si < 0) return -1;
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 64;
+    struct point *v = realloc(p->pt, cap * sizeof *v);
+    if (!v) return -1;
+    p->pt = v, p->cap = cap;
+  }
+  p->pt[p->n++] = (struct point){pi, si, x, y};
+  return 0;
+}
+
+const char *plot_format(const char *path) {
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  if (dot && !strcmp(dot, ".svg")) return "svg";
+  if (dot && !strcmp(dot, ".png")) return "png";
+  return NULL;
+}
+
+/* A gnuplot single-quoted string: only '' is special there. Control
+ * bytes become spaces, so a label cannot break the script's lines. */
+static void quoted(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'') fputc('\'', f);
+    fputc((unsigned char)*s < ' ' ? ' ' : *s, f);
+  }
+  fputc('\'', f);
+}
+
+/* x in bytes: 8, 512, 1KiB, 64MiB -- the largest binary unit that
+ * divides it. */
+static void size_label(double x, char *buf, size_t n) {
+  static const char *const unit[] = {"", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && x >= 1024 && fmod(x, 1024) == 0) x /= 1024, u++;
+  snprintf(buf, n, "%.0f%s", x, unit[u]);
+}
+
+static int by_x(const void *a, const void *b) {
+  const struct point *p = a, *q = b;
+  if (p->panel != q->panel) return p->panel - q->panel;
+  if (p->series != q->series) return p->series - q->series;
+  return (p->x > q->x) - (p->x < q->x);
+}
+
+/* Tics at powers of two whose exponent is a multiple of a step of 1, 2,
+ * 5, 10 or 20, the smallest that keeps at most 9 across the range: so
+ * 1KiB and 1MiB are tics whenever they are in range. */
+static void xtics(FILE *f, double lo, double hi) {
+  static const int steps[] = {1, 2, 5, 10, 20};
+  int e0 = (int)floor(log2(lo)), e1 = (int)ceil(log2(hi)), step = 20;
+  for (int i = 0; i < 5; i++)
+    if ((e1 - e0) / steps[i] < 9) {
+      step = steps[i];
+      break;
+    }
+  fputs("set xtics (", f);
+  const char *sep = "";
+  for (int e = e0; e <= e1; e++) {
+    if (e % step) continue;
+    char lab[32];
+    size_label(ldexp(1, e), lab, sizeof lab);
+    fprintf(f, "%s\"%s\" %.17g", sep, lab, ldexp(1, e));
+    sep = ", ";
+  }
+  fputs(")\n", f);
+}
+
+static int script(const plot_t *p, FILE *f, const char *path, const char *fmt) {
+  struct point *pt = malloc((p->n ? p->n : 1) * sizeof *pt);
+  if (!pt) return -1;
+  memcpy(pt, p->pt, p->n * sizeof *pt);
+  qsort(pt, p->n, sizeof *pt, by_x);
+  int np = p->panels.n ? p->panels.n : 1;
+  int cols = np == 1 ? 1 : np <= 4 ? 2 : 3, rows = (np + cols - 1) / cols;
+  double lo = INFINITY, hi = 0;
+  for (size_t i = 0; i < p->n; i++) lo = fmin(lo, pt[i].x), hi = fmax(hi, pt[i].x);
+  if (!p->n) lo = 1, hi = 2;
+  if (!strcmp(fmt, "svg"))
+    fprintf(f,
+            "set terminal svg size %d,%d dynamic noenhanced font 'sans,11' background "
+            "rgb 'white'\n",
+            560 * cols, 400 * rows + 30);
+  else
+    fprintf(f,
+            "set terminal pngcairo size %d,%d noenhanced font 'sans,10' background "
+            "rgb 'white'\n",
+            560 * cols, 400 * rows + 30);
+  fputs("set output ", f), quoted(f, path), fputc('\n', f);
+  /* the data: one block per (panel, series), points in increasing x */
+  for (size_t i = 0; i < p->n;) {
+    fprintf(f, "$d_%d_%d << EOD\n", pt[i].panel, pt[i].series);
+    size_t j = i;
+    for (; j < p->n && pt[j].panel == pt[i].panel && pt[j].series == pt[i].series; j++)
+      fprintf(f, "%.17g %.17g\n", pt[j].x, pt[j].y);
+    fputs("EOD\n", f);
+    i = j;
+  }
+  fputs("set multiplot layout ", f);
+  fprintf(f, "%d,%d title ", rows, cols), quoted(f, p->title), fputc('\n', f);
+  fputs("set logscale xy\nset format y '%.0s%cs'\nset grid\nset key top left\n", f);
+  xtics(f, lo, hi);
+  fputs("set xlabel ", f), quoted(f, p->xlabel), fputc('\n', f);
+  fputs("set ylabel ", f), quoted(f, p->ylabel), fputc('\n', f);
+  for (int k = 0; k < p->panels.n; k++) {
+    fputs("set title ", f), quoted(f, p->panels.v[k]), fputc('\n', f);
+    const char *sep = "plot ";
+    for (size_t i = 0; i < p->n; i++) {
+      if (pt[i].panel != k || (i && pt[i - 1].panel == k && pt[i - 1].series == pt[i].series))
+        continue;
+      fprintf(f, "%s$d_%d_%d using 1:2 with linespoints linetype %d pointtype %d title ", sep, k,
+              pt[i].series, pt[i].series + 1, pt[i].series % 13 + 1);
+      quoted(f, p->series.v[pt[i].series]);
+      sep = ", \\\n     ";
+    }
+    if (*sep == 'p') fputs("set label 1 'no data' at graph 0.5,0.5 center\nplot NaN notitle", f);
+    fputc('\n', f);
+  }
+  fputs("unset multiplot\nset output\n", f);
+  free(pt);
+  return ferror(f) ? -1 : 0;
+}
+
+/* The first non-empty line of a file, into buf. */
+static void first_line(const char *file, char *buf, size_t n) {
+  buf[0] = '\0';
+  FILE *f = fopen(file, "r");
+  if (!f) return;
+  while (fgets(buf, (int)n, f)) {
+    buf[strcspn(buf, "\n")] = '\0';
+    if (buf[strspn(buf, " \t")]) break;
+  }
+  fclose(f);
+}
+
+int plot_write(const plot_t *p, const char *path, const char *who) {
+  const char *fmt = plot_format(path);
+  if (!fmt) {
+    fprintf(stderr, "%s: plot '%s': the file must end in .svg or .png\n", who, path);
+    return 2;
+  }
+  const char *prog = getenv("TUTTI_GNUPLOT");
+  if (!prog || !*prog) prog = "gnuplot";
+  const char *tmp = getenv("TMPDIR");
+  char gp[4096], err[4096 + 8];
+  snprintf(gp, sizeof gp, "%s/tutti-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(gp);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  if (!f) {
+    if (fd >= 0) close(fd), unlink(gp);
+    fprintf(stderr, "%s: plot: cannot write a temporary file: %s\n", who, strerror(errno));
+    return 3;
+  }
+  snprintf(err, sizeof err, "%s.err", gp);
+  int bad = script(p, f, path, fmt);
+  if (fclose(f) || bad) {
+    unlink(gp);
+    fprintf(stderr, "%s: plot: cannot write its gnuplot script to %s\n", who, gp);
+    return 3;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  char *argv[] = {(char *)prog, gp, NULL};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ), status = 0;
+  posix_spawn_file_actions_destroy(&fa);
+  if (!rc)
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  char line[512] = "";
+  first_line(err, line, sizeof line);
+  unlink(gp), unlink(err);
+  if (rc == ENOENT) {
+    fprintf(stderr,
+            "%s: plot not drawn: %s is not installed (apt-get install gnuplot-nox); the CSV "
+            "holds the data\n",
+            who, prog);
+    return 1;
+  }
+  struct stat st;
+  if (rc || !WIFEXITED(status) || WEXITSTATUS(status) || stat(path, &st) || !st.st_size) {
+    fprintf(stderr, "%s: plot '%s' failed: %s\n", who, path,
+            rc      ? strerror(rc)
+            : *line ? line
+                    : "gnuplot exited with an error");
+    return 3;
+  }
+  return 0;
+}
