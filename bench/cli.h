@@ -166,6 +166,36 @@ struct cli_result {
  * running. res->rc says whether the world ran. */
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
 
+/* ------------------------------------------------------------ points */
+
+/* One (algorithm, P, m) of the suite or a sweep, run and verified on a
+ * world of P ranks (cli_point.c). */
+struct cli_point {
+  const tutti_algo_desc_t *desc;
+  tutti_algo_t algo;
+  int coll, order, nranks;
+  size_t bytes;
+  const char *dtype;
+  int skipped, failed, verified, winner;
+  double time; /* modeled, or wall under the none model */
+  struct cli_result res;
+  char note[512]; /* skipped: the reason; failed: the error; not verified: why */
+};
+
+/* Run point r on *w (cfg made it; P ranks): reductions sum on int32 (byte
+ * when the size is not a multiple of 4), root 0, one call. A restriction
+ * the rank count breaks marks it skipped; a failed run marks it failed and
+ * replaces *w by a fresh world (NULL if that fails). The report's arrays
+ * are dropped: they live only until the world's next run. */
+void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *r);
+/* One point as a JSON object (the suite's "results" entries; with_ranks
+ * adds "ranks", as a sweep's entries have). */
+void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks);
+/* The CSV header line and one row (RFC 4180 quoting), the columns of
+ * bench/CLI.md "CSV". */
+void cli_point_csv_header(FILE *f);
+void cli_point_csv(FILE *f, const struct cli_point *r, int modeled);
+
 /* ------------------------------------------------------------ verify.c */
 
 /* A sequential reference: what every rank's buffers must hold, computed
