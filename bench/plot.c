@@ -161,8 +161,10 @@ static void xtics(FILE *f, double lo, double hi) {
 static int script(const plot_t *p, FILE *f, const char *path, const char *fmt) {
   struct point *pt = malloc((p->n ? p->n : 1) * sizeof *pt);
   if (!pt) return -1;
-  memcpy(pt, p->pt, p->n * sizeof *pt);
-  qsort(pt, p->n, sizeof *pt, by_x);
+  if (p->n) { /* memcpy and qsort want non-null pointers even for 0 items */
+    memcpy(pt, p->pt, p->n * sizeof *pt);
+    qsort(pt, p->n, sizeof *pt, by_x);
+  }
   int np = p->panels.n ? p->panels.n : 1;
   int cols = np == 1 ? 1 : np <= 4 ? 2 : 3, rows = (np + cols - 1) / cols;
   double lo = INFINITY, hi = 0;
