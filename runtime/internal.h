@@ -240,7 +240,8 @@ struct tutti_rank {
   uint64_t rng;
   double vclock; /* TUTTI_WALLCLOCK: the rank's modeled clock, paced online */
   uint64_t n_msgs, n_bytes, n_eager, n_rdv, n_sleeps, n_wakeups;
-  int err; /* its rank function's return value */
+  uint64_t n_posts; /* sends and receives posted this run (the fault hook counts them) */
+  int err;          /* its rank function's return value */
 };
 
 /* ------------------------------------------------------------------ world */
@@ -276,6 +277,13 @@ struct tutti_world {
   double wall_time;
 
   struct tutti_replay *replay; /* replay.c: result of the last recorded run */
+
+  /* Test-only (tutti__world_inject): rank fault_rank's fault_at-th posted
+   * message (send or receive, counted from 1) fails with fault_err; the
+   * thread of rank thread_refused is refused as if by the OS. */
+  int fault_rank, thread_refused; /* -1: none */
+  uint64_t fault_at;
+  int fault_err;
 };
 
 #define LB_LIVE(v) ((uint32_t)((v) >> 32))
@@ -303,6 +311,24 @@ void tutti__wake(struct tutti_rank *r);
 void tutti__perturb(struct tutti_rank *r);
 void tutti__rank_departs(struct tutti_rank *r);
 bool tutti__membarrier_ready(void);
+
+/* world.c: test hooks, for tests/test_e2e_faults.c (not exported by
+ * libtutti.so; tests link tutti_internal). Called by the world's owner
+ * thread between runs; they last until changed.
+ *   TUTTI__FAULT_MSG:   rank's k-th posted message (tutti_send, isend,
+ *                       recv, irecv, or a half of sendrecv; PROC_NULL
+ *                       peers and argument errors not counted) fails with
+ *                       err before anything is sent or allocated, as if
+ *                       the system had refused it;
+ *   TUTTI__FAULT_EVLOG: rank's event log fails to grow past k events, as
+ *                       if realloc had returned NULL (err unused);
+ *   TUTTI__FAULT_THREAD: creating rank's thread fails with EAGAIN, as if
+ *                       the OS had refused it (k, err unused).
+ * rank -1 clears the fault of that kind. Returns 0 or TUTTI_EINVAL. */
+enum tutti__fault { TUTTI__FAULT_MSG = 1, TUTTI__FAULT_EVLOG, TUTTI__FAULT_THREAD };
+int tutti__world_inject(tutti_world_t *w, int kind, int rank, uint64_t k, int err);
+/* Messages rank posted in the last run (what TUTTI__FAULT_MSG counts). */
+uint64_t tutti__world_posts(const tutti_world_t *w, int rank);
 
 static inline int tutti__load_acq(const int *p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);

@@ -42,6 +42,7 @@
  * then see only our own code, with explicit acquire/release annotations
  * where a message changes hands.
  */
+#include <inttypes.h>
 #include <sched.h>
 
 #include "fastbox.h"
@@ -49,12 +50,44 @@
 
 /* ------------------------------------------------------------------ events */
 
+/* Append ev to the rank's log. A log that cannot grow (full at max_events,
+ * or out of memory) fails the run at once, naming the rank: the log is
+ * incomplete, so no modeled time can come of this run, and the other ranks
+ * should not keep filling theirs. */
+static int push(struct tutti_rank *r, const struct tutti_ev *ev, uint32_t *index) {
+  uint32_t i = tutti__evlog_push(&r->log, ev);
+  if (__builtin_expect(i == UINT32_MAX, 0)) {
+    struct tutti_world *w = r->world;
+    uint32_t n = r->log.n;
+    if (n >= (r->log.max ? r->log.max : UINT32_MAX))
+      tutti__fail(w, r->rank, TUTTI_ENOMEM,
+                  "rank %d: event log full at %" PRIu32 " events (the limit per rank, max_events; "
+                  "%zu bytes each; raise it or record fewer calls)",
+                  r->rank, n, sizeof(struct tutti_ev));
+    else
+      tutti__fail(w, r->rank, TUTTI_ENOMEM,
+                  "rank %d: out of memory for its event log (%" PRIu32 " events, %zu bytes each)",
+                  r->rank, n, sizeof(struct tutti_ev));
+    tutti__abort_all(w);
+    return TUTTI_ENOMEM;
+  }
+  if (index) *index = i;
+  return 0;
+}
+
 static int record(struct tutti_rank *r, uint8_t kind, int peer, int tag, uint64_t bytes,
                   uint32_t ref, uint32_t *index) {
   struct tutti_ev ev = {.kind = kind, .peer = peer, .tag = tag, .bytes = bytes, .ref = ref};
-  uint32_t i = tutti__evlog_push(&r->log, &ev);
-  if (i == UINT32_MAX) return TUTTI_ENOMEM;
-  if (index) *index = i;
+  return push(r, &ev, index);
+}
+
+/* Counts a posted message; the test hook's fault (tutti__world_inject)
+ * fails the rank's fault_at-th. */
+static inline int count_post(struct tutti_rank *r) {
+  const struct tutti_world *w = r->world;
+  r->n_posts++;
+  if (__builtin_expect(w->fault_rank == r->rank, 0) && r->n_posts == w->fault_at)
+    return w->fault_err;
   return 0;
 }
 
@@ -186,13 +219,14 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
                      bool blocking, tutti_request_t *req) {
   struct tutti_world *w = r->world;
   struct tutti_rank *d = w->ranks[dest];
-  struct chan *o = chan_get(r, dest, true);
+  struct chan *o;
   struct tutti_request *q = NULL;
   struct msg *m, *box = NULL;
   uint32_t ev = 0;
   bool eager = bytes < w->eager_limit;
   int rc;
-  if (!o) return TUTTI_ENOMEM;
+  if ((rc = count_post(r))) return rc;
+  if (!(o = chan_get(r, dest, true))) return TUTTI_ENOMEM;
   /* The box's line is the receiver's (it emptied it): ask for it in
    * exclusive state now, one transfer, not a read and then an upgrade. */
   if (o->box && eager) prefetch_for_write(o->box);
@@ -269,6 +303,7 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
   if ((rc = check_msg(r, buf, count, type, source, tag, true, &bytes))) return rc;
   if (source == TUTTI_PROC_NULL) return null_request(r, REQ_RECV, req);
+  if ((rc = count_post(r))) return rc;
   struct tutti_request *q = req_alloc(r, REQ_RECV);
   if (!q) return TUTTI_ENOMEM;
   q->buf = buf, q->cap = bytes, q->src = source, q->tag = tag;
@@ -465,7 +500,7 @@ int tutti_compute(tutti_rank_t *r, double seconds) {
   if (r->world->wallclock) tutti__pace(r, r->vclock + seconds);
   if (!r->world->record) return 0;
   struct tutti_ev ev = {.kind = TUTTI_EV_COMPUTE, .peer = -1, .u.seconds = seconds};
-  return tutti__evlog_push(&r->log, &ev) == UINT32_MAX ? TUTTI_ENOMEM : 0;
+  return push(r, &ev, NULL);
 }
 
 int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
@@ -486,7 +521,7 @@ int tutti_span_begin(tutti_rank_t *r, const char *name) {
   r->in_span = true;
   if (!r->world->record) return 0;
   struct tutti_ev ev = {.kind = TUTTI_EV_SPAN_BEGIN, .peer = -1, .u.name = name};
-  return tutti__evlog_push(&r->log, &ev) == UINT32_MAX ? TUTTI_ENOMEM : 0;
+  return push(r, &ev, NULL);
 }
 
 int tutti_span_end(tutti_rank_t *r) {
