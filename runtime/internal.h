@@ -15,6 +15,8 @@
  *                                                         deadlock detector
  *                                                         while all are blocked
  *   rendezvous request `done`       the receiver (release) the sender (acquire)
+ *   rendezvous request `rts_state`  the receiver or the   both (one CAS from
+ *                                   failing sender        RTS_POSTED wins)
  *   a fastbox d sends by: seq       d fills (seq_cst      the receiver (acquire)
  *                                   xchg), the receiver
  *                                   empties (release)
@@ -170,7 +172,14 @@ struct tutti_request {
   int dest, stag;
   const void *sbuf; /* rendezvous: the receiver copies from here */
   struct msg rts;   /* rendezvous envelope */
+  int rts_state;    /* RTS_POSTED, RTS_COPYING (claimed by the receiver), RTS_CANCELLED */
 };
+/* A rendezvous send's buffer is read by the receiver's thread. When the
+ * sender's call fails (tutti__cancel_sends), the sender cancels its pending
+ * ones before its code can free those buffers: each is claimed once, by
+ * the receiver (then the sender waits for its copy to end) or by the
+ * sender (then the receiver's receive fails with TUTTI_EABORTED). */
+enum { RTS_POSTED = 0, RTS_COPYING, RTS_CANCELLED };
 
 /* A rank's private state for one peer: created the first time it sends to
  * the peer, a message from it arrives or a receive names it, so memory

@@ -50,6 +50,35 @@
 
 /* ------------------------------------------------------------------ events */
 
+/* The rank's call failed (the world is aborted, or about to be): cancel
+ * every rendezvous send it has pending, so that no receiver reads the
+ * buffers its code may free on the way out (an algorithm returning its
+ * error frees its scratch space without waiting for its requests). A send
+ * whose receiver is copying already is waited for: a copy is short. Then
+ * no other thread touches this rank's memory. Owner only; an error path. */
+static void cancel_sends(struct tutti_rank *r) {
+  for (struct req_chunk *c = r->reqchunks; c; c = c->next)
+    for (int i = 0; i < REQ_CHUNK; i++) {
+      struct tutti_request *q = &c->reqs[i];
+      if (q->kind != REQ_SEND || q->rts.kind != MSG_RTS || tutti__load_acq(&q->done)) continue;
+      int posted = RTS_POSTED;
+      if (__atomic_compare_exchange_n(&q->rts_state, &posted, RTS_CANCELLED, false,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+          posted == RTS_CANCELLED)
+        continue;
+      while (!tutti__load_acq(&q->done)) sched_yield(); /* RTS_COPYING: the copy ends */
+      tsan_acquire(q);
+    }
+}
+
+/* The rank's call fails with err, which the caller has claimed (tutti__fail,
+ * naming the rank): the world is aborted and the rank's sends cancelled. */
+static int rank_fails(struct tutti_rank *r, int err) {
+  tutti__abort_all(r->world);
+  cancel_sends(r);
+  return err;
+}
+
 /* Append ev to the rank's log. A log that cannot grow (full at max_events,
  * or out of memory) fails the run at once, naming the rank: the log is
  * incomplete, so no modeled time can come of this run, and the other ranks
@@ -68,8 +97,7 @@ static int push(struct tutti_rank *r, const struct tutti_ev *ev, uint32_t *index
       tutti__fail(w, r->rank, TUTTI_ENOMEM,
                   "rank %d: out of memory for its event log (%" PRIu32 " events, %zu bytes each)",
                   r->rank, n, sizeof(struct tutti_ev));
-    tutti__abort_all(w);
-    return TUTTI_ENOMEM;
+    return rank_fails(r, TUTTI_ENOMEM);
   }
   if (index) *index = i;
   return 0;
@@ -82,12 +110,19 @@ static int record(struct tutti_rank *r, uint8_t kind, int peer, int tag, uint64_
 }
 
 /* Counts a posted message; the test hook's fault (tutti__world_inject)
- * fails the rank's fault_at-th. */
+ * fails the rank's fault_at-th, as a failing system call would. */
+static int inject_fault(struct tutti_rank *r) {
+  struct tutti_world *w = r->world;
+  int err = w->fault_err;
+  tutti__fail(w, r->rank, err, "rank %d failed: %s (%s) at its message %" PRIu64 " (injected)",
+              r->rank, tutti_err_name(err), tutti_strerror(err), r->n_posts);
+  return rank_fails(r, err);
+}
+
 static inline int count_post(struct tutti_rank *r) {
-  const struct tutti_world *w = r->world;
   r->n_posts++;
-  if (__builtin_expect(w->fault_rank == r->rank, 0) && r->n_posts == w->fault_at)
-    return w->fault_err;
+  if (__builtin_expect(r->world->fault_rank == r->rank, 0) && r->n_posts == r->world->fault_at)
+    return inject_fault(r);
   return 0;
 }
 
@@ -409,6 +444,7 @@ static int wait_one(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *
        * receive may still be linked in a channel. */
       q->active = 0;
       *req = TUTTI_REQUEST_NULL;
+      cancel_sends(r);
       return rc;
     }
     r->waiting.blocked = 0;
@@ -444,7 +480,7 @@ int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t 
   progress(r);
   if (!tutti__load_acq(&(*req)->done)) {
     *flag = 0;
-    if (aborted(r->world)) return TUTTI_EABORTED;
+    if (aborted(r->world)) return cancel_sends(r), TUTTI_EABORTED;
     return 0;
   }
   tsan_acquire(*req);

@@ -7,11 +7,13 @@
  * rank and every k up to the number of messages that rank posts, the
  * runtime's test hook (tutti__world_inject, runtime/internal.h) makes that
  * send or receive fail. The run must end with that rank's error, the
- * world's text naming the rank (deadlock detection would report a rank
- * that swallowed the error and waited instead), with no hang (the
- * .timeout) and nothing leaked (LeakSanitizer in the ASan build runs this
- * file); the same world then runs cleanly again. Native runs (eager
- * messages) and hockney runs (every message rendezvous, recorded).
+ * world's text naming the rank; the algorithm must return that error on
+ * that rank (and 0 or TUTTI_EABORTED on the others); no hang (the
+ * .timeout), no use of freed memory (an algorithm frees its scratch space
+ * on the way out while its rendezvous sends are pending: the runtime
+ * cancels them) and nothing leaked (ASan and LeakSanitizer run this file);
+ * the same world then runs cleanly again. Native runs (eager messages)
+ * and hockney runs (every message rendezvous, recorded).
  *
  * Also: an event log that cannot grow (the hook's simulated allocation
  * failure) and one that reaches max_events, a user op that aborts its
@@ -38,10 +40,10 @@ struct job {
   int coll, root, P;
   tutti_algo_t algo;
   int64_t **sbuf, **rbuf; /* per rank, owned by the test: valid until the run is joined */
+  int *rc;                /* per rank: what the collective returned */
 };
 
-static int call(tutti_rank_t *r, void *arg) {
-  const struct job *j = arg;
+static int call1(tutti_rank_t *r, const struct job *j) {
   int me = tutti_rank(r);
   int64_t *s = j->sbuf[me], *d = j->rbuf[me];
   switch (j->coll) {
@@ -59,6 +61,11 @@ static int call(tutti_rank_t *r, void *arg) {
     return tutti_barrier(r, &j->algo);
   }
   return TUTTI_ENOTSUP; /* a collective this test has no call for: it fails below */
+}
+
+static int call(tutti_rank_t *r, void *arg) {
+  const struct job *j = arg;
+  return j->rc[tutti_rank(r)] = call1(r, j);
 }
 
 static int64_t **bufs(int P) {
@@ -101,6 +108,12 @@ static void fail_every_message(tutti_world_t *w, struct job *j, const char *what
       cr_assert(not(eq(ptr, strstr(tutti_world_error(w), want), NULL)),
                 "%s: rank %d at message %llu: the error does not name the rank: %s", what, f,
                 (unsigned long long)k, tutti_world_error(w));
+      /* The algorithm hands its failed call's error back; the others
+       * finished, or saw the abort. */
+      for (int i = 0; i < P; i++)
+        cr_assert(j->rc[i] == (i == f ? FAULT : 0) || (i != f && j->rc[i] == TUTTI_EABORTED),
+                  "%s: rank %d failing at message %llu: rank %d returned %s", what, f,
+                  (unsigned long long)k, i, tutti_err_name(j->rc[i]));
     }
   }
   cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_MSG, -1, 0, 0), 0));
@@ -137,7 +150,7 @@ static void every_algorithm(int coll, const tutti_model_t *model) {
         c.model = model;
         tutti_world_t *w = NULL;
         cr_assert(eq(int, tutti_world_create(&w, &c), 0));
-        struct job j = {coll, 0, P, a, bufs(P), bufs(P)};
+        struct job j = {coll, 0, P, a, bufs(P), bufs(P), calloc((size_t)P, sizeof(int))};
         int nroots = tutti_coll_traits(coll) & TUTTI_COLL_ROOTED ? 2 : 1;
         for (int ri = 0; ri < nroots; ri++) {
           j.root = ri ? P - 1 : 0;
@@ -148,6 +161,7 @@ static void every_algorithm(int coll, const tutti_model_t *model) {
         }
         free_bufs(j.sbuf, P);
         free_bufs(j.rbuf, P);
+        free(j.rc);
         tutti_world_destroy(w);
       }
     }

@@ -193,7 +193,7 @@ TUTTI_API int tutti_size(const tutti_rank_t *r);
 typedef struct tutti_status {
   int source;
   int tag;
-  int error;    /* 0, or TUTTI_ETRUNCATE */
+  int error;    /* 0, TUTTI_ETRUNCATE, or TUTTI_EABORTED (the sender failed before the copy) */
   size_t bytes; /* bytes of the matched message */
 } tutti_status_t;
 #define TUTTI_STATUS_IGNORE ((tutti_status_t *)0)
