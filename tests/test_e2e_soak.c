@@ -14,7 +14,8 @@
  *
  * Determinism: repeated modeled runs of 1024 ranks under TUTTI_PERTURB
  * (set through the environment variable, as a user would) give
- * bit-identical reports; bench/soak.sh also runs 16384 ranks.
+ * bit-identical reports; bench/soak.sh also runs 16384 ranks. Limits: the
+ * ranks a world may have.
  *
  * TUTTI_TSAN_TEST: also built and run under ThreadSanitizer (tests/CMakeLists.txt).
  */
@@ -204,4 +205,14 @@ Test(determinism, bad_perturb_variable_is_refused, .timeout = 30) {
     tutti_world_destroy(w);
   }
   unsetenv("TUTTI_PERTURB");
+}
+
+/* ------------------------------------------------------------------ limits */
+
+/* README.md "Guarantees": at most 2^20 ranks a world, refused up front. */
+Test(limits, ranks_per_world, .timeout = 30) {
+  tutti_config_t c = tutti_config_default((1 << 20) + 1);
+  tutti_world_t *w = (tutti_world_t *)1;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_ERANK));
+  cr_assert(eq(ptr, w, NULL));
 }
