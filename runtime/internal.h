@@ -279,7 +279,7 @@ struct tutti_world {
   bool start_failed;             /* a thread was refused: run nothing */
   int32_t aborted TUTTI_ALIGNED; /* 1 once the run must end */
   uint64_t live_blocked TUTTI_ALIGNED;
-  int32_t failed TUTTI_ALIGNED; /* 0 until the first failure is claimed */
+  int32_t failed TUTTI_ALIGNED; /* 0; 1 while the first failure is written; 2 (tutti__fail) */
   int fail_err;
   int fail_rank;
   char errtext[1024];
