@@ -58,6 +58,8 @@ int tutti_cli_sweep(int argc, char **argv);
     "byte | int32 | int64 | float | double (default: int32 for reductions, else byte)")            \
   X(ITERS, 0, "iters", "K", "consecutive calls, >= 1 (default 1)")                                 \
   X(ROTATE, 0, "rotate-root", NULL, "call k uses root (R + k) mod N")                              \
+  X(MAX_EVENTS, 0, "max-events", "N",                                                              \
+    "events a rank may record (32 B each), else exit 3; default: a quarter of memory")             \
   X(JSON, 0, "json", NULL, "print one JSON object instead of the table")                           \
   X(TRACE, 0, "trace", "FILE", "write a Chrome trace-event JSON of every message (Perfetto)")      \
   X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \
@@ -93,6 +95,7 @@ struct cli_opts {
   int iters;                              /* 1 */
   const char *ranks_list;                 /* --ranks as given, when a list (sweep) */
   const char *algos, *sizes, *csv, *plot; /* NULL unless given */
+  uint32_t max_events;                    /* 0: the library's automatic limit */
   int npos;
   const char *pos[CLI_MAX_POS];
 };

@@ -107,6 +107,18 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
     return parse_int(cmd, "root", v, 0, INT_MAX, "an integer from 0 to ranks-1", &o->root);
   case CLI_OPT_ITERS:
     return parse_int(cmd, "iters", v, 1, INT_MAX, "an integer >= 1", &o->iters);
+  case CLI_OPT_MAX_EVENTS: {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (end == v || *end || *v == '-' || errno == ERANGE || x < 1 || x >= UINT32_MAX)
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--max-events: '%s' is not a count; accepted: an integer "
+                      "from 1 to 4294967294",
+                      v);
+    o->max_events = (uint32_t)x;
+    return 0;
+  }
   case CLI_OPT_BYTES:
     if (tutti_parse_size(v, &o->bytes, err, sizeof err))
       return cli_fail(CLI_EUSAGE, cmd, "--bytes: %s", err);

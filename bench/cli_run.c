@@ -220,7 +220,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
 #define RUN_OPTS                                                                                   \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
-   CLI_O(ROTATE) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) | CLI_O(HELP))
+   CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) | CLI_O(HELP))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -514,6 +514,7 @@ int tutti_cli_run(int argc, char **argv) {
 
   tutti_config_t cfg = tutti_config_default(o.nranks);
   cfg.model = &mach.model;
+  cfg.max_events = o.max_events;
   if (trace || timeline) cfg.flags |= TUTTI_RECORD;
   tutti_world_t *w;
   int rc = tutti_world_create(&w, &cfg);

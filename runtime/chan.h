@@ -83,6 +83,16 @@ static inline bool complete_recv(struct tutti_rank *r, struct tutti_request *q, 
   } else {
     struct tutti_request *sq = caa_container_of(m, struct tutti_request, rts);
     struct tutti_rank *sender = r->world->ranks[m->src];
+    int posted = RTS_POSTED;
+    if (!__atomic_compare_exchange_n(&sq->rts_state, &posted, RTS_COPYING, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+      /* Cancelled: the sender failed and may have freed its buffer. */
+      if (&m->qnode == r->seen) unlink_seen(r);
+      q->err = q->st.error = TUTTI_EABORTED;
+      if (q->ev != UINT32_MAX) r->log.ev[q->ev].flags |= TUTTI_EVF_FAILED;
+      q->done = 1;
+      return true;
+    }
     if (r->world->wallclock) { /* rule 3 without ports */
       double s = fmax(m->vdepart, q->vpost);
       q->vdone = s + cost(&md->latency, m->bytes) + cost(&md->recv_cpu, m->bytes);

@@ -54,10 +54,13 @@ struct tutti_ev {
 struct tutti_evlog {
   struct tutti_ev *ev;
   uint32_t n, cap;
+  uint32_t max;    /* at most this many events (tutti_config_t.max_events); 0: 2^32 - 1 */
+  uint32_t refuse; /* test hook: growing past this many fails as if out of memory; 0: off */
 };
 
-/* Append one event (the log grows by doubling); returns its index, or
- * UINT32_MAX when out of memory (the rank then fails with TUTTI_ENOMEM). */
+/* Append one event (the log grows by doubling, never past max); returns
+ * its index, or UINT32_MAX when the log is full (n == max) or out of
+ * memory (the rank then fails with TUTTI_ENOMEM, p2p.c). */
 uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev);
 void tutti__evlog_clear(struct tutti_evlog *log);
 void tutti__evlog_free(struct tutti_evlog *log);

@@ -15,6 +15,8 @@
  *                                                         deadlock detector
  *                                                         while all are blocked
  *   rendezvous request `done`       the receiver (release) the sender (acquire)
+ *   rendezvous request `rts_state`  the receiver or the   both (one CAS from
+ *                                   failing sender        RTS_POSTED wins)
  *   a fastbox d sends by: seq       d fills (seq_cst      the receiver (acquire)
  *                                   xchg), the receiver
  *                                   empties (release)
@@ -170,7 +172,14 @@ struct tutti_request {
   int dest, stag;
   const void *sbuf; /* rendezvous: the receiver copies from here */
   struct msg rts;   /* rendezvous envelope */
+  int rts_state;    /* RTS_POSTED, RTS_COPYING (claimed by the receiver), RTS_CANCELLED */
 };
+/* A rendezvous send's buffer is read by the receiver's thread. When the
+ * sender's call fails (tutti__cancel_sends), the sender cancels its pending
+ * ones before its code can free those buffers: each is claimed once, by
+ * the receiver (then the sender waits for its copy to end) or by the
+ * sender (then the receiver's receive fails with TUTTI_EABORTED). */
+enum { RTS_POSTED = 0, RTS_COPYING, RTS_CANCELLED };
 
 /* A rank's private state for one peer: created the first time it sends to
  * the peer, a message from it arrives or a receive names it, so memory
@@ -240,7 +249,8 @@ struct tutti_rank {
   uint64_t rng;
   double vclock; /* TUTTI_WALLCLOCK: the rank's modeled clock, paced online */
   uint64_t n_msgs, n_bytes, n_eager, n_rdv, n_sleeps, n_wakeups;
-  int err; /* its rank function's return value */
+  uint64_t n_posts; /* sends and receives posted this run (the fault hook counts them) */
+  int err;          /* its rank function's return value */
 };
 
 /* ------------------------------------------------------------------ world */
@@ -269,13 +279,20 @@ struct tutti_world {
   bool start_failed;             /* a thread was refused: run nothing */
   int32_t aborted TUTTI_ALIGNED; /* 1 once the run must end */
   uint64_t live_blocked TUTTI_ALIGNED;
-  int32_t failed TUTTI_ALIGNED; /* 0 until the first failure is claimed */
+  int32_t failed TUTTI_ALIGNED; /* 0; 1 while the first failure is written; 2 (tutti__fail) */
   int fail_err;
   int fail_rank;
   char errtext[1024];
   double wall_time;
 
   struct tutti_replay *replay; /* replay.c: result of the last recorded run */
+
+  /* Test-only (tutti__world_inject): rank fault_rank's fault_at-th posted
+   * message (send or receive, counted from 1) fails with fault_err; the
+   * thread of rank thread_refused is refused as if by the OS. */
+  int fault_rank, thread_refused; /* -1: none */
+  uint64_t fault_at;
+  int fault_err;
 };
 
 #define LB_LIVE(v) ((uint32_t)((v) >> 32))
@@ -303,6 +320,24 @@ void tutti__wake(struct tutti_rank *r);
 void tutti__perturb(struct tutti_rank *r);
 void tutti__rank_departs(struct tutti_rank *r);
 bool tutti__membarrier_ready(void);
+
+/* world.c: test hooks, for tests/test_e2e_faults.c (not exported by
+ * libtutti.so; tests link tutti_internal). Called by the world's owner
+ * thread between runs; they last until changed.
+ *   TUTTI__FAULT_MSG:   rank's k-th posted message (tutti_send, isend,
+ *                       recv, irecv, or a half of sendrecv; PROC_NULL
+ *                       peers and argument errors not counted) fails with
+ *                       err before anything is sent or allocated, as if
+ *                       the system had refused it;
+ *   TUTTI__FAULT_EVLOG: rank's event log fails to grow past k events, as
+ *                       if realloc had returned NULL (err unused);
+ *   TUTTI__FAULT_THREAD: creating rank's thread fails with EAGAIN, as if
+ *                       the OS had refused it (k, err unused).
+ * rank -1 clears the fault of that kind. Returns 0 or TUTTI_EINVAL. */
+enum tutti__fault { TUTTI__FAULT_MSG = 1, TUTTI__FAULT_EVLOG, TUTTI__FAULT_THREAD };
+int tutti__world_inject(tutti_world_t *w, int kind, int rank, uint64_t k, int err);
+/* Messages rank posted in the last run (what TUTTI__FAULT_MSG counts). */
+uint64_t tutti__world_posts(const tutti_world_t *w, int rank);
 
 static inline int tutti__load_acq(const int *p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);

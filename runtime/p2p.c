@@ -42,6 +42,7 @@
  * then see only our own code, with explicit acquire/release annotations
  * where a message changes hands.
  */
+#include <inttypes.h>
 #include <sched.h>
 
 #include "fastbox.h"
@@ -49,12 +50,79 @@
 
 /* ------------------------------------------------------------------ events */
 
+/* The rank's call failed (the world is aborted, or about to be): cancel
+ * every rendezvous send it has pending, so that no receiver reads the
+ * buffers its code may free on the way out (an algorithm returning its
+ * error frees its scratch space without waiting for its requests). A send
+ * whose receiver is copying already is waited for: a copy is short. Then
+ * no other thread touches this rank's memory. Owner only; an error path. */
+static void cancel_sends(struct tutti_rank *r) {
+  for (struct req_chunk *c = r->reqchunks; c; c = c->next)
+    for (int i = 0; i < REQ_CHUNK; i++) {
+      struct tutti_request *q = &c->reqs[i];
+      if (q->kind != REQ_SEND || q->rts.kind != MSG_RTS || tutti__load_acq(&q->done)) continue;
+      int posted = RTS_POSTED;
+      if (__atomic_compare_exchange_n(&q->rts_state, &posted, RTS_CANCELLED, false,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+          posted == RTS_CANCELLED)
+        continue;
+      while (!tutti__load_acq(&q->done)) sched_yield(); /* RTS_COPYING: the copy ends */
+      tsan_acquire(q);
+    }
+}
+
+/* The rank's call fails with err, which the caller has claimed (tutti__fail,
+ * naming the rank): the world is aborted and the rank's sends cancelled. */
+static int rank_fails(struct tutti_rank *r, int err) {
+  tutti__abort_all(r->world);
+  cancel_sends(r);
+  return err;
+}
+
+/* Append ev to the rank's log. A log that cannot grow (full at max_events,
+ * or out of memory) fails the run at once, naming the rank: the log is
+ * incomplete, so no modeled time can come of this run, and the other ranks
+ * should not keep filling theirs. */
+static int push(struct tutti_rank *r, const struct tutti_ev *ev, uint32_t *index) {
+  uint32_t i = tutti__evlog_push(&r->log, ev);
+  if (__builtin_expect(i == UINT32_MAX, 0)) {
+    struct tutti_world *w = r->world;
+    uint32_t n = r->log.n;
+    if (n >= (r->log.max ? r->log.max : UINT32_MAX))
+      tutti__fail(w, r->rank, TUTTI_ENOMEM,
+                  "rank %d: event log full at %" PRIu32 " events (the limit per rank, max_events; "
+                  "%zu bytes each; raise it or record fewer calls)",
+                  r->rank, n, sizeof(struct tutti_ev));
+    else
+      tutti__fail(w, r->rank, TUTTI_ENOMEM,
+                  "rank %d: out of memory for its event log (%" PRIu32 " events, %zu bytes each)",
+                  r->rank, n, sizeof(struct tutti_ev));
+    return rank_fails(r, TUTTI_ENOMEM);
+  }
+  if (index) *index = i;
+  return 0;
+}
+
 static int record(struct tutti_rank *r, uint8_t kind, int peer, int tag, uint64_t bytes,
                   uint32_t ref, uint32_t *index) {
   struct tutti_ev ev = {.kind = kind, .peer = peer, .tag = tag, .bytes = bytes, .ref = ref};
-  uint32_t i = tutti__evlog_push(&r->log, &ev);
-  if (i == UINT32_MAX) return TUTTI_ENOMEM;
-  if (index) *index = i;
+  return push(r, &ev, index);
+}
+
+/* Counts a posted message; the test hook's fault (tutti__world_inject)
+ * fails the rank's fault_at-th, as a failing system call would. */
+static int inject_fault(struct tutti_rank *r) {
+  struct tutti_world *w = r->world;
+  int err = w->fault_err;
+  tutti__fail(w, r->rank, err, "rank %d failed: %s (%s) at its message %" PRIu64 " (injected)",
+              r->rank, tutti_err_name(err), tutti_strerror(err), r->n_posts);
+  return rank_fails(r, err);
+}
+
+static inline int count_post(struct tutti_rank *r) {
+  r->n_posts++;
+  if (__builtin_expect(r->world->fault_rank == r->rank, 0) && r->n_posts == r->world->fault_at)
+    return inject_fault(r);
   return 0;
 }
 
@@ -186,13 +254,14 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
                      bool blocking, tutti_request_t *req) {
   struct tutti_world *w = r->world;
   struct tutti_rank *d = w->ranks[dest];
-  struct chan *o = chan_get(r, dest, true);
+  struct chan *o;
   struct tutti_request *q = NULL;
   struct msg *m, *box = NULL;
   uint32_t ev = 0;
   bool eager = bytes < w->eager_limit;
   int rc;
-  if (!o) return TUTTI_ENOMEM;
+  if ((rc = count_post(r))) return rc;
+  if (!(o = chan_get(r, dest, true))) return TUTTI_ENOMEM;
   /* The box's line is the receiver's (it emptied it): ask for it in
    * exclusive state now, one transfer, not a read and then an upgrade. */
   if (o->box && eager) prefetch_for_write(o->box);
@@ -269,6 +338,7 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
   if ((rc = check_msg(r, buf, count, type, source, tag, true, &bytes))) return rc;
   if (source == TUTTI_PROC_NULL) return null_request(r, REQ_RECV, req);
+  if ((rc = count_post(r))) return rc;
   struct tutti_request *q = req_alloc(r, REQ_RECV);
   if (!q) return TUTTI_ENOMEM;
   q->buf = buf, q->cap = bytes, q->src = source, q->tag = tag;
@@ -374,6 +444,7 @@ static int wait_one(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *
        * receive may still be linked in a channel. */
       q->active = 0;
       *req = TUTTI_REQUEST_NULL;
+      cancel_sends(r);
       return rc;
     }
     r->waiting.blocked = 0;
@@ -409,7 +480,7 @@ int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t 
   progress(r);
   if (!tutti__load_acq(&(*req)->done)) {
     *flag = 0;
-    if (aborted(r->world)) return TUTTI_EABORTED;
+    if (aborted(r->world)) return cancel_sends(r), TUTTI_EABORTED;
     return 0;
   }
   tsan_acquire(*req);
@@ -465,7 +536,7 @@ int tutti_compute(tutti_rank_t *r, double seconds) {
   if (r->world->wallclock) tutti__pace(r, r->vclock + seconds);
   if (!r->world->record) return 0;
   struct tutti_ev ev = {.kind = TUTTI_EV_COMPUTE, .peer = -1, .u.seconds = seconds};
-  return tutti__evlog_push(&r->log, &ev) == UINT32_MAX ? TUTTI_ENOMEM : 0;
+  return push(r, &ev, NULL);
 }
 
 int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
@@ -486,7 +557,7 @@ int tutti_span_begin(tutti_rank_t *r, const char *name) {
   r->in_span = true;
   if (!r->world->record) return 0;
   struct tutti_ev ev = {.kind = TUTTI_EV_SPAN_BEGIN, .peer = -1, .u.name = name};
-  return tutti__evlog_push(&r->log, &ev) == UINT32_MAX ? TUTTI_ENOMEM : 0;
+  return push(r, &ev, NULL);
 }
 
 int tutti_span_end(tutti_rank_t *r) {

@@ -208,6 +208,7 @@ static inline struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
   q->kind = (uint8_t)kind;
   q->active = 1;
   q->done = q->err = 0;
+  q->rts_state = RTS_POSTED;
   q->ev = UINT32_MAX;
   q->vpost = q->vdone = 0;
   q->next = NULL;

@@ -74,6 +74,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
   r->coll_seq = 0;
   r->vclock = 0;
   r->n_msgs = r->n_bytes = r->n_eager = r->n_rdv = r->n_sleeps = r->n_wakeups = 0;
+  r->n_posts = 0;
   r->in_span = false;
   r->waiting = (tutti_waitinfo_t){0};
   r->err = 0;

@@ -124,17 +124,24 @@ void tutti__rank_departs(struct tutti_rank *r) {
 
 /* ----------------------------------------------------------------- failing */
 
+/* failed: 0, then 1 while the first failure writes its code and text, then
+ * 2. A later failure (an echo) returns only once they are written: the
+ * abort it goes on to raise must carry them, since a rank that sees the
+ * abort reads fail_err (two ranks failing at once raced here). */
 void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...) {
   int32_t expected = 0;
   if (!__atomic_compare_exchange_n(&w->failed, &expected, 1, false, __ATOMIC_SEQ_CST,
-                                   __ATOMIC_SEQ_CST))
+                                   __ATOMIC_SEQ_CST)) {
+    while (__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE) != 2) sched_yield(); /* a vsnprintf */
     return; /* the first failure is the cause; later ones are its echoes */
+  }
   w->fail_err = err;
   w->fail_rank = rank;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(w->errtext, sizeof w->errtext, fmt, ap);
   va_end(ap);
+  __atomic_store_n(&w->failed, 2, __ATOMIC_RELEASE);
 }
 
 void tutti__abort_all(struct tutti_world *w) {

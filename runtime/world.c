@@ -50,6 +50,34 @@ static size_t default_stack(void) {
 #endif
 }
 
+/* TUTTI_PERTURB=SEED turns the perturbation switch on for every world, with
+ * that seed (a decimal number; empty or 0: off), so that a user can check
+ * that a run's modeled result does not depend on scheduling. 0 (off), 1
+ * (on, *seed set) or -1 (malformed). */
+static int env_perturb(unsigned *seed) {
+  const char *s = getenv("TUTTI_PERTURB");
+  if (!s || !*s) return 0;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*s == '-' || *end || errno || v > UINT_MAX) return -1;
+  if (v == 0) return 0;
+  *seed = (unsigned)v;
+  return 1;
+}
+
+/* The automatic max_events (tutti_config_t): the logs of all ranks within
+ * a quarter of physical memory, so that a run that would record too much
+ * fails with a message instead of meeting the OOM killer (the replay needs
+ * about as much again, runtime/MODEL.md "Memory"). */
+static uint32_t auto_max_events(int nranks) {
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || psize <= 0) return 0; /* unknown: only the 2^32 cap */
+  uint64_t per = (uint64_t)pages * (uint64_t)psize / 4 / sizeof(struct tutti_ev) / (uint64_t)nranks;
+  if (per < 1024) per = 1024;
+  return per >= UINT32_MAX ? 0 : (uint32_t)per;
+}
+
 static int model_ok(const tutti_model_t *m) {
   if (m->preset < TUTTI_MODEL_NONE || m->preset > TUTTI_MODEL_CUSTOM) return 0;
   const tutti_cost_t *c[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port, &m->recv_cpu};
@@ -72,6 +100,7 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   struct tutti_world *w = calloc(1, sizeof *w);
   if (!w) return TUTTI_ENOMEM;
   w->nranks = cfg->nranks;
+  w->fault_rank = w->thread_refused = -1;
   w->stack_size = cfg->stack_size ? cfg->stack_size : default_stack();
   if (cfg->model)
     w->model = *cfg->model;
@@ -81,10 +110,17 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->record = w->modeled || (cfg->flags & TUTTI_RECORD);
   w->eager_limit = w->model.eager_limit;
   w->flags = cfg->flags;
+  w->seed = cfg->seed;
+  switch (env_perturb(&w->seed)) {
+  case 1:
+    w->flags |= TUTTI_PERTURB;
+    break;
+  case -1:
+    goto einval;
+  }
   if (!(cfg->time_scale >= 0)) goto einval; /* also NaN */
   w->wallclock = (cfg->flags & TUTTI_WALLCLOCK) != 0;
   w->time_scale = cfg->time_scale > 0 ? cfg->time_scale : 1.0;
-  w->seed = cfg->seed;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   /* Spin about as long as a sleep and wake-up would cost (~35 us) when each
    * rank has a core; when oversubscribed, the peer we wait for needs our
@@ -98,6 +134,8 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   for (int i = 0; i < w->nranks; i++) {
     if (!(w->ranks[i] = tutti__rank_new(w, i))) goto nomem;
   }
+  uint32_t max_events = cfg->max_events ? cfg->max_events : auto_max_events(w->nranks);
+  for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.max = max_events;
   *out = w;
   return 0;
 einval:
@@ -152,6 +190,28 @@ int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out) {
     out->events += r->log.n;
   }
   return 0;
+}
+
+/* ------------------------------------------------------------- test hooks */
+
+int tutti__world_inject(tutti_world_t *w, int kind, int rank, uint64_t k, int err) {
+  if (!w || w->running || rank < -1 || rank >= w->nranks) return TUTTI_EINVAL;
+  if (kind == TUTTI__FAULT_MSG) {
+    if (rank >= 0 && (k < 1 || err >= 0)) return TUTTI_EINVAL;
+    w->fault_rank = rank, w->fault_at = k, w->fault_err = err;
+  } else if (kind == TUTTI__FAULT_EVLOG) {
+    if (k > UINT32_MAX) return TUTTI_EINVAL;
+    for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.refuse = i == rank ? (uint32_t)k : 0;
+  } else if (kind == TUTTI__FAULT_THREAD) {
+    w->thread_refused = rank;
+  } else {
+    return TUTTI_EINVAL;
+  }
+  return 0;
+}
+
+uint64_t tutti__world_posts(const tutti_world_t *w, int rank) {
+  return w && !w->running && rank >= 0 && rank < w->nranks ? w->ranks[rank]->n_posts : 0;
 }
 
 /* ----------------------------------------------------------------- failing */
@@ -232,7 +292,9 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   pthread_attr_setstacksize(&attr, w->stack_size);
   double t0 = tutti__now();
   for (int i = 0; i < w->nranks; i++) {
-    int e = pthread_create(&w->ranks[i]->thread, &attr, rank_main, w->ranks[i]);
+    int e = i == w->thread_refused
+                ? EAGAIN
+                : pthread_create(&w->ranks[i]->thread, &attr, rank_main, w->ranks[i]);
     if (e) {
       tutti__fail(w, i, TUTTI_ETHREADS,
                   "could not create rank thread %d of %d: %s (limits: kernel.pid_max %d, "

@@ -320,6 +320,24 @@ Test(runtime, thread_creation_failure_is_3, .timeout = 30) {
              "rank thread");
 }
 
+/* --max-events: a logged run that needs more is exit 3 naming the rank;
+ * a bad count is exit 2. A malformed TUTTI_PERTURB stops the world. */
+Test(runtime, max_events_is_3, .timeout = 60) {
+  fails_with(
+      CLI("run", "bcast", bcast_default(), "-n", "4", "--iters", "1000", "--max-events", "100"), 3,
+      "event log full at 100 events");
+  fails_with(CLI("run", "bcast", bcast_default(), "-n", "4", "--max-events", "0"), 2,
+             "--max-events");
+  fails_with(CLI("run", "bcast", bcast_default(), "-n", "4", "--max-events", "4294967295"), 2,
+             "--max-events");
+  struct cli c =
+      CLI("run", "bcast", bcast_default(), "-n", "4", "--iters", "10", "--max-events", "1000");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cli_free(&c);
+  fails_with(CLI_ENV("TUTTI_PERTURB=often", "run", "bcast", bcast_default(), "-n", "4"), 3,
+             "cannot create a world");
+}
+
 /* ------------------------------------------------------------ list, profiles */
 
 Test(list, every_registered_algorithm, .timeout = 30) {

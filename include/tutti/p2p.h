@@ -117,7 +117,10 @@ extern TUTTI_API const struct tutti_op tutti_builtin_op_sum, tutti_builtin_op_pr
 #define TUTTI_MATMUL2 (&tutti_builtin_op_matmul2)
 
 /* A user op computes inout[i] = in[i] (op) inout[i] for i < count, exactly
- * as an MPI_User_function does. ctx is the pointer given at creation. */
+ * as an MPI_User_function does. ctx is the pointer given at creation. It
+ * cannot return an error: one that finds its input bad notes it (in
+ * thread-local state, or per rank through ctx) and the rank returns an
+ * error after the call, which ends the run naming that rank. */
 typedef void tutti_user_fn(const void *in, void *inout, size_t count, tutti_datatype_t type,
                            void *ctx);
 TUTTI_API int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out);
@@ -193,7 +196,7 @@ TUTTI_API int tutti_size(const tutti_rank_t *r);
 typedef struct tutti_status {
   int source;
   int tag;
-  int error;    /* 0, or TUTTI_ETRUNCATE */
+  int error;    /* 0, TUTTI_ETRUNCATE, or TUTTI_EABORTED (the sender failed before the copy) */
   size_t bytes; /* bytes of the matched message */
 } tutti_status_t;
 #define TUTTI_STATUS_IGNORE ((tutti_status_t *)0)

@@ -61,6 +61,11 @@ typedef struct tutti_config {
   unsigned seed;              /* seed of TUTTI_PERTURB */
   int spin;                   /* polls before a waiting rank sleeps; <0: automatic */
   double time_scale;          /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1 */
+  /* Events a rank may record (modeled or TUTTI_RECORD runs; 32 bytes
+   * each): one more fails the run with TUTTI_ENOMEM naming the rank, before
+   * memory runs out. 0: automatic (the logs of all ranks together within a
+   * quarter of physical memory; runtime/MODEL.md "Memory"). */
+  uint32_t max_events;
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */

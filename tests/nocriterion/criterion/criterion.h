@@ -3,8 +3,10 @@
  * Criterion's runner cannot start under TSan (Snaipe/Criterion#274, its
  * BoxFort arena), so the same test files are compiled against this header
  * and run by runner.c, one forked process per test with its .timeout.
- * It supports what tutti's threaded tests use: Test(), cr_assert/cr_expect
- * with the new assertion API (eq, ne, lt, le, gt, ge, not) and messages.
+ * It supports what tutti's tests use: Test(), ParameterizedTest() with
+ * cr_make_param_array, cr_skip_test, cr_assert/cr_expect with the new
+ * assertion API (eq, ne, lt, le, gt, ge, not, epsilon_eq, ieee_ulp_eq) and
+ * messages.
  */
 #ifndef TUTTI_NOCRITERION_H
 #define TUTTI_NOCRITERION_H
@@ -32,16 +34,50 @@ struct nocrit_opts {
   int exit_code, signal;
 };
 
-#define Test(suite, name, ...)                                                                     \
-  static void suite##_##name##_fn(void);                                                           \
+#define NOCRIT_REGISTER(suite, name, ...)                                                          \
   __attribute__((constructor)) static void suite##_##name##_reg(void) {                            \
     static struct nocrit_opts o = {.timeout = 0, __VA_ARGS__};                                     \
     static struct nocrit_test t = {#suite, #name, suite##_##name##_fn, 0, 0, NULL};                \
     t.timeout = o.timeout;                                                                         \
     t.disabled = o.disabled;                                                                       \
     nocrit_register(&t);                                                                           \
-  }                                                                                                \
+  }
+
+#define Test(suite, name, ...)                                                                     \
+  static void suite##_##name##_fn(void);                                                           \
+  NOCRIT_REGISTER(suite, name, __VA_ARGS__)                                                        \
   static void suite##_##name##_fn(void)
+
+/* Parameterized tests: every parameter in turn, in the test's one child
+ * process, each with the test's .timeout (the runner re-arms the alarm). */
+struct nocrit_params {
+  void *base;
+  size_t size, n;
+};
+extern const struct nocrit_test *nocrit_current;
+void nocrit_rearm(void);
+#define cr_make_param_array(T, arr, len) ((struct nocrit_params){(void *)(arr), sizeof(T), (len)})
+#define ParameterizedTestParameters(suite, name)                                                   \
+  static struct nocrit_params suite##_##name##_params(void)
+#define ParameterizedTest(param, suite, name, ...)                                                 \
+  static void suite##_##name##_each(param);                                                        \
+  static void suite##_##name##_fn(void) {                                                          \
+    struct nocrit_params p_ = suite##_##name##_params();                                           \
+    for (size_t i_ = 0; i_ < p_.n; i_++) {                                                         \
+      nocrit_rearm();                                                                              \
+      suite##_##name##_each((void *)((char *)p_.base + i_ * p_.size));                             \
+    }                                                                                              \
+  }                                                                                                \
+  NOCRIT_REGISTER(suite, name, __VA_ARGS__)                                                        \
+  static void suite##_##name##_each(param)
+
+/* A skipped test passes, saying why on stderr. */
+void nocrit_skip(void) __attribute__((noreturn));
+#define cr_skip_test(...)                                                                          \
+  do {                                                                                             \
+    fprintf(stderr, "skipped: " __VA_ARGS__);                                                      \
+    nocrit_skip();                                                                                 \
+  } while (0)
 
 #define NOCRIT_REPORT(kind, cond, ...)                                                             \
   do {                                                                                             \
