@@ -170,7 +170,10 @@
        "2 ceil(log2 P) alpha")                                                                     \
   ALGO(barrier, fibonacci, "fibonacci", 0,                                                         \
        "step t: send to i + F(t+L-1), the postal numbers of latency L; f_L(P) postal steps",       \
-       SRC_BBHKS, "(f_L(P) - L + 1) alpha; ceil(log2 P) alpha for L = 1", P_L)
+       SRC_BBHKS, "(f_L(P) - L + 1) alpha; ceil(log2 P) alpha for L = 1", P_L)                     \
+  ALGO(barrier, auto, "auto", 0,                                                                   \
+       "the barrier above of least estimated time for the run's model and P (closed forms)",       \
+       "collectives/barrier_auto.c", "the least of the others', e.g. ceil(log2 P) alpha")
 
 /* The enum of a collective named in lower case, for the list above. */
 #define COLL_bcast TUTTI_COLL_BCAST

@@ -351,3 +351,47 @@ Test(bad_input, names_k_and_L, .timeout = 10) {
     cr_expect(ne(ptr, strstr(err, "accepted"), NULL), "%s %s: '%s'", bad[i][0], bad[i][1], err);
   }
 }
+
+/* ------------------------------------------------------------ auto */
+
+/* auto runs a barrier of least modeled time among the registered ones at
+ * their defaults -- the engine's times, not auto's own estimates -- where
+ * its closed forms are exact: Hockney (rendezvous), postal, and Hockney
+ * costs with empty messages eager (gige-like). Its explanation names every
+ * candidate. */
+Test(auto_choice, least_modeled_time_of_the_candidates, .timeout = 120) {
+  tutti_model_t models[4] = {hockney(1e-6, 1e-9), postal(2), postal(4), hockney(50e-6, 9e-9)};
+  models[3].eager_limit = 65536;
+  tutti_algo_t autoa = pick(TUTTI_COLL_BARRIER, "auto", NULL);
+  static const int sizes[] = {1, 2, 5, 8, 13, 33, 64, 100};
+  for (int mi = 0; mi < 4; mi++)
+    for (size_t pi = 0; pi < sizeof sizes / sizeof *sizes; pi++) {
+      int P = sizes[pi];
+      double best = INFINITY;
+      const tutti_algo_desc_t *d;
+      char why[1024];
+      tutti_algo_t chosen;
+      cr_assert(eq(int, tutti_barrier_auto_choose(&models[mi], P, &chosen, why, sizeof why), 0));
+      for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
+        if (d->coll != TUTTI_COLL_BARRIER || !strcmp(d->name, "auto")) continue;
+        cr_expect(ne(ptr, strstr(why, d->name), NULL), "'%s' lacks %s", why, d->name);
+        tutti_algo_t a = pick(TUTTI_COLL_BARRIER, d->name, NULL);
+        double t = timed(P, &models[mi], TUTTI_COLL_BARRIER, &a, 0, TUTTI_BYTE, 0);
+        best = t < best ? t : best;
+      }
+      double ta = timed(P, &models[mi], TUTTI_COLL_BARRIER, &autoa, 0, TUTTI_BYTE, 0);
+      double tc = timed(P, &models[mi], TUTTI_COLL_BARRIER, &chosen, 0, TUTTI_BYTE, 0);
+      cr_expect(epsilon_eq(dbl, ta, best, 1e-12 + 1e-9 * best),
+                "model %d P=%d: auto (%s) took %g, the best candidate %g; %s", mi, P,
+                chosen.desc->name, ta, best, why);
+      cr_expect(eq(dbl, ta, tc), "model %d P=%d: auto did not run its choice", mi, P);
+    }
+}
+
+Test(auto_choice, bad_arguments, .timeout = 10) {
+  tutti_model_t m = postal(2);
+  tutti_algo_t c;
+  cr_expect(eq(int, tutti_barrier_auto_choose(NULL, 4, &c, NULL, 0), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_barrier_auto_choose(&m, 0, &c, NULL, 0), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_barrier_auto_choose(&m, 4, NULL, NULL, 0), TUTTI_EINVAL));
+}
