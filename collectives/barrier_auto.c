@@ -24,6 +24,8 @@
  *       fold); it never beats fibonacci's f_Lp(P) <= ceil(log2 P) Lp.
  *   Exact step counts for the postal preset; for LogP/LogGP and custom
  *   eager models an approximation (o and g fold into S(0)).
+ * A topology's links are not looked at: with contention the estimates are
+ * those of the model alone.
  * The none model (native runs) is eager with no costs: the postal view
  * with L = 2 (the tree builders' default); its choice is a convention, not
  * a measurement (`tutti bench barrier --native` measures).
