@@ -263,6 +263,15 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
   int P = o->nranks;
   printf("collective    %s\n", tutti_coll_name(j->coll));
   printf("algorithm     %s\n", spec);
+  if (j->coll == TUTTI_COLL_BARRIER && !strcmp(j->algo.desc->name, "auto")) {
+    tutti_algo_t c; /* what auto ran, and the estimates it chose by */
+    char why[1024] = "", cs[256] = "";
+    if (!tutti_barrier_auto_choose(m, o->nranks, &c, why, sizeof why)) {
+      tutti_algo_format(&c, cs, sizeof cs);
+      printf("chose         %s (least estimate; ties: first registered)\n", cs);
+      printf("estimates     %s\n", why);
+    }
+  }
   printf("ranks         %d\n", P);
   if (tutti_coll_traits(j->coll) & TUTTI_COLL_DATA)
     printf("bytes         %s per rank (%ld x %s)\n", tutti_format_bytes(bytes, s1, sizeof s1),

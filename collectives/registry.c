@@ -74,6 +74,12 @@
   "A. Bar-Noy, S. Kipnis, \"Designing broadcasting algorithms in the postal model\", SPAA 1992"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
 #define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
+#define SRC_HFM                                                                                    \
+  "D. Hensgen, R. Finkel, U. Manber, \"Two algorithms for barrier synchronization\", IJPP "        \
+  "17(1), 1988"
+#define SRC_BBHKS                                                                                  \
+  "A. Bar-Noy, J. Bruck, C.-T. Ho, S. Kipnis, B. Schieber, \"Computing global combine "            \
+  "operations in the multiport postal model\", IEEE TPDS 6(8), 1995"
 
 /* ------------------------------------------------------------ the table */
 
@@ -143,7 +149,31 @@
                                                                                                    \
   TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
        "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \
-       "2 T_1(P) alpha", P_LAMBDA)
+       "2 T_1(P) alpha", P_LAMBDA)                                                                 \
+  TREE(barrier, "flat", FLAT, 0, "every rank reports to rank 0, which then releases each in turn", \
+       SRC_PVM, "2 (P-1) alpha")                                                                   \
+  TREE(barrier, "binomial", BINOMIAL, 0,                                                           \
+       "empty reduce to rank 0 on the binomial tree, then an empty broadcast", SRC_MPICH,          \
+       "2 ceil(log2 P) alpha")                                                                     \
+  TREE(barrier, "postal-optimal", POSTAL, 0,                                                       \
+       "empty reduce, then empty broadcast, on the postal-optimal tree of latency L", SRC_BK,      \
+       "2 T_1(P) alpha", P_L)                                                                      \
+  ALGO(barrier, dissemination, "dissemination", 0,                                                 \
+       "round r: send to i + j k^r, receive from i - j k^r, j < k (circulant graph)", SRC_HFM,     \
+       "sum_r min(k-1, ceil(P/k^r)-1) alpha; ceil(log2 P) alpha for k = 2", P_K)                   \
+  ALGO(barrier, recursive_doubling, "recursive-doubling", 0,                                       \
+       "butterfly: exchange with v XOR 2^r; extra ranks fold onto 0..P-P'-1",                      \
+       "E. D. Brooks III, \"The butterfly barrier\", IJPP 15(4), 1986",                            \
+       "log2 P alpha; (floor(log2 P) + 2) alpha if P is not a power of two")                       \
+  ALGO(barrier, tournament, "tournament", 0,                                                       \
+       "statically assigned winners v mod 2^(r+1) = 0, then a release tree (binomial)", SRC_HFM,   \
+       "2 ceil(log2 P) alpha")                                                                     \
+  ALGO(barrier, fibonacci, "fibonacci", 0,                                                         \
+       "step t: send to i + F(t+L-1), the postal numbers of latency L; f_L(P) postal steps",       \
+       SRC_BBHKS, "(f_L(P) - L + 1) alpha; ceil(log2 P) alpha for L = 1", P_L)                     \
+  ALGO(barrier, auto, "auto", 0,                                                                   \
+       "the barrier above of least estimated time for the run's model and P (closed forms)",       \
+       "collectives/barrier_auto.c", "the least of the others', e.g. ceil(log2 P) alpha")
 
 /* The enum of a collective named in lower case, for the list above. */
 #define COLL_bcast TUTTI_COLL_BCAST

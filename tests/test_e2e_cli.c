@@ -312,6 +312,34 @@ Test(usage, restrictions, .timeout = 30) {
   if (!tested) cr_skip_test("no registered algorithm has a restriction");
 }
 
+/* A barrier's bad input: an unknown name (the message lists the barriers),
+ * k and L out of range or not numbers, and data or root options. */
+Test(usage, barrier_bad_input, .timeout = 30) {
+  fails_with(CLI("run", "barrier", "nope", "-n", "4"), 2, "fibonacci");
+  fails_with(CLI("run", "barrier", "dissemination", "-n", "4", "--param", "k=1"), 2, "'k'");
+  fails_with(CLI("run", "barrier", "dissemination:k=0", "-n", "4"), 2, "[2, 1024]");
+  fails_with(CLI("run", "barrier", "dissemination", "-n", "4", "--param", "k=two"), 2, "'k'");
+  fails_with(CLI("run", "barrier", "fibonacci", "-n", "4", "--param", "L=0"), 2, "or auto");
+  fails_with(CLI("run", "barrier", "fibonacci", "-n", "4", "--param", "L=x"), 2, "'L'");
+  fails_with(CLI("run", "barrier", "tournament", "-n", "4", "--param", "k=2"), 2, "no parameters");
+  fails_with(CLI("run", "barrier", "flat", "-n", "4", "--root", "1"), 2, "--root");
+  fails_with(CLI("run", "barrier", "auto", "-n", "4", "--bytes", "8"), 2, "--bytes");
+  fails_with(CLI("run", "barrier", "dissemination", "-n", "4", "-m", "8"), 2, "--bytes");
+}
+
+/* `tutti run barrier auto` says what it chose and the estimates it chose
+ * by: under postal L = 2, fibonacci, whose f_2(8) = 5 steps no barrier
+ * beats. */
+Test(run, barrier_auto_explains, .timeout = 30) {
+  struct cli c = CLI("run", "barrier", "auto", "-n", "8", "--model", "postal:L=2");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "chose         fibonacci");
+  HAS(c.out, "dissemination 6");
+  HAS(c.out, "fibonacci 5");
+  HAS(c.out, "modeled time  5\n");
+  cli_free(&c);
+}
+
 /* ------------------------------------------------------------ runtime failure: exit 3 */
 
 Test(runtime, thread_creation_failure_is_3, .timeout = 30) {

@@ -243,6 +243,16 @@ TUTTI_API int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutt
                             const tutti_algo_t *algo);
 TUTTI_API int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo);
 
+/* The barrier `auto` runs on P ranks under model m (collectives/
+ * barrier_auto.c): *chosen is the registered barrier, at its default
+ * parameters, of least estimated time (Hockney cost functions for
+ * rendezvous models, postal closed forms for eager ones; ties: the first
+ * registered). why (may be NULL) gets one line: the view taken and every
+ * candidate's estimate, ">= " marking a lower bound. 0, TUTTI_EINVAL,
+ * or TUTTI_ENOTFOUND (no candidate). Pure; any thread. */
+TUTTI_API int tutti_barrier_auto_choose(const tutti_model_t *m, int P, tutti_algo_t *chosen,
+                                        char *why, size_t whylen);
+
 #ifdef __cplusplus
 }
 #endif
