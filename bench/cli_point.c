@@ -123,10 +123,11 @@ void cli_point_csv(FILE *f, const struct cli_point *r, int modeled) {
   fputc(',', f);
   csv_str(f, spec);
   fprintf(f, ",%d,%zu,%s,", r->nranks, r->bytes, r->dtype ? r->dtype : "");
-  /* %.17g reads back to the same double; empty where there is no value */
-  if (ran && modeled) fprintf(f, "%.17g", r->time);
+  /* the shortest text that reads back the same double; empty: no value */
+  char num[40];
+  if (ran && modeled) fputs(tutti_format_shortest(r->time, num, sizeof num), f);
   fputc(',', f);
-  if (ran) fprintf(f, "%.17g", r->res.stats.wall_time);
+  if (ran) fputs(tutti_format_shortest(r->res.stats.wall_time, num, sizeof num), f);
   fputc(',', f);
   if (ran)
     fprintf(f, "%llu,%llu", (unsigned long long)r->res.stats.messages,
