@@ -7,8 +7,9 @@
  * closed form whenever P divides m, every root; segments=auto against an
  * exhaustive sweep of S under three profiles; the contention-free chain
  * on a tree of two switches with the link report; the order and segment
- * errors. Correctness of the data is test_e2e_coll.c's (it sweeps every
- * registered parameter), costs of every algorithm test_e2e_cost.c's.
+ * errors, from the C API and from `tutti run` (exit 2), and the note of
+ * a fallback; `tutti bench lecture` on a small grid. Correctness of the data is test_e2e_coll.c's
+ * (it sweeps every registered parameter), costs of every algorithm test_e2e_cost.c's.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -19,6 +20,7 @@
 
 #include "tutti/tutti.h"
 
+#include "cli_helpers.h"
 #include "coll_helpers.h"
 
 #define US 1e-6
@@ -393,4 +395,63 @@ Test(errors, messages, .timeout = 10) {
   tutti_algo_t b = pick(TUTTI_COLL_BCAST, s, NULL);
   cr_expect(eq(int, memcmp(&a.p, &b.p, sizeof a.p), 0));
   cr_expect(eq(int, tutti_algo_check_call(&b, 5, 0, 100, NULL, err, sizeof err), 0), "%s", err);
+}
+
+/* The command: bad segment counts and chains exit 2 with one line naming
+ * what is wrong and what is accepted; a fallback is a note. */
+Test(errors, cli_exit_2, .timeout = 60) {
+  const char *base[] = {"run", "bcast", "pipelined-chain", "-n", "4", "-m", "8", "--param"};
+  struct {
+    const char *param, *say;
+  } bad[] = {{"segments=0", "accepted: an integer in [1, "},
+             {"segments=9", "9 segments of a 8-byte message; accepted: 1..8"},
+             {"order=list:0,1,2", "3 ranks for a world of 4"},
+             {"order=list:1,0,2,3", "starts at rank 1, not at the root 0"},
+             {"order=list:0,1,1,3", "rank 1 appears twice"},
+             {"order=zigzag", "accepted: one of rank, dfs, list:"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    fails_with(
+        CLI(base[0], base[1], base[2], base[3], base[4], base[5], base[6], base[7], bad[i].param),
+        2, bad[i].say);
+  fails_with(CLI("run", "bcast", "scatter-allgather", "--param", "allgather=tree"), 2,
+             "accepted: one of ring, recursive-doubling");
+  struct cli c = CLI("run", "bcast", "scatter-allgather", "-n", "6", "-m", "100", "--param",
+                     "allgather=recursive-doubling", "--json");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "\"verified\":true");
+  HAS(c.out, "6 ranks run the ring allgather instead");
+  cli_free(&c);
+  c = CLI("run", "bcast", "pipelined-chain:order=list:2,1,0,3", "-n", "4", "-m", "1KiB", "--root",
+          "2", "--json");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "\"order\":\"list:2,1,0,3\"");
+  HAS(c.out, "\"note\":null");
+  cli_free(&c);
+}
+
+/* The lecture on a small grid: every algorithm's line, the crossovers,
+ * the mapping with its ratio, and a CSV with one row per point. */
+Test(lecture, small_grid, .timeout = 120) {
+  char csv[] = "/tmp/tutti-lecture-XXXXXX";
+  int fd = mkstemp(csv);
+  cr_assert(ge(int, fd, 0));
+  close(fd);
+  struct cli c = CLI("bench", "lecture", "--ranks", "8", "--sizes", "1KiB..256KiB", "--csv", csv);
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "fastest at P = 8: binomial from 1 KiB");
+  HAS(c.out, "pipelined-chain from 256 KiB");
+  HAS(c.out, "rank order / DFS order:");
+  double ratio = atof(strstr(c.out, "rank order / DFS order:") + 24);
+  cr_expect(ge(dbl, ratio, 2.5), "ratio %g", ratio);
+  cli_free(&c);
+  FILE *f = fopen(csv, "r");
+  cr_assert(ne(ptr, f, NULL));
+  char line[256];
+  int rows = 0;
+  while (fgets(line, sizeof line, f)) rows++;
+  fclose(f);
+  unlink(csv);
+  cr_expect(eq(int, rows, 1 + 9 * 5)); /* header, 9 sizes x 5 algorithms */
+  fails_with(CLI("bench", "lecture", "--plot", "x.pdf"), 2, "--plot");
+  fails_with(CLI("bench", "lecture", "--sizes", "64..8"), 2, "--sizes");
 }
