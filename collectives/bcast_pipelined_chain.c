@@ -81,7 +81,8 @@ static int chain_neighbours(tutti_rank_t *r, const tutti_algo_t *a, int root, in
   int *order = malloc((size_t)P * sizeof *order);
   if (!order) return TUTTI_ENOMEM;
   int rc = TUTTI_EINVAL; /* not in the list: the registry refuses that before the call */
-  for (int i = 0; tutti__rank_list(a->p.list, order, P) == P && i < P; i++)
+  long n = tutti__rank_list(a->p.list, order, P);
+  for (int i = 0; n == P && i < P; i++)
     if (order[i] == me) {
       *prev = i ? order[i - 1] : -1;
       *next = i + 1 < P ? order[i + 1] : -1;

@@ -426,11 +426,11 @@ long tutti__rank_list(const char *list, int *out, long cap) {
       while (*s == ' ') s++;
     }
     if (a > 1L << 30 || b > 1L << 30) return -1;
-    for (long x = a, step = a <= b ? 1 : -1;; x += step) {
-      if (n < cap) out[n] = (int)x;
-      n++;
-      if (x == b) break;
-    }
+    /* written up to cap, counted past it: a range of 2^30 costs nothing */
+    long step = a <= b ? 1 : -1, len = (b - a) * step + 1, room = cap - n;
+    long take = room <= 0 ? 0 : room < len ? room : len;
+    for (long j = 0; j < take; j++) out[n + j] = (int)(a + j * step);
+    n += len;
     if (!*s) return n;
     if (*s++ != ',') return -1;
   }

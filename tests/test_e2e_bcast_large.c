@@ -455,3 +455,14 @@ Test(lecture, small_grid, .timeout = 120) {
   fails_with(CLI("bench", "lecture", "--plot", "x.pdf"), 2, "--plot");
   fails_with(CLI("bench", "lecture", "--sizes", "64..8"), 2, "--sizes");
 }
+
+/* tutti sweep --algos: a rank list's commas stay inside its value. */
+Test(errors, sweep_algos_with_a_rank_list, .timeout = 60) {
+  struct cli c =
+      CLI("sweep", "bcast", "--algos", "pipelined-chain:segments=2,order=list:0,3-1,binomial",
+          "--ranks", "4", "--sizes", "8");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "pipelined-chain:segments=2,segment=0,order=list:0,3-1");
+  HAS(c.out, "\nbcast,binomial,");
+  cli_free(&c);
+}
