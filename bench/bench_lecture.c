@@ -231,9 +231,15 @@ int tutti_bench_lecture(int argc, char **argv) {
     return 2;
   }
   if (csv) fprintf(csv, "ranks,bytes,algorithm,modeled_time,source\n");
-  plot_t *plot = plot_path ? plot_new("MPI_Bcast (X. Yuan's lecture), profile gige",
-                                      "bytes per rank", "modeled time")
-                           : NULL;
+  char title[128];
+  snprintf(title, sizeof title, "MPI_Bcast (X. Yuan's lecture), profile %s", pr.name);
+  plot_t *plot = plot_path ? plot_new(title, "bytes per rank", "modeled time") : NULL;
+  if (plot_path && (!plot || plot_y_unit(plot, tutti_model_time_unit(&pr.model)))) {
+    fprintf(stderr, "%s: out of memory\n", WHO);
+    plot_free(plot);
+    if (csv && csv != stdout) fclose(csv);
+    return 3;
+  }
   const tutti_hockney_t h = {pr.model.latency.a, pr.model.latency.b, pr.model.gamma};
   char desc[256], s1[32];
   tutti_model_describe(&pr.model, desc, sizeof desc);
@@ -283,7 +289,7 @@ int tutti_bench_lecture(int argc, char **argv) {
       printf("%10s", tutti_format_bytes(m, s1, sizeof s1));
       for (int k = 0; k < NALG; k++) {
         char tt[40];
-        tutti_format_time(t[k], s1, sizeof s1);
+        tutti_format_model_time(&pr.model, t[k], s1, sizeof s1);
         snprintf(tt, sizeof tt, "%s%s%s", s1, ran ? "" : " c", k == best ? " *" : "");
         printf(" %18s", tt);
         if (csv) fprintf(csv, "%d,%zu,%s,%.9g,%s\n", P, m, algos[k], t[k], ran ? "run" : "cost");
