@@ -13,7 +13,9 @@
  * registered name: "lambda" is "lambda-tree", "postal" "postal-optimal".
  *
  * Parameter values: REAL and INT as C numbers, SIZE as tutti_parse_size
- * ("8KiB"), and "auto" where the parameter allows it (the algorithm then
+ * ("8KiB"), CHOICE as one of its words ("dfs"; a word ending in ':' takes a
+ * rank list, "list:0,2,1,3", whose commas do not end the value), and
+ * "auto" where the parameter allows it (the algorithm then
  * chooses per run, from the model: bit set in is_auto, NAN or
  * TUTTI_PARAM_AUTO in the typed field). Values are parsed once, here,
  * into the algorithm's typed tutti_params_t, which is what it reads. Ranges
