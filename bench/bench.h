@@ -15,6 +15,7 @@ int tutti_bench_replay(int argc, char **argv);
 int tutti_bench_contention(int argc, char **argv);
 int tutti_bench_lambda(int argc, char **argv);
 int tutti_bench_barrier(int argc, char **argv);
+int tutti_bench_lecture(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
@@ -25,7 +26,9 @@ int tutti_bench_barrier(int argc, char **argv);
   X(lambda, tutti_bench_lambda,                                                                    \
     "Bernaschi & Iannello's experiment: 10 reduces, rotating root, lambda-tree vs binomial")       \
   X(barrier, tutti_bench_barrier,                                                                  \
-    "which barrier wins per profile and P, where lambda-tree stands; --native: vs pthread")
+    "which barrier wins per profile and P, where lambda-tree stands; --native: vs pthread")        \
+  X(lecture, tutti_bench_lecture,                                                                  \
+    "X. Yuan's MPI_Bcast lecture: 5 broadcasts 8 B..64 MiB, crossovers, contention-free mapping")
 
 /* A benchmark's option with a value given twice is refused, as the
  * commands' are (bench/CLI.md), not silently replaced by the last: `bit`

@@ -168,7 +168,8 @@ struct cli_job {
   tutti_op_t op; /* reductions only, else NULL */
   int root;
   int iters;
-  int rotate; /* root of call k: (root + k) mod nranks */
+  int rotate;     /* root of call k: (root + k) mod nranks */
+  char note[256]; /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
 };
 
 struct cli_result {

@@ -33,6 +33,8 @@ static const char *param_type(int type) {
     return "an integer";
   case TUTTI_PARAM_SIZE:
     return "a size in bytes";
+  case TUTTI_PARAM_CHOICE:
+    return "a word,";
   default:
     return "?";
   }
@@ -50,8 +52,10 @@ static void print_algo(const tutti_algo_desc_t *d, int is_default) {
     auto_def |= (p->flags & TUTTI_PARAM_AUTO_DEFAULT) != 0;
 #endif
     printf("      %s %s = %s: %s %s%s%s%s\n", i ? "             " : "params:      ", p->name,
-           auto_def ? "auto" : param_value(p->type, p->def, v, sizeof v), param_type(p->type),
-           (tutti_param_range(p, range, sizeof range), range),
+           auto_def                        ? "auto"
+           : p->type == TUTTI_PARAM_CHOICE ? p->choices[(int)p->def]
+                                           : param_value(p->type, p->def, v, sizeof v),
+           param_type(p->type), (tutti_param_range(p, range, sizeof range), range),
            p->flags & TUTTI_PARAM_AUTO_OK ? ", or auto" : "", p->help ? "; " : "",
            p->help ? p->help : "");
   }

@@ -56,8 +56,11 @@ void cli_json_params(FILE *f, const tutti_algo_t *a) {
     if (i) fputc(',', f);
     cli_json_str(f, p->name);
     fputc(':', f);
+    char text[TUTTI_PARAM_LIST_MAX + 32];
     if (a->is_auto & (1u << i))
       cli_json_str(f, "auto");
+    else if (p->type == TUTTI_PARAM_CHOICE) /* a word: "dfs", "list:0,2,1" */
+      cli_json_str(f, (tutti_algo_param_text(a, i, text, sizeof text), text));
     else
       cli_json_num(f, a->value[i]);
   }
@@ -320,6 +323,7 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
   printf("verified      %s\n", res->verified ? "yes" : "NO");
+  if (j->note[0]) printf("note          %s\n", j->note);
   if (mach->topo && res->has_report) {
     printf("\n");
     cli_print_links(stdout, w, m, LINKS_SHOWN);
@@ -398,6 +402,11 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
   fputs(",\"wall_time\":", f);
   cli_json_num(f, res->stats.wall_time);
   fprintf(f, ",\"verified\":%s", res->verified ? "true" : "false");
+  fputs(",\"note\":", f);
+  if (j->note[0])
+    cli_json_str(f, j->note);
+  else
+    fputs("null", f);
   fputs(",\"topology\":", f);
   cli_json_topology(f, mach);
   fputs(",\"links\":", f); /* every link that carried a message, busiest first */
@@ -499,8 +508,11 @@ int tutti_cli_run(int argc, char **argv) {
                     "--bytes: %s per rank is too large for %d ranks; accepted: less",
                     tutti_format_bytes(bytes, s1, sizeof s1), o.nranks);
   j.count = (long)(bytes / tsize);
-  if (tutti_algo_check(&j.algo, o.nranks, j.op, err, sizeof err))
+  /* the root of every call: checked here unless it rotates (each call checks it again) */
+  if (tutti_algo_check_call(&j.algo, o.nranks, j.rotate ? -1 : o.root, bytes, j.op, err,
+                            sizeof err))
     return cli_fail(CLI_EUSAGE, "run", "%s", err);
+  snprintf(j.note, sizeof j.note, "%s", err); /* a fallback the call will take, or "" */
   int json = (o.given & CLI_O(JSON)) != 0, timeline = (o.given & CLI_O(TIMELINE)) != 0;
   if (json && timeline)
     return cli_fail(CLI_EUSAGE, "run",

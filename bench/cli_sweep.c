@@ -105,7 +105,8 @@ static int choose(const char *cmd, int coll, const char *name, const char *own, 
 }
 
 /* --algos: "a,b:k=v,k=v,c" -- an item with '=' and no ':' continues the
- * parameter list of the algorithm before it. */
+ * parameter list of the algorithm before it, and so does a piece of a
+ * rank list (b:order=list:0,2,1,3,c). */
 static int parse_algos(const char *cmd, int coll, const char *text, const char *extra,
                        uint64_t *used, struct algos *out) {
   int cap = 1;
@@ -127,7 +128,11 @@ static int parse_algos(const char *cmd, int coll, const char *text, const char *
     memcpy(item, s, len);
     item[len] = '\0';
     char *colon = strchr(item, ':'), *eq = strchr(item, '=');
-    if (eq && (!colon || colon > eq)) { /* k=v: the previous algorithm's */
+    /* a piece of a rank list (order=list:0,2,1,3): digits and '-' after a
+     * value with a ':' continue that value */
+    const char *lastv = strrchr(own, '=');
+    int list_piece = have && lastv && strchr(lastv, ':') && strspn(item, "0123456789- ") == len;
+    if (list_piece || (eq && (!colon || colon > eq))) { /* k=v: the previous algorithm's */
       if (!have)
         return cli_fail(CLI_EUSAGE, cmd,
                         "--algos: '%s' comes before any algorithm; accepted: NAME:%s", item, item);

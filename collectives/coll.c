@@ -36,9 +36,11 @@ static int check_rank(const tutti_rank_t *r, int root) {
 }
 
 /* algo NULL: coll.h's selection rule. A given algo must belong to coll;
- * tutti_algo_check then validates it against the registry. */
+ * tutti_algo_check_call then validates it against the registry and what
+ * its parameters allow for this call (root, bytes per rank; -1 and
+ * SIZE_MAX where the collective has none). */
 static int choose(int coll, const tutti_algo_t *algo, const tutti_rank_t *r, tutti_op_t op,
-                  tutti_algo_t *out) {
+                  int root, size_t bytes, tutti_algo_t *out) {
   int rc;
   if (algo) {
     if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;
@@ -46,7 +48,7 @@ static int choose(int coll, const tutti_algo_t *algo, const tutti_rank_t *r, tut
   } else if ((rc = tutti_algo_select(coll, NULL, NULL, out, NULL, 0))) {
     return rc;
   }
-  return tutti_algo_check(out, tutti_size(r), op, NULL, 0);
+  return tutti_algo_check_call(out, tutti_size(r), root, bytes, op, NULL, 0);
 }
 
 /* Close the span even when the algorithm failed; its error comes first. */
@@ -62,7 +64,9 @@ int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   if ((rc = check_rank(r, root))) return rc;
   if (buf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if ((rc = check_buf(buf, count, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_BCAST, algo, r, NULL, &a))) return rc;
+  if ((rc = choose(TUTTI_COLL_BCAST, algo, r, NULL, root, (size_t)count * tutti_type_size(type),
+                   &a)))
+    return rc;
   if ((rc = tutti_span_begin(r, "bcast"))) return rc;
   return end_span(r, a.desc->fn.bcast(r, buf, count, type, root, &a));
 }
@@ -78,7 +82,9 @@ int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
   if ((rc = check_buf(sbuf == TUTTI_IN_PLACE ? rbuf : sbuf, count, type))) return rc;
   if (isroot && (rc = check_buf(rbuf, count, type))) return rc;
   if ((rc = tutti_op_check(op, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_REDUCE, algo, r, op, &a))) return rc;
+  if ((rc =
+           choose(TUTTI_COLL_REDUCE, algo, r, op, root, (size_t)count * tutti_type_size(type), &a)))
+    return rc;
   if ((rc = tutti_span_begin(r, "reduce"))) return rc;
   return end_span(r, a.desc->fn.reduce(r, sbuf, rbuf, count, type, op, root, &a));
 }
@@ -92,7 +98,9 @@ int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
   if ((rc = check_buf(rbuf, count, type))) return rc;
   if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
   if ((rc = tutti_op_check(op, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_ALLREDUCE, algo, r, op, &a))) return rc;
+  if ((rc = choose(TUTTI_COLL_ALLREDUCE, algo, r, op, -1, (size_t)count * tutti_type_size(type),
+                   &a)))
+    return rc;
   if ((rc = tutti_span_begin(r, "allreduce"))) return rc;
   return end_span(r, a.desc->fn.allreduce(r, sbuf, rbuf, count, type, op, &a));
 }
@@ -121,7 +129,9 @@ int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_
   if (in_place && !isroot) return TUTTI_EINVAL;
   if (!in_place && (rc = check_buf(sbuf, scount, stype))) return rc;
   if (isroot && (rc = check_blocks(r, rbuf, rcount, rtype, in_place, scount, stype))) return rc;
-  if ((rc = choose(TUTTI_COLL_GATHER, algo, r, NULL, &a))) return rc;
+  if ((rc = choose(TUTTI_COLL_GATHER, algo, r, NULL, root, (size_t)scount * tutti_type_size(stype),
+                   &a)))
+    return rc;
   if ((rc = tutti_span_begin(r, "gather"))) return rc;
   return end_span(r, a.desc->fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &a));
 }
@@ -136,7 +146,9 @@ int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype
   if (in_place && !isroot) return TUTTI_EINVAL;
   if (!in_place && (rc = check_buf(rbuf, rcount, rtype))) return rc;
   if (isroot && (rc = check_blocks(r, sbuf, scount, stype, in_place, rcount, rtype))) return rc;
-  if ((rc = choose(TUTTI_COLL_SCATTER, algo, r, NULL, &a))) return rc;
+  if ((rc = choose(TUTTI_COLL_SCATTER, algo, r, NULL, root, (size_t)rcount * tutti_type_size(rtype),
+                   &a)))
+    return rc;
   if ((rc = tutti_span_begin(r, "scatter"))) return rc;
   return end_span(r, a.desc->fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &a));
 }
@@ -145,7 +157,7 @@ int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo) {
   int rc;
   tutti_algo_t a;
   if ((rc = check_rank(r, 0))) return rc;
-  if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, &a))) return rc;
+  if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, -1, 0, &a))) return rc;
   if ((rc = tutti_span_begin(r, "barrier"))) return rc;
   return end_span(r, a.desc->fn.barrier(r, &a));
 }

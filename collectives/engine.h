@@ -113,6 +113,11 @@ int tutti__allgather_recdbl(tutti_rank_t *r, void *buf, long count, tutti_dataty
 
 /* --------------------------------------------------- algorithm parameters */
 
+/* A rank list of a choice parameter ("0,2-5,9-7", registry.c): its ranks
+ * in order into out[0..cap), returning how many it has (also past cap),
+ * or -1 if the text is not such a list. */
+long tutti__rank_list(const char *list, int *out, long cap);
+
 /* The postal latency, in send times, that the run's model shows for
  * messages of `bytes` bytes: a postal model's own L, else the effective
  * L(m)/S(m) (a message's latency over the sender's gap) rounded to the

@@ -13,7 +13,9 @@
  * registered name: "lambda" is "lambda-tree", "postal" "postal-optimal".
  *
  * Parameter values: REAL and INT as C numbers, SIZE as tutti_parse_size
- * ("8KiB"), and "auto" where the parameter allows it (the algorithm then
+ * ("8KiB"), CHOICE as one of its words ("dfs"; a word ending in ':' takes a
+ * rank list, "list:0,2,1,3", whose commas do not end the value), and
+ * "auto" where the parameter allows it (the algorithm then
  * chooses per run, from the model: bit set in is_auto, NAN or
  * TUTTI_PARAM_AUTO in the typed field). Values are parsed once, here,
  * into the algorithm's typed tutti_params_t, which is what it reads. Ranges
@@ -39,6 +41,14 @@
 
 /* Each parameter is declared once here and named by any number of
  * algorithms; its field in tutti_params_t receives the parsed value. */
+static const char *const order_words[] = {"rank", "dfs", "list:", NULL}; /* tutti_chain_order */
+static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL};
+static int check_segments(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                          char *err, size_t errlen);
+static int check_order(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes, char *err,
+                       size_t errlen);
+static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                           char *err, size_t errlen);
 #define LAMBDA_MAX 0x1.fffffffffffffp-1 /* the largest double below 1: lambda in [0.5, 1) */
 #define FIELD(f) offsetof(tutti_params_t, f)
 
@@ -47,24 +57,46 @@
     "lambda", TUTTI_PARAM_REAL, TUTTI_TREE_DEFAULT_LAMBDA, 0.5, LAMBDA_MAX, TUTTI_PARAM_AUTO_OK,   \
         "share of its set a source keeps: 0.5 is binomial-like, toward 1 flat; auto: "             \
         "fitted to the model's latency (0.6 suits postal L = 2)",                                  \
-        FIELD(lambda)                                                                              \
+        FIELD(lambda), NULL, NULL                                                                  \
   }
 #define P_L                                                                                        \
   {                                                                                                \
     "L", TUTTI_PARAM_INT, NAN, 1, 4096, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,            \
         "postal latency in send times the tree is optimal for; auto: the model's L(m)/S(m)",       \
-        FIELD(L)                                                                                   \
+        FIELD(L), NULL, NULL                                                                       \
   }
 #define P_K                                                                                        \
   {                                                                                                \
     "k", TUTTI_PARAM_INT, TUTTI_TREE_DEFAULT_K, 2, 1024, 0,                                        \
-        "radix: a rank has up to k-1 children per round", FIELD(k)                                 \
+        "radix: a rank has up to k-1 children per round", FIELD(k), NULL, NULL                     \
   }
 #define P_SEGMENT                                                                                  \
   {                                                                                                \
     "segment", TUTTI_PARAM_SIZE, 0, 0, INFINITY, 0,                                                \
         "pipeline the message in segments of this many bytes (whole elements); 0: one message",    \
-        FIELD(segment)                                                                             \
+        FIELD(segment), NULL, NULL                                                                 \
+  }
+
+#define P_SEGMENTS                                                                                 \
+  {                                                                                                \
+    "segments", TUTTI_PARAM_INT, NAN, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,  \
+        "cut the message into this many segments (at most its bytes); auto: "                      \
+        "sqrt((P-2) beta m / alpha) from the model, the better of its floor and ceiling",          \
+        FIELD(segments), NULL, check_segments                                                      \
+  }
+#define P_ORDER                                                                                    \
+  {                                                                                                \
+    "order", TUTTI_PARAM_CHOICE, TUTTI_ORDER_RANK, 0, 2, 0,                                        \
+        "the chain: rank order from the root, the topology's contention-free DFS chain "           \
+        "(rank order without one), or an explicit list starting at the root",                      \
+        FIELD(order), order_words, check_order                                                     \
+  }
+#define P_ALLGATHER                                                                                \
+  {                                                                                                \
+    "allgather", TUTTI_PARAM_CHOICE, TUTTI_ALLGATHER_RING, 0, 1, 0,                                \
+        "the second phase: ring (any P), or recursive doubling (a power of two; other P run "      \
+        "the ring, with a note)",                                                                  \
+        FIELD(allgather), allgather_words, check_allgather                                         \
   }
 
 #define SRC_BI                                                                                     \
@@ -72,6 +104,13 @@
   "sec. 3"
 #define SRC_BK                                                                                     \
   "A. Bar-Noy, S. Kipnis, \"Designing broadcasting algorithms in the postal model\", SPAA 1992"
+#define SRC_PFY                                                                                    \
+  "P. Patarasuk, A. Faraj, X. Yuan, \"Pipelined broadcast on Ethernet switched clusters\", JPDC "  \
+  "68(6), 2008; X. Yuan's lecture on MPI_Bcast (linear tree pipelined broadcast)"
+#define SRC_VDG                                                                                    \
+  "M. Barnett, S. Gupta, D. Payne, L. Shuler, R. van de Geijn, J. Watts, \"Interprocessor "        \
+  "collective communication library (InterCom)\", SHPCC 1994; MPICH's long-message bcast "         \
+  "(Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.3)"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
 #define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
 #define SRC_HFM                                                                                    \
@@ -109,6 +148,14 @@
   TREE(bcast, "postal-optimal", POSTAL, 0,                                                         \
        "the optimal tree of the postal model of latency L (f_L(P) steps)", SRC_BK,                 \
        "T_1(P)(alpha + beta m); ceil(log2 P) for L = 1", P_L, P_SEGMENT)                           \
+  ALGO(bcast, pipelined_chain, "pipelined-chain", 0,                                               \
+       "a chain from the root, the message in S segments: each rank forwards one while it "        \
+       "receives the next",                                                                        \
+       SRC_PFY, "(S + P - 2)(alpha + beta m/S), best S = sqrt((P-2) beta m / alpha)", P_SEGMENTS,  \
+       P_SEGMENT, P_ORDER)                                                                         \
+  ALGO(bcast, scatter_allgather, "scatter-allgather", 0,                                           \
+       "binomial scatter of one block per rank, then an allgather of the blocks", SRC_VDG,         \
+       "(ceil(log2 P) + P - 1) alpha + 2 ((P-1)/P) beta m (ring)", P_ALLGATHER)                    \
                                                                                                    \
   TREE(reduce, "flat", FLAT, 0, "every rank sends to the root, which combines in rank order",      \
        SRC_PVM, "(P-1)(alpha + beta m + gamma m)")                                                 \
@@ -317,6 +364,16 @@ static void fmt_num(double x, char *buf, size_t n) {
 
 int tutti_param_range(const tutti_param_desc_t *p, char *buf, size_t n) {
   if (!p || !buf || !n) return TUTTI_EINVAL;
+  if (p->type == TUTTI_PARAM_CHOICE) { /* "one of rank, dfs, list:R,R,..." */
+    size_t used = (size_t)snprintf(buf, n, "one of ");
+    for (int w = 0; p->choices && p->choices[w] && used < n; w++) {
+      const char *word = p->choices[w];
+      int colon = word[strlen(word) - 1] == ':';
+      used += (size_t)snprintf(buf + used, n - used, "%s%s%s", w ? ", " : "", word,
+                               colon ? "R,R,... (ranks or ranges a-b)" : "");
+    }
+    return 0;
+  }
   char lo[32], hi[32], up[32];
   fmt_num(p->min, lo, sizeof lo);
   if (isinf(p->max)) {
@@ -337,6 +394,10 @@ int tutti_param_range(const tutti_param_desc_t *p, char *buf, size_t n) {
 /* "a number in [0.5, 1) or auto" */
 static void fmt_accepted(const tutti_param_desc_t *p, char *buf, size_t n) {
   char range[80];
+  if (p->type == TUTTI_PARAM_CHOICE) {
+    tutti_param_range(p, buf, n);
+    return;
+  }
   tutti_param_range(p, range, sizeof range);
   const char *what = p->type == TUTTI_PARAM_REAL  ? "a number"
                      : p->type == TUTTI_PARAM_INT ? "an integer"
@@ -369,6 +430,44 @@ static void list_params(const tutti_algo_desc_t *d, char *buf, size_t n) {
   }
 }
 
+/* ------------------------------------------------------------ rank lists */
+
+/* A rank list "0,2-5,9-7" (spaces ignored): writes its ranks in order to
+ * out[0..cap) and returns how many there are (also past cap), or -1 when
+ * it is not such a list. Ranks are 0..2^30; a range a-b runs down when
+ * a > b. */
+long tutti__rank_list(const char *list, int *out, long cap) {
+  long n = 0;
+  const char *s = list;
+  if (!s) return -1;
+  for (;;) {
+    long a, b;
+    char *end;
+    while (*s == ' ') s++;
+    if (*s < '0' || *s > '9') return -1;
+    a = strtol(s, &end, 10);
+    s = end;
+    while (*s == ' ') s++;
+    b = a;
+    if (*s == '-') {
+      s++;
+      while (*s == ' ') s++;
+      if (*s < '0' || *s > '9') return -1;
+      b = strtol(s, &end, 10);
+      s = end;
+      while (*s == ' ') s++;
+    }
+    if (a > 1L << 30 || b > 1L << 30) return -1;
+    /* written up to cap, counted past it: a range of 2^30 costs nothing */
+    long step = a <= b ? 1 : -1, len = (b - a) * step + 1, room = cap - n;
+    long take = room <= 0 ? 0 : room < len ? room : len;
+    for (long j = 0; j < take; j++) out[n + j] = (int)(a + j * step);
+    n += len;
+    if (!*s) return n;
+    if (*s++ != ',') return -1;
+  }
+}
+
 /* -------------------------------------------------------------- selection */
 
 static int param_find(const tutti_algo_desc_t *d, const char *key, size_t len) {
@@ -394,6 +493,37 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
   double x;
   char *end = NULL;
   errno = 0;
+  if (p->type == TUTTI_PARAM_CHOICE) {
+    for (int w = 0; p->choices[w]; w++) {
+      const char *word = p->choices[w];
+      size_t wl = strlen(word);
+      if (word[wl - 1] != ':') {
+        if (strcmp(v, word)) continue;
+        a->p.list[0] = '\0';
+      } else {
+        if (strncmp(v, word, wl)) continue;
+        /* the rank list, kept without spaces (the canonical spelling) */
+        char list[TUTTI_PARAM_LIST_MAX];
+        size_t k = 0;
+        for (const char *c = v + wl; *c; c++)
+          if (*c != ' ' && k + 1 < sizeof list) list[k++] = *c;
+        list[k] = '\0';
+        if (strlen(v + wl) >= sizeof list) {
+          errf(err, errlen,
+               "%s: parameter '%s': the list is too long (%zu characters); accepted: at most %d "
+               "(ranges a-b shorten it)",
+               who, p->name, strlen(v + wl), TUTTI_PARAM_LIST_MAX - 1);
+          return TUTTI_EINVAL;
+        }
+        if (tutti__rank_list(list, NULL, 0) < 0) goto bad;
+        memcpy(a->p.list, list, k + 1);
+      }
+      a->value[i] = w;
+      a->is_auto &= ~(1u << i);
+      return 0;
+    }
+    goto bad;
+  }
   if (p->type == TUTTI_PARAM_SIZE) {
     size_t sz;
     if (tutti_parse_size(v, &sz, NULL, 0)) goto bad;
@@ -427,10 +557,21 @@ bad:
 static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsigned *seen,
                         char *err, size_t errlen) {
   const tutti_algo_desc_t *d = a->desc;
-  char item[256], names[160];
+  char item[TUTTI_PARAM_LIST_MAX + 64], names[160];
   for (const char *s = list; s && *s;) {
     const char *comma = strchr(s, ',');
     size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    /* A value with a ':' (a choice word and its rank list, order=list:0,2,1)
+     * goes on through the pieces after it that hold no '=' and are not empty. */
+    const char *eq0 = memchr(s, '=', len);
+    if (eq0 && memchr(eq0, ':', len - (size_t)(eq0 - s)))
+      while (comma && comma[1] && comma[1] != ',') {
+        const char *c2 = strchr(comma + 1, ',');
+        size_t l2 = c2 ? (size_t)(c2 - comma - 1) : strlen(comma + 1);
+        if (memchr(comma + 1, '=', l2)) break;
+        comma = c2;
+        len = comma ? (size_t)(comma - s) : strlen(s);
+      }
     if (len >= sizeof item) {
       errf(err, errlen, "%s: parameter list item too long: '%.40s...'", who, s);
       return TUTTI_EINVAL;
@@ -473,13 +614,16 @@ static tutti_params_t typed(const tutti_algo_t *a) {
     const tutti_param_desc_t *d = &a->desc->params[i];
     int is_auto = a->is_auto >> i & 1u;
     char *f = (char *)&p + d->offset;
-    if (d->type == TUTTI_PARAM_REAL)
+    if (d->type == TUTTI_PARAM_CHOICE)
+      *(long *)f = (long)a->value[i];
+    else if (d->type == TUTTI_PARAM_REAL)
       *(double *)f = is_auto ? NAN : a->value[i];
     else if (d->type == TUTTI_PARAM_INT)
       *(long *)f = is_auto ? TUTTI_PARAM_AUTO : (long)a->value[i];
     else /* at most 2^63: parse_value cut it */
       *(size_t *)f = is_auto ? SIZE_MAX : (size_t)a->value[i];
   }
+  memcpy(p.list, a->p.list, sizeof p.list); /* parse_value's, the one text value */
   return p;
 }
 
@@ -582,10 +726,18 @@ static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
   }
   return 0;
 }
-_Static_assert(sizeof(tutti_params_t) == sizeof(double) + 2 * sizeof(long) + sizeof(size_t),
+_Static_assert(sizeof(tutti_params_t) ==
+                   sizeof(double) + 5 * sizeof(long) + sizeof(size_t) + TUTTI_PARAM_LIST_MAX,
                "tutti_params_t must have no padding (algo_valid compares it bitwise)");
 
 int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen) {
+  int rc = tutti_algo_check_call(a, nranks, -1, SIZE_MAX, op, err, errlen);
+  if (!rc && err && errlen) err[0] = '\0'; /* no notes here */
+  return rc;
+}
+
+int tutti_algo_check_call(const tutti_algo_t *a, int nranks, int root, size_t bytes, tutti_op_t op,
+                          char *err, size_t errlen) {
   int rc = algo_valid(a, err, errlen);
   if (rc) return rc;
   const tutti_algo_desc_t *d = a->desc;
@@ -610,7 +762,15 @@ int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err
       return TUTTI_ENOTSUP;
     }
   }
+  if (root >= nranks) {
+    errf(err, errlen, "root %d is not a rank of 0..%d", root, nranks - 1);
+    return TUTTI_EINVAL;
+  }
+  /* a check that passes may leave a note (a fallback) in err */
   if (err && errlen) err[0] = '\0';
+  for (int i = 0; i < d->nparams; i++)
+    if (d->params[i].check && (rc = d->params[i].check(a, i, nranks, root, bytes, err, errlen)))
+      return rc;
   return 0;
 }
 
@@ -630,16 +790,117 @@ int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n) {
   const tutti_algo_desc_t *d = a->desc;
   size_t used = (size_t)snprintf(buf, n, "%s", d->name);
   for (int i = 0; i < d->nparams && used < n; i++) {
-    char v[48];
-    if (a->is_auto >> i & 1u)
-      snprintf(v, sizeof v, "auto");
-    else if (d->params[i].type == TUTTI_PARAM_SIZE)
-      fmt_size(a->value[i], v, sizeof v);
-    else
-      fmt_num(a->value[i], v, sizeof v);
+    char v[TUTTI_PARAM_LIST_MAX + 32];
+    tutti_algo_param_text(a, i, v, sizeof v);
     used += (size_t)snprintf(buf + used, n - used, "%c%s=%s", i ? ',' : ':', d->params[i].name, v);
   }
   return used < n ? 0 : TUTTI_EINVAL; /* TUTTI_EINVAL: truncated */
+}
+
+int tutti_algo_param_text(const tutti_algo_t *a, int i, char *buf, size_t n) {
+  if (!buf || !n) return TUTTI_EINVAL;
+  buf[0] = '\0';
+  if (!a || !a->desc || i < 0 || i >= a->desc->nparams) return TUTTI_EINVAL;
+  const tutti_param_desc_t *p = &a->desc->params[i];
+  int k;
+  if (a->is_auto >> i & 1u) {
+    k = snprintf(buf, n, "auto");
+  } else if (p->type == TUTTI_PARAM_CHOICE) {
+    const char *word = p->choices[(int)a->value[i]];
+    k = snprintf(buf, n, "%s%s", word, word[strlen(word) - 1] == ':' ? a->p.list : "");
+  } else {
+    char v[48];
+    if (p->type == TUTTI_PARAM_SIZE)
+      fmt_size(a->value[i], v, sizeof v);
+    else
+      fmt_num(a->value[i], v, sizeof v);
+    k = snprintf(buf, n, "%s", v);
+  }
+  return k >= 0 && (size_t)k < n ? 0 : TUTTI_EINVAL;
+}
+
+/* ---------------------------------------------------- per-call checks */
+
+static int check_segments(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                          char *err, size_t errlen) {
+  (void)nranks, (void)root;
+  const tutti_algo_desc_t *d = a->desc;
+  long S = a->p.segments;
+  if (S == TUTTI_PARAM_AUTO) return 0;
+  if (a->p.segment) {
+    errf(err, errlen,
+         "%s '%s': both segments=%ld and segment=%zu given; accepted: one of them (segment "
+         "sets the segments' size, segments their number)",
+         tutti_coll_name(d->coll), d->name, S, a->p.segment);
+    return TUTTI_EINVAL;
+  }
+  /* an empty message is one empty message, whatever S */
+  if (bytes != SIZE_MAX && bytes > 0 && (size_t)S > bytes) {
+    errf(err, errlen,
+         "%s '%s': parameter '%s': %ld segments of a %zu-byte message; accepted: 1..%zu "
+         "(whole bytes) or auto",
+         tutti_coll_name(d->coll), d->name, d->params[i].name, S, bytes, bytes);
+    return TUTTI_EINVAL;
+  }
+  return 0;
+}
+
+static int check_order(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes, char *err,
+                       size_t errlen) {
+  (void)bytes;
+  if (a->p.order != TUTTI_ORDER_LIST) return 0;
+  const tutti_algo_desc_t *d = a->desc;
+  const char *who = tutti_coll_name(d->coll), *nm = d->params[i].name;
+  char acc[96];
+  snprintf(acc, sizeof acc, "a permutation of the ranks 0..%d starting at the root", nranks - 1);
+  long n = tutti__rank_list(a->p.list, NULL, 0);
+  if (n != nranks) {
+    errf(err, errlen, "%s '%s': %s=list:%.60s%s has %ld ranks for a world of %d; accepted: %s", who,
+         d->name, nm, a->p.list, strlen(a->p.list) > 60 ? "..." : "", n, nranks, acc);
+    return TUTTI_EINVAL;
+  }
+  int *order = malloc((size_t)nranks * sizeof *order);
+  unsigned char *seen = calloc((size_t)nranks, 1);
+  int rc = 0;
+  if (!order || !seen) {
+    errf(err, errlen, "out of memory");
+    rc = TUTTI_ENOMEM;
+    goto out;
+  }
+  tutti__rank_list(a->p.list, order, nranks);
+  for (int k = 0; k < nranks && !rc; k++) {
+    if (order[k] >= nranks) {
+      errf(err, errlen, "%s '%s': %s=list: %d is not a rank of 0..%d; accepted: %s", who, d->name,
+           nm, order[k], nranks - 1, acc);
+      rc = TUTTI_EINVAL;
+    } else if (seen[order[k]]++) {
+      errf(err, errlen, "%s '%s': %s=list: rank %d appears twice; accepted: %s", who, d->name, nm,
+           order[k], acc);
+      rc = TUTTI_EINVAL;
+    }
+  }
+  if (!rc && root >= 0 && order[0] != root) {
+    errf(err, errlen, "%s '%s': %s=list starts at rank %d, not at the root %d; accepted: %s", who,
+         d->name, nm, order[0], root, acc);
+    rc = TUTTI_EINVAL;
+  }
+out:
+  free(order);
+  free(seen);
+  return rc;
+}
+
+/* Not an error: recursive doubling on a P that is not a power of two runs
+ * the ring, and says so. */
+static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                           char *err, size_t errlen) {
+  (void)root, (void)bytes;
+  if (a->p.allgather == TUTTI_ALLGATHER_RECDBL && (nranks & (nranks - 1)))
+    errf(err, errlen,
+         "%s '%s': %s=recursive-doubling needs a power-of-two number of ranks; %d ranks run the "
+         "ring allgather instead",
+         tutti_coll_name(a->desc->coll), a->desc->name, a->desc->params[i].name, nranks);
+  return 0;
 }
 
 double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const tutti_hockney_t *h,

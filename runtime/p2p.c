@@ -44,9 +44,11 @@
  */
 #include <inttypes.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include "fastbox.h"
-#include "tutti/p2p.h" /* tutti_coll_tag, tutti_rank_model: the contract */
+#include "tutti/p2p.h"  /* tutti_coll_tag, tutti_rank_model, tutti_rank_chain: the contract */
+#include "tutti/topo.h" /* tutti_topo_chain_order */
 
 /* ------------------------------------------------------------------ events */
 
@@ -227,6 +229,31 @@ int tutti_coll_tag(tutti_rank_t *r) {
 
 const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
   return &r->world->model;
+}
+
+int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {
+  if (!r || !prev || !next || root < 0 || root >= r->size) return TUTTI_EINVAL;
+  const int P = r->size, v = (r->rank - root + P) % P;
+  const struct tutti_topo *t = r->world->model.topo;
+  if (!t || P == 1) { /* rank order from the root */
+    *prev = v ? (r->rank - 1 + P) % P : -1;
+    *next = v < P - 1 ? (r->rank + 1) % P : -1;
+    return 0;
+  }
+  /* The whole order, then this rank's place in it: O(P) per call, kept
+   * nowhere, so a rank's memory stays independent of P between calls. */
+  int *order = malloc((size_t)P * sizeof *order);
+  if (!order) return TUTTI_ENOMEM;
+  int rc = tutti_topo_chain_order(t, NULL, P, root, order);
+  *prev = *next = -1;
+  for (int i = 0; !rc && i < P; i++)
+    if (order[i] == r->rank) {
+      *prev = i ? order[i - 1] : -1;
+      *next = i + 1 < P ? order[i + 1] : -1;
+      break;
+    }
+  free(order);
+  return rc;
 }
 
 int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count) {

@@ -208,6 +208,7 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   static const char *lambda[] = {"0.5", "0.6", "0.75", "0.9", "auto"};
   static const char *L[] = {"1", "2", "3", "auto"};
   static const char *segment[] = {"0", "16", "1000"};
+  static const char *segments[] = {"1", "2", "3", "auto"}; /* at most the 4 bytes of one int32 */
   static char gen_v[3][32];
   int n = 0;
 #define COPY(arr)                                                                                  \
@@ -222,7 +223,14 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   if (!strcmp(p->name, "segment")) {
     COPY(segment);
   }
+  if (!strcmp(p->name, "segments")) {
+    COPY(segments);
+  }
 #undef COPY
+  if (p->type == TUTTI_PARAM_CHOICE) { /* every word; "list:" alone: build_cases adds the list */
+    for (int w = 0; p->choices[w] && n < 8; w++) v[n++] = p->choices[w];
+    return n;
+  }
   snprintf(gen_v[0], 32, "%.17g", p->min);
   v[n++] = gen_v[0];
   if (isfinite(p->max)) snprintf(gen_v[1], 32, "%.17g", p->max), v[n++] = gen_v[1];
@@ -264,9 +272,16 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
   size_t cap = (size_t)ns * (size_t)nr * NKINDS * 4 + 1, n = 0;
   struct tcase *c = malloc(cap * sizeof *c);
   for (int s = 0; s < ns; s++) {
-    tutti_algo_t a = pick(d->coll, d->name, settings[s]);
+    tutti_algo_t a = pick(d->coll, d->name, strchr(settings[s], ':') ? NULL : settings[s]);
     double seg = tutti_algo_param(&a, "segment");
-    for (int ri = 0; ri < (rooted ? nr : 1); ri++)
+    for (int ri = 0; ri < (rooted ? nr : 1); ri++) {
+      if (strchr(settings[s], ':')) { /* a rank list: the ranks downward from the root */
+        static char lst[TUTTI_PARAM_LIST_MAX + 64];
+        int root = roots[ri], k = snprintf(lst, sizeof lst, "%s", settings[s]);
+        k += snprintf(lst + k, sizeof lst - (size_t)k, "%d-0", root);
+        if (root < P - 1) snprintf(lst + k, sizeof lst - (size_t)k, ",%d-%d", P - 1, root + 1);
+        a = pick(d->coll, d->name, lst);
+      }
       for (int k = 0; k < NKINDS; k++) {
         if (!reduction && k == K_I64_MATMUL) continue; /* movers: two types suffice */
         for (int ci = 0; ci < 4; ci++) {
@@ -282,6 +297,7 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
           c[n++] = t;
         }
       }
+    }
   }
   *out = c;
   return (int)n;

@@ -67,9 +67,16 @@ static int run_call(tutti_rank_t *r, void *arg) {
 
 /* The values each parameter is tried with: its default, its bounds, a
  * middle value, auto where accepted; segments that cut the largest size
- * into 10 and 3 pieces. */
+ * into 10 and 3 pieces; every word of a choice (explicit rank lists are
+ * timed in test_e2e_bcast_large.c). */
 static int param_values(const tutti_param_desc_t *p, char v[][32]) {
   int n = 0;
+  if (p->type == TUTTI_PARAM_CHOICE) { /* every word; a rank list depends on P and the root */
+    for (int w = 0; p->choices[w] && n < 8; w++)
+      if (p->choices[w][strlen(p->choices[w]) - 1] != ':')
+        snprintf(v[n++], 32, "%s", p->choices[w]);
+    return n;
+  }
   if (p->type == TUTTI_PARAM_SIZE) {
     snprintf(v[n++], 32, "0");
     snprintf(v[n++], 32, "1000");

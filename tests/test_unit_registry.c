@@ -177,3 +177,50 @@ Test(select, largest_size_parameter) {
   cr_assert(eq(int, tutti_algo_format(&a, name, sizeof name), 0));
   cr_assert(eq(str, name, "binomial:segment=8388608TiB"));
 }
+
+/* Choice parameters: the words, the index tutti_algo_param returns, the
+ * range text, a rank list kept in canonical form and read back with the
+ * list continuing across commas. */
+Test(select, choice_parameters) {
+  tutti_algo_t a;
+  char err[256], s[256];
+  const tutti_algo_desc_t *d = tutti_algo_desc_find(TUTTI_COLL_BCAST, "pipelined-chain");
+  cr_assert(ne(ptr, (void *)d, NULL));
+  const tutti_param_desc_t *order = NULL;
+  for (int i = 0; i < d->nparams; i++)
+    if (!strcmp(d->params[i].name, "order")) order = &d->params[i];
+  cr_assert(ne(ptr, (void *)order, NULL));
+  cr_assert(eq(int, order->type, TUTTI_PARAM_CHOICE));
+  cr_assert(eq(int, tutti_param_range(order, s, sizeof s), 0));
+  cr_expect(eq(str, s, "one of rank, dfs, list:R,R,... (ranks or ranges a-b)"));
+  a = pick(TUTTI_COLL_BCAST, "pipelined-chain", "order=dfs");
+  cr_expect(eq(dbl, tutti_algo_param(&a, "order"), TUTTI_ORDER_DFS));
+  cr_expect(eq(int, (int)a.p.order, TUTTI_ORDER_DFS));
+  cr_expect(eq(str, a.p.list, ""));
+  a = pick(TUTTI_COLL_BCAST, "pipelined-chain:order=list:2, 0-1 ,5-3", "segments=4");
+  cr_expect(eq(int, (int)a.p.order, TUTTI_ORDER_LIST));
+  cr_expect(eq(str, a.p.list, "2,0-1,5-3"));
+  cr_expect(eq(int, (int)a.p.segments, 4));
+  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
+  cr_expect(eq(str, s, "pipelined-chain:segments=4,segment=0,order=list:2,0-1,5-3"));
+  cr_expect(eq(int, tutti_algo_check_call(&a, 6, 2, 100, NULL, err, sizeof err), 0), "%s", err);
+  cr_expect(eq(int, tutti_algo_check_call(&a, 6, 0, 100, NULL, err, sizeof err), TUTTI_EINVAL));
+  /* a number is not a word; a list must be one */
+  cr_expect(eq(
+      int, tutti_algo_select(TUTTI_COLL_BCAST, "pipelined-chain", "order=1", &a, err, sizeof err),
+      TUTTI_EINVAL));
+  cr_expect(has(err, "one of rank, dfs"), "%s", err);
+  cr_expect(
+      eq(int,
+         tutti_algo_select(TUTTI_COLL_BCAST, "pipelined-chain", "order=list:", &a, err, sizeof err),
+         TUTTI_EINVAL));
+  cr_expect(eq(int,
+               tutti_algo_select(TUTTI_COLL_BCAST, "pipelined-chain", "order=list:1,,2", &a, err,
+                                 sizeof err),
+               TUTTI_EINVAL));
+  /* auto is not a word of order */
+  cr_expect(
+      eq(int,
+         tutti_algo_select(TUTTI_COLL_BCAST, "pipelined-chain", "order=auto", &a, err, sizeof err),
+         TUTTI_EINVAL));
+}

@@ -75,10 +75,15 @@ TUTTI_API const char *tutti_coll_summary(int coll); /* "the root's buffer to eve
 
 /* ------------------------------------------------------------ parameters */
 
+/* The longest rank list a choice parameter holds (order=list:...), with
+ * its terminating NUL; ranges a-b keep long chains short (list:0-15,31-16). */
+#define TUTTI_PARAM_LIST_MAX 512
+
 enum tutti_param_type {
   TUTTI_PARAM_REAL = 1, /* a number: lambda=0.6 (a double field of tutti_params_t) */
   TUTTI_PARAM_INT,      /* an integer: blocks=16, k=3 (a long field) */
   TUTTI_PARAM_SIZE,     /* bytes with units: segment=8KiB, 0: no segmenting (a size_t field) */
+  TUTTI_PARAM_CHOICE,   /* one word of the desc's `choices`: order=dfs (a long field: its index) */
 };
 
 #define TUTTI_PARAM_AUTO_OK 1u      /* the value "auto" is accepted (chosen per run) */
@@ -96,20 +101,45 @@ typedef struct tutti_params {
   long L;         /* postal-optimal tree: latency in send times */
   long k;         /* radix of k-ary and k-nomial shapes */
   size_t segment; /* pipeline segment in bytes; 0: one message */
+  long segments;  /* pipelined-chain: number of segments; TUTTI_PARAM_AUTO: from the model */
+  long order;     /* pipelined-chain: enum tutti_chain_order */
+  long allgather; /* scatter-allgather: enum tutti_allgather_kind */
+  /* the rank list of a choice word that takes one (order=list:0,2,1,3):
+   * the text after the ':', "" otherwise */
+  char list[TUTTI_PARAM_LIST_MAX];
 } tutti_params_t;
+
+/* order=: the chain a pipelined broadcast follows from the root. */
+enum tutti_chain_order {
+  TUTTI_ORDER_RANK, /* root, root+1, ..., mod P */
+  TUTTI_ORDER_DFS,  /* the topology's contention-free chain (tutti_rank_chain) */
+  TUTTI_ORDER_LIST  /* the explicit list: a permutation of the ranks starting at the root */
+};
+/* allgather=: the second phase of scatter-allgather. */
+enum tutti_allgather_kind { TUTTI_ALLGATHER_RING, TUTTI_ALLGATHER_RECDBL };
 
 #define TUTTI_PARAM_AUTO (-1) /* "auto" in an integer field (SIZE_MAX in a size_t one) */
 #define TUTTI_PARAMS_DEFAULT                                                                       \
   ((tutti_params_t){                                                                               \
       .lambda = TUTTI_TREE_DEFAULT_LAMBDA, .L = TUTTI_TREE_DEFAULT_L, .k = TUTTI_TREE_DEFAULT_K})
 
+struct tutti_algo;
 typedef struct tutti_param_desc {
   const char *name;
   int type;             /* enum tutti_param_type */
-  double def, min, max; /* default and inclusive range; max may be INFINITY */
+  double def, min, max; /* default and inclusive range; max may be INFINITY (a choice: indices) */
   unsigned flags;       /* TUTTI_PARAM_AUTO_OK */
   const char *help;
   size_t offset; /* of its field in tutti_params_t */
+  /* TUTTI_PARAM_CHOICE: the accepted words, NULL-terminated; a word ending
+   * in ':' takes a rank list after it (list:0,2,1,3 or ranges list:0-3,7-4),
+   * kept in tutti_params_t.list. NULL for the other types. */
+  const char *const *choices;
+  /* What the value allows for one call, beyond its range (NULL: nothing):
+   * nranks ranks, root (-1: any), bytes per rank (SIZE_MAX: any). 0, or
+   * TUTTI_EINVAL with a sentence in err (tutti_algo_check_call). */
+  int (*check)(const struct tutti_algo *a, int i, int nranks, int root, size_t bytes, char *err,
+               size_t errlen);
 } tutti_param_desc_t;
 
 #define TUTTI_MAX_PARAMS 4
@@ -211,6 +241,20 @@ TUTTI_API double tutti_algo_param(const tutti_algo_t *a, const char *name);
  * 0, or TUTTI_ENOTSUP with a sentence in err. */
 TUTTI_API int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err,
                                size_t errlen);
+/* tutti_algo_check, plus what the parameters allow for one call rooted at
+ * `root` (-1: not checked) moving `bytes` bytes per rank (SIZE_MAX: not
+ * checked): an explicit chain must be a permutation of the ranks starting
+ * at the root, no more segments than bytes. The collectives call it on
+ * every call, before any message moves; the CLI before a run. 0, or
+ * TUTTI_EINVAL / TUTTI_ENOTSUP with a sentence in err. On success err
+ * holds a note when the call runs otherwise than asked (a fallback:
+ * allgather=recursive-doubling on 12 ranks runs the ring), else "". */
+TUTTI_API int tutti_algo_check_call(const tutti_algo_t *a, int nranks, int root, size_t bytes,
+                                    tutti_op_t op, char *err, size_t errlen);
+/* Parameter i of `a` as text, as tutti_algo_format writes it: "0.6",
+ * "8KiB", "auto", "dfs", "list:0,2,1,3". 0, or TUTTI_EINVAL (bad
+ * arguments, or truncated). */
+TUTTI_API int tutti_algo_param_text(const tutti_algo_t *a, int i, char *buf, size_t n);
 /* "lambda-tree:lambda=0.6" -- the canonical spelling, for reports. */
 TUTTI_API int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n);
 /* The registered Hockney cost of `a` (tutti_cost_fn) for P ranks, root and

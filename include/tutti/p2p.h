@@ -10,7 +10,8 @@
  *
  * The contract: error codes; datatypes and reduction ops (user ops with
  * their commute flag, reduce_local); the cost model's types, so "auto"
- * parameters can read the run's model (tutti_rank_model); ranks and
+ * parameters can read the run's model (tutti_rank_model) and chain
+ * algorithms its contention-free chain (tutti_rank_chain); ranks and
  * point-to-point messaging with MPI's semantics (send, recv, isend, irecv,
  * wait, waitall, test, sendrecv, status counts); abort; modeled local work
  * (compute, reduce_local_r); report spans; the collective tag counter.
@@ -261,6 +262,18 @@ TUTTI_API int tutti_coll_tag(tutti_rank_t *r);
 /* The model the world runs under (for algorithms whose parameters are
  * "auto": lambda=auto reads the latency L of the model). Never NULL. */
 TUTTI_API const tutti_model_t *tutti_rank_model(const tutti_rank_t *r);
+
+/* This rank's neighbours in the run's contention-free chain from `root`,
+ * for chain-shaped algorithms (a pipelined broadcast, order=dfs): *prev
+ * and *next are the ranks before and after it, -1 at the chain's ends.
+ * With a topology, the chain of Patarasuk, Faraj & Yuan: a depth-first
+ * search over the switches from the root's switch, which puts at most one
+ * chain hop on every directed link (topo.h, tutti_topo_chain_order).
+ * Without one -- and on a backend that knows no network, such as MPI --
+ * rank order from the root: root, root+1, ..., root-1 (mod P). 0,
+ * TUTTI_EINVAL (bad root or pointers), TUTTI_ENOMEM. O(P) time and
+ * temporary memory, nothing kept. */
+TUTTI_API int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next);
 
 #ifdef __cplusplus
 }
