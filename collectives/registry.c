@@ -67,11 +67,22 @@
         FIELD(segment)                                                                             \
   }
 
+#define P_BLOCKS                                                                                   \
+  {                                                                                                \
+    "blocks", TUTTI_PARAM_INT, NAN, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,    \
+        "cut the vector into this many blocks (at most one per element); auto: the count "         \
+        "minimizing the modeled time, near sqrt((4H-2) beta m / (3 alpha))",                       \
+        FIELD(blocks)                                                                              \
+  }
+
 #define SRC_BI                                                                                     \
   "M. Bernaschi, G. Iannello, \"Efficient collective communication operations in PVMe\", 1995, "   \
   "sec. 3"
 #define SRC_BK                                                                                     \
   "A. Bar-Noy, S. Kipnis, \"Designing broadcasting algorithms in the postal model\", SPAA 1992"
+#define SRC_DUALROOT                                                                               \
+  "J. L. Traff, \"A doubly-pipelined, dual-root reduction-to-all algorithm and implementation\", " \
+  "2021, Algorithm 1"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
 #define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
 
@@ -140,6 +151,12 @@
        "binomial reduce to rank 0, then binomial broadcast",                                       \
        "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",                                          \
        "2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m", P_SEGMENT)                         \
+  ALGO(allreduce, dual_root, "dual-root", 0,                                                       \
+       "two post-order binary trees with dual roots, reduce and broadcast doubly pipelined",       \
+       SRC_DUALROOT, "(4H + 1 + 3(b-1))(alpha + beta m/b), H = log2(P+2) - 2", P_BLOCKS)           \
+  ALGO(allreduce, single_tree, "single-tree", 0,                                                   \
+       "one post-order binary tree, reduce and broadcast doubly pipelined", SRC_DUALROOT,          \
+       "(4H + 3(b-1))(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)                             \
                                                                                                    \
   TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
        "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \
@@ -552,7 +569,7 @@ static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
   }
   return 0;
 }
-_Static_assert(sizeof(tutti_params_t) == sizeof(double) + 2 * sizeof(long) + sizeof(size_t),
+_Static_assert(sizeof(tutti_params_t) == sizeof(double) + 3 * sizeof(long) + sizeof(size_t),
                "tutti_params_t must have no padding (algo_valid compares it bitwise)");
 
 int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen) {

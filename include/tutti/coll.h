@@ -96,6 +96,7 @@ typedef struct tutti_params {
   long L;         /* postal-optimal tree: latency in send times */
   long k;         /* radix of k-ary and k-nomial shapes */
   size_t segment; /* pipeline segment in bytes; 0: one message */
+  long blocks;    /* pipelined allreduce: number of blocks the vector is cut into */
 } tutti_params_t;
 
 #define TUTTI_PARAM_AUTO (-1) /* "auto" in an integer field (SIZE_MAX in a size_t one) */
