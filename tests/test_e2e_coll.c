@@ -208,6 +208,7 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   static const char *lambda[] = {"0.5", "0.6", "0.75", "0.9", "auto"};
   static const char *L[] = {"1", "2", "3", "auto"};
   static const char *segment[] = {"0", "16", "1000"};
+  static const char *blocks[] = {"1", "2", "3", "16", "auto"};
   static char gen_v[3][32];
   int n = 0;
 #define COPY(arr)                                                                                  \
@@ -221,6 +222,9 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   }
   if (!strcmp(p->name, "segment")) {
     COPY(segment);
+  }
+  if (!strcmp(p->name, "blocks")) {
+    COPY(blocks);
   }
 #undef COPY
   snprintf(gen_v[0], 32, "%.17g", p->min);
