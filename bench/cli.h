@@ -30,6 +30,7 @@ int tutti_cli_tree(int argc, char **argv);
 int tutti_cli_profiles(int argc, char **argv);
 int tutti_cli_suite(int argc, char **argv);
 int tutti_cli_topo(int argc, char **argv);
+int tutti_cli_sweep(int argc, char **argv);
 
 /* ------------------------------------------------------------ options */
 
@@ -62,6 +63,12 @@ int tutti_cli_topo(int argc, char **argv);
   X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \
   X(DOT, 0, "dot", NULL, "print a Graphviz digraph instead of the drawing")                        \
   X(MARKDOWN, 0, "markdown", NULL, "print a Markdown table (the README's algorithm table)")        \
+  X(ALGOS, 0, "algos", "LIST",                                                                     \
+    "algorithms to compare, default all: binomial,lambda-tree:lambda=0.7,flat")                    \
+  X(SIZES, 0, "sizes", "LIST", "bytes per rank: 8..64MiB (doubling), 8,1KiB,1MiB, or both mixed")  \
+  X(CSV, 0, "csv", "FILE", "write the results as CSV to FILE (- for stdout)")                      \
+  X(PLOT, 0, "plot", "FILE",                                                                       \
+    "draw modeled time against size with gnuplot into FILE.svg or FILE.png")                       \
   X(HELP, 'h', "help", NULL, "this text")
 
 enum cli_opt_id {
@@ -84,6 +91,8 @@ struct cli_opts {
   const char *topology, *mapping, *links; /* NULL unless given */
   char params[1024];                      /* every --param joined: "k=v,k=v" */
   int iters;                              /* 1 */
+  const char *ranks_list;                 /* --ranks as given, when a list (sweep) */
+  const char *algos, *sizes, *csv, *plot; /* NULL unless given */
   int npos;
   const char *pos[CLI_MAX_POS];
 };
@@ -96,6 +105,14 @@ struct cli_opts {
  * --help sets CLI_O(HELP). */
 int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o);
+/* --ranks and --sizes lists: items separated by commas, each a value or a
+ * range A..B that doubles from A up to B (8..64MiB: 8, 16, ..., 64MiB).
+ * Values are >= 1 ranks (at most max_ranks) or sizes in tutti_parse_size's
+ * units; at most 4096 values, kept in the order given, duplicates dropped.
+ * *out is malloc'd. 0, or CLI_EUSAGE after the one-line error naming
+ * --FLAG. */
+int cli_parse_ranks(const char *cmd, const char *text, int max_ranks, int **out, int *n);
+int cli_parse_sizes(const char *cmd, const char *text, size_t **out, int *n);
 /* The option lines of a --help text, for the options in `accepted`. */
 void cli_print_options(FILE *f, unsigned accepted);
 /* Print "tutti CMD: <message>\n" on stderr ("tutti: " for a NULL cmd), control
@@ -165,6 +182,36 @@ struct cli_result {
  * call against verify.c's reference. Returns 0, or TUTTI_ENOMEM before
  * running. res->rc says whether the world ran. */
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
+
+/* ------------------------------------------------------------ points */
+
+/* One (algorithm, P, m) of the suite or a sweep, run and verified on a
+ * world of P ranks (cli_point.c). */
+struct cli_point {
+  const tutti_algo_desc_t *desc;
+  tutti_algo_t algo;
+  int coll, order, nranks;
+  size_t bytes;
+  const char *dtype;
+  int skipped, failed, verified, winner;
+  double time; /* modeled, or wall under the none model */
+  struct cli_result res;
+  char note[512]; /* skipped: the reason; failed: the error; not verified: why */
+};
+
+/* Run point r on *w (cfg made it; P ranks): reductions sum on int32 (byte
+ * when the size is not a multiple of 4), root 0, one call. A restriction
+ * the rank count breaks marks it skipped; a failed run marks it failed and
+ * replaces *w by a fresh world (NULL if that fails). The report's arrays
+ * are dropped: they live only until the world's next run. */
+void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *r);
+/* One point as a JSON object (the suite's "results" entries; with_ranks
+ * adds "ranks", as a sweep's entries have). */
+void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks);
+/* The CSV header line and one row (RFC 4180 quoting), the columns of
+ * bench/CLI.md "CSV". */
+void cli_point_csv_header(FILE *f);
+void cli_point_csv(FILE *f, const struct cli_point *r, int modeled);
 
 /* ------------------------------------------------------------ verify.c */
 

@@ -150,6 +150,18 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   case CLI_OPT_LINKS:
     o->links = v;
     return 0;
+  case CLI_OPT_ALGOS:
+    o->algos = v;
+    return 0;
+  case CLI_OPT_SIZES:
+    o->sizes = v;
+    return 0;
+  case CLI_OPT_CSV:
+    o->csv = v;
+    return 0;
+  case CLI_OPT_PLOT:
+    o->plot = v;
+    return 0;
   default:
     return 0; /* flags */
   }
@@ -217,9 +229,133 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
                       opts[i].lng, first[i], val);
     first[i] = val;
     o->given |= 1u << i;
+    if (i == CLI_OPT_RANKS && (accepted & CLI_O(SIZES))) {
+      o->ranks_list = val; /* a command that sweeps sizes sweeps ranks too: a list */
+      continue;
+    }
     int rc = apply(cmd, i, val, o);
     if (rc) return rc;
   }
+  return 0;
+}
+
+/* ------------------------------------------------------------ lists */
+
+#define CLI_LIST_MAX 4096
+
+/* Append x unless present; 0, or -1 when the list is full. */
+static int list_add(unsigned long long *v, int *n, unsigned long long x) {
+  for (int i = 0; i < *n; i++)
+    if (v[i] == x) return 0;
+  if (*n == CLI_LIST_MAX) return -1;
+  v[(*n)++] = x;
+  return 0;
+}
+
+/* One value of a list: a rank count or a size. */
+static int list_value(const char *cmd, const char *flag, const char *item, int sizes,
+                      unsigned long long max, unsigned long long *x) {
+  char err[256] = "";
+  if (sizes) {
+    size_t sz;
+    if (tutti_parse_size(item, &sz, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, cmd, "--%s: %s", flag, err);
+    *x = sz;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  long long k = strtoll(item, &end, 10);
+  if (end == item || *end || errno || k < 1 || (unsigned long long)k > max)
+    return cli_fail(CLI_EUSAGE, cmd,
+                    "--%s: '%s' is not a rank count; accepted: integers from 1 to %llu, or "
+                    "A..B (doubling), separated by commas",
+                    flag, item, max);
+  *x = (unsigned long long)k;
+  return 0;
+}
+
+static int parse_list(const char *cmd, const char *flag, const char *text, int sizes,
+                      unsigned long long max, unsigned long long **out, int *n) {
+  *out = NULL, *n = 0;
+  unsigned long long *v = malloc(CLI_LIST_MAX * sizeof *v);
+  if (!v) return cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(TUTTI_ENOMEM));
+  const char *how = sizes ? "sizes such as 8, 1KiB, or A..B (doubling), separated by commas"
+                          : "rank counts, or A..B (doubling), separated by commas";
+  for (const char *s = text;;) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    char item[128];
+    if (!len || len >= sizeof item) {
+      free(v);
+      return cli_fail(CLI_EUSAGE, cmd, "--%s: '%s' has an %s item; accepted: %s", flag, text,
+                      len ? "overlong" : "empty", how);
+    }
+    memcpy(item, s, len);
+    item[len] = '\0';
+    char *dots = strstr(item, "..");
+    unsigned long long a, b;
+    int bad = 0;
+    if (dots) {
+      *dots = '\0';
+      bad = list_value(cmd, flag, item, sizes, max, &a) ||
+            list_value(cmd, flag, dots + 2, sizes, max, &b);
+      if (!bad && (a == 0 || a > b)) {
+        free(v);
+        return cli_fail(CLI_EUSAGE, cmd,
+                        "--%s: '%s..%s' is not a range; accepted: A..B with 0 < A <= B", flag, item,
+                        dots + 2);
+      }
+      for (unsigned long long x = a; !bad && x <= b; x *= 2) {
+        if (list_add(v, n, x)) goto full;
+        if (x > b / 2) break;
+      }
+    } else {
+      bad = list_value(cmd, flag, item, sizes, max, &a);
+      if (!bad && list_add(v, n, a)) goto full;
+    }
+    if (bad) {
+      free(v);
+      return CLI_EUSAGE;
+    }
+    if (!comma) break;
+    s = comma + 1;
+  }
+  *out = v;
+  return 0;
+full:
+  free(v);
+  return cli_fail(CLI_EUSAGE, cmd, "--%s: more than %d values; accepted: at most %d", flag,
+                  CLI_LIST_MAX, CLI_LIST_MAX);
+}
+
+int cli_parse_ranks(const char *cmd, const char *text, int max_ranks, int **out, int *n) {
+  unsigned long long *v;
+  int rc = parse_list(cmd, "ranks", text, 0, (unsigned long long)max_ranks, &v, n);
+  if (rc) return rc;
+  int *r = malloc((size_t)*n * sizeof *r);
+  if (!r) {
+    free(v);
+    return cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(TUTTI_ENOMEM));
+  }
+  for (int i = 0; i < *n; i++) r[i] = (int)v[i];
+  free(v);
+  *out = r;
+  return 0;
+}
+
+int cli_parse_sizes(const char *cmd, const char *text, size_t **out, int *n) {
+  unsigned long long *v;
+  int rc = parse_list(cmd, "sizes", text, 1, ~0ULL, &v, n);
+  if (rc) return rc;
+  size_t *r = malloc((size_t)*n * sizeof *r);
+  if (!r) {
+    free(v);
+    return cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(TUTTI_ENOMEM));
+  }
+  for (int i = 0; i < *n; i++) r[i] = (size_t)v[i];
+  free(v);
+  *out = r;
   return 0;
 }
 

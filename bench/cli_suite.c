@@ -17,56 +17,12 @@
 
 #include "cli.h"
 
-struct row {
-  const tutti_algo_desc_t *desc;
-  tutti_algo_t algo;
-  int coll, order;
-  size_t bytes;
-  const char *dtype;
-  int skipped, failed, verified, winner;
-  double time; /* modeled, or wall under the none model */
-  struct cli_result res;
-  char note[512]; /* skipped: the reason; failed: the error; not verified: why */
-};
-
 static int by_time(const void *pa, const void *pb) {
-  const struct row *a = pa, *b = pb;
+  const struct cli_point *a = pa, *b = pb;
   int ra = a->skipped ? 2 : a->failed ? 1 : 0, rb = b->skipped ? 2 : b->failed ? 1 : 0;
   if (ra != rb) return ra - rb;
   if (!ra && a->time != b->time) return a->time < b->time ? -1 : 1;
   return a->order - b->order;
-}
-
-static void run_row(tutti_world_t **w, const tutti_config_t *cfg, int P, struct row *r) {
-  int red = (tutti_coll_traits(r->coll) & TUTTI_COLL_REDUCES) != 0;
-  tutti_datatype_t type = red && r->bytes % 4 == 0 ? TUTTI_INT32 : TUTTI_BYTE;
-  r->dtype = tutti_type_name(type);
-  struct cli_job j = {.algo = r->algo,
-                      .coll = r->coll,
-                      .type = type,
-                      .op = red ? TUTTI_SUM : NULL,
-                      .root = 0,
-                      .iters = 1};
-  j.count = (long)(r->bytes / tutti_type_size(type));
-  char err[512] = "";
-  if (tutti_algo_check(&r->algo, P, j.op, err, sizeof err)) {
-    r->skipped = 1;
-    snprintf(r->note, sizeof r->note, "%s", err);
-    return;
-  }
-  int rc = cli_exec(*w, &j, &r->res);
-  if (rc || r->res.rc) {
-    r->failed = 1;
-    snprintf(r->note, sizeof r->note, "%s", rc ? tutti_strerror(rc) : r->res.error);
-    /* a fresh world for the next run, whatever this one left behind */
-    tutti_world_destroy(*w);
-    if (tutti_world_create(w, cfg)) *w = NULL;
-    return;
-  }
-  r->verified = r->res.verified;
-  if (!r->verified) snprintf(r->note, sizeof r->note, "%s", r->res.why);
-  r->time = r->res.has_report && cfg->model->preset != TUTTI_MODEL_NONE ? r->res.report.modeled_time
-                                                                        : r->res.stats.wall_time;
 }
 
 #define SUITE_OPTS                                                                                 \
@@ -74,49 +30,11 @@ static void run_row(tutti_world_t **w, const tutti_config_t *cfg, int P, struct 
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(HELP))
 
 /* Rows continue one array across tables; *printed counts those written. */
-static void print_rows_json(FILE *f, const struct row *rows, int n, int modeled, int *printed) {
+static void print_rows_json(FILE *f, const struct cli_point *rows, int n, int modeled,
+                            int *printed) {
   for (int i = 0; i < n; i++) {
-    const struct row *r = &rows[i];
-    char spec[256] = "";
-    tutti_algo_format(&r->algo, spec, sizeof spec);
-    fprintf(f, "%s\n  {\"collective\":", (*printed)++ ? "," : "");
-    cli_json_str(f, tutti_coll_name(r->coll));
-    fputs(",\"algorithm\":", f);
-    cli_json_str(f, r->desc->name);
-    fputs(",\"algorithm_spec\":", f);
-    cli_json_str(f, spec);
-    fputs(",\"params\":", f);
-    cli_json_params(f, &r->algo);
-    fprintf(f, ",\"bytes\":%zu,\"dtype\":", r->bytes);
-    cli_json_str(f, r->dtype);
-    int ran = !r->skipped && !r->failed;
-    fputs(",\"modeled_time\":", f);
-    if (ran && modeled)
-      cli_json_num(f, r->time);
-    else
-      fputs("null", f);
-    if (ran)
-      fprintf(f, ",\"messages\":%llu,\"bytes_moved\":%llu",
-              (unsigned long long)r->res.stats.messages, (unsigned long long)r->res.stats.bytes);
-    else
-      fputs(",\"messages\":null,\"bytes_moved\":null", f);
-    fputs(",\"wall_time\":", f);
-    if (ran)
-      cli_json_num(f, r->res.stats.wall_time);
-    else
-      fputs("null", f);
-    fprintf(f, ",\"verified\":%s,\"winner\":%s,\"skipped\":", ran && r->verified ? "true" : "false",
-            r->winner ? "true" : "false");
-    if (r->skipped)
-      cli_json_str(f, r->note);
-    else
-      fputs("null", f);
-    fputs(",\"error\":", f);
-    if (r->failed || (ran && !r->verified))
-      cli_json_str(f, r->note);
-    else
-      fputs("null", f);
-    fputc('}', f);
+    fputs((*printed)++ ? ",\n  " : "\n  ", f);
+    cli_point_json(f, &rows[i], modeled, 0);
   }
 }
 
@@ -127,7 +45,8 @@ static const char *wall(double t, char *buf, size_t n) {
   return tutti_format_time(strtod(tmp, NULL), buf, n);
 }
 
-static void print_rows_table(const struct row *rows, int n, const tutti_model_t *m, int modeled) {
+static void print_rows_table(const struct cli_point *rows, int n, const tutti_model_t *m,
+                             int modeled) {
   char s1[64], s2[64], spec[256];
   int w = 24;
   for (int i = 0; i < n; i++) {
@@ -138,7 +57,7 @@ static void print_rows_table(const struct row *rows, int n, const tutti_model_t 
   printf("     %-*s  %14s  %9s  %12s  %s\n", w, "algorithm", modeled ? "modeled time" : "wall time",
          "messages", modeled ? "wall time" : "", "verified");
   for (int i = 0; i < n; i++) {
-    const struct row *r = &rows[i];
+    const struct cli_point *r = &rows[i];
     tutti_algo_format(&r->algo, spec, sizeof spec);
     if (r->skipped || r->failed) {
       printf("     %-*s  %s: %.100s%s\n", w, spec, r->skipped ? "skipped" : "FAILED", r->note,
@@ -209,7 +128,7 @@ int tutti_cli_suite(int argc, char **argv) {
 
   int nalgos = 0;
   while (tutti_algo_desc_at(nalgos)) nalgos++;
-  struct row *rows = calloc((size_t)(nalgos ? nalgos : 1), sizeof *rows);
+  struct cli_point *rows = calloc((size_t)(nalgos ? nalgos : 1), sizeof *rows);
   if (!rows) {
     tutti_world_destroy(w);
     tutti_machine_free(&mach);
@@ -248,7 +167,7 @@ int tutti_cli_suite(int argc, char **argv) {
       const tutti_algo_desc_t *d;
       for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
         if (d->coll != c) continue;
-        struct row *r = &rows[n];
+        struct cli_point *r = &rows[n];
         memset(r, 0, sizeof *r);
         r->desc = d, r->coll = c, r->order = n++, r->bytes = bytes;
         char err[512] = "";
@@ -258,20 +177,12 @@ int tutti_cli_suite(int argc, char **argv) {
           r->algo.desc = d;
           continue;
         }
-        if (!w) {
-          r->failed = 1;
-          snprintf(r->note, sizeof r->note, "no world to run on");
-          continue;
-        }
-        run_row(&w, &cfg, P, r);
-        /* the report's arrays live until the next run: keep no pointers */
-        r->res.report.calls = NULL, r->res.report.rank_last_call = NULL,
-        r->res.report.rank_end = NULL;
+        cli_point_run(&w, &cfg, P, r);
       }
       if (!n) continue;
       qsort(rows, (size_t)n, sizeof *rows, by_time);
       for (int i = 0; i < n; i++) {
-        struct row *r = &rows[i];
+        struct cli_point *r = &rows[i];
         if (r->skipped)
           nskip++;
         else if (r->failed)

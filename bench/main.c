@@ -26,6 +26,8 @@ static int bench_main(int argc, char **argv);
     "run one collective on emulated ranks, verify, report")                                        \
   X(suite, tutti_cli_suite, "suite [options]",                                                     \
     "every registered algorithm on a default profile -> table")                                    \
+  X(sweep, tutti_cli_sweep, "sweep COLL [options]",                                                \
+    "algorithms x rank counts x sizes -> CSV, JSON, a gnuplot plot")                               \
   X(tree, tutti_cli_tree, "tree ALGO -n N [options]",                                              \
     "print the tree an algorithm uses (ASCII, or --dot)")                                          \
   X(topo, tutti_cli_topo, "topo SPEC|FILE [options]",                                              \
@@ -142,10 +144,6 @@ static int dispatch(int argc, char **argv) {
   }
   for (size_t i = 0; i < NCOMMANDS; i++)
     if (!strcmp(cmd, commands[i].name)) return commands[i].fn(argc - 2, argv + 2);
-  if (!strcmp(cmd, "sweep"))
-    return cli_fail(CLI_EUSAGE, "sweep",
-                    "not available in this build yet; accepted: tutti run for one point, tutti "
-                    "suite for every algorithm");
   char names[256] = "";
   size_t len = 0;
   for (size_t i = 0; i < NCOMMANDS && len < sizeof names; i++)

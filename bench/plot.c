@@ -30,7 +30,7 @@ struct names {
 };
 
 struct plot {
-  char *title, *xlabel, *ylabel;
+  char *title, *xlabel, *ylabel, *yunit;
   struct names panels, series;
   struct point *pt;
   size_t n, cap;
@@ -63,7 +63,8 @@ plot_t *plot_new(const char *title, const char *xlabel, const char *ylabel) {
   plot_t *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->title = copy(title), p->xlabel = copy(xlabel), p->ylabel = copy(ylabel);
-  if (!p->title || !p->xlabel || !p->ylabel) {
+  p->yunit = copy("s");
+  if (!p->title || !p->xlabel || !p->ylabel || !p->yunit) {
     plot_free(p);
     return NULL;
   }
@@ -72,10 +73,18 @@ plot_t *plot_new(const char *title, const char *xlabel, const char *ylabel) {
 
 void plot_free(plot_t *p) {
   if (!p) return;
-  free(p->title), free(p->xlabel), free(p->ylabel);
+  free(p->title), free(p->xlabel), free(p->ylabel), free(p->yunit);
   names_free(&p->panels), names_free(&p->series);
   free(p->pt);
   free(p);
+}
+
+int plot_y_unit(plot_t *p, const char *unit) {
+  char *u = copy(unit ? unit : "s");
+  if (!u) return -1;
+  free(p->yunit);
+  p->yunit = u;
+  return 0;
 }
 
 int plot_add(plot_t *p, const char *panel, const char *series, double x, double y) {
@@ -181,10 +190,14 @@ static int script(const plot_t *p, FILE *f, const char *path, const char *fmt) {
   }
   fputs("set multiplot layout ", f);
   fprintf(f, "%d,%d title ", rows, cols), quoted(f, p->title), fputc('\n', f);
-  fputs("set logscale xy\nset format y '%.0s%cs'\nset grid\nset key top left\n", f);
+  fputs("set logscale xy\nset grid\nset key top left\n", f);
+  int si = !strcmp(p->yunit, "s");
+  fputs(si ? "set format y '%.0s%cs'\n" : "set format y '%g'\n", f);
   xtics(f, lo, hi);
   fputs("set xlabel ", f), quoted(f, p->xlabel), fputc('\n', f);
-  fputs("set ylabel ", f), quoted(f, p->ylabel), fputc('\n', f);
+  char ylab[512];
+  snprintf(ylab, sizeof ylab, si ? "%s" : "%s (%s)", p->ylabel, p->yunit);
+  fputs("set ylabel ", f), quoted(f, ylab), fputc('\n', f);
   for (int k = 0; k < p->panels.n; k++) {
     fputs("set title ", f), quoted(f, p->panels.v[k]), fputc('\n', f);
     const char *sep = "plot ";

@@ -20,6 +20,10 @@ typedef struct plot plot_t;
 /* An empty plot with its title and axis labels; NULL if out of memory. */
 plot_t *plot_new(const char *title, const char *xlabel, const char *ylabel);
 void plot_free(plot_t *p);
+/* The unit of y: "s" (the default) labels tics with SI prefixes (10us,
+ * 1ms); any other ("steps" of a postal model) plain numbers, the unit
+ * added to the y label. NULL means "s". 0, or -1 if out of memory. */
+int plot_y_unit(plot_t *p, const char *unit);
 
 /* One point of the line `series` in the panel `panel` ("P = 64"). Panels
  * and series keep the order they first appear in; a line's points are

@@ -3,8 +3,10 @@
  * to collectives/ (written only against the public API, like the
  * algorithms themselves).
  *
- * Four movers over any tree of tree.h, and the helpers that turn a chosen
- * algorithm (tutti_algo_t) into a tree spec and a segment size. An
+ * Four movers over any tree of tree.h; the block partition and in-place
+ * allgathers of the block-based algorithms (blocks.c); the helpers that
+ * turn a chosen algorithm (tutti_algo_t) into a tree spec and a segment
+ * size. An
  * algorithm is then a few lines: pick a tree, take the call's tag, call a
  * mover (see bcast_tree.c).
  *
@@ -90,6 +92,24 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
  * root; rbuf NULL at the root means its block stays in place in sbuf. */
 int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, size_t blk,
                         void *rbuf, int root, int tag);
+
+/* ------------------------------------------------- blocks (blocks.c) */
+
+/* Block i of `count` elements cut into P blocks: *n = count/P elements,
+ * one more for the first count%P blocks, starting at *start; the blocks
+ * tile [0, count) in order. */
+void tutti__block_range(long count, int P, int i, long *start, long *n);
+
+/* Allgather in place over those blocks: on entry relative rank
+ * v = (rank - root) mod P holds block v of buf; on return every rank holds
+ * every block. Ring: P-1 sendrecv steps, right neighbour out, left in.
+ * Recursive doubling: log2 P steps with partner v XOR 2^k, P a power of
+ * two (TUTTI_ENOTSUP otherwise). Both send empty blocks as empty messages.
+ * The header of blocks.c gives their Hockney costs. */
+int tutti__allgather_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                          int tag);
+int tutti__allgather_recdbl(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                            int tag);
 
 /* --------------------------------------------------- algorithm parameters */
 

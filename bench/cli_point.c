@@ -1,0 +1,140 @@
+/*
+ * cli_point.c -- one (algorithm, P, m) of `tutti suite` and `tutti sweep`:
+ * run it on a world, verify it, and write it as a JSON object or a CSV
+ * row. The suite and the sweep differ in what they enumerate and how they
+ * print a collection, never in how a point is run or what its fields mean.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *r) {
+  int red = (tutti_coll_traits(r->coll) & TUTTI_COLL_REDUCES) != 0;
+  tutti_datatype_t type = red && r->bytes % 4 == 0 ? TUTTI_INT32 : TUTTI_BYTE;
+  r->nranks = P;
+  r->dtype = tutti_type_name(type);
+  struct cli_job j = {.algo = r->algo,
+                      .coll = r->coll,
+                      .type = type,
+                      .op = red ? TUTTI_SUM : NULL,
+                      .root = 0,
+                      .iters = 1};
+  j.count = (long)(r->bytes / tutti_type_size(type));
+  char err[512] = "";
+  if (tutti_algo_check(&r->algo, P, j.op, err, sizeof err)) {
+    r->skipped = 1;
+    snprintf(r->note, sizeof r->note, "%s", err);
+    return;
+  }
+  if (!*w) {
+    r->failed = 1;
+    snprintf(r->note, sizeof r->note, "no world to run on");
+    return;
+  }
+  int rc = cli_exec(*w, &j, &r->res);
+  r->res.report.calls = NULL, r->res.report.rank_last_call = NULL, r->res.report.rank_end = NULL;
+  if (rc || r->res.rc) {
+    r->failed = 1;
+    snprintf(r->note, sizeof r->note, "%s", rc ? tutti_strerror(rc) : r->res.error);
+    /* a fresh world for the next run, whatever this one left behind */
+    tutti_world_destroy(*w);
+    if (tutti_world_create(w, cfg)) *w = NULL;
+    return;
+  }
+  r->verified = r->res.verified;
+  if (!r->verified) snprintf(r->note, sizeof r->note, "%s", r->res.why);
+  r->time = r->res.has_report && cfg->model->preset != TUTTI_MODEL_NONE ? r->res.report.modeled_time
+                                                                        : r->res.stats.wall_time;
+}
+
+void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks) {
+  char spec[256] = "";
+  tutti_algo_format(&r->algo, spec, sizeof spec);
+  fputs("{\"collective\":", f);
+  cli_json_str(f, tutti_coll_name(r->coll));
+  fputs(",\"algorithm\":", f);
+  cli_json_str(f, r->desc->name);
+  fputs(",\"algorithm_spec\":", f);
+  cli_json_str(f, spec);
+  fputs(",\"params\":", f);
+  cli_json_params(f, &r->algo);
+  if (with_ranks) fprintf(f, ",\"ranks\":%d", r->nranks);
+  fprintf(f, ",\"bytes\":%zu,\"dtype\":", r->bytes);
+  cli_json_str(f, r->dtype);
+  int ran = !r->skipped && !r->failed;
+  fputs(",\"modeled_time\":", f);
+  if (ran && modeled)
+    cli_json_num(f, r->time);
+  else
+    fputs("null", f);
+  if (ran)
+    fprintf(f, ",\"messages\":%llu,\"bytes_moved\":%llu", (unsigned long long)r->res.stats.messages,
+            (unsigned long long)r->res.stats.bytes);
+  else
+    fputs(",\"messages\":null,\"bytes_moved\":null", f);
+  fputs(",\"wall_time\":", f);
+  if (ran)
+    cli_json_num(f, r->res.stats.wall_time);
+  else
+    fputs("null", f);
+  fprintf(f, ",\"verified\":%s,\"winner\":%s,\"skipped\":", ran && r->verified ? "true" : "false",
+          r->winner ? "true" : "false");
+  if (r->skipped)
+    cli_json_str(f, r->note);
+  else
+    fputs("null", f);
+  fputs(",\"error\":", f);
+  if (r->failed || (ran && !r->verified))
+    cli_json_str(f, r->note);
+  else
+    fputs("null", f);
+  fputc('}', f);
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break,
+ * its quotes doubled (RFC 4180). */
+static void csv_str(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void cli_point_csv_header(FILE *f) {
+  fputs("collective,algorithm,algorithm_spec,ranks,bytes,dtype,modeled_time,wall_time,messages,"
+        "bytes_moved,verified,winner,note\n",
+        f);
+}
+
+void cli_point_csv(FILE *f, const struct cli_point *r, int modeled) {
+  char spec[256] = "";
+  tutti_algo_format(&r->algo, spec, sizeof spec);
+  int ran = !r->skipped && !r->failed;
+  csv_str(f, tutti_coll_name(r->coll));
+  fputc(',', f);
+  csv_str(f, r->desc->name);
+  fputc(',', f);
+  csv_str(f, spec);
+  fprintf(f, ",%d,%zu,%s,", r->nranks, r->bytes, r->dtype ? r->dtype : "");
+  /* the shortest text that reads back the same double; empty: no value */
+  char num[40];
+  if (ran && modeled) fputs(tutti_format_shortest(r->time, num, sizeof num), f);
+  fputc(',', f);
+  if (ran) fputs(tutti_format_shortest(r->res.stats.wall_time, num, sizeof num), f);
+  fputc(',', f);
+  if (ran)
+    fprintf(f, "%llu,%llu", (unsigned long long)r->res.stats.messages,
+            (unsigned long long)r->res.stats.bytes);
+  else
+    fputc(',', f);
+  fprintf(f, ",%s,%s,", ran && r->verified ? "true" : "false", r->winner ? "true" : "false");
+  csv_str(f, r->skipped ? r->note : r->failed || !r->verified ? r->note : "");
+  fputc('\n', f);
+}
