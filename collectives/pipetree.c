@@ -97,12 +97,9 @@ static int round_ops(const tutti__ponode_t *nd, int dual, long b, long j, struct
   return n;
 }
 
-/* Block j of count elements cut in b: sizes differ by at most one, the
- * first count % b one larger. */
+/* Block j of the b blocks (engine.h; b <= count <= LONG_MAX, b < 2^31). */
 static void block_of(long count, long b, long j, long *start, long *n) {
-  long q = count / b, rem = count % b;
-  *start = j * q + (j < rem ? j : rem);
-  *n = q + (j < rem);
+  tutti__block_range(count, (int)b, (int)j, start, n);
 }
 
 static int dual_of(int P, int ntrees, int rank, const tutti__ponode_t *nd) {

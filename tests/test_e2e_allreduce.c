@@ -6,7 +6,8 @@
  * larger P, counts 0, 1, below P, below the block count, and larger,
  * several block counts, int64 sum, a double sum whose every partial sum is
  * exact (so the rank-ordered sequential sum is the one right answer), and
- * the non-commutative matmul2 (x_0 op x_1 op ... op x_{P-1}, folded here
+ * the non-commutative matmul2 (dual-root and single-tree; ring, which
+ * reorders operands, refuses it) (x_0 op x_1 op ... op x_{P-1}, folded here
  * one rank at a time with tutti_reduce_local). Every rank's double result
  * is also checked bitwise equal to every other's.
  *
@@ -233,20 +234,22 @@ static int run_cases(tutti_rank_t *r, void *arg) {
   return 0;
 }
 
-/* Every algorithm x block setting x kind x count on one world of P ranks. */
+/* Every algorithm x block setting x kind x count on one world of P ranks;
+ * ring (commutative only) once, without matmul2. */
 static void sweep(int P, const char *const *blocks, int nblocks, int heavy,
                   const tutti_model_t *model) {
-  static const char *algos[] = {"dual-root", "single-tree"};
+  static const char *algos[] = {"dual-root", "single-tree", "ring"};
   long counts[] = {0, 1, P > 2 ? P / 2 + 1 : 2, 5, heavy ? 203 : 41};
   int nc = (int)(sizeof counts / sizeof *counts);
   struct sweep s = {.P = P};
-  s.c = calloc((size_t)(2 * nblocks * nc * NKINDS), sizeof *s.c);
-  for (int ai = 0; ai < 2; ai++)
-    for (int bi = 0; bi < nblocks; bi++)
+  s.c = calloc((size_t)(3 * nblocks * nc * NKINDS), sizeof *s.c);
+  for (int ai = 0; ai < 3; ai++)
+    for (int bi = 0; bi < (ai == 2 ? 1 : nblocks); bi++)
       for (int ci = 0; ci < nc; ci++)
         for (int k = 0; k < NKINDS; k++) {
+          if (ai == 2 && k == K_I64_MATMUL) continue;
           struct ccase *c = &s.c[s.ncases];
-          c->a = pick(TUTTI_COLL_ALLREDUCE, algos[ai], blocks[bi]);
+          c->a = pick(TUTTI_COLL_ALLREDUCE, algos[ai], ai == 2 ? "" : blocks[bi]);
           c->kind = k;
           c->count = counts[ci];
           c->inplace = s.ncases % 2;
@@ -293,4 +296,29 @@ Test(allreduce_correct, modeled, .timeout = 120) {
   static const char *const few[] = {"blocks=2", "blocks=auto"};
   tutti_model_t m = hockney(1e-6, 1e-9);
   for (int P = 5; P <= 14; P += 9) sweep(P, few, 2, 1, &m);
+}
+
+/* Algorithms that reorder operands refuse a non-commutative op, on every
+ * rank, before any message moves. */
+static int refuse(tutti_rank_t *r, void *arg) {
+  const tutti_algo_t *a = arg;
+  int64_t x[4] = {0}, y[4];
+  int rc = tutti_allreduce(r, x, y, 4, TUTTI_INT64, TUTTI_MATMUL2, a);
+  return rc == TUTTI_ENOTSUP ? 0 : TUTTI_EVERIFY;
+}
+
+Test(allreduce_correct, commutative_only_refuses_matmul2, .timeout = 60) {
+  int n = 0;
+  for (const tutti_algo_desc_t *d; (d = tutti_algo_desc_at(n)); n++) {
+    if (d->coll != TUTTI_COLL_ALLREDUCE || !(d->restrictions & TUTTI_ALGO_COMMUTATIVE)) continue;
+    tutti_algo_t a = pick(TUTTI_COLL_ALLREDUCE, d->name, NULL);
+    char err[256] = "";
+    cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
+    cr_expect(strstr(err, "commutative") != NULL, "%s: '%s'", d->name, err);
+    tutti_world_t *w = mkworld(4, NULL);
+    cr_expect(eq(int, tutti_world_run(w, refuse, &a), 0), "%s: %s", d->name, tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
+  tutti_algo_t ring = pick(TUTTI_COLL_ALLREDUCE, "ring", NULL);
+  cr_expect(ring.desc->restrictions & TUTTI_ALGO_COMMUTATIVE);
 }
