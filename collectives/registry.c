@@ -156,7 +156,7 @@
        SRC_DUALROOT, "(4H + 1 + 3(b-1))(alpha + beta m/b), H = log2(P+2) - 2", P_BLOCKS)           \
   ALGO(allreduce, single_tree, "single-tree", 0,                                                   \
        "one post-order binary tree, reduce and broadcast doubly pipelined", SRC_DUALROOT,          \
-       "(4H + 3(b-1))(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)                             \
+       "(4H + 3(b-1) + [b > 1])(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)                   \
   ALGO(allreduce, ring, "ring", TUTTI_ALGO_COMMUTATIVE,                                            \
        "ring reduce-scatter of P blocks, then ring allgather (bandwidth-optimal)",                 \
        "Patarasuk, Yuan, JPDC 69(2), 2009", "2(P-1)(alpha + beta m/P) + (P-1) gamma m/P")          \
