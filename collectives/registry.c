@@ -157,6 +157,9 @@
   ALGO(allreduce, single_tree, "single-tree", 0,                                                   \
        "one post-order binary tree, reduce and broadcast doubly pipelined", SRC_DUALROOT,          \
        "(4H + 3(b-1) + [b > 1])(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)                   \
+  ALGO(allreduce, binary_reduce_bcast, "binary-reduce-bcast", 0,                                   \
+       "pipelined reduce up a post-order binary tree to rank P-1, then pipelined broadcast down",  \
+       SRC_DUALROOT, "(4H + 4(b-1))(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)               \
   ALGO(allreduce, ring, "ring", TUTTI_ALGO_COMMUTATIVE,                                            \
        "ring reduce-scatter of P blocks, then ring allgather (bandwidth-optimal)",                 \
        "Patarasuk, Yuan, JPDC 69(2), 2009", "2(P-1)(alpha + beta m/P) + (P-1) gamma m/P")          \

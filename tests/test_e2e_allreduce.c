@@ -111,6 +111,24 @@ Test(allreduce_steps, single_tree, .timeout = 60) {
   }
 }
 
+/* binary-reduce-bcast on the same tree: two exchanges per level and per
+ * block in each phase, so the first block climbs in 2H steps and the last
+ * 2(b-1) later; the broadcast likewise: 4H + 4(b-1) -- the 4 beta m of the
+ * paper against the doubly-pipelined 3 beta m. */
+Test(allreduce_steps, binary_reduce_bcast, .timeout = 60) {
+  const int P[] = {7, 15, 31};
+  for (int k = 0; k < 3; k++) {
+    int H = k + 2;
+    for (int b = 1; b <= 5; b++) {
+      char par[32];
+      snprintf(par, sizeof par, "blocks=%d", b);
+      double t = ar_time(P[k], "binary-reduce-bcast", par, 420, 1, 0.01);
+      double want = (4 * H + 4 * (b - 1)) * (1 + 0.01 * 420 / b);
+      cr_expect(fabs(t - want) < 1e-9 * want, "P=%d b=%d: %.12g, want %.12g", P[k], b, t, want);
+    }
+  }
+}
+
 /* blocks=auto is never slower than the best fixed block count (within
  * the rounding of uneven blocks), and blocks beyond the count run as one
  * block per element. */
@@ -238,18 +256,18 @@ static int run_cases(tutti_rank_t *r, void *arg) {
  * ring (commutative only) once, without matmul2. */
 static void sweep(int P, const char *const *blocks, int nblocks, int heavy,
                   const tutti_model_t *model) {
-  static const char *algos[] = {"dual-root", "single-tree", "ring"};
+  static const char *algos[] = {"dual-root", "single-tree", "binary-reduce-bcast", "ring"};
   long counts[] = {0, 1, P > 2 ? P / 2 + 1 : 2, 5, heavy ? 203 : 41};
   int nc = (int)(sizeof counts / sizeof *counts);
   struct sweep s = {.P = P};
-  s.c = calloc((size_t)(3 * nblocks * nc * NKINDS), sizeof *s.c);
-  for (int ai = 0; ai < 3; ai++)
-    for (int bi = 0; bi < (ai == 2 ? 1 : nblocks); bi++)
+  s.c = calloc((size_t)(4 * nblocks * nc * NKINDS), sizeof *s.c);
+  for (int ai = 0; ai < 4; ai++)
+    for (int bi = 0; bi < (ai == 3 ? 1 : nblocks); bi++)
       for (int ci = 0; ci < nc; ci++)
         for (int k = 0; k < NKINDS; k++) {
-          if (ai == 2 && k == K_I64_MATMUL) continue;
+          if (ai == 3 && k == K_I64_MATMUL) continue;
           struct ccase *c = &s.c[s.ncases];
-          c->a = pick(TUTTI_COLL_ALLREDUCE, algos[ai], ai == 2 ? "" : blocks[bi]);
+          c->a = pick(TUTTI_COLL_ALLREDUCE, algos[ai], ai == 3 ? "" : blocks[bi]);
           c->kind = k;
           c->count = counts[ci];
           c->inplace = s.ncases % 2;
