@@ -163,6 +163,15 @@
   ALGO(allreduce, ring, "ring", TUTTI_ALGO_COMMUTATIVE,                                            \
        "ring reduce-scatter of P blocks, then ring allgather (bandwidth-optimal)",                 \
        "Patarasuk, Yuan, JPDC 69(2), 2009", "2(P-1)(alpha + beta m/P) + (P-1) gamma m/P")          \
+  ALGO(allreduce, recursive_doubling, "recursive-doubling", TUTTI_ALGO_COMMUTATIVE,                \
+       "whole vectors exchanged with rank XOR 2^k, log2 P steps (a fold for non-powers of two)",   \
+       "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",                                          \
+       "log2(p')(alpha + beta m + gamma m) [+ 2(alpha + beta m) + gamma m]")                       \
+  ALGO(allreduce, rabenseifner, "rabenseifner", TUTTI_ALGO_COMMUTATIVE,                            \
+       "recursive-halving reduce-scatter, recursive-doubling allgather (a fold for non-powers "    \
+       "of two)",                                                                                  \
+       "R. Rabenseifner, ICCS 2004; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",              \
+       "2 log2(p') alpha + (p'-1)/p' (2 beta + gamma) m [+ 2(alpha + beta m) + gamma m]")          \
                                                                                                    \
   TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
        "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \

@@ -253,21 +253,24 @@ static int run_cases(tutti_rank_t *r, void *arg) {
 }
 
 /* Every algorithm x block setting x kind x count on one world of P ranks;
- * ring (commutative only) once, without matmul2. */
+ * the commutative-only ones (ring, recursive-doubling,
+ * rabenseifner) once, without matmul2. */
 static void sweep(int P, const char *const *blocks, int nblocks, int heavy,
                   const tutti_model_t *model) {
-  static const char *algos[] = {"dual-root", "single-tree", "binary-reduce-bcast", "ring"};
+  static const char *algos[] = {"dual-root", "single-tree",        "binary-reduce-bcast",
+                                "ring",      "recursive-doubling", "rabenseifner"};
+  enum { NBLOCKED = 3, NALGOS = 6 }; /* the first NBLOCKED take blocks= and keep order */
   long counts[] = {0, 1, P > 2 ? P / 2 + 1 : 2, 5, heavy ? 203 : 41};
   int nc = (int)(sizeof counts / sizeof *counts);
   struct sweep s = {.P = P};
-  s.c = calloc((size_t)(4 * nblocks * nc * NKINDS), sizeof *s.c);
-  for (int ai = 0; ai < 4; ai++)
-    for (int bi = 0; bi < (ai == 3 ? 1 : nblocks); bi++)
+  s.c = calloc((size_t)(NALGOS * nblocks * nc * NKINDS), sizeof *s.c);
+  for (int ai = 0; ai < NALGOS; ai++)
+    for (int bi = 0; bi < (ai >= NBLOCKED ? 1 : nblocks); bi++)
       for (int ci = 0; ci < nc; ci++)
         for (int k = 0; k < NKINDS; k++) {
-          if (ai == 3 && k == K_I64_MATMUL) continue;
+          if (ai >= NBLOCKED && k == K_I64_MATMUL) continue;
           struct ccase *c = &s.c[s.ncases];
-          c->a = pick(TUTTI_COLL_ALLREDUCE, algos[ai], ai == 3 ? "" : blocks[bi]);
+          c->a = pick(TUTTI_COLL_ALLREDUCE, algos[ai], ai >= NBLOCKED ? "" : blocks[bi]);
           c->kind = k;
           c->count = counts[ci];
           c->inplace = s.ncases % 2;
