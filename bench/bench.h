@@ -14,6 +14,7 @@ int tutti_bench_p2p(int argc, char **argv);
 int tutti_bench_replay(int argc, char **argv);
 int tutti_bench_contention(int argc, char **argv);
 int tutti_bench_lambda(int argc, char **argv);
+int tutti_bench_dualroot(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
@@ -22,7 +23,9 @@ int tutti_bench_lambda(int argc, char **argv);
   X(contention, tutti_bench_contention,                                                            \
     "replay time with link contention vs without (a 1024-rank pipelined chain on tree:32x32)")     \
   X(lambda, tutti_bench_lambda,                                                                    \
-    "Bernaschi & Iannello's experiment: 10 reduces, rotating root, lambda-tree vs binomial")
+    "Bernaschi & Iannello's experiment: 10 reduces, rotating root, lambda-tree vs binomial")       \
+  X(dualroot, tutti_bench_dualroot,                                                                \
+    "Traff's dual-root allreduce vs single-tree, reduce+bcast and ring, 1 KiB..64 MiB")
 
 /* A benchmark's option with a value given twice is refused, as the
  * commands' are (bench/CLI.md), not silently replaced by the last: `bit`
