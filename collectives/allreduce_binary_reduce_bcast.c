@@ -19,7 +19,8 @@
  *
  * Cost under Hockney, P = 2^(H+1) - 1, b blocks dividing m: about
  * (4H + 4(b-1))(alpha + beta m/b) + reductions. The registered cost runs
- * the schedule below through a Hockney replay of blocking exchanges
+ * the schedule below through schedule.h's Hockney replay of blocking
+ * exchanges
  * (exact when every element size cuts m into b equal blocks, else a bound
  * with blocks of ceil(m/b) + 16 bytes, pipetree.h's convention).
  */
@@ -29,24 +30,17 @@
 
 #include "engine.h"
 #include "pipetree.h"
-
-/* One blocking operation: an optional send and an optional receive (a
- * sendrecv when both), the received block combined into Y when `reduce`. */
-struct bop {
-  int speer, rpeer; /* -1: none */
-  long sblk, rblk;
-  int reduce;
-};
+#include "schedule.h"
 
 /* The k-th operation of a rank (0, 1, ...); 0 when there is none left. */
-static int op_at(const tutti__ponode_t *nd, long b, long k, struct bop *o) {
+static int op_at(const tutti__ponode_t *nd, long b, long k, tutti__bop_t *o) {
   int c1 = nd->c1, c2 = nd->c2, par = nd->parent;
   /* reduce: per round two slots (first child || parent, second child),
    * then one closing send to the parent */
   long rk = 2 * b + 1;
   if (k < rk) {
     long j = k / 2;
-    *o = (struct bop){-1, -1, -1, -1, 1};
+    *o = (tutti__bop_t){-1, -1, -1, -1, 0, 0, 1};
     if (k == 2 * b) { /* closing send of the last block */
       if (par < 0) return 2;
       o->speer = par, o->sblk = c1 >= 0 ? b - 1 : -1;
@@ -69,7 +63,7 @@ static int op_at(const tutti__ponode_t *nd, long b, long k, struct bop *o) {
   long bk = 2 * b + 1;
   if (k >= bk) return 0;
   long j = k / 2;
-  *o = (struct bop){-1, -1, -1, -1, 0};
+  *o = (tutti__bop_t){-1, -1, -1, -1, 0, 0, 0};
   if (k == 2 * b) { /* closing send to the second child */
     if (c2 >= 0) o->speer = c2, o->sblk = b - 1;
   } else if (k % 2 == 0) {
@@ -121,7 +115,7 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
   char *t = malloc((size_t)cap * esz);
   if (!t) return TUTTI_ENOMEM;
   int rc = 0, more;
-  struct bop o;
+  tutti__bop_t o;
   for (long k = 0; !rc && (more = op_at(&nd, b, k, &o)); k++) {
     if (more == 2) continue;
     long ss = 0, sn = 0, rs = 0, rn = 0;
@@ -144,24 +138,19 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
 
 /* ------------------------------------------------------------ the cost */
 
-/* A Hockney replay of the schedule: every operation is blocking, so the
- * matching side of a transfer is always its partner's current operation
- * (FIFO per pair); a transfer starts when both are posted and lasts
- * alpha + beta bytes; an operation ends with its last transfer, plus
- * gamma for a combined block. */
-struct cur {
-  struct bop o;
-  long k;
-  double post, send_end, recv_end;
-  int done;
+struct sctx {
+  int P;
+  long b;
+  double blk;
 };
 
-static void advance(const tutti__ponode_t *nd, long b, struct cur *c) {
-  int more;
-  while ((more = op_at(nd, b, c->k, &c->o)) == 2) c->k++;
-  if (!more) c->done = 1;
-  c->send_end = c->o.speer >= 0 ? NAN : -1;
-  c->recv_end = c->o.rpeer >= 0 ? NAN : -1;
+static int sched_op(const void *ctx, int rank, long k, tutti__bop_t *o) {
+  const struct sctx *c = ctx;
+  tutti__ponode_t nd;
+  tutti__postorder_node(0, c->P - 1, rank, &nd);
+  int more = op_at(&nd, c->b, k, o);
+  o->sbytes = o->rbytes = c->blk;
+  return more;
 }
 
 double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, int root, size_t m,
@@ -175,47 +164,6 @@ double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, i
   int exact = b == 1 || m % (16 * (size_t)b) == 0;
   double blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
   *bound = !exact;
-  tutti__ponode_t *nd = malloc((size_t)P * sizeof *nd);
-  struct cur *c = calloc((size_t)P, sizeof *c);
-  if (!nd || !c) {
-    free(nd);
-    free(c);
-    return NAN;
-  }
-  for (int i = 0; i < P; i++) {
-    tutti__postorder_node(0, P - 1, i, &nd[i]);
-    advance(&nd[i], b, &c[i]);
-  }
-  double cost = h->alpha + h->beta * blk, T = 0;
-  for (int progress = 1; progress;) {
-    progress = 0;
-    for (int u = 0; u < P; u++) {
-      struct cur *cu = &c[u];
-      if (cu->done) continue;
-      if (cu->o.speer >= 0 && isnan(cu->send_end)) { /* u -> v meets v's receive from u */
-        struct cur *cv = &c[cu->o.speer];
-        if (!cv->done && cv->o.rpeer == u && isnan(cv->recv_end))
-          cu->send_end = cv->recv_end = fmax(cu->post, cv->post) + cost;
-      }
-      if (cu->o.rpeer >= 0 && isnan(cu->recv_end)) {
-        struct cur *cv = &c[cu->o.rpeer];
-        if (!cv->done && cv->o.speer == u && isnan(cv->send_end))
-          cu->recv_end = cv->send_end = fmax(cu->post, cv->post) + cost;
-      }
-      if (isnan(cu->send_end) || isnan(cu->recv_end)) continue;
-      double end = fmax(cu->post, fmax(cu->send_end, cu->recv_end));
-      if (cu->o.reduce && cu->o.rpeer >= 0) end += h->gamma * blk;
-      cu->post = end;
-      cu->k++;
-      advance(&nd[u], b, cu);
-      progress = 1;
-    }
-  }
-  for (int u = 0; u < P; u++) {
-    if (!c[u].done) T = NAN; /* the schedule deadlocked: a bug, shown as no cost */
-    if (!isnan(T)) T = fmax(T, c[u].post);
-  }
-  free(nd);
-  free(c);
-  return T;
+  struct sctx ctx = {P, b, blk};
+  return tutti__schedule_hockney(P, sched_op, &ctx, h);
 }
