@@ -350,3 +350,21 @@ Test(allreduce_correct, commutative_only_refuses_matmul2, .timeout = 60) {
   tutti_algo_t ring = pick(TUTTI_COLL_ALLREDUCE, "ring", NULL);
   cr_expect(ring.desc->restrictions & TUTTI_ALGO_COMMUTATIVE);
 }
+
+/* A bad block count is refused at selection, naming the parameter and
+ * what is accepted. */
+Test(allreduce_correct, bad_blocks_refused) {
+  const char *bad[] = {"blocks=0", "blocks=-3", "blocks=2.5", "blocks=many", "blocks=1073741825"};
+  const char *algos[] = {"dual-root", "single-tree", "binary-reduce-bcast"};
+  for (int ai = 0; ai < 3; ai++)
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+      tutti_algo_t a;
+      char err[256] = "";
+      cr_expect(eq(int,
+                   tutti_algo_select(TUTTI_COLL_ALLREDUCE, algos[ai], bad[i], &a, err, sizeof err),
+                   TUTTI_EINVAL),
+                "%s %s", algos[ai], bad[i]);
+      cr_expect(strstr(err, "'blocks'") && strstr(err, "[1, 1073741824] or auto"), "%s %s: '%s'",
+                algos[ai], bad[i], err);
+    }
+}
