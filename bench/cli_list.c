@@ -265,16 +265,18 @@ int tutti_cli_tree(int argc, char **argv) {
 
 int tutti_cli_profiles(int argc, char **argv) {
   struct cli_opts o;
-  int st = cli_parse("profiles", CLI_O(HELP), 0, argc, argv, &o);
+  int st = cli_parse("profiles", CLI_O(JSON) | CLI_O(HELP), 0, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
-    printf("usage: tutti profiles\n\n"
+    printf("usage: tutti profiles [--json]\n\n"
            "The built-in latency profiles: name, what machine, the model's parameters and\n"
            "where the numbers come from. Use one with --profile NAME, or an INI file with\n"
            "--profile FILE (bench/CLI.md). The first is the default.\n\noptions:\n");
-    cli_print_options(stdout, CLI_O(HELP));
+    cli_print_options(stdout, CLI_O(JSON) | CLI_O(HELP));
     return 0;
   }
+  int json = (o.given & CLI_O(JSON)) != 0;
+  if (json) printf("[");
   const tutti_profile_info_t *b;
   for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
     tutti_profile_t p;
@@ -282,11 +284,31 @@ int tutti_cli_profiles(int argc, char **argv) {
     if (tutti_profile_load(b->name, &p, err, sizeof err))
       return cli_fail(CLI_ERUNTIME, "profiles", "built-in '%s': %s", b->name, err);
     tutti_model_describe(&p.model, desc, sizeof desc);
+    if (json) {
+      printf("%s\n {\"name\":", i ? "," : "");
+      cli_json_str(stdout, b->name);
+      printf(",\"default\":%s,\"description\":", i == 0 ? "true" : "false");
+      cli_json_str(stdout, b->description);
+      printf(",\"model\":");
+      tutti_model_json(&p.model, stdout);
+      printf(",\"model_text\":");
+      cli_json_str(stdout, desc);
+      printf(",\"topology\":");
+      if (p.topo_spec[0])
+        cli_json_str(stdout, p.topo_spec);
+      else
+        printf("null");
+      printf(",\"source\":");
+      cli_json_str(stdout, b->source);
+      printf("}");
+      continue;
+    }
     printf("%s%s%s\n", i ? "\n" : "", b->name, i == 0 ? "  (default)" : "");
     printf("  %s\n", b->description);
     printf("  model:  %s\n", desc);
     if (p.topo_spec[0]) printf("  topology: %s\n", p.topo_spec);
     printf("  source: %s\n", b->source);
   }
+  if (json) printf("\n]\n");
   return 0;
 }

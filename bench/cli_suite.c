@@ -10,12 +10,15 @@
  * Exit: 0 all verified, 1 a result failed verification, 3 a run failed
  * (deadlock, a rank's error), 2 bad usage.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 
 static int by_time(const void *pa, const void *pb) {
   const struct cli_point *a = pa, *b = pb;
@@ -26,15 +29,16 @@ static int by_time(const void *pa, const void *pb) {
 }
 
 #define SUITE_OPTS                                                                                 \
-  (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
-   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(HELP))
+  (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(HELP))
+#define SUITE_MAX_RANKS 16384
 
 /* Rows continue one array across tables; *printed counts those written. */
 static void print_rows_json(FILE *f, const struct cli_point *rows, int n, int modeled,
                             int *printed) {
   for (int i = 0; i < n; i++) {
     fputs((*printed)++ ? ",\n  " : "\n  ", f);
-    cli_point_json(f, &rows[i], modeled, 0);
+    cli_point_json(f, &rows[i], modeled, 1);
   }
 }
 
@@ -73,71 +77,160 @@ static void print_rows_table(const struct cli_point *rows, int n, const tutti_mo
   }
 }
 
+/* One line of the closing summary: the winner of a (P, collective, size)
+ * table and its lead over the next verified algorithm. */
+static void summary_line(const struct cli_point *rows, int n, const tutti_model_t *m, int modeled,
+                         int show_ranks) {
+  const struct cli_point *best = NULL, *next = NULL;
+  int ties = 0;
+  for (int i = 0; i < n; i++) { /* rows are sorted: verified runs first, fastest first */
+    const struct cli_point *r = &rows[i];
+    if (r->skipped || r->failed || !r->verified) continue;
+    if (!best)
+      best = r;
+    else if (r->time == best->time)
+      ties++;
+    else if (!next)
+      next = r;
+  }
+  char sz[32], t[64], spec[256] = "", lead[96] = "", nspec[256] = "";
+  printf("  %-10s", tutti_coll_name(rows[0].coll));
+  if (show_ranks) printf("  P=%-6d", rows[0].nranks);
+  printf("  %10s  ", tutti_coll_traits(rows[0].coll) & TUTTI_COLL_DATA
+                         ? tutti_format_bytes(rows[0].bytes, sz, sizeof sz)
+                         : "-");
+  if (!best) {
+    printf("(no verified run)\n");
+    return;
+  }
+  tutti_algo_format(&best->algo, spec, sizeof spec);
+  if (ties)
+    snprintf(lead, sizeof lead, "tied with %d other%s", ties, ties == 1 ? "" : "s");
+  else if (next && best->time > 0) {
+    tutti_algo_format(&next->algo, nspec, sizeof nspec);
+    snprintf(lead, sizeof lead, "%.3fx ahead of %.60s", next->time / best->time, nspec);
+  } else if (!next)
+    snprintf(lead, sizeof lead, "(the only one verified)");
+  printf("%-36s %14s  %s\n", spec,
+         modeled ? tutti_format_model_time(m, best->time, t, sizeof t)
+                 : wall(best->time, t, sizeof t),
+         lead);
+}
+
 int tutti_cli_suite(int argc, char **argv) {
   struct cli_opts o;
   int st = cli_parse("suite", SUITE_OPTS, 0, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
-    printf("usage: tutti suite [-n N] [-m SIZE] [--profile P | --model SPEC]\n"
-           "                   [--topology SPEC|FILE [--mapping M] [--links LIST]] [--json]\n\n"
+    printf("usage: tutti suite [-n N|LIST] [-m SIZE | --sizes LIST] [--profile P | --model SPEC]\n"
+           "                   [--topology SPEC|FILE [--mapping M] [--links LIST]]\n"
+           "                   [--json] [--csv FILE] [--plot FILE.svg|.png]\n\n"
            "Run every registered algorithm of every collective (%s) on N\n"
-           "ranks (default 16) under one profile (default teaching-hockney), at 8 B and\n"
-           "64 KiB per rank (or only -m SIZE), check each result against a sequential\n"
-           "reference, and print a table per collective and size, fastest first, the\n"
-           "winner marked '*'. Reductions use sum on int32 (byte when SIZE is not a\n"
-           "multiple of 4), root 0. Algorithms whose restrictions the rank count breaks\n"
-           "are listed as skipped. With a topology (--topology, or the profile's), every\n"
-           "run shares its links and contention (see tutti run --help).\n"
+           "ranks (default 16; a list such as 8,64 or 2..64 runs each) under one profile\n"
+           "(default teaching-hockney), at 8 B and 64 KiB per rank (or -m SIZE, or the\n"
+           "sizes of --sizes), check each result against a sequential reference, and\n"
+           "print a table per collective and size, fastest first, the winner marked '*',\n"
+           "then a summary of who won each table and by how much. Reductions use sum on\n"
+           "int32 (byte when SIZE is not a multiple of 4), root 0. Algorithms whose\n"
+           "restrictions the rank count breaks are listed as skipped. With a topology\n"
+           "(--topology, or the profile's), every run shares its links and contention\n"
+           "(see tutti run --help). --csv writes the rows as tutti sweep does; --plot\n"
+           "draws each collective's times against size with gnuplot.\n"
            "Exit: 0 all verified, 1 a verification failed, 2 bad usage, 3 a run failed.\n\n"
            "options:\n",
            cli_coll_names());
     cli_print_options(stdout, SUITE_OPTS);
     return 0;
   }
+  if ((o.given & CLI_O(BYTES)) && (o.given & CLI_O(SIZES)))
+    return cli_fail(CLI_EUSAGE, "suite", "--bytes and --sizes exclude each other; accepted: one");
+  int json = (o.given & CLI_O(JSON)) != 0, csv_only = o.csv && !strcmp(o.csv, "-");
+  if (json && csv_only)
+    return cli_fail(CLI_EUSAGE, "suite",
+                    "--csv -: stdout carries the JSON; accepted: --csv FILE with --json");
+  if (o.plot && !plot_format(o.plot))
+    return cli_fail(CLI_EUSAGE, "suite",
+                    "--plot: '%s' is not .svg or .png; accepted: FILE.svg, FILE.png", o.plot);
+  int *ranks = NULL, nranks = 0, nsizes = 0;
+  size_t *sizes = NULL;
+  if ((st = cli_parse_ranks("suite", o.ranks_list ? o.ranks_list : "16", SUITE_MAX_RANKS, &ranks,
+                            &nranks)))
+    return st;
+  char one[32];
+  snprintf(one, sizeof one, "%zu", o.bytes);
+  if ((st = cli_parse_sizes("suite",
+                            o.sizes                  ? o.sizes
+                            : o.given & CLI_O(BYTES) ? one
+                                                     : "8,64KiB",
+                            &sizes, &nsizes))) {
+    free(ranks);
+    return st;
+  }
+  for (int i = 0; i < nranks; i++)
+    for (int s = 0; s < nsizes; s++)
+      if (sizes[s] > SIZE_MAX / (size_t)ranks[i]) {
+        free(ranks), free(sizes);
+        return cli_fail(CLI_EUSAGE, "suite", "--bytes: too large for %d ranks; accepted: less",
+                        ranks[i]);
+      }
+  FILE *csv = NULL;
+  if (o.csv && !csv_only && !(csv = fopen(o.csv, "w"))) {
+    free(ranks), free(sizes);
+    return cli_fail(CLI_EUSAGE, "suite", "--csv: cannot write '%s': %s", o.csv, strerror(errno));
+  }
+  if (csv_only) csv = stdout;
+  int table = !json && !csv_only;
+
   tutti_machine_t mach;
   char desc[512] = "";
-  if ((st = cli_model("suite", &o, o.nranks, &mach))) return st;
+  if ((st = cli_model("suite", &o, ranks[0], &mach))) {
+    if (csv && csv != stdout) fclose(csv);
+    free(ranks), free(sizes);
+    return st;
+  }
+  int have_mach = 1;
   const tutti_model_t *model = &mach.model;
   if (mach.topo && model->preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
+    if (csv && csv != stdout) fclose(csv);
+    free(ranks), free(sizes);
     return cli_fail(CLI_EUSAGE, "suite",
                     "--topology: the none model has no modeled time for links to shape; "
                     "accepted: a topology with a cost model (--model hockney:..., --profile)");
   }
   tutti_model_describe(model, desc, sizeof desc);
-  int P = o.nranks, json = (o.given & CLI_O(JSON)) != 0,
-      modeled = model->preset != TUTTI_MODEL_NONE;
-  size_t sizes[2] = {8, (size_t)64 << 10};
-  int nsizes = 2;
-  if (o.given & CLI_O(BYTES)) sizes[0] = o.bytes, nsizes = 1;
-  for (int s = 0; s < nsizes; s++)
-    if (sizes[s] > SIZE_MAX / (size_t)P) {
-      tutti_machine_free(&mach);
-      return cli_fail(CLI_EUSAGE, "suite", "--bytes: too large for %d ranks; accepted: less", P);
-    }
-
-  tutti_config_t cfg = tutti_config_default(P);
-  cfg.model = model;
-  tutti_world_t *w;
-  int rc = tutti_world_create(&w, &cfg);
-  if (rc) {
-    tutti_machine_free(&mach);
-    return cli_fail(CLI_ERUNTIME, "suite", "cannot create a world of %d ranks: %s", P,
-                    tutti_strerror(rc));
+  int modeled = model->preset != TUTTI_MODEL_NONE;
+  plot_t *plot = NULL;
+  if (o.plot) {
+    char title[256];
+    snprintf(title, sizeof title, "tutti suite: %s", mach.label);
+    plot = plot_new(title, "bytes per rank", modeled ? "modeled time" : "wall time");
+    if (plot) plot_y_unit(plot, modeled ? tutti_model_time_unit(model) : "s");
   }
 
   int nalgos = 0;
   while (tutti_algo_desc_at(nalgos)) nalgos++;
-  struct cli_point *rows = calloc((size_t)(nalgos ? nalgos : 1), sizeof *rows);
-  if (!rows) {
-    tutti_world_destroy(w);
+  /* every table's rows are kept for the closing summary */
+  int ntables = 0;
+  for (int c = 0; c < TUTTI_COLL_N; c++)
+    ntables += tutti_coll_traits(c) & TUTTI_COLL_DATA ? nsizes : 1;
+  ntables *= nranks;
+  struct cli_point *rows = calloc((size_t)(nalgos ? nalgos : 1) * (size_t)ntables, sizeof *rows);
+  int *tstart = calloc((size_t)ntables + 1, sizeof *tstart);
+  if (!rows || !tstart || (o.plot && !plot)) {
+    free(rows), free(tstart), plot_free(plot);
     tutti_machine_free(&mach);
+    if (csv && csv != stdout) fclose(csv);
+    free(ranks), free(sizes);
     return cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));
   }
-  int runs = 0, nver = 0, nskip = 0, nfail = 0, nbad = 0, printed = 0;
+  int runs = 0, nver = 0, nskip = 0, nfail = 0, nbad = 0, printed = 0, t = 0, used = 0;
   char first_bad[1024] = "", first_fail[1024] = "";
+  if (csv) cli_point_csv_header(csv);
   if (json) {
-    printf("{\"ranks\":%d,\"profile\":", P);
+    printf("{\"ranks\":%d,\"ranks_list\":[", ranks[0]);
+    for (int i = 0; i < nranks; i++) printf("%s%d", i ? "," : "", ranks[i]);
+    printf("],\"profile\":");
     if (o.model)
       printf("null");
     else
@@ -151,84 +244,135 @@ int tutti_cli_suite(int argc, char **argv) {
     printf(",\"sizes\":[");
     for (int s = 0; s < nsizes; s++) printf("%s%zu", s ? "," : "", sizes[s]);
     printf("],\"results\":[");
-  } else {
-    printf("tutti suite: %d ranks, %s: %s\n", P, o.model ? "model" : "profile", mach.label);
+  } else if (table) {
+    char rl[128] = "";
+    for (int i = 0, k = 0; i < nranks && k < (int)sizeof rl - 16; i++)
+      k += snprintf(rl + k, sizeof rl - (size_t)k, "%s%d", i ? ", " : "", ranks[i]);
+    printf("tutti suite: %s ranks, %s: %s\n", rl, o.model ? "model" : "profile", mach.label);
     printf("model: %s\n", desc);
     cli_print_topology(stdout, &mach, 0);
     printf("every registered algorithm, each result checked against a sequential reference;\n"
            "fastest first, '*' marks the winner%s\n",
            modeled ? "" : " (the none model: wall time, which is noisy)");
   }
-  for (int c = 0; c < TUTTI_COLL_N; c++) {
-    int data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0, ns = data ? nsizes : 1;
-    for (int s = 0; s < ns; s++) {
-      size_t bytes = data ? sizes[s] : 0;
-      int n = 0;
-      const tutti_algo_desc_t *d;
-      for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
-        if (d->coll != c) continue;
-        struct cli_point *r = &rows[n];
-        memset(r, 0, sizeof *r);
-        r->desc = d, r->coll = c, r->order = n++, r->bytes = bytes;
-        char err[512] = "";
-        if (tutti_algo_select(c, d->name, NULL, &r->algo, err, sizeof err)) {
-          r->failed = 1;
-          snprintf(r->note, sizeof r->note, "%s", err);
-          r->algo.desc = d;
-          continue;
+  for (int pi = 0; pi < nranks && !st; pi++) {
+    int P = ranks[pi];
+    if (pi > 0) {
+      tutti_machine_free(&mach);
+      have_mach = 0;
+      if ((st = cli_model("suite", &o, P, &mach))) break;
+      have_mach = 1;
+      model = &mach.model;
+    }
+    tutti_config_t cfg = tutti_config_default(P);
+    cfg.model = model;
+    tutti_world_t *w;
+    int rc = tutti_world_create(&w, &cfg);
+    if (rc) {
+      st = cli_fail(CLI_ERUNTIME, "suite", "cannot create a world of %d ranks: %s", P,
+                    tutti_strerror(rc));
+      break;
+    }
+    for (int c = 0; c < TUTTI_COLL_N; c++) {
+      int data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0, ns = data ? nsizes : 1;
+      for (int s = 0; s < ns; s++) {
+        size_t bytes = data ? sizes[s] : 0;
+        struct cli_point *tab = rows + used;
+        int n = 0;
+        const tutti_algo_desc_t *d;
+        for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
+          if (d->coll != c) continue;
+          struct cli_point *r = &tab[n];
+          memset(r, 0, sizeof *r);
+          r->desc = d, r->coll = c, r->order = n++, r->bytes = bytes, r->nranks = P;
+          char err[512] = "";
+          if (tutti_algo_select(c, d->name, NULL, &r->algo, err, sizeof err)) {
+            r->failed = 1;
+            snprintf(r->note, sizeof r->note, "%s", err);
+            r->algo.desc = d;
+            continue;
+          }
+          cli_point_run(&w, &cfg, P, r);
         }
-        cli_point_run(&w, &cfg, P, r);
-      }
-      if (!n) continue;
-      qsort(rows, (size_t)n, sizeof *rows, by_time);
-      for (int i = 0; i < n; i++) {
-        struct cli_point *r = &rows[i];
-        if (r->skipped)
-          nskip++;
-        else if (r->failed)
-          nfail++;
-        else {
-          runs++;
-          if (r->verified)
-            nver++;
-          else
-            nbad++;
+        if (!n) continue;
+        qsort(tab, (size_t)n, sizeof *tab, by_time);
+        for (int i = 0; i < n; i++) {
+          struct cli_point *r = &tab[i];
+          if (r->skipped)
+            nskip++;
+          else if (r->failed)
+            nfail++;
+          else {
+            runs++;
+            if (r->verified)
+              nver++;
+            else
+              nbad++;
+          }
+          char *first = r->failed ? first_fail : !r->skipped && !r->verified ? first_bad : NULL;
+          if (first && !first[0])
+            snprintf(first, sizeof first_bad, "%s %s, %d ranks, %zu B: %s", tutti_coll_name(c),
+                     r->desc->name, P, bytes, r->note);
         }
-        char *first = r->failed ? first_fail : !r->skipped && !r->verified ? first_bad : NULL;
-        if (first && !first[0])
-          snprintf(first, sizeof first_bad, "%s %s, %zu B: %s", tutti_coll_name(c), r->desc->name,
-                   bytes, r->note);
-      }
-      /* winners: every verified run as fast as the fastest verified one */
-      double best = INFINITY;
-      for (int i = 0; i < n; i++)
-        if (!rows[i].skipped && !rows[i].failed && rows[i].verified && rows[i].time < best)
-          best = rows[i].time;
-      for (int i = 0; i < n; i++)
-        rows[i].winner = !rows[i].skipped && !rows[i].failed && rows[i].verified &&
-                         rows[i].time <= best * (1 + 1e-12);
-      if (json) {
-        print_rows_json(stdout, rows, n, modeled, &printed);
-      } else {
-        char s1[64];
-        printf("\n%s", tutti_coll_name(c));
-        if (data) printf(", %s per rank", tutti_format_bytes(bytes, s1, sizeof s1));
-        printf("\n");
-        print_rows_table(rows, n, model, modeled);
+        /* winners: every verified run as fast as the fastest verified one */
+        double best = INFINITY;
+        for (int i = 0; i < n; i++)
+          if (!tab[i].skipped && !tab[i].failed && tab[i].verified && tab[i].time < best)
+            best = tab[i].time;
+        for (int i = 0; i < n; i++)
+          tab[i].winner = !tab[i].skipped && !tab[i].failed && tab[i].verified &&
+                          tab[i].time <= best * (1 + 1e-12);
+        if (json) print_rows_json(stdout, tab, n, modeled, &printed);
+        if (csv)
+          for (int i = 0; i < n; i++) cli_point_csv(csv, &tab[i], modeled);
+        if (table) {
+          char s1[64];
+          printf("\n%s", tutti_coll_name(c));
+          if (nranks > 1) printf(", %d ranks", P);
+          if (data) printf(", %s per rank", tutti_format_bytes(bytes, s1, sizeof s1));
+          printf("\n");
+          print_rows_table(tab, n, model, modeled);
+        }
+        for (int i = 0; plot && data && i < n; i++) {
+          if (tab[i].skipped || tab[i].failed) continue;
+          char spec[256], panel[64];
+          tutti_algo_format(&tab[i].algo, spec, sizeof spec);
+          snprintf(panel, sizeof panel, nranks > 1 ? "%s, P = %d" : "%s", tutti_coll_name(c), P);
+          if (plot_add(plot, panel, spec, (double)tab[i].bytes, tab[i].time)) {
+            st = cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));
+            break;
+          }
+        }
+        tstart[t++] = used;
+        used += n;
+        tstart[t] = used;
       }
     }
+    tutti_world_destroy(w);
   }
   if (json) {
     printf("\n  ],\"runs\":%d,\"verified\":%d,\"skipped\":%d,\"failed\":%d,\"all_verified\":%s}\n",
            runs, nver, nskip, nfail, nbad || nfail ? "false" : "true");
-  } else {
+  } else if (table && !st) {
+    printf("\nwinners (fastest verified; ahead of the next by)\n");
+    for (int k = 0; k < t; k++)
+      if (tstart[k + 1] > tstart[k])
+        summary_line(rows + tstart[k], tstart[k + 1] - tstart[k], model, modeled, nranks > 1);
     printf("\n%d runs: %d verified, %d not verified; %d skipped, %d failed\n", runs, nver, nbad,
            nskip, nfail);
   }
   fflush(stdout);
-  free(rows);
-  if (w) tutti_world_destroy(w);
-  tutti_machine_free(&mach); /* after the world: its model points to it */
+  free(rows), free(tstart);
+  if (csv && csv != stdout) {
+    int bad = ferror(csv);
+    if ((fclose(csv) || bad) && !st)
+      st = cli_fail(CLI_ERUNTIME, "suite", "--csv: writing '%s' failed", o.csv);
+  }
+  if (plot && !st && plot_write(plot, o.plot, "tutti suite") >= 2) st = CLI_ERUNTIME;
+  plot_free(plot);
+  if (have_mach) tutti_machine_free(&mach); /* after the worlds: their model points to it */
+  free(ranks), free(sizes);
+  if (st) return st;
   if (nfail)
     return cli_fail(CLI_ERUNTIME, "suite", "%d run%s failed%s; first: %s", nfail,
                     nfail == 1 ? "" : "s", nbad ? " (and some failed verification)" : "",

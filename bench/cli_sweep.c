@@ -211,7 +211,7 @@ static void summary_line(const struct cli_point *g, int n, const tutti_model_t *
   if (ties)
     snprintf(lead, sizeof lead, "tied with %d other%s", ties, ties == 1 ? "" : "s");
   else if (next >= 0 && g[best].time > 0)
-    snprintf(lead, sizeof lead, "%.3gx", g[next].time / g[best].time);
+    snprintf(lead, sizeof lead, "%.3fx", g[next].time / g[best].time);
   printf("%-40s  %14s  %s\n", spec,
          modeled ? tutti_format_model_time(m, g[best].time, t, sizeof t)
                  : tutti_format_time(g[best].time, t, sizeof t),

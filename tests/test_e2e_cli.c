@@ -706,3 +706,30 @@ Test(suite, every_algorithm_verified, .timeout = 120) {
   cr_assert(eq(int, strncmp(json_get(&p, "all_verified"), "true", 4), 0));
   cli_free(&c);
 }
+
+/* `profiles --json`: every built-in, in order, with its source and the
+ * model the library loads for it. */
+Test(profiles, json_lists_every_builtin, .timeout = 30) {
+  struct cli c = CLI("profiles", "--json");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  cr_assert(eq(chr, c.out[0], '['));
+  const tutti_profile_info_t *b;
+  const char *at = c.out;
+  for (int i = 0; (b = tutti_profile_builtin(i)) != NULL; i++) {
+    char key[128];
+    snprintf(key, sizeof key, "{\"name\":\"%s\",\"default\":%s", b->name, i ? "false" : "true");
+    const char *hit = strstr(at, key);
+    cr_assert(ne(ptr, (void *)hit, NULL), "%s missing or out of order", b->name);
+    at = hit + 1;
+    tutti_profile_t p;
+    char err[512];
+    cr_assert(eq(int, tutti_profile_load(b->name, &p, err, sizeof err), 0), "%s", err);
+    char *obj = strndup(hit, (size_t)(strchr(hit, '\n') ? strchr(hit, '\n') - hit : 4096));
+    char want[64];
+    snprintf(want, sizeof want, "\"preset\":\"%s\"", tutti_model_preset_name(p.model.preset));
+    HAS(obj, want);
+    HAS(obj, "\"source\":\"");
+    free(obj);
+  }
+  cli_free(&c);
+}

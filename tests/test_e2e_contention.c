@@ -25,17 +25,7 @@
 
 /* ------------------------------------------------------------ topologies */
 
-/* spec bound to n ranks under mapping; links not set: latency 0, beta. */
-static tutti_topo_t *topo(const char *spec, const char *links, int n, const char *mapping,
-                          double beta) {
-  tutti_topo_t *t = NULL;
-  char err[512] = "";
-  cr_assert(eq(int, tutti_topo_open(spec, links, &t, err, sizeof err), 0), "%s", err);
-  cr_assert(eq(int, tutti_topo_default_links(t, 0, beta), 0));
-  cr_assert(eq(int, tutti_topo_bind_text(t, n, mapping, TUTTI_TOPO_PARTIAL, err, sizeof err), 0),
-            "%s", err);
-  return t;
-}
+#include "topo_helpers.h"
 
 /* ------------------------------------------------- real rank threads */
 
@@ -99,7 +89,7 @@ static void equivalence(const tutti_model_t *base, const char *what) {
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
       double plain[2], linked[2];
-      tutti_topo_t *t = topo(specs[i][0], NULL, 2, specs[i][1], base->latency.b);
+      tutti_topo_t *t = mktopo(specs[i][0], NULL, 2, specs[i][1], base->latency.b);
       tutti_model_t m = *base;
       m.topo = t;
       struct prog one = {sizes[s], 1}, many = {sizes[s], 5};
@@ -199,7 +189,7 @@ Test(lecture, two_switches_chain_orders, .timeout = 120) {
   const long SEG = 64 << 10;
   tutti_model_t base;
   cr_assert(eq(int, tutti_model_hockney(&base, 1 * US, 1e-9), 0));
-  tutti_topo_t *t = topo("tree:2x4", NULL, N, "roundrobin", base.latency.b);
+  tutti_topo_t *t = mktopo("tree:2x4", NULL, N, "roundrobin", base.latency.b);
   tutti_model_t m = base;
   m.topo = t;
   int naive[N], good[N];
@@ -317,8 +307,8 @@ Test(determinism, perturbed_runs_bit_identical, .timeout = 300) {
   h.eager_limit = 1024; /* both protocols */
   tutti_model_t lg;
   cr_assert(eq(int, tutti_model_loggp(&lg, 5 * US, 1 * US, 2 * US, 1e-9), 0));
-  tutti_topo_t *t16 = topo("tree:4x4", "100ns/2GB/s, 1us/4GB/s", 16, "random:7", 0);
-  tutti_topo_t *t8 = topo("tree:2x4", NULL, 8, "roundrobin", 1e-9);
+  tutti_topo_t *t16 = mktopo("tree:4x4", "100ns/2GB/s, 1us/4GB/s", 16, "random:7", 0);
+  tutti_topo_t *t8 = mktopo("tree:2x4", NULL, 8, "roundrobin", 1e-9);
   h.topo = lg.topo = t16;
   same_bits(&h, 16, mixed, NULL, 20, "mixed/hockney");
   same_bits(&lg, 16, mixed, NULL, 20, "mixed/loggp");
@@ -517,7 +507,7 @@ Test(report, links_and_trace, .timeout = 60) {
   cr_assert(eq(int, tutti_world_links(NULL, 4, l, &n), TUTTI_EINVAL));
   tutti_world_destroy(w);
 
-  tutti_topo_t *t = topo("tree:2x4", NULL, 8, "roundrobin", 1e-9);
+  tutti_topo_t *t = mktopo("tree:2x4", NULL, 8, "roundrobin", 1e-9);
   m.topo = t;
   w = run_world(&m, 8, chain_bcast, &c, 0, 0);
   cr_assert(eq(int, tutti_world_report(w, &rep), 0));
@@ -555,7 +545,7 @@ Test(report, links_and_trace, .timeout = 60) {
 Test(errors, topology_not_bound_to_the_world, .timeout = 30) {
   tutti_model_t m;
   cr_assert(eq(int, tutti_model_hockney(&m, 1 * US, 1e-9), 0));
-  tutti_topo_t *t = topo("tree:2x4", NULL, 6, NULL, 1e-9);
+  tutti_topo_t *t = mktopo("tree:2x4", NULL, 6, NULL, 1e-9);
   m.topo = t;
   tutti_config_t cfg = tutti_config_default(8);
   cfg.model = &m;

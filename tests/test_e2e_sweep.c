@@ -1,11 +1,11 @@
 /*
- * test_e2e_sweep.c -- `tutti sweep` (bench/CLI.md "sweep"), run as a user
- * runs it: the CSV and JSON schemas, one row per (algorithm, P, m), each
- * modeled time equal to the library's own for that point (a world run here,
- * not through the CLI), the summary's winner the fastest row, the plot
- * (a line per algorithm in each panel; without gnuplot the CSV is still
- * written and one line says how to install it), and bad input for every
- * flag the sweep adds.
+ * test_e2e_sweep.c -- `tutti sweep`, and the suite's lists, CSV, plot and
+ * summary (bench/CLI.md), run as a user runs them: the CSV and JSON
+ * schemas, one row per (algorithm, P, m), each modeled time equal to the
+ * library's own for that point (a world run here, not through the CLI),
+ * the winners the fastest rows, the plot (a line per algorithm in each
+ * panel; without gnuplot the CSV is still written and one line says how
+ * to install it), and bad input for every flag they add.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -231,4 +231,81 @@ Test(sweep, param_applies_where_declared, .timeout = 60) {
   HAS(c.out, "\"lambda-tree:lambda=0.6,segment=16\"");
   HAS(c.out, "bcast,flat,flat,");
   cli_free(&c);
+}
+
+/* ------------------------------------------------------------ suite */
+
+/* Lists of ranks and sizes: a result per (P, algorithm, size), each
+ * naming its P; the summary names each table's JSON winner. */
+Test(suite, rank_and_size_lists, .timeout = 180) {
+  struct cli c = CLI("suite", "-n", "3,8", "--sizes", "8,1KiB", "--json");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  struct jp p = json_parse(c.out);
+  int want = 0;
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++)
+    want += tutti_coll_traits(d->coll) & TUTTI_COLL_DATA ? 2 : 1;
+  cr_expect(eq(int, json_array_len(json_get(&p, "results")), 2 * want));
+  cr_expect(eq(int, json_array_len(json_get(&p, "ranks_list")), 2));
+  cr_expect(eq(int, count(c.out, "\"ranks\":3,\"bytes\""), want), "every result names its P");
+  cli_free(&c);
+
+  c = CLI("suite", "-n", "8", "--sizes", "8", "--model", "hockney:alpha=1us,beta=1ns");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  const char *w = strstr(c.out, "\nwinners");
+  cr_assert(ne(ptr, (void *)w, NULL), "no summary: %s", c.out);
+  /* gather at 8 ranks, 8 B under Hockney: binomial's 3 start-ups beat
+   * the lambda-tree's 4 and the flat tree's 7 */
+  HAS(w, "gather");
+  const char *g = strstr(w, "  gather");
+  cr_assert(ne(ptr, (void *)g, NULL));
+  cr_expect(eq(int, strncmp(strstr(g, "binomial"), "binomial", 8), 0));
+  cr_expect(lt(ptr, (void *)strstr(g, "binomial"), (void *)strchr(g, '\n')),
+            "gather's winner is binomial: %s", g);
+  for (int k = 0; k < TUTTI_COLL_N; k++) {
+    char line[64];
+    snprintf(line, sizeof line, "\n  %s", tutti_coll_name(k));
+    HAS(w, line);
+  }
+  cli_free(&c);
+}
+
+Test(suite, csv_on_stdout, .timeout = 120) {
+  struct cli c = CLI("suite", "-n", "4", "-m", "8", "--csv", "-");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  cr_expect(eq(int, strncmp(c.out, "collective,algorithm,", 21), 0), "%s", c.out);
+  int n = 0;
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) n++;
+  cr_expect(eq(int, count(c.out, "\n"), n + 1), "a header and a row per algorithm");
+  cr_expect(eq(ptr, (void *)strstr(c.out, "winners"), NULL), "no table");
+  cli_free(&c);
+}
+
+Test(suite, plot_a_panel_per_collective, .timeout = 120) {
+  if (system("command -v gnuplot >/dev/null 2>&1")) cr_skip_test("gnuplot is not installed");
+  char path[] = "/tmp/tutti_test_suite_XXXXXX.svg";
+  int fd = mkstemps(path, 4);
+  cr_assert(ge(int, fd, 0));
+  close(fd);
+  struct cli c = CLI("suite", "-n", "4", "--plot", path);
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  fd = open(path, O_RDONLY);
+  char *svg = slurp(fd);
+  for (int k = 0; k < TUTTI_COLL_N; k++) {
+    char title[64];
+    snprintf(title, sizeof title, ">%s<", tutti_coll_name(k));
+    if (tutti_coll_traits(k) & TUTTI_COLL_DATA)
+      cr_expect(eq(int, count(svg, title), 1), "a panel titled %s", tutti_coll_name(k));
+  }
+  free(svg);
+  unlink(path);
+  cli_free(&c);
+}
+
+Test(suite, bad_input, .timeout = 30) {
+  fails_with(CLI("suite", "-m", "8", "--sizes", "8,16"), 2, "exclude each other");
+  fails_with(CLI("suite", "-n", "0"), 2, "'0' is not a rank count");
+  fails_with(CLI("suite", "--plot", "a.gif"), 2, ".svg");
+  fails_with(CLI("suite", "--json", "--csv", "-"), 2, "--csv");
 }

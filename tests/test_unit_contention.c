@@ -17,17 +17,7 @@
 
 /* ------------------------------------------------------------ topologies */
 
-/* spec bound to n ranks under mapping; links not set: latency 0, beta. */
-static tutti_topo_t *topo(const char *spec, const char *links, int n, const char *mapping,
-                          double beta) {
-  tutti_topo_t *t = NULL;
-  char err[512] = "";
-  cr_assert(eq(int, tutti_topo_open(spec, links, &t, err, sizeof err), 0), "%s", err);
-  cr_assert(eq(int, tutti_topo_default_links(t, 0, beta), 0));
-  cr_assert(eq(int, tutti_topo_bind_text(t, n, mapping, TUTTI_TOPO_PARTIAL, err, sizeof err), 0),
-            "%s", err);
-  return t;
-}
+#include "topo_helpers.h"
 
 /* The id of the link named `name` ("s0 -> root"), by its name. */
 static int link_id(const tutti_topo_t *t, const char *name) {
@@ -79,7 +69,7 @@ static double arrive(const struct tutti_replay *rp, int src, uint32_t idx) {
  * 1 s/B. Both heads reach s0 -> leaf 2 at 0; rank 0 goes first (rule 8),
  * arrives at 10; rank 1's head waits until 10, arrives at 20. */
 Test(links, two_flows_into_one_link, .timeout = 10) {
-  tutti_topo_t *t = topo("tree:4", NULL, 3, NULL, 1.0);
+  tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(3);
@@ -120,7 +110,7 @@ Test(links, two_flows_into_one_link, .timeout = 10) {
  *   h4 = 11, e4 = max(11 + 10, 26 + 5) = 31   a fast link after a slow one
  *   complete: e4 + lat4 = 32 */
 Test(links, slow_link_after_fast_one, .timeout = 10) {
-  tutti_topo_t *t = topo("tree:2x2", "1s/1B/s, 5s/0.5B/s", 4, NULL, 0);
+  tutti_topo_t *t = mktopo("tree:2x2", "1s/1B/s, 5s/0.5B/s", 4, NULL, 0);
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(4);
@@ -141,7 +131,7 @@ Test(links, slow_link_after_fast_one, .timeout = 10) {
 /* Full duplex: 0 -> 2 and 2 -> 0 at once over s0 <-> root <-> s1 do not
  * interfere: both arrive at 10, as alone; each direction carries one. */
 Test(links, opposite_directions_do_not_interfere, .timeout = 10) {
-  tutti_topo_t *t = topo("tree:2x2", NULL, 4, NULL, 1.0);
+  tutti_topo_t *t = mktopo("tree:2x2", NULL, 4, NULL, 1.0);
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(4);
@@ -167,7 +157,7 @@ Test(links, opposite_directions_do_not_interfere, .timeout = 10) {
  * second waits at s0 -> root until 10, then follows 10 behind, arriving
  * at 20; its own leaf links are idle. */
 Test(links, shared_middle_link, .timeout = 10) {
-  tutti_topo_t *t = topo("tree:2x2", NULL, 4, NULL, 1.0);
+  tutti_topo_t *t = mktopo("tree:2x2", NULL, 4, NULL, 1.0);
   tutti_model_t m = wire(1.0);
   m.topo = t;
   struct bld *b = bld_new(4);
@@ -192,7 +182,7 @@ Test(links, shared_middle_link, .timeout = 10) {
 /* A message to oneself has an empty path: complete at s + L(0)
  * (topo/README.md), here 0; with latency L(0) = 3, at 3. */
 Test(links, message_to_oneself, .timeout = 10) {
-  tutti_topo_t *t = topo("tree:2", NULL, 2, NULL, 1.0);
+  tutti_topo_t *t = mktopo("tree:2", NULL, 2, NULL, 1.0);
   tutti_model_t m = wire(1.0);
   m.latency.a = 3;
   m.topo = t;
@@ -213,7 +203,7 @@ Test(links, message_to_oneself, .timeout = 10) {
 /* Rendezvous (rule 3) through links: the receive completes at the path's
  * completion + O_r; the second of two flows into one link waits. */
 Test(links, rendezvous_two_flows, .timeout = 10) {
-  tutti_topo_t *t = topo("tree:4", NULL, 3, NULL, 1.0);
+  tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
   tutti_model_t m = wire(1.0);
   m.eager_limit = 0;
   m.recv_cpu = (tutti_cost_t){0, 2, 0};
