@@ -16,6 +16,7 @@ int tutti_bench_contention(int argc, char **argv);
 int tutti_bench_lambda(int argc, char **argv);
 int tutti_bench_barrier(int argc, char **argv);
 int tutti_bench_lecture(int argc, char **argv);
+int tutti_bench_dualroot(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
@@ -28,7 +29,9 @@ int tutti_bench_lecture(int argc, char **argv);
   X(barrier, tutti_bench_barrier,                                                                  \
     "which barrier wins per profile and P, where lambda-tree stands; --native: vs pthread")        \
   X(lecture, tutti_bench_lecture,                                                                  \
-    "X. Yuan's MPI_Bcast lecture: 5 broadcasts 8 B..64 MiB, crossovers, contention-free mapping")
+    "X. Yuan's MPI_Bcast lecture: 5 broadcasts 8 B..64 MiB, crossovers, contention-free mapping")  \
+  X(dualroot, tutti_bench_dualroot,                                                                \
+    "Traff's dual-root allreduce vs single-tree, reduce+bcast and ring, 1 KiB..64 MiB")
 
 /* A benchmark's option with a value given twice is refused, as the
  * commands' are (bench/CLI.md), not silently replaced by the last: `bit`

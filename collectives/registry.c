@@ -99,6 +99,14 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
         FIELD(allgather), allgather_words, check_allgather                                         \
   }
 
+#define P_BLOCKS                                                                                   \
+  {                                                                                                \
+    "blocks", TUTTI_PARAM_INT, NAN, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,    \
+        "cut the vector into this many blocks (at most one per element); auto: the count "         \
+        "minimizing the modeled time, near sqrt((4H-2) beta m / (3 alpha))",                       \
+        FIELD(blocks), NULL, NULL                                                                  \
+  }
+
 #define SRC_BI                                                                                     \
   "M. Bernaschi, G. Iannello, \"Efficient collective communication operations in PVMe\", 1995, "   \
   "sec. 3"
@@ -111,6 +119,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   "M. Barnett, S. Gupta, D. Payne, L. Shuler, R. van de Geijn, J. Watts, \"Interprocessor "        \
   "collective communication library (InterCom)\", SHPCC 1994; MPICH's long-message bcast "         \
   "(Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.3)"
+#define SRC_DUALROOT                                                                               \
+  "J. L. Traff, \"A doubly-pipelined, dual-root reduction-to-all algorithm and implementation\", " \
+  "2021, Algorithm 1"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
 #define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
 #define SRC_HFM                                                                                    \
@@ -193,6 +204,27 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
        "binomial reduce to rank 0, then binomial broadcast",                                       \
        "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",                                          \
        "2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m", P_SEGMENT)                         \
+  ALGO(allreduce, dual_root, "dual-root", 0,                                                       \
+       "two post-order binary trees with dual roots, reduce and broadcast doubly pipelined",       \
+       SRC_DUALROOT, "(4H + 1 + 3(b-1))(alpha + beta m/b), H = log2(P+2) - 2", P_BLOCKS)           \
+  ALGO(allreduce, single_tree, "single-tree", 0,                                                   \
+       "one post-order binary tree, reduce and broadcast doubly pipelined", SRC_DUALROOT,          \
+       "(4H + 3(b-1) + [b > 1])(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)                   \
+  ALGO(allreduce, binary_reduce_bcast, "binary-reduce-bcast", 0,                                   \
+       "pipelined reduce up a post-order binary tree to rank P-1, then pipelined broadcast down",  \
+       SRC_DUALROOT, "(4H + 4(b-1))(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)               \
+  ALGO(allreduce, ring, "ring", TUTTI_ALGO_COMMUTATIVE,                                            \
+       "ring reduce-scatter of P blocks, then ring allgather (bandwidth-optimal)",                 \
+       "Patarasuk, Yuan, JPDC 69(2), 2009", "2(P-1)(alpha + beta m/P) + (P-1) gamma m/P")          \
+  ALGO(allreduce, recursive_doubling, "recursive-doubling", TUTTI_ALGO_COMMUTATIVE,                \
+       "whole vectors exchanged with rank XOR 2^k, log2 P steps (a fold for non-powers of two)",   \
+       "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",                                          \
+       "log2(p')(alpha + beta m + gamma m) [+ 2(alpha + beta m) + gamma m]")                       \
+  ALGO(allreduce, rabenseifner, "rabenseifner", TUTTI_ALGO_COMMUTATIVE,                            \
+       "recursive-halving reduce-scatter, recursive-doubling allgather (a fold for non-powers "    \
+       "of two)",                                                                                  \
+       "R. Rabenseifner, ICCS 2004; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",              \
+       "2 log2(p') alpha + (p'-1)/p' (2 beta + gamma) m [+ 2(alpha + beta m) + gamma m]")          \
                                                                                                    \
   TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
        "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \
@@ -727,7 +759,7 @@ static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
   return 0;
 }
 _Static_assert(sizeof(tutti_params_t) ==
-                   sizeof(double) + 5 * sizeof(long) + sizeof(size_t) + TUTTI_PARAM_LIST_MAX,
+                   sizeof(double) + 6 * sizeof(long) + sizeof(size_t) + TUTTI_PARAM_LIST_MAX,
                "tutti_params_t must have no padding (algo_valid compares it bitwise)");
 
 int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen) {

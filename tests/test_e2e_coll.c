@@ -209,6 +209,7 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   static const char *L[] = {"1", "2", "3", "auto"};
   static const char *segment[] = {"0", "16", "1000"};
   static const char *segments[] = {"1", "2", "3", "auto"}; /* at most the 4 bytes of one int32 */
+  static const char *blocks[] = {"1", "2", "3", "16", "auto"};
   static char gen_v[3][32];
   int n = 0;
 #define COPY(arr)                                                                                  \
@@ -225,6 +226,9 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   }
   if (!strcmp(p->name, "segments")) {
     COPY(segments);
+  }
+  if (!strcmp(p->name, "blocks")) {
+    COPY(blocks);
   }
 #undef COPY
   if (p->type == TUTTI_PARAM_CHOICE) { /* every word; "list:" alone: build_cases adds the list */

@@ -101,6 +101,7 @@ typedef struct tutti_params {
   long L;         /* postal-optimal tree: latency in send times */
   long k;         /* radix of k-ary and k-nomial shapes */
   size_t segment; /* pipeline segment in bytes; 0: one message */
+  long blocks;    /* pipelined allreduce: number of blocks the vector is cut into */
   long segments;  /* pipelined-chain: number of segments; TUTTI_PARAM_AUTO: from the model */
   long order;     /* pipelined-chain: enum tutti_chain_order */
   long allgather; /* scatter-allgather: enum tutti_allgather_kind */

@@ -1,0 +1,169 @@
+/*
+ * allreduce_binary_reduce_bcast.c -- allreduce as a pipelined reduce to
+ * the root of a post-order binary tree (rank P-1) followed by a pipelined
+ * broadcast down the same tree, b blocks: Traff's 4 beta m baseline.
+ *
+ * Reduce, round j: a rank receives its first child's block j while it
+ * sends its own block j-1 (complete) to its parent, in one sendrecv, then
+ * receives its second child's block j; each arrives in a temporary and is
+ * combined on the left, in place. Broadcast, round j: a rank receives
+ * block j from its parent while it sends block j-1 to its second child,
+ * then sends block j to its first child. So every rank makes at most two
+ * exchanges per block in each phase: 2 beta m + 2 beta m. The post-order
+ * tree keeps rank order: non-commutative ops are fine. (The existing
+ * `reduce-bcast` keeps its binomial trees and its modeled times.)
+ *
+ * Source: J. L. Traff, "A doubly-pipelined, dual-root reduction-to-all
+ * algorithm and implementation", 2021 (the reduce-then-broadcast
+ * comparison); the tree is pipetree.h's.
+ *
+ * Cost under Hockney, P = 2^(H+1) - 1, b blocks dividing m: about
+ * (4H + 4(b-1))(alpha + beta m/b) + reductions. The registered cost runs
+ * the schedule below through schedule.h's Hockney replay of blocking
+ * exchanges
+ * (exact when every element size cuts m into b equal blocks, else a bound
+ * with blocks of ceil(m/b) + 16 bytes, pipetree.h's convention).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "pipetree.h"
+#include "schedule.h"
+
+/* The k-th operation of a rank (0, 1, ...); 0 when there is none left. */
+static int op_at(const tutti__ponode_t *nd, long b, long k, tutti__bop_t *o) {
+  int c1 = nd->c1, c2 = nd->c2, par = nd->parent;
+  /* reduce: per round two slots (first child || parent, second child),
+   * then one closing send to the parent */
+  long rk = 2 * b + 1;
+  if (k < rk) {
+    long j = k / 2;
+    *o = (tutti__bop_t){-1, -1, -1, -1, 0, 0, 1};
+    if (k == 2 * b) { /* closing send of the last block */
+      if (par < 0) return 2;
+      o->speer = par, o->sblk = c1 >= 0 ? b - 1 : -1;
+      if (o->sblk < 0) return 2; /* a leaf sent every block in its rounds */
+      return 1;
+    }
+    if (k % 2 == 0) {
+      if (c1 >= 0) {
+        o->rpeer = c1, o->rblk = j;
+        if (par >= 0 && j >= 1) o->speer = par, o->sblk = j - 1;
+      } else if (par >= 0) {
+        o->speer = par, o->sblk = j; /* a leaf */
+      }
+    } else if (c2 >= 0) {
+      o->rpeer = c2, o->rblk = j;
+    }
+    return o->speer >= 0 || o->rpeer >= 0 ? 1 : 2;
+  }
+  k -= rk;
+  long bk = 2 * b + 1;
+  if (k >= bk) return 0;
+  long j = k / 2;
+  *o = (tutti__bop_t){-1, -1, -1, -1, 0, 0, 0};
+  if (k == 2 * b) { /* closing send to the second child */
+    if (c2 >= 0) o->speer = c2, o->sblk = b - 1;
+  } else if (k % 2 == 0) {
+    if (par >= 0) o->rpeer = par, o->rblk = j;
+    if (c2 >= 0 && j >= 1) o->speer = c2, o->sblk = j - 1;
+  } else if (c1 >= 0) {
+    o->speer = c1, o->sblk = j;
+  }
+  return o->speer >= 0 || o->rpeer >= 0 ? 1 : 2;
+}
+
+/* blocks=auto: the pipelining lemma for (4H + 4(b-1))(alpha + beta m/b),
+ * H = ceil(log2(P+1)) - 1: b = sqrt((H-1) beta m / alpha), at least 1 (the
+ * run's latency cost at 0 bytes and its slope stand for alpha and beta;
+ * a model without costs gets one block per 64 KiB). */
+static long auto_blocks(int P, double m, double alpha, double beta) {
+  int H = 0;
+  while ((1L << (H + 1)) - 1 < P) H++;
+  double bs = alpha > 0 ? sqrt(fmax(H - 1, 1) * beta * m / alpha) : m / 65536;
+  return bs < 1 ? 1 : bs > 1e9 ? 1000000000L : (long)llround(bs);
+}
+
+static long clamp_blocks(long blocks, long count) {
+  long b = blocks == TUTTI_PARAM_AUTO ? 1 : blocks;
+  if (b > count) b = count;
+  return b < 1 ? 1 : b;
+}
+
+int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                                         tutti_datatype_t type, tutti_op_t op,
+                                         const tutti_algo_t *a) {
+  int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
+  if (tag < 0) return tag;
+  int P = tutti_size(r), me = tutti_rank(r);
+  size_t esz = tutti_type_size(type);
+  char *Y = rbuf;
+  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(Y, sbuf, (size_t)count * esz);
+  if (count == 0 || P == 1) return 0;
+  long b = a->p.blocks;
+  if (b == TUTTI_PARAM_AUTO) {
+    const tutti_model_t *md = tutti_rank_model(r);
+    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0),
+                    md->latency.b);
+  }
+  b = clamp_blocks(b, count);
+  tutti__ponode_t nd;
+  tutti__postorder_node(0, P - 1, me, &nd);
+  long cap = (count + b - 1) / b;
+  char *t = malloc((size_t)cap * esz);
+  if (!t) return TUTTI_ENOMEM;
+  int rc = 0, more;
+  tutti__bop_t o;
+  for (long k = 0; !rc && (more = op_at(&nd, b, k, &o)); k++) {
+    if (more == 2) continue;
+    long ss = 0, sn = 0, rs = 0, rn = 0;
+    if (o.speer >= 0) tutti__block_range(count, (int)b, (int)o.sblk, &ss, &sn);
+    if (o.rpeer >= 0) tutti__block_range(count, (int)b, (int)o.rblk, &rs, &rn);
+    char *rp = o.reduce ? t : Y + (size_t)rs * esz;
+    if (o.speer >= 0 && o.rpeer >= 0)
+      rc = tutti_sendrecv(r, Y + (size_t)ss * esz, sn, type, o.speer, tag, rp, rn, type, o.rpeer,
+                          tag, TUTTI_STATUS_IGNORE);
+    else if (o.speer >= 0)
+      rc = tutti_send(r, Y + (size_t)ss * esz, sn, type, o.speer, tag);
+    else
+      rc = tutti_recv(r, rp, rn, type, o.rpeer, tag, TUTTI_STATUS_IGNORE);
+    if (!rc && o.reduce && o.rpeer >= 0 && rn)
+      rc = tutti_reduce_local_r(r, t, Y + (size_t)rs * esz, rn, type, op);
+  }
+  free(t);
+  return rc;
+}
+
+/* ------------------------------------------------------------ the cost */
+
+struct sctx {
+  int P;
+  long b;
+  double blk;
+};
+
+static int sched_op(const void *ctx, int rank, long k, tutti__bop_t *o) {
+  const struct sctx *c = ctx;
+  tutti__ponode_t nd;
+  tutti__postorder_node(0, c->P - 1, rank, &nd);
+  int more = op_at(&nd, c->b, k, o);
+  o->sbytes = o->rbytes = c->blk;
+  return more;
+}
+
+double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, int root, size_t m,
+                                                 const tutti_hockney_t *h, int *bound) {
+  (void)root;
+  *bound = 0;
+  if (m == 0 || P == 1) return 0;
+  long b = a->p.blocks;
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta);
+  b = clamp_blocks(b, (long)m);
+  int exact = b == 1 || m % (16 * (size_t)b) == 0;
+  double blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
+  *bound = !exact;
+  struct sctx ctx = {P, b, blk};
+  return tutti__schedule_hockney(P, sched_op, &ctx, h);
+}

@@ -1,0 +1,58 @@
+/*
+ * allreduce_ring.c -- the ring allreduce: a ring reduce-scatter, then the
+ * ring allgather (blocks.c). The vector is cut into P blocks; in step
+ * s = 0..P-2 rank v sends its partial block (v - s) mod P to its right
+ * neighbour and receives block (v - s - 1) mod P from its left one, which
+ * it combines into its own; after P-1 steps rank v holds block (v + 1)
+ * mod P complete, which is the allgather's layout with root P-1. Every
+ * rank sends and receives 2 (P-1)/P m: bandwidth-optimal. The operands of
+ * a block are combined in ring order, starting at a different rank per
+ * block: commutative ops only.
+ *
+ * Source: P. Patarasuk, X. Yuan, "Bandwidth optimal all-reduce algorithms
+ * for clusters of workstations", JPDC 69(2), 2009.
+ *
+ * Cost under Hockney, P | m: 2(P-1)(alpha + beta m/P) + (P-1) gamma m/P
+ * (uneven blocks: at most that with blocks of ceil(m/P) + 16 bytes).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "tutti/coll.h"
+
+int tutti__allreduce_ring(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                          tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
+  (void)a;
+  int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
+  if (tag < 0) return tag;
+  int P = tutti_size(r), me = tutti_rank(r), right = (me + 1) % P, left = (me - 1 + P) % P;
+  size_t esz = tutti_type_size(type);
+  char *Y = rbuf;
+  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(Y, sbuf, (size_t)count * esz);
+  if (count == 0 || P == 1) return 0;
+  char *t = malloc(((size_t)(count / P) + 1) * esz);
+  if (!t) return TUTTI_ENOMEM;
+  int rc = 0;
+  for (int s = 0; !rc && s < P - 1; s++) {
+    long ss, sn, rs, rn;
+    tutti__block_range(count, P, (me - s + P) % P, &ss, &sn);
+    tutti__block_range(count, P, (me - s - 1 + 2 * P) % P, &rs, &rn);
+    rc = tutti_sendrecv(r, Y + (size_t)ss * esz, sn, type, right, tag, t, rn, type, left, tag,
+                        TUTTI_STATUS_IGNORE);
+    if (!rc && rn) rc = tutti_reduce_local_r(r, t, Y + (size_t)rs * esz, rn, type, op);
+  }
+  free(t);
+  return rc ? rc : tutti__allgather_ring(r, Y, count, type, P - 1, tag);
+}
+
+double tutti__allreduce_ring_cost(const tutti_algo_t *a, int P, int root, size_t m,
+                                  const tutti_hockney_t *h, int *bound) {
+  (void)a, (void)root;
+  *bound = 0;
+  if (m == 0 || P == 1) return 0;
+  /* equal blocks for every element size up to 16 when 16 P divides m */
+  double blk = (double)m / P;
+  if (m % (16 * (size_t)P)) *bound = 1, blk = (double)(m / (size_t)P + 1) + 16;
+  return (P - 1) * (2 * (h->alpha + h->beta * blk) + h->gamma * blk);
+}

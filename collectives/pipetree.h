@@ -1,0 +1,52 @@
+/*
+ * pipetree.h -- the doubly-pipelined allreduce on post-order binary trees
+ * (Traff's Algorithm 1, collectives/REFERENCE.md "Doubly-pipelined
+ * dual-root allreduce"): the shared core of allreduce_dual_root.c (two
+ * trees, dual roots) and allreduce_single_tree.c (one tree), its block
+ * count choice (blocks=auto) and its Hockney cost. Internal to
+ * collectives/.
+ *
+ * Threads: called from rank threads only; no global state. The tree and
+ * cost functions are pure, callable from any thread.
+ */
+#ifndef TUTTI_COLL_PIPETREE_H
+#define TUTTI_COLL_PIPETREE_H
+
+#include <stddef.h>
+
+#include "tutti/coll.h"
+
+/* A rank's place in the post-order binary tree on ranks [lo, hi]: the root
+ * is hi; its first child hi-1 roots the high part of the other ranks, its
+ * second child the low part, which gets floor((n-1)/2) of them. -1 for a
+ * missing parent or child; depth in edges from the root. Pure. */
+typedef struct tutti__ponode {
+  int parent, c1, c2, depth;
+} tutti__ponode_t;
+void tutti__postorder_node(int lo, int hi, int rank, tutti__ponode_t *nd);
+
+/* The tree a rank is in: ntrees 2 (dual-root: [0, ceil(P/2)-1] and
+ * [ceil(P/2), P-1]) or 1 (single tree [0, P-1]). */
+void tutti__pipetree_range(int P, int ntrees, int rank, int *lo, int *hi);
+
+/* Algorithm 1 over ntrees (1 or 2) post-order trees with `blocks` blocks
+ * (a->p.blocks; TUTTI_PARAM_AUTO: tutti__pipetree_auto_blocks for the
+ * run's model). Takes the call's tag itself (engine.h "Tags"). */
+int tutti__pipetree_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                              tutti_datatype_t type, tutti_op_t op, long blocks, int ntrees);
+
+/* The block count auto chooses for P ranks, count elements of esz bytes
+ * and a Hockney alpha, beta (per byte): from b* = sqrt((4H-2) beta m /
+ * (3 alpha)), the neighbour with the smallest steps(b)(alpha + beta m/b),
+ * steps(b) = steps(1) + 3(b-1), clamped to [1, count]. */
+long tutti__pipetree_auto_blocks(int P, int ntrees, long count, size_t esz, double alpha,
+                                 double beta);
+
+/* The Hockney time of the algorithm with b blocks (a->p.blocks, auto
+ * resolved as above) on m bytes, followed exchange by exchange (a
+ * tutti_cost_fn; exact when every element size cuts m into b equal blocks,
+ * else a bound: pipetree.c). */
+double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h,
+                            int *bound);
+
+#endif /* TUTTI_COLL_PIPETREE_H */
