@@ -11,9 +11,12 @@
  * relative to the MPI library's. Reductions: sum on int32 (byte below 4
  * bytes), root 0. Data is not verified here (`tutti-mpi check` does that).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "main.h"
@@ -24,6 +27,57 @@ struct cand {
   int own; /* the MPI library's collective */
   double *t;
 };
+
+/* The thread runtime's times (threads.c), for the "threads" column. */
+struct thread_row {
+  char coll[16], algo[64];
+  size_t bytes;
+  double med, min;
+};
+
+/* Rank 0 runs tutti-compare-threads (beside this program) on as many rank
+ * threads as there are processes, while the other processes sleep in a
+ * polled MPI_Ibarrier instead of spinning on the cores the threads need.
+ * Returns the rows read (0 if the helper is missing or failed). */
+static int thread_times(MPI_Comm comm, int P, int rounds, const size_t *sz, int nsz,
+                        struct thread_row *rows, int max) {
+  int me, n = 0;
+  MPI_Comm_rank(comm, &me);
+  if (me == 0) {
+    char exe[PATH_MAX], cmd[PATH_MAX + 4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+      exe[len] = 0;
+      char *slash = strrchr(exe, '/');
+      if (slash) *slash = 0;
+      int at = snprintf(cmd, sizeof cmd, "'%s/tutti-compare-threads' %d %d", exe, P, rounds);
+      for (int s = 0; s < nsz && at < (int)sizeof cmd - 32; s++)
+        at += snprintf(cmd + at, sizeof cmd - (size_t)at, " %zu", sz[s]);
+      FILE *f = popen(cmd, "r");
+      while (f && n < max &&
+             fscanf(f, "%15s %zu %63s %lf %lf", rows[n].coll, &rows[n].bytes, rows[n].algo,
+                    &rows[n].med, &rows[n].min) == 5)
+        n++;
+      if (f && pclose(f) != 0) n = 0;
+    }
+  }
+  MPI_Request q;
+  int done = 0;
+  MPI_Ibarrier(comm, &q);
+  while (!done) {
+    MPI_Test(&q, &done, MPI_STATUS_IGNORE);
+    if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  return n;
+}
+
+static const struct thread_row *thread_find(const struct thread_row *rows, int n, const char *coll,
+                                            size_t bytes, const char *algo) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(rows[i].coll, coll) && rows[i].bytes == bytes && !strcmp(rows[i].algo, algo))
+      return &rows[i];
+  return NULL;
+}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -73,8 +127,13 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
   int len = 0;
   MPI_Get_library_version(lib, &len);
   lib[strcspn(lib, ",\n")] = 0;
+  static struct thread_row trows[256];
+  int ntrows = thread_times(tutti_mpi_comm(r), P, rounds, sz, nsizes, trows, 256);
   if (me == 0)
-    printf("%d ranks, %s, %d rounds, times: median (min) of the max over ranks\n", P, lib, rounds);
+    printf("%d ranks, %s, %d rounds, times: median (min) of the max over ranks;\n"
+           "threads: the same algorithm on %d rank threads of tutti's runtime (none model)%s\n",
+           P, lib, rounds, P,
+           ntrows ? "" : " -- not measured (tutti-compare-threads failed or missing)");
   int rc = 0;
   for (size_t ci = 0; ci < sizeof colls / sizeof *colls && !rc; ci++) {
     int coll = colls[ci];
@@ -127,9 +186,16 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
           qsort(x, (size_t)rounds, sizeof *x, cmp_double);
           double med = rounds % 2 ? x[rounds / 2] : (x[rounds / 2 - 1] + x[rounds / 2]) / 2;
           if (q == 0) own_med = med;
-          printf("  %-16s %12s (%s)  %5.2fx MPI\n", cands[q].label,
+          const struct thread_row *tr =
+              thread_find(trows, ntrows, tutti_coll_name(coll), bytes, cands[q].label);
+          char s3[64] = "-", s4[64] = "";
+          if (tr) {
+            tutti_format_time(tr->med, s3, sizeof s3);
+            snprintf(s4, sizeof s4, "(%s)", tutti_format_time(tr->min, s1, sizeof s1));
+          }
+          printf("  %-16s %12s (%s)  %5.2fx MPI   threads %12s %s\n", cands[q].label,
                  tutti_format_time(med, s1, sizeof s1), tutti_format_time(x[0], s2, sizeof s2),
-                 own_med > 0 ? med / own_med : 0.0);
+                 own_med > 0 ? med / own_med : 0.0, s3, s4);
         }
       }
       free(t), free(a), free(b), free(local);
