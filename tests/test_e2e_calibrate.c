@@ -5,9 +5,11 @@
  * calibration of the thread runtime writes a profile whose modeled
  * ping-pong -- a real modeled world under that profile, read back by
  * tutti_profile_load -- is within the fit's stated error of every
- * ping-pong time measured.
+ * ping-pong time measured; the command writes a profile `tutti run` reads
+ * and refuses bad input.
  */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "tutti/tutti.h"
 
 #include "calib.c" /* bench/: compiled in */
+#include "cli_helpers.h"
 
 static double wss(const size_t *x, const double *y, int n, double a, double b) {
   double s = 0;
@@ -126,4 +129,29 @@ Test(calibrate, thread_profile_predicts_the_measured_ping_pong, .timeout = 60) {
               rep.modeled_time, meas, e, res.hockney.max_rel);
   }
   tutti_world_destroy(w);
+}
+
+/* `tutti calibrate` end to end: a profile that `tutti run --profile`
+ * takes, and bad input refused with exit 2 naming what is accepted. */
+Test(calibrate, command_writes_a_profile_run_reads, .timeout = 60) {
+  char path[] = "/tmp/tutti-calib-cli-XXXXXX.ini";
+  int fd = mkstemps(path, 4);
+  cr_assert(fd >= 0);
+  close(fd);
+  struct cli c = CLI("calibrate", path, "--sizes", "8,64KiB,1MiB", "--iters", "3");
+  cr_assert(eq(int, c.status, 0), "stderr: %s", c.err);
+  HAS(c.out, "Hockney  alpha");
+  HAS(c.out, "fit error: max");
+  cli_free(&c);
+  c = CLI("run", "bcast", "binomial", "-n", "8", "--profile", path);
+  cr_assert(eq(int, c.status, 0), "stderr: %s", c.err);
+  HAS(c.out, "model         hockney alpha=");
+  cli_free(&c);
+  unlink(path);
+  c = CLI("calibrate", "--sizes", "8");
+  fails_with(c, 2, "--sizes: 1 sizes; accepted: 2 to 64 sizes");
+  cli_free(&c);
+  c = CLI("calibrate", "/nonexistent-dir/x.ini");
+  fails_with(c, 2, "cannot write '/nonexistent-dir/x.ini'; accepted: a writable file path");
+  cli_free(&c);
 }
