@@ -31,8 +31,8 @@ extern "C" {
 
 /* A rank of communicator comm (duplicated: tutti's tags never meet the
  * caller's messages), with errors returned rather than fatal. 0,
- * TUTTI_EINVAL (NULL out, MPI not initialized, MPI_COMM_NULL),
- * TUTTI_ENOMEM, TUTTI_ETAG (the library's MPI_TAG_UB is below 65535). */
+ * TUTTI_EINVAL (NULL out, MPI not initialized, MPI_COMM_NULL), or the
+ * failure of MPI_Comm_dup. */
 TUTTI_API int tutti_mpi_rank_create(MPI_Comm comm, tutti_rank_t **out);
 /* Free the rank and its communicator (collective over it, as
  * MPI_Comm_free). NULL is accepted. */
