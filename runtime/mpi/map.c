@@ -19,6 +19,7 @@
 
 struct type_map {
   tutti_datatype_t type;
+  size_t size; /* a freed type's address may come back with another size */
   MPI_Datatype mpi;
 };
 
@@ -51,14 +52,15 @@ static int builtin_type(tutti_datatype_t type, MPI_Datatype *out) {
 int tutti_mpi_type(tutti_datatype_t type, MPI_Datatype *out) {
   if (!out || !tutti_type_size(type)) return TUTTI_ETYPE;
   if (builtin_type(type, out)) return 0;
-  for (int i = 0; i < n_user_types; i++)
-    if (user_types[i].type == type) return *out = user_types[i].mpi, 0;
   size_t size = tutti_type_size(type);
+  for (int i = 0; i < n_user_types; i++)
+    if (user_types[i].type == type && user_types[i].size == size)
+      return *out = user_types[i].mpi, 0;
   if (n_user_types == SLOTS || size > (size_t)INT32_MAX) return TUTTI_ENOMEM;
   MPI_Datatype t;
   if (MPI_Type_contiguous((int)size, MPI_BYTE, &t) != MPI_SUCCESS) return TUTTI_ENOMEM;
   if (MPI_Type_commit(&t) != MPI_SUCCESS) return TUTTI_ENOMEM;
-  user_types[n_user_types++] = (struct type_map){type, t};
+  user_types[n_user_types++] = (struct type_map){type, size, t};
   return *out = t, 0;
 }
 
@@ -69,7 +71,7 @@ static tutti_datatype_t type_of(MPI_Datatype t) {
   MPI_Datatype m;
   for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
     if (builtin_type(builtins[i], &m) && m == t) return builtins[i];
-  for (int i = 0; i < n_user_types; i++)
+  for (int i = n_user_types - 1; i >= 0; i--) /* the newest first */
     if (user_types[i].mpi == t) return user_types[i].type;
   return NULL;
 }
