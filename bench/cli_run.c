@@ -21,52 +21,6 @@
 
 #include "cli.h"
 
-/* ------------------------------------------------------------ JSON */
-
-void cli_json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p);
-    else if (*p == '\n')
-      fputs("\\n", f);
-    else if (*p == '\t')
-      fputs("\\t", f);
-    else if (*p < 0x20)
-      fprintf(f, "\\u%04x", *p);
-    else
-      fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
-void cli_json_num(FILE *f, double x) {
-  if (!isfinite(x)) {
-    fputs("null", f);
-    return;
-  }
-  char buf[32];
-  fputs(tutti_format_shortest(x, buf, sizeof buf), f);
-}
-
-void cli_json_params(FILE *f, const tutti_algo_t *a) {
-  fputc('{', f);
-  for (int i = 0; i < a->desc->nparams; i++) {
-    const tutti_param_desc_t *p = &a->desc->params[i];
-    if (i) fputc(',', f);
-    cli_json_str(f, p->name);
-    fputc(':', f);
-    char text[TUTTI_PARAM_LIST_MAX + 32];
-    if (a->is_auto & (1u << i))
-      cli_json_str(f, "auto");
-    else if (p->type == TUTTI_PARAM_CHOICE) /* a word: "dfs", "list:0,2,1" */
-      cli_json_str(f, (tutti_algo_param_text(a, i, text, sizeof text), text));
-    else
-      cli_json_num(f, a->value[i]);
-  }
-  fputc('}', f);
-}
-
 /* ------------------------------------------------------------ one job */
 
 struct bad {

@@ -33,6 +33,8 @@ static int bench_main(int argc, char **argv);
   X(topo, tutti_cli_topo, "topo SPEC|FILE [options]",                                              \
     "draw a network topology with the ranks on its leaves (ASCII, or --dot)")                      \
   X(profiles, tutti_cli_profiles, "profiles", "the built-in latency profiles")                     \
+  X(calibrate, tutti_cli_calibrate, "calibrate [PROFILE] [options]",                               \
+    "measure ping-pong and back-to-back sends, fit alpha/beta (LogGP too), write a profile")       \
   X(bench, bench_main, "bench NAME [options]",                                                     \
     "run a benchmark program (tutti bench --help lists them)")
 

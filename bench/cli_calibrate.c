@@ -1,0 +1,95 @@
+/*
+ * cli_calibrate.c -- `tutti calibrate [PROFILE] [--sizes L] [--iters R]`:
+ * measure tutti's thread runtime between two rank threads (ping-pong and
+ * back-to-back sends, calib.c), fit Hockney alpha/beta and LogGP L/o/g/G,
+ * print the table and, given a file name, write the profile --profile
+ * reads. `tutti-mpi calibrate` (runtime/mpi/main.c) does the same over MPI
+ * with the same calib.c.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "calib.h"
+#include "cli.h"
+
+#define CALIBRATE_OPTS (CLI_O(SIZES) | CLI_O(ITERS) | CLI_O(HELP))
+
+struct calib_job {
+  const size_t *sizes;
+  int n, reps;
+  struct calib_data d;
+};
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int calib_rank(tutti_rank_t *r, void *arg) {
+  struct calib_job *j = arg;
+  return calib_measure(r, j->sizes, j->n, j->reps, 16, mono, &j->d);
+}
+
+/* The default sizes: 8 B to 4 MiB, doubling. */
+static int default_sizes(size_t *s) {
+  int n = 0;
+  for (size_t m = 8; m <= 4u << 20; m *= 2) s[n++] = m;
+  return n;
+}
+
+int tutti_cli_calibrate(int argc, char **argv) {
+  struct cli_opts o;
+  int st = cli_parse("calibrate", CALIBRATE_OPTS, 1, argc, argv, &o);
+  if (st) return st;
+  if (o.given & CLI_O(HELP)) {
+    printf("usage: tutti calibrate [PROFILE] [--sizes LIST] [--iters R]\n\n"
+           "Measure tutti's thread runtime between two rank threads (none model): ping-pong\n"
+           "and back-to-back sends over the sizes (default 8..4MiB), R repetitions each\n"
+           "(default 31, medians). Fit Hockney alpha and beta to the one-way ping-pong time\n"
+           "and LogGP g and G to the back-to-back time per message by least squares on\n"
+           "relative residuals; print both with the fit's error, and write PROFILE, a\n"
+           "profile file that --profile reads. mpirun -n 2 tutti-mpi calibrate measures an\n"
+           "MPI library the same way.\n\noptions:\n");
+    cli_print_options(stdout, CALIBRATE_OPTS);
+    return 0;
+  }
+  size_t defs[CALIB_MAX_SIZES], *sizes = NULL;
+  int n = default_sizes(defs);
+  if (o.sizes && (st = cli_parse_sizes("calibrate", o.sizes, &sizes, &n))) return st;
+  if (n < 2 || n > CALIB_MAX_SIZES) {
+    free(sizes);
+    return cli_fail(CLI_EUSAGE, "calibrate", "--sizes: %d sizes; accepted: 2 to %d sizes", n,
+                    CALIB_MAX_SIZES);
+  }
+  FILE *out = NULL;
+  if (o.npos == 1 && !(out = fopen(o.pos[0], "w"))) {
+    free(sizes);
+    return cli_fail(CLI_EUSAGE, "calibrate", "cannot write '%s'; accepted: a writable file path",
+                    o.pos[0]);
+  }
+  struct calib_job j = {
+      .sizes = sizes ? sizes : defs, .n = n, .reps = o.given & CLI_O(ITERS) ? o.iters : 31};
+  tutti_config_t cfg = tutti_config_default(2);
+  tutti_world_t *w;
+  int rc = tutti_world_create(&w, &cfg);
+  if (!rc) {
+    rc = tutti_world_run(w, calib_rank, &j);
+    tutti_world_destroy(w);
+  }
+  free(sizes);
+  struct calib_result res;
+  if (!rc) rc = calib_analyze(&j.d, &res);
+  if (rc) {
+    if (out) fclose(out);
+    return cli_fail(CLI_ERUNTIME, "calibrate", "%s", tutti_strerror(rc));
+  }
+  printf("tutti's thread runtime, 2 rank threads, %d repetitions per size\n", j.reps);
+  calib_print(stdout, &j.d, &res);
+  if (out) {
+    calib_write_profile(out, "tutti's thread runtime", &j.d, &res);
+    if (fclose(out)) return cli_fail(CLI_ERUNTIME, "calibrate", "writing '%s' failed", o.pos[0]);
+    printf("profile       %s (--profile %s)\n", o.pos[0], o.pos[0]);
+  }
+  return CLI_OK;
+}

@@ -1,0 +1,407 @@
+/*
+ * p2p.c -- the backend contract (include/tutti/p2p.h) over MPI: a rank is
+ * an MPI process of a duplicated communicator, tutti's p2p calls are MPI's
+ * with the same semantics, so collectives/ runs unchanged across processes.
+ *
+ * Messages travel as MPI_BYTE, count * size bytes: one encoding for every
+ * datatype, so a receive with another type of the same size matches as it
+ * does in the emulator and the status counts bytes exactly (MPI_Get_count
+ * of MPI_BYTE), from which tutti_status_count divides. A message is at
+ * most INT_MAX bytes (MPI-3 counts are int): more is TUTTI_ECOUNT.
+ *
+ * Tags: user tags 0..TUTTI_TAG_UB and tutti_coll_tag's reserved tags above
+ * pass through when MPI_TAG_UB reaches TUTTI_TAG_MAX (Open MPI: INT_MAX).
+ * A smaller MPI_TAG_UB (MPICH: 2^21-1 or so) is split in halves: user tags
+ * up to ub/2 pass, larger ones are TUTTI_ETAG, and the reserved tags fold
+ * into (ub/2, ub] -- distinct for any ub/2 collective calls in flight.
+ *
+ * No modeled time: tutti_rank_model is the none model, tutti_compute busy-
+ * waits for its seconds on MPI_Wtime (so a program's modeled work shows
+ * in wall time), spans only check their nesting, and reduce_local_r is
+ * MPI_Reduce_local (MPI's own ops for built-in pairs, tutti's
+ * reduce_local for matmul2, user ops and contiguous types).
+ *
+ * Where MPI differs from the emulator (runtime/mpi/README.md): a
+ * truncated message is consumed (MPI_ERR_TRUNCATE), not kept; wildcard
+ * receives are always allowed (no modeled run forbids them); a deadlock
+ * hangs, as in MPI, instead of failing with TUTTI_EDEADLOCK.
+ */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "tutti/model.h" /* tutti_model_none: the none model of tutti_rank_model */
+
+struct tutti_rank {
+  MPI_Comm comm;
+  int rank, size;
+  uint32_t coll_seq;  /* collective calls so far: tutti_coll_tag */
+  int user_max;       /* the largest user tag MPI can carry */
+  int fold;           /* 1: reserved tags fold into (user_max, tag_ub] */
+  uint32_t fold_span; /* tag_ub - user_max */
+  int in_span;        /* tutti_span_begin / end nesting */
+  tutti_model_t none; /* tutti_rank_model */
+  struct tutti_request *free_reqs;
+};
+
+/* A request is MPI's, wrapped so that tutti_request_t stays a pointer
+ * whatever MPI_Request is (a pointer in Open MPI, an int in MPICH). */
+struct tutti_request {
+  MPI_Request mpi;
+  struct tutti_request *next; /* the rank's free list */
+};
+
+/* ------------------------------------------------------------ errors */
+
+static int from_mpi(int err) {
+  if (err == MPI_SUCCESS) return 0;
+  int cls = MPI_ERR_OTHER;
+  MPI_Error_class(err, &cls);
+  switch (cls) {
+  case MPI_ERR_TRUNCATE:
+    return TUTTI_ETRUNCATE;
+  case MPI_ERR_RANK:
+    return TUTTI_ERANK;
+  case MPI_ERR_TAG:
+    return TUTTI_ETAG;
+  case MPI_ERR_COUNT:
+    return TUTTI_ECOUNT;
+  case MPI_ERR_BUFFER:
+    return TUTTI_EBUFFER;
+  case MPI_ERR_TYPE:
+    return TUTTI_ETYPE;
+  case MPI_ERR_OP:
+    return TUTTI_EOP;
+  case MPI_ERR_REQUEST:
+    return TUTTI_EREQUEST;
+  case MPI_ERR_NO_MEM:
+    return TUTTI_ENOMEM;
+  default:
+    return TUTTI_EIO;
+  }
+}
+
+/* ------------------------------------------------------------ ranks */
+
+int tutti_mpi_rank_create(MPI_Comm comm, tutti_rank_t **out) {
+  int inited = 0, flag = 0, *ub = NULL;
+  if (!out) return TUTTI_EINVAL;
+  *out = NULL;
+  MPI_Initialized(&inited);
+  if (!inited || comm == MPI_COMM_NULL) return TUTTI_EINVAL;
+  struct tutti_rank *r = calloc(1, sizeof *r);
+  if (!r) return TUTTI_ENOMEM;
+  int rc = from_mpi(MPI_Comm_dup(comm, &r->comm));
+  if (rc) {
+    free(r);
+    return rc;
+  }
+  MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(r->comm, &r->rank);
+  MPI_Comm_size(r->comm, &r->size);
+  MPI_Comm_get_attr(r->comm, MPI_TAG_UB, &ub, &flag);
+  int tag_ub = flag && ub ? *ub : 32767; /* MPI guarantees at least 32767 */
+  if (tag_ub >= TUTTI_TAG_MAX) {
+    r->user_max = TUTTI_TAG_UB;
+  } else {
+    r->fold = 1;
+    r->user_max = tag_ub / 2;
+    r->fold_span = (uint32_t)(tag_ub - r->user_max);
+  }
+  tutti_model_none(&r->none);
+  *out = r;
+  return 0;
+}
+
+void tutti_mpi_rank_free(tutti_rank_t *r) {
+  if (!r) return;
+  for (struct tutti_request *q = r->free_reqs, *n; q; q = n) n = q->next, free(q);
+  MPI_Comm_free(&r->comm);
+  free(r);
+}
+
+MPI_Comm tutti_mpi_comm(const tutti_rank_t *r) {
+  return r ? r->comm : MPI_COMM_NULL;
+}
+
+int tutti_rank(const tutti_rank_t *r) {
+  return r ? r->rank : TUTTI_EINVAL;
+}
+int tutti_size(const tutti_rank_t *r) {
+  return r ? r->size : TUTTI_EINVAL;
+}
+
+int tutti_coll_tag(tutti_rank_t *r) {
+  if (!r) return TUTTI_EINVAL;
+  /* the emulator's rule, so that both backends hand out the same tags */
+  const uint32_t span = (uint32_t)TUTTI_TAG_MAX - TUTTI_TAG_UB;
+  return TUTTI_TAG_UB + 1 + (int)(r->coll_seq++ % span);
+}
+
+const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
+  return &r->none;
+}
+
+/* MPI tells nothing of the network: the chain is rank order from the
+ * root, as the emulator's without a topology (p2p.h). */
+int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {
+  if (!r || !prev || !next || root < 0 || root >= r->size) return TUTTI_EINVAL;
+  const int P = r->size, v = (r->rank - root + P) % P;
+  *prev = v ? (r->rank - 1 + P) % P : -1;
+  *next = v < P - 1 ? (r->rank + 1) % P : -1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static int check_buf(const void *buf, long count, tutti_datatype_t type, int *bytes) {
+  size_t esz = tutti_type_size(type);
+  if (!esz) return TUTTI_ETYPE;
+  if (count < 0 || (unsigned long)count > INT_MAX / esz) return TUTTI_ECOUNT;
+  if (count > 0 && !buf) return TUTTI_EBUFFER;
+  *bytes = (int)((size_t)count * esz);
+  return 0;
+}
+
+static int peer_to_mpi(const struct tutti_rank *r, int peer, int any_ok, int *out) {
+  if (peer == TUTTI_PROC_NULL) return *out = MPI_PROC_NULL, 0;
+  if (any_ok && peer == TUTTI_ANY_SOURCE) return *out = MPI_ANY_SOURCE, 0;
+  if (peer < 0 || peer >= r->size) return TUTTI_ERANK;
+  return *out = peer, 0;
+}
+
+static int tag_to_mpi(const struct tutti_rank *r, int tag, int any_ok, int *out) {
+  if (any_ok && tag == TUTTI_ANY_TAG) return *out = MPI_ANY_TAG, 0;
+  if (tag < 0) return TUTTI_ETAG;
+  if (tag <= TUTTI_TAG_UB) {
+    if (tag > r->user_max) return TUTTI_ETAG;
+    return *out = tag, 0;
+  }
+  if (!r->fold) return *out = tag, 0;
+  *out = r->user_max + 1 + (int)((uint32_t)(tag - TUTTI_TAG_UB - 1) % r->fold_span);
+  return 0;
+}
+
+static int tag_from_mpi(const struct tutti_rank *r, int tag) {
+  if (tag == MPI_ANY_TAG) return TUTTI_ANY_TAG;
+  if (r->fold && tag > r->user_max) return TUTTI_TAG_UB + 1 + (tag - r->user_max - 1);
+  return tag;
+}
+
+/* One message's arguments in the emulator's order: buffer, peer, tag. */
+static int check_msg(const struct tutti_rank *r, const void *buf, long count, tutti_datatype_t type,
+                     int peer, int tag, int recv, int *bytes, int *mpeer, int *mtag) {
+  int rc;
+  if ((rc = check_buf(buf, count, type, bytes)) || (rc = peer_to_mpi(r, peer, recv, mpeer)) ||
+      (rc = tag_to_mpi(r, tag, recv, mtag)))
+    return rc;
+  return 0;
+}
+
+static void status_from_mpi(const struct tutti_rank *r, const MPI_Status *m, int err,
+                            tutti_status_t *st) {
+  if (!st) return;
+  int n = 0;
+  MPI_Get_count(m, MPI_BYTE, &n);
+  st->source = m->MPI_SOURCE == MPI_PROC_NULL ? TUTTI_PROC_NULL : m->MPI_SOURCE;
+  st->tag = tag_from_mpi(r, m->MPI_TAG);
+  st->error = err == TUTTI_ETRUNCATE ? err : 0;
+  st->bytes = n == MPI_UNDEFINED || n < 0 ? 0 : (size_t)n;
+}
+
+int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count) {
+  if (!st || !count) return TUTTI_EINVAL;
+  size_t esz = tutti_type_size(type);
+  if (!esz) return TUTTI_ETYPE;
+  *count = st->bytes % esz ? TUTTI_UNDEFINED : (long)(st->bytes / esz);
+  return 0;
+}
+
+/* ------------------------------------------------------------ requests */
+
+static struct tutti_request *req_get(struct tutti_rank *r) {
+  struct tutti_request *q = r->free_reqs;
+  if (q)
+    r->free_reqs = q->next;
+  else if (!(q = malloc(sizeof *q)))
+    return NULL;
+  q->mpi = MPI_REQUEST_NULL;
+  return q;
+}
+
+static void req_put(struct tutti_rank *r, struct tutti_request *q) {
+  q->next = r->free_reqs;
+  r->free_reqs = q;
+}
+
+/* ------------------------------------------------------------ p2p */
+
+int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
+                int tag, tutti_request_t *req) {
+  int rc, bytes, mdest, mtag;
+  if (!r || !req) return TUTTI_EINVAL;
+  if ((rc = check_msg(r, buf, count, type, dest, tag, 0, &bytes, &mdest, &mtag))) return rc;
+  struct tutti_request *q = req_get(r);
+  if (!q) return TUTTI_ENOMEM;
+  if ((rc = from_mpi(MPI_Isend(buf, bytes, MPI_BYTE, mdest, mtag, r->comm, &q->mpi)))) {
+    req_put(r, q);
+    return rc;
+  }
+  *req = q;
+  return 0;
+}
+
+int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
+                tutti_request_t *req) {
+  int rc, bytes, msrc, mtag;
+  if (!r || !req) return TUTTI_EINVAL;
+  if ((rc = check_msg(r, buf, count, type, source, tag, 1, &bytes, &msrc, &mtag))) return rc;
+  struct tutti_request *q = req_get(r);
+  if (!q) return TUTTI_ENOMEM;
+  if ((rc = from_mpi(MPI_Irecv(buf, bytes, MPI_BYTE, msrc, mtag, r->comm, &q->mpi)))) {
+    req_put(r, q);
+    return rc;
+  }
+  *req = q;
+  return 0;
+}
+
+int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t type, int dest,
+               int tag) {
+  int rc, bytes, mdest, mtag;
+  if (!r) return TUTTI_EINVAL;
+  if ((rc = check_msg(r, buf, count, type, dest, tag, 0, &bytes, &mdest, &mtag))) return rc;
+  return from_mpi(MPI_Send(buf, bytes, MPI_BYTE, mdest, mtag, r->comm));
+}
+
+int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
+               tutti_status_t *st) {
+  int rc, bytes, msrc, mtag;
+  if (!r) return TUTTI_EINVAL;
+  if ((rc = check_msg(r, buf, count, type, source, tag, 1, &bytes, &msrc, &mtag))) return rc;
+  MPI_Status m;
+  rc = from_mpi(MPI_Recv(buf, bytes, MPI_BYTE, msrc, mtag, r->comm, &m));
+  status_from_mpi(r, &m, rc, st);
+  return rc;
+}
+
+int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st) {
+  if (!r || !req) return TUTTI_EINVAL;
+  struct tutti_request *q = *req;
+  if (!q) {
+    if (st) *st = (tutti_status_t){.source = TUTTI_PROC_NULL, .tag = TUTTI_ANY_TAG};
+    return 0;
+  }
+  MPI_Status m;
+  int rc = from_mpi(MPI_Wait(&q->mpi, &m));
+  status_from_mpi(r, &m, rc, st);
+  req_put(r, q);
+  *req = TUTTI_REQUEST_NULL;
+  return rc;
+}
+
+int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t sts[]) {
+  if (!r) return TUTTI_EINVAL;
+  if (n < 0 || (n > 0 && !reqs)) return TUTTI_EINVAL;
+  /* one MPI_Waitall, so MPI progresses every request together */
+  MPI_Request mstack[32], *mreq = mstack;
+  MPI_Status sstack[32], *mst = sstack;
+  if (n > 32) {
+    mreq = malloc(sizeof *mreq * (size_t)n);
+    mst = malloc(sizeof *mst * (size_t)n);
+    if (!mreq || !mst) {
+      free(mreq == mstack ? NULL : mreq), free(mst == sstack ? NULL : mst);
+      return TUTTI_ENOMEM;
+    }
+  }
+  for (int i = 0; i < n; i++) mreq[i] = reqs[i] ? reqs[i]->mpi : MPI_REQUEST_NULL;
+  int err = MPI_Waitall(n, mreq, mst), first = 0;
+  for (int i = 0; i < n; i++) {
+    int rc = 0;
+    if (err != MPI_SUCCESS) rc = from_mpi(err == MPI_ERR_IN_STATUS ? mst[i].MPI_ERROR : err);
+    if (rc && !first) first = rc;
+    if (!reqs[i]) {
+      if (sts) sts[i] = (tutti_status_t){.source = TUTTI_PROC_NULL, .tag = TUTTI_ANY_TAG};
+      continue;
+    }
+    if (sts) status_from_mpi(r, &mst[i], rc, &sts[i]);
+    req_put(r, reqs[i]);
+    reqs[i] = TUTTI_REQUEST_NULL;
+  }
+  if (mreq != mstack) free(mreq), free(mst);
+  return first;
+}
+
+int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st) {
+  if (!r || !req || !flag) return TUTTI_EINVAL;
+  if (!*req) return *flag = 1, tutti_wait(r, req, st);
+  MPI_Status m;
+  int done = 0, rc = from_mpi(MPI_Test(&(*req)->mpi, &done, &m));
+  *flag = done || rc;
+  if (!*flag) return 0;
+  status_from_mpi(r, &m, rc, st);
+  req_put(r, *req);
+  *req = TUTTI_REQUEST_NULL;
+  return rc;
+}
+
+int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, int dest,
+                   int stag, void *rbuf, long rcount, tutti_datatype_t rtype, int source, int rtag,
+                   tutti_status_t *st) {
+  int rc, sbytes, rbytes, mdest, msrc, mstag, mrtag;
+  if (!r) return TUTTI_EINVAL;
+  /* the emulator's order: the receive half is checked first */
+  if ((rc = check_msg(r, rbuf, rcount, rtype, source, rtag, 1, &rbytes, &msrc, &mrtag)) ||
+      (rc = check_msg(r, sbuf, scount, stype, dest, stag, 0, &sbytes, &mdest, &mstag)))
+    return rc;
+  MPI_Status m;
+  rc = from_mpi(MPI_Sendrecv(sbuf, sbytes, MPI_BYTE, mdest, mstag, rbuf, rbytes, MPI_BYTE, msrc,
+                             mrtag, r->comm, &m));
+  status_from_mpi(r, &m, rc, st);
+  return rc;
+}
+
+void tutti_abort(tutti_rank_t *r, int err) {
+  /* mpirun ends every process; the exit code is the error's magnitude */
+  int code = err < 0 ? -err : -TUTTI_EABORTED;
+  MPI_Abort(r ? r->comm : MPI_COMM_WORLD, code);
+  _Exit(code); /* MPI_Abort does not return; this keeps noreturn honest */
+}
+
+/* ------------------------------------------------------------ local work */
+
+int tutti_compute(tutti_rank_t *r, double seconds) {
+  if (!r) return TUTTI_EINVAL;
+  if (!(seconds >= 0)) return TUTTI_EINVAL; /* also rejects NaN */
+  /* busy: the work a modeled program stands in for takes real time here */
+  for (double end = MPI_Wtime() + seconds; MPI_Wtime() < end;) {
+  }
+  return 0;
+}
+
+int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
+                         tutti_datatype_t type, tutti_op_t op) {
+  if (!r) return TUTTI_EINVAL;
+  MPI_Op mop;
+  MPI_Datatype mt;
+  if (count <= INT_MAX && in != inout && tutti__mpi_builtin_pair(op, type, &mop, &mt) &&
+      !tutti_op_check(op, type)) {
+    if (count > 0 && (!in || !inout)) return TUTTI_EBUFFER;
+    if (count < 0) return TUTTI_ECOUNT;
+    return from_mpi(MPI_Reduce_local(in, inout, (int)count, mt, mop));
+  }
+  /* matmul2, user ops, contiguous types, and every error: tutti's own */
+  return tutti_reduce_local(in, inout, count, type, op);
+}
+
+int tutti_span_begin(tutti_rank_t *r, const char *name) {
+  if (!r || !name || r->in_span) return TUTTI_EINVAL;
+  r->in_span = 1;
+  return 0;
+}
+
+int tutti_span_end(tutti_rank_t *r) {
+  if (!r || !r->in_span) return TUTTI_EINVAL;
+  r->in_span = 0;
+  return 0;
+}
