@@ -111,10 +111,11 @@ static void summary_line(const struct cli_point *rows, int n, const tutti_model_
     snprintf(lead, sizeof lead, "%.3fx ahead of %.60s", next->time / best->time, nspec);
   } else if (!next)
     snprintf(lead, sizeof lead, "(the only one verified)");
-  printf("%-36s %14s  %s\n", spec,
+  /* the time first: a long spec would push it out of its column */
+  printf("%14s  %s, %s\n",
          modeled ? tutti_format_model_time(m, best->time, t, sizeof t)
                  : wall(best->time, t, sizeof t),
-         lead);
+         spec, lead);
 }
 
 int tutti_cli_suite(int argc, char **argv) {
@@ -354,7 +355,7 @@ int tutti_cli_suite(int argc, char **argv) {
     printf("\n  ],\"runs\":%d,\"verified\":%d,\"skipped\":%d,\"failed\":%d,\"all_verified\":%s}\n",
            runs, nver, nskip, nfail, nbad || nfail ? "false" : "true");
   } else if (table && !st) {
-    printf("\nwinners (fastest verified; ahead of the next by)\n");
+    printf("\nwinners (the fastest verified, and its lead over the next)\n");
     for (int k = 0; k < t; k++)
       if (tstart[k + 1] > tstart[k])
         summary_line(rows + tstart[k], tstart[k + 1] - tstart[k], model, modeled, nranks > 1);
