@@ -313,9 +313,13 @@ int tutti_cli_sweep(int argc, char **argv) {
   char title[512], desc[512] = "";
   tutti_model_describe(&mach.model, desc, sizeof desc);
   snprintf(title, sizeof title, "tutti sweep %s: %s", tutti_coll_name(coll), mach.label);
+  /* A collective without data (barrier) is drawn against P, in one panel. */
+  const int has_data = tutti_coll_traits(coll) & TUTTI_COLL_DATA;
   if (o.plot) {
-    plot = plot_new(title, "bytes per rank", modeled ? "modeled time" : "wall time");
-    if (!plot || plot_y_unit(plot, modeled ? tutti_model_time_unit(&mach.model) : "s")) {
+    plot = plot_new(title, has_data ? "bytes per rank" : "ranks",
+                    modeled ? "modeled time" : "wall time");
+    if (!plot || plot_y_unit(plot, modeled ? tutti_model_time_unit(&mach.model) : "s") ||
+        (!has_data && plot_x_ranks(plot))) {
       st = cli_fail(CLI_ERUNTIME, "sweep", "%s", tutti_strerror(TUTTI_ENOMEM));
       goto out;
     }
@@ -401,8 +405,11 @@ int tutti_cli_sweep(int argc, char **argv) {
         if (plot && !r->skipped && !r->failed) {
           char spec[256], panel[32];
           tutti_algo_format(&r->algo, spec, sizeof spec);
-          snprintf(panel, sizeof panel, "P = %d", P);
-          if (plot_add(plot, panel, spec, (double)r->bytes, r->time)) {
+          if (has_data)
+            snprintf(panel, sizeof panel, "P = %d", P);
+          else
+            snprintf(panel, sizeof panel, "%s", tutti_coll_name(coll));
+          if (plot_add(plot, panel, spec, has_data ? (double)r->bytes : P, r->time)) {
             st = cli_fail(CLI_ERUNTIME, "sweep", "%s", tutti_strerror(TUTTI_ENOMEM));
             break;
           }

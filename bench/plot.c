@@ -31,6 +31,7 @@ struct names {
 
 struct plot {
   char *title, *xlabel, *ylabel, *yunit;
+  int xranks; /* x counts ranks: plain tics */
   struct names panels, series;
   struct point *pt;
   size_t n, cap;
@@ -87,6 +88,11 @@ int plot_y_unit(plot_t *p, const char *unit) {
   return 0;
 }
 
+int plot_x_ranks(plot_t *p) {
+  p->xranks = 1;
+  return 0;
+}
+
 int plot_add(plot_t *p, const char *panel, const char *series, double x, double y) {
   if (!(x > 0 && y > 0 && isfinite(x) && isfinite(y))) return 0; /* not on log axes */
   int pi = intern(&p->panels, panel), si = intern(&p->series, series);
@@ -138,7 +144,7 @@ static int by_x(const void *a, const void *b) {
 /* Tics at powers of two whose exponent is a multiple of a step of 1, 2,
  * 5, 10 or 20, the smallest that keeps at most 9 across the range: so
  * 1KiB and 1MiB are tics whenever they are in range. */
-static void xtics(FILE *f, double lo, double hi) {
+static void xtics(FILE *f, double lo, double hi, int ranks) {
   static const int steps[] = {1, 2, 5, 10, 20};
   int e0 = (int)floor(log2(lo)), e1 = (int)ceil(log2(hi)), step = 20;
   for (int i = 0; i < 5; i++)
@@ -151,7 +157,10 @@ static void xtics(FILE *f, double lo, double hi) {
   for (int e = e0; e <= e1; e++) {
     if (e % step) continue;
     char lab[32];
-    size_label(ldexp(1, e), lab, sizeof lab);
+    if (ranks)
+      snprintf(lab, sizeof lab, "%.0f", ldexp(1, e));
+    else
+      size_label(ldexp(1, e), lab, sizeof lab);
     fprintf(f, "%s\"%s\" %.17g", sep, lab, ldexp(1, e));
     sep = ", ";
   }
@@ -195,7 +204,7 @@ static int script(const plot_t *p, FILE *f, const char *path, const char *fmt) {
   fputs("set logscale xy\nset grid\nset key top left\n", f);
   int si = !strcmp(p->yunit, "s");
   fputs(si ? "set format y '%.0s%cs'\n" : "set format y '%g'\n", f);
-  xtics(f, lo, hi);
+  xtics(f, lo, hi, p->xranks);
   fputs("set xlabel ", f), quoted(f, p->xlabel), fputc('\n', f);
   char ylab[512];
   snprintf(ylab, sizeof ylab, si ? "%s" : "%s (%s)", p->ylabel, p->yunit);

@@ -25,6 +25,10 @@ void plot_free(plot_t *p);
  * added to the y label. NULL means "s". 0, or -1 if out of memory. */
 int plot_y_unit(plot_t *p, const char *unit);
 
+/* x as a count of ranks rather than bytes: plain numbers on the x tics
+ * (a barrier's time against P). 0. */
+int plot_x_ranks(plot_t *p);
+
 /* One point of the line `series` in the panel `panel` ("P = 64"). Panels
  * and series keep the order they first appear in; a line's points are
  * drawn in increasing x. Points with x or y not above 0 cannot be drawn on

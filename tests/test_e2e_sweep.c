@@ -182,6 +182,29 @@ Test(sweep, plot_has_a_line_per_algorithm, .timeout = 60) {
   cli_free(&c);
 }
 
+/* A barrier has no size: its plot is time against P, one panel, a line
+ * per algorithm with a point per rank count. */
+Test(sweep, barrier_plot_is_against_ranks, .timeout = 60) {
+  if (system("command -v gnuplot >/dev/null 2>&1")) cr_skip_test("gnuplot is not installed");
+  char path[] = "/tmp/tutti_test_sweep_XXXXXX.svg";
+  int fd = mkstemps(path, 4);
+  cr_assert(ge(int, fd, 0));
+  close(fd);
+  struct cli c = CLI("sweep", "barrier", "--ranks", "2..32", "--algos", "flat,dissemination",
+                     "--csv", "/dev/null", "--plot", path);
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  fd = open(path, O_RDONLY);
+  char *svg = slurp(fd);
+  cr_expect(eq(int, count(svg, ">flat<"), 1), "one panel");
+  cr_expect(eq(int, count(svg, ">dissemination:k=2<"), 1));
+  HAS(svg, ">ranks<");
+  HAS(svg, ">16<");
+  cr_expect(eq(ptr, (void *)strstr(svg, "no data"), NULL), "points drawn: %s", path);
+  free(svg);
+  unlink(path);
+  cli_free(&c);
+}
+
 Test(sweep, plot_without_gnuplot_keeps_the_csv, .timeout = 60) {
   char csv[] = "/tmp/tutti_test_sweep_XXXXXX";
   int fd = mkstemp(csv);
