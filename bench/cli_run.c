@@ -466,7 +466,8 @@ int tutti_cli_run(int argc, char **argv) {
   if (tutti_algo_check_call(&j.algo, o.nranks, j.rotate ? -1 : o.root, bytes, j.op, err,
                             sizeof err))
     return cli_fail(CLI_EUSAGE, "run", "%s", err);
-  snprintf(j.note, sizeof j.note, "%s", err); /* a fallback the call will take, or "" */
+  snprintf(j.note, sizeof j.note, "%.*s", (int)sizeof j.note - 1,
+           err); /* a fallback the call will take, or "" */
   int json = (o.given & CLI_O(JSON)) != 0, timeline = (o.given & CLI_O(TIMELINE)) != 0;
   if (json && timeline)
     return cli_fail(CLI_EUSAGE, "run",
