@@ -72,6 +72,8 @@ int tutti_cli_calibrate(int argc, char **argv);
   X(CSV, 0, "csv", "FILE", "write the results as CSV to FILE (- for stdout)")                      \
   X(PLOT, 0, "plot", "FILE",                                                                       \
     "draw modeled time against size with gnuplot into FILE.svg or FILE.png")                       \
+  X(NO_DATA, 0, "no-data", NULL,                                                                   \
+    "timing only: message sizes without payload, no verification, buffers cost no memory")         \
   X(HELP, 'h', "help", NULL, "this text")
 
 enum cli_opt_id {
@@ -97,6 +99,7 @@ struct cli_opts {
   const char *ranks_list;                 /* --ranks as given, when a list (sweep) */
   const char *algos, *sizes, *csv, *plot; /* NULL unless given */
   uint32_t max_events;                    /* 0: the library's automatic limit */
+  int no_data;                            /* --no-data: a timing-only run (TUTTI_NO_DATA) */
   int npos;
   const char *pos[CLI_MAX_POS];
 };
@@ -170,13 +173,15 @@ struct cli_job {
   int root;
   int iters;
   int rotate;     /* root of call k: (root + k) mod nranks */
+  int no_data;    /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
   char note[256]; /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
 };
 
 struct cli_result {
   int rc;          /* tutti_world_run's code (0: ran) */
   char error[512]; /* its error text */
-  int verified;    /* every rank's result matched the sequential reference */
+  int verified;    /* every rank's result matched the sequential reference (no_data: 1) */
+  int unchecked;   /* a no-data run: nothing was checked (print null, not verified) */
   char why[256];   /* the first mismatch */
   int has_report;  /* the run recorded events (modeled, or TUTTI_RECORD) */
   tutti_report_t report;
@@ -199,7 +204,8 @@ struct cli_point {
   size_t bytes;
   const char *dtype;
   int skipped, failed, verified, winner;
-  double time; /* modeled, or wall under the none model */
+  int unchecked; /* --no-data: timing only, verified stays 1 but means nothing was checked */
+  double time;   /* modeled, or wall under the none model */
   struct cli_result res;
   char note[512]; /* skipped: the reason; failed: the error; not verified: why */
 };

@@ -220,6 +220,7 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
     }
     if (!opts[i].meta) {
       o->given |= 1u << i;
+      if (i == CLI_OPT_NO_DATA) o->no_data = 1;
       if (attached)
         return cli_fail(CLI_EUSAGE, cmd, "--%s takes no value (got '%s'); accepted: --%s alone",
                         opts[i].lng, val, opts[i].lng);

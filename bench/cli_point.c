@@ -19,7 +19,8 @@ void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct c
                       .type = type,
                       .op = red ? TUTTI_SUM : NULL,
                       .root = 0,
-                      .iters = 1};
+                      .iters = 1,
+                      .no_data = (cfg->flags & TUTTI_NO_DATA) != 0};
   j.count = (long)(r->bytes / tutti_type_size(type));
   char err[512] = "";
   if (tutti_algo_check(&r->algo, P, j.op, err, sizeof err)) {
@@ -43,6 +44,7 @@ void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct c
     return;
   }
   r->verified = r->res.verified;
+  r->unchecked = r->res.unchecked;
   if (!r->verified) snprintf(r->note, sizeof r->note, "%s", r->res.why);
   r->time = r->res.has_report && cfg->model->preset != TUTTI_MODEL_NONE ? r->res.report.modeled_time
                                                                         : r->res.stats.wall_time;
@@ -78,7 +80,10 @@ void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ra
     cli_json_num(f, r->res.stats.wall_time);
   else
     fputs("null", f);
-  fprintf(f, ",\"verified\":%s,\"winner\":%s,\"skipped\":", ran && r->verified ? "true" : "false",
+  fprintf(f, ",\"verified\":%s,\"winner\":%s,\"skipped\":",
+          ran && r->unchecked  ? "null"
+          : ran && r->verified ? "true"
+                               : "false",
           r->winner ? "true" : "false");
   if (r->skipped)
     cli_json_str(f, r->note);
@@ -134,7 +139,12 @@ void cli_point_csv(FILE *f, const struct cli_point *r, int modeled) {
             (unsigned long long)r->res.stats.bytes);
   else
     fputc(',', f);
-  fprintf(f, ",%s,%s,", ran && r->verified ? "true" : "false", r->winner ? "true" : "false");
+  /* verified: empty when a no-data run checked nothing */
+  fprintf(f, ",%s,%s,",
+          ran && r->unchecked  ? ""
+          : ran && r->verified ? "true"
+                               : "false",
+          r->winner ? "true" : "false");
   csv_str(f, r->skipped ? r->note : r->failed || !r->verified ? r->note : "");
   fputc('\n', f);
 }

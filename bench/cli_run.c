@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cli.h"
 
@@ -35,7 +36,47 @@ struct exec {
   struct verify v;
   atomic_long entered; /* barrier: ranks that entered, over all calls */
   struct bad *bad;     /* one per rank */
+  /* no_data: the buffers of every rank, one shared mapping never touched
+   * (the runtime copies nothing): [send | receive | root's P blocks] */
+  unsigned char *region;
+  size_t region_size, slot;
 };
+
+/* A rank's buffers in a no-data run: views into the shared region. */
+static int rank_nodata(tutti_rank_t *r, struct exec *x) {
+  const struct cli_job *j = x->job;
+  int me = tutti_rank(r), P = tutti_size(r), rc = 0;
+  unsigned char *a = x->region, *b = x->region + x->slot, *big = x->region + 2 * x->slot;
+  long n = j->count;
+  for (int k = 0; k < j->iters && !rc; k++) {
+    int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
+    switch (j->coll) {
+    case TUTTI_COLL_BCAST:
+      rc = tutti_bcast(r, a, n, j->type, root, &j->algo);
+      break;
+    case TUTTI_COLL_REDUCE:
+      rc = tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
+      break;
+    case TUTTI_COLL_ALLREDUCE:
+      rc = tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
+      break;
+    case TUTTI_COLL_GATHER:
+      rc = tutti_gather(r, a, n, j->type, me == root ? big : NULL, me == root ? n : 0, j->type,
+                        root, &j->algo);
+      break;
+    case TUTTI_COLL_SCATTER:
+      rc = tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
+                         root, &j->algo);
+      break;
+    case TUTTI_COLL_BARRIER:
+      rc = tutti_barrier(r, &j->algo);
+      break;
+    default:
+      rc = TUTTI_EINVAL;
+    }
+  }
+  return rc;
+}
 
 static void mark(struct exec *x, int me, int call, long index, int from, const char *what) {
   if (x->bad[me].call < 0) x->bad[me] = (struct bad){call, index, from, what};
@@ -46,6 +87,7 @@ static void mark(struct exec *x, int me, int call, long index, int from, const c
  * (the root's P blocks of gather and scatter only while it is root). */
 static int rank_fn(tutti_rank_t *r, void *arg) {
   struct exec *x = arg;
+  if (x->job->no_data) return rank_nodata(r, x);
   const struct cli_job *j = x->job;
   const struct verify *v = &x->v;
   int me = tutti_rank(r), P = tutti_size(r), rc = 0;
@@ -139,6 +181,36 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   x.bad = malloc(sizeof *x.bad * (size_t)P);
   if (!x.bad) return TUTTI_ENOMEM;
   for (int i = 0; i < P; i++) x.bad[i].call = -1;
+  if (job->no_data) {
+    /* One region for all ranks, never touched: MAP_NORESERVE, so even
+     * terabytes of address space commit no memory. */
+    size_t blk = (size_t)job->count * tutti_type_size(job->type), line = 4096;
+    x.slot = (blk + line - 1) / line * line + line;
+    size_t blocks = tutti_coll_traits(job->coll) & TUTTI_COLL_BLOCKS ? (size_t)P : 1;
+    if (x.slot > (SIZE_MAX - x.slot * 2) / blocks) {
+      free(x.bad);
+      return TUTTI_ENOMEM;
+    }
+    x.region_size = 2 * x.slot + blocks * x.slot;
+    x.region = mmap(NULL, x.region_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (x.region == MAP_FAILED) {
+      free(x.bad);
+      return TUTTI_ENOMEM;
+    }
+    res->rc = tutti_world_run(w, rank_fn, &x);
+    if (res->rc) {
+      const char *e = tutti_world_error(w);
+      snprintf(res->error, sizeof res->error, "%s", e && *e ? e : tutti_strerror(res->rc));
+    }
+    munmap(x.region, x.region_size);
+    tutti_world_stats(w, &res->stats);
+    res->has_report = !res->rc && tutti_world_report(w, &res->report) == 0;
+    res->verified = !res->rc; /* nothing checked: only that it ran */
+    res->unchecked = 1;
+    free(x.bad);
+    return 0;
+  }
   int rc = verify_init(&x.v, job->coll, job->type,
                        tutti_coll_traits(job->coll) & TUTTI_COLL_REDUCES ? job->op : NULL, P,
                        job->count, job->iters);
@@ -177,7 +249,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
 #define RUN_OPTS                                                                                   \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
-   CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) | CLI_O(HELP))
+   CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
+   CLI_O(NO_DATA) | CLI_O(HELP))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -200,6 +273,9 @@ static void run_help(FILE *f) {
              "list sets take latency 0 and the model's beta, so a message alone on its path\n"
              "costs what it costs without topology. The table lists the busiest links,\n"
              "--json all that carried data, --trace a track per link (tutti topo draws one).\n"
+             "--no-data: a timing-only run: every message keeps its size, protocol and modeled\n"
+             "time (bit-identical to a data run's) but carries no payload, reductions compute\n"
+             "nothing, nothing is verified, and buffers of any size cost no memory.\n"
              "Exit: 0 verified, 1 verification failed, 2 bad usage or input, 3 runtime\n"
              "failure (deadlock, a rank's error, output that could not be written).\n");
 }
@@ -276,7 +352,10 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
          (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
-  printf("verified      %s\n", res->verified ? "yes" : "NO");
+  if (res->unchecked)
+    printf("verified      not checked (--no-data: no payload moved)\n");
+  else
+    printf("verified      %s\n", res->verified ? "yes" : "NO");
   if (j->note[0]) printf("note          %s\n", j->note);
   if (mach->topo && res->has_report) {
     printf("\n");
@@ -355,7 +434,11 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
           (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   fputs(",\"wall_time\":", f);
   cli_json_num(f, res->stats.wall_time);
-  fprintf(f, ",\"verified\":%s", res->verified ? "true" : "false");
+  fprintf(f, ",\"verified\":%s,\"no_data\":%s",
+          res->unchecked  ? "null"
+          : res->verified ? "true"
+                          : "false",
+          res->unchecked ? "true" : "false");
   fputs(",\"note\":", f);
   if (j->note[0])
     cli_json_str(f, j->note);
@@ -475,6 +558,12 @@ int tutti_cli_run(int argc, char **argv) {
                     "or --trace FILE with --json");
   tutti_machine_t mach;
   if ((st = cli_model("run", &o, o.nranks, &mach))) return st;
+  if (o.no_data && mach.model.preset == TUTTI_MODEL_NONE) {
+    tutti_machine_free(&mach);
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--no-data: the none model has no modeled time to measure; accepted: "
+                    "--no-data with a cost model (--model hockney:..., --profile)");
+  }
   if (mach.topo && mach.model.preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run",
@@ -492,6 +581,8 @@ int tutti_cli_run(int argc, char **argv) {
   cfg.model = &mach.model;
   cfg.max_events = o.max_events;
   if (trace || timeline) cfg.flags |= TUTTI_RECORD;
+  if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
+  j.no_data = o.no_data;
   tutti_world_t *w;
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {

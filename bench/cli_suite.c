@@ -30,7 +30,8 @@ static int by_time(const void *pa, const void *pb) {
 
 #define SUITE_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
-   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(HELP))
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(NO_DATA) |       \
+   CLI_O(HELP))
 #define SUITE_MAX_RANKS 16384
 
 /* Rows continue one array across tables; *printed counts those written. */
@@ -72,7 +73,10 @@ static void print_rows_table(const struct cli_point *rows, int n, const tutti_mo
            modeled ? tutti_format_model_time(m, r->time, s1, sizeof s1)
                    : wall(r->time, s1, sizeof s1),
            (unsigned long long)r->res.stats.messages,
-           modeled ? wall(r->res.stats.wall_time, s2, sizeof s2) : "", r->verified ? "yes" : "NO");
+           modeled ? wall(r->res.stats.wall_time, s2, sizeof s2) : "",
+           r->unchecked  ? "-"
+           : r->verified ? "yes"
+                         : "NO");
     if (!r->verified) printf("     %*s  %s\n", w, "", r->note);
   }
 }
@@ -125,7 +129,7 @@ int tutti_cli_suite(int argc, char **argv) {
   if (o.given & CLI_O(HELP)) {
     printf("usage: tutti suite [-n N|LIST] [-m SIZE | --sizes LIST] [--profile P | --model SPEC]\n"
            "                   [--topology SPEC|FILE [--mapping M] [--links LIST]]\n"
-           "                   [--json] [--csv FILE] [--plot FILE.svg|.png]\n\n"
+           "                   [--json] [--csv FILE] [--plot FILE.svg|.png] [--no-data]\n\n"
            "Run every registered algorithm of every collective (%s) on N\n"
            "ranks (default 16; a list such as 8,64 or 2..64 runs each) under one profile\n"
            "(default teaching-hockney), at 8 B and 64 KiB per rank (or -m SIZE, or the\n"
@@ -136,7 +140,8 @@ int tutti_cli_suite(int argc, char **argv) {
            "restrictions the rank count breaks are listed as skipped. With a topology\n"
            "(--topology, or the profile's), every run shares its links and contention\n"
            "(see tutti run --help). --csv writes the rows as tutti sweep does; --plot\n"
-           "draws each collective's times against size with gnuplot.\n"
+           "draws each collective's times against size with gnuplot. --no-data: timing\n"
+           "only, the same modeled times with no payload moved and nothing verified.\n"
            "Exit: 0 all verified, 1 a verification failed, 2 bad usage, 3 a run failed.\n\n"
            "options:\n",
            cli_coll_names());
@@ -201,6 +206,14 @@ int tutti_cli_suite(int argc, char **argv) {
   }
   tutti_model_describe(model, desc, sizeof desc);
   int modeled = model->preset != TUTTI_MODEL_NONE;
+  if (o.no_data && !modeled) {
+    tutti_machine_free(&mach);
+    if (csv && csv != stdout) fclose(csv);
+    free(ranks), free(sizes);
+    return cli_fail(CLI_EUSAGE, "suite",
+                    "--no-data: the none model has no modeled time to measure; accepted: "
+                    "--no-data with a cost model (--model hockney:..., --profile)");
+  }
   plot_t *plot = NULL;
   if (o.plot) {
     char title[256];
@@ -242,7 +255,7 @@ int tutti_cli_suite(int argc, char **argv) {
     cli_json_topology(stdout, &mach);
     printf(",\"time_unit\":");
     cli_json_str(stdout, modeled ? tutti_model_time_unit(model) : "s");
-    printf(",\"sizes\":[");
+    printf(",\"no_data\":%s,\"sizes\":[", o.no_data ? "true" : "false");
     for (int s = 0; s < nsizes; s++) printf("%s%zu", s ? "," : "", sizes[s]);
     printf("],\"results\":[");
   } else if (table) {
@@ -252,9 +265,13 @@ int tutti_cli_suite(int argc, char **argv) {
     printf("tutti suite: %s ranks, %s: %s\n", rl, o.model ? "model" : "profile", mach.label);
     printf("model: %s\n", desc);
     cli_print_topology(stdout, &mach, 0);
-    printf("every registered algorithm, each result checked against a sequential reference;\n"
-           "fastest first, '*' marks the winner%s\n",
-           modeled ? "" : " (the none model: wall time, which is noisy)");
+    if (o.no_data)
+      printf("every registered algorithm, timing only (--no-data: no payload moved, nothing\n"
+             "verified); fastest first, '*' marks the winner\n");
+    else
+      printf("every registered algorithm, each result checked against a sequential reference;\n"
+             "fastest first, '*' marks the winner%s\n",
+             modeled ? "" : " (the none model: wall time, which is noisy)");
   }
   for (int pi = 0; pi < nranks && !st; pi++) {
     int P = ranks[pi];
@@ -267,6 +284,7 @@ int tutti_cli_suite(int argc, char **argv) {
     }
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = model;
+    if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
     tutti_world_t *w;
     int rc = tutti_world_create(&w, &cfg);
     if (rc) {
@@ -352,15 +370,25 @@ int tutti_cli_suite(int argc, char **argv) {
     tutti_world_destroy(w);
   }
   if (json) {
-    printf("\n  ],\"runs\":%d,\"verified\":%d,\"skipped\":%d,\"failed\":%d,\"all_verified\":%s}\n",
-           runs, nver, nskip, nfail, nbad || nfail ? "false" : "true");
+    if (o.no_data)
+      printf("\n  ],\"runs\":%d,\"verified\":0,\"skipped\":%d,\"failed\":%d,"
+             "\"all_verified\":null}\n",
+             runs, nskip, nfail);
+    else
+      printf("\n  ],\"runs\":%d,\"verified\":%d,\"skipped\":%d,\"failed\":%d,"
+             "\"all_verified\":%s}\n",
+             runs, nver, nskip, nfail, nbad || nfail ? "false" : "true");
   } else if (table && !st) {
-    printf("\nwinners (the fastest verified, and its lead over the next)\n");
+    printf("\nwinners (the fastest %s, and its lead over the next)\n",
+           o.no_data ? "run, not verified (--no-data)" : "verified");
     for (int k = 0; k < t; k++)
       if (tstart[k + 1] > tstart[k])
         summary_line(rows + tstart[k], tstart[k + 1] - tstart[k], model, modeled, nranks > 1);
-    printf("\n%d runs: %d verified, %d not verified; %d skipped, %d failed\n", runs, nver, nbad,
-           nskip, nfail);
+    if (o.no_data)
+      printf("\n%d runs, not verified (--no-data); %d skipped, %d failed\n", runs, nskip, nfail);
+    else
+      printf("\n%d runs: %d verified, %d not verified; %d skipped, %d failed\n", runs, nver, nbad,
+             nskip, nfail);
   }
   fflush(stdout);
   free(rows), free(tstart);

@@ -28,7 +28,7 @@
 #define SWEEP_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(ALGOS) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(CSV) | CLI_O(JSON) | CLI_O(PLOT) |         \
-   CLI_O(HELP))
+   CLI_O(NO_DATA) | CLI_O(HELP))
 
 #define SWEEP_DEFAULT_SIZES "8..1MiB"
 #define SWEEP_MAX_RANKS 16384
@@ -36,7 +36,8 @@
 static void help(void) {
   printf("usage: tutti sweep COLL [--algos LIST] [--sizes LIST] [--ranks LIST]\n"
          "                   [--profile P | --model SPEC] [--topology SPEC|FILE ...]\n"
-         "                   [--param K=V] [--csv FILE] [--json] [--plot FILE.svg|.png]\n\n"
+         "                   [--param K=V] [--csv FILE] [--json] [--plot FILE.svg|.png]\n"
+         "                   [--no-data]\n\n"
          "Run every chosen algorithm of COLL (%s) at every rank\n"
          "count and size per rank of the lists, each result checked against a sequential\n"
          "reference, and write one row per point: modeled time, messages, verified.\n"
@@ -47,6 +48,8 @@ static void help(void) {
          "Output: CSV on stdout; with --csv FILE the CSV goes to FILE and stdout gets the\n"
          "best algorithm per (ranks, size); --json prints one object instead. Reductions\n"
          "use sum on int32 (byte when a size is not a multiple of 4), root 0.\n"
+         "--no-data: timing only -- the same modeled times, no payload moved, nothing\n"
+         "verified (verified is null in JSON, empty in CSV), buffers cost no memory.\n"
          "Exit: 0 all verified, 1 a verification failed, 2 bad usage, 3 a run failed.\n\n"
          "options:\n",
          cli_coll_names(), SWEEP_DEFAULT_SIZES);
@@ -304,6 +307,12 @@ int tutti_cli_sweep(int argc, char **argv) {
   if ((st = cli_model("sweep", &o, ranks[0], &mach))) goto out;
   have_mach = 1;
   int modeled = mach.model.preset != TUTTI_MODEL_NONE;
+  if (o.no_data && !modeled) {
+    st = cli_fail(CLI_EUSAGE, "sweep",
+                  "--no-data: the none model has no modeled time to measure; accepted: "
+                  "--no-data with a cost model (--model hockney:..., --profile)");
+    goto out;
+  }
   if (mach.topo && !modeled) {
     st = cli_fail(CLI_EUSAGE, "sweep",
                   "--topology: the none model has no modeled time for links to shape; "
@@ -337,14 +346,15 @@ int tutti_cli_sweep(int argc, char **argv) {
     tutti_model_json(&mach.model, stdout);
     printf(",\"time_unit\":");
     cli_json_str(stdout, modeled ? tutti_model_time_unit(&mach.model) : "s");
-    printf(",\"ranks\":[");
+    printf(",\"no_data\":%s,\"ranks\":[", o.no_data ? "true" : "false");
     for (int i = 0; i < nranks; i++) printf("%s%d", i ? "," : "", ranks[i]);
     printf("],\"sizes\":[");
     for (int s = 0; s < nsizes; s++) printf("%s%zu", s ? "," : "", sizes[s]);
     printf("],\"results\":[");
   } else if (!csv_stdout) {
     printf("%s\nmodel: %s\n", title, desc);
-    printf("%7s  %10s  %-40s  %14s  %s\n", "ranks", "bytes", "fastest (verified)",
+    printf("%7s  %10s  %-40s  %14s  %s\n", "ranks", "bytes",
+           o.no_data ? "fastest (--no-data: not verified)" : "fastest (verified)",
            modeled ? "modeled time" : "wall time", "next is slower by");
   }
 
@@ -366,6 +376,7 @@ int tutti_cli_sweep(int argc, char **argv) {
     }
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = &mach.model;
+    if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
     tutti_world_t *w = NULL;
     int rc = tutti_world_create(&w, &cfg);
     if (rc) {
@@ -422,9 +433,14 @@ int tutti_cli_sweep(int argc, char **argv) {
   free(g);
   if (tty) fputs("\r\033[K", stderr);
   if (st) goto out;
-  if (json)
+  if (json && o.no_data)
+    printf("\n  ],\"runs\":%d,\"verified\":0,\"skipped\":%d,\"failed\":%d,\"all_verified\":null}\n",
+           runs, nskip, nfail);
+  else if (json)
     printf("\n  ],\"runs\":%d,\"verified\":%d,\"skipped\":%d,\"failed\":%d,\"all_verified\":%s}\n",
            runs, nver, nskip, nfail, nbad || nfail ? "false" : "true");
+  else if (!csv_stdout && o.no_data)
+    printf("%d runs, not verified (--no-data); %d skipped, %d failed\n", runs, nskip, nfail);
   else if (!csv_stdout)
     printf("%d runs: %d verified, %d not verified; %d skipped, %d failed\n", runs, nver, nbad,
            nskip, nfail);

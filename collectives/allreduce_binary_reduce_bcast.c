@@ -26,7 +26,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "engine.h"
 #include "pipetree.h"
@@ -100,8 +99,8 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
   int P = tutti_size(r), me = tutti_rank(r);
   size_t esz = tutti_type_size(type);
   char *Y = rbuf;
-  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(Y, sbuf, (size_t)count * esz);
-  if (count == 0 || P == 1) return 0;
+  int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, (size_t)count * esz) : 0;
+  if (rc || count == 0 || P == 1) return rc;
   long b = a->p.blocks;
   if (b == TUTTI_PARAM_AUTO) {
     const tutti_model_t *md = tutti_rank_model(r);
@@ -114,7 +113,7 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
   long cap = (count + b - 1) / b;
   char *t = malloc((size_t)cap * esz);
   if (!t) return TUTTI_ENOMEM;
-  int rc = 0, more;
+  int more;
   tutti__bop_t o;
   for (long k = 0; !rc && (more = op_at(&nd, b, k, &o)); k++) {
     if (more == 2) continue;

@@ -21,7 +21,6 @@
  * blocks: a bound with blocks of ceil(m/p') + 16 bytes).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "engine.h"
 #include "tutti/coll.h"
@@ -42,11 +41,11 @@ int tutti__allreduce_rabenseifner(tutti_rank_t *r, const void *sbuf, void *rbuf,
   int P = tutti_size(r), me = tutti_rank(r);
   size_t esz = tutti_type_size(type), bytes = (size_t)count * esz;
   char *Y = rbuf;
-  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(Y, sbuf, bytes);
-  if (count == 0 || P == 1) return 0;
+  int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, bytes) : 0;
+  if (rc || count == 0 || P == 1) return rc;
   int pof2 = 1;
   while (pof2 * 2 <= P) pof2 *= 2;
-  int rem = P - pof2, rc = 0, v;
+  int rem = P - pof2, v;
   if (me < 2 * rem && me % 2 == 0) { /* folded out */
     rc = tutti_send(r, Y, count, type, me + 1, tag);
     return rc ? rc : tutti_recv(r, Y, count, type, me + 1, tag, TUTTI_STATUS_IGNORE);

@@ -16,7 +16,6 @@
  * not a power of two, 2(alpha + beta m) + gamma m for the fold.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "engine.h"
 #include "tutti/coll.h"
@@ -29,11 +28,11 @@ int tutti__allreduce_recursive_doubling(tutti_rank_t *r, const void *sbuf, void 
   if (tag < 0) return tag;
   int P = tutti_size(r), me = tutti_rank(r);
   size_t esz = tutti_type_size(type), bytes = (size_t)count * esz;
-  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(rbuf, sbuf, bytes);
-  if (count == 0 || P == 1) return 0;
+  int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, rbuf, sbuf, bytes) : 0;
+  if (rc || count == 0 || P == 1) return rc;
   int pof2 = 1;
   while (pof2 * 2 <= P) pof2 *= 2;
-  int rem = P - pof2, rc = 0, v;
+  int rem = P - pof2, v;
   char *t = malloc(bytes);
   if (!t) return TUTTI_ENOMEM;
   if (me < 2 * rem && me % 2 == 0) { /* folded out: hand over, wait for the result */

@@ -16,7 +16,6 @@
  * (uneven blocks: at most that with blocks of ceil(m/P) + 16 bytes).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "engine.h"
 #include "tutti/coll.h"
@@ -29,11 +28,10 @@ int tutti__allreduce_ring(tutti_rank_t *r, const void *sbuf, void *rbuf, long co
   int P = tutti_size(r), me = tutti_rank(r), right = (me + 1) % P, left = (me - 1 + P) % P;
   size_t esz = tutti_type_size(type);
   char *Y = rbuf;
-  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(Y, sbuf, (size_t)count * esz);
-  if (count == 0 || P == 1) return 0;
+  int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, (size_t)count * esz) : 0;
+  if (rc || count == 0 || P == 1) return rc;
   char *t = malloc(((size_t)(count / P) + 1) * esz);
   if (!t) return TUTTI_ENOMEM;
-  int rc = 0;
   for (int s = 0; !rc && s < P - 1; s++) {
     long ss, sn, rs, rn;
     tutti__block_range(count, P, (me - s + P) % P, &ss, &sn);

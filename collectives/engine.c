@@ -202,7 +202,7 @@ static int append(tutti_rank_t *r, struct acc *a, void *piece, long n, size_t es
                   tutti_datatype_t type, tutti_op_t op) {
   int rc = 0;
   if (n && a->val) rc = tutti_reduce_local_r(r, a->val, piece, n, type, op);
-  if (n) memcpy(a->buf, piece, (size_t)n * esz);
+  if (n && !rc) rc = tutti_local_copy(r, a->buf, piece, (size_t)n * esz);
   a->val = a->buf;
   return rc;
 }
@@ -280,14 +280,13 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
       /* Root: A (op) B into rbuf; a copy onto itself (in place, P = 1) is skipped. */
       char *dst = at(rbuf, (size_t)off * esz);
       const void *last = A[1].val ? A[1].val : A[0].val;
-      if (n && last != dst) memcpy(dst, last, (size_t)n * esz);
-      if (n && A[0].val && A[1].val) rc = tutti_reduce_local_r(r, A[0].val, dst, n, type, op);
+      if (n && last != dst) rc = tutti_local_copy(r, dst, last, (size_t)n * esz);
+      if (!rc && n && A[0].val && A[1].val)
+        rc = tutti_reduce_local_r(r, A[0].val, dst, n, type, op);
     } else if (own_straddles) {
-      if (n) {
-        memcpy(pack, A[1].val, (size_t)n * esz);
-        memcpy(pack + (size_t)n * esz, A[0].val, (size_t)n * esz);
-      }
-      rc = tutti_isend(r, pack, 2 * n, type, nd.parent, tag, &sreq);
+      if (n && !(rc = tutti_local_copy(r, pack, A[1].val, (size_t)n * esz)))
+        rc = tutti_local_copy(r, pack + (size_t)n * esz, A[0].val, (size_t)n * esz);
+      if (!rc) rc = tutti_isend(r, pack, 2 * n, type, nd.parent, tag, &sreq);
     } else {
       rc = tutti_isend(r, A[own_region].val, n, type, nd.parent, tag, &sreq);
     }
@@ -332,7 +331,7 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
      * wraps past rank P-1. */
     char *out = rbuf;
     if (sbuf && blk && sbuf != out + (size_t)root * blk)
-      memcpy(out + (size_t)root * blk, sbuf, blk);
+      rc = tutti_local_copy(r, out + (size_t)root * blk, sbuf, blk);
     for (int i = 0; i < nd.nchildren && !rc; i++) {
       const tutti__child_t *c = &nd.child[i];
       int a = abs_start(&nd, c);
@@ -349,8 +348,9 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
     if (!rc && wrap >= 0) {
       int a = abs_start(&nd, &nd.child[wrap]), head = P - a;
-      memcpy(out + (size_t)a * blk, wrapbuf, (size_t)head * blk);
-      memcpy(out, wrapbuf + (size_t)head * blk, (size_t)(nd.child[wrap].count - head) * blk);
+      rc = tutti_local_copy(r, out + (size_t)a * blk, wrapbuf, (size_t)head * blk);
+      KEEP(rc, tutti_local_copy(r, out, wrapbuf + (size_t)head * blk,
+                                (size_t)(nd.child[wrap].count - head) * blk));
     }
   } else {
     /* An inner rank assembles its subtree's blocks in relative order. */
@@ -358,7 +358,7 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
       rc = TUTTI_ENOMEM;
       goto out;
     }
-    if (blk) memcpy(buf, sbuf, blk);
+    if (blk) rc = tutti_local_copy(r, buf, sbuf, blk);
     for (int i = 0; i < nd.nchildren && !rc; i++) {
       const tutti__child_t *c = &nd.child[i];
       rc = tutti_irecv(r, buf + (size_t)(c->lo - nd.lo) * blk, (long)((size_t)c->count * blk),
@@ -394,7 +394,8 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
   if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
   const char *in = sbuf;
   if (nd.parent < 0) {
-    if (rbuf && blk && rbuf != in + (size_t)root * blk) memcpy(rbuf, in + (size_t)root * blk, blk);
+    if (rbuf && blk && rbuf != in + (size_t)root * blk)
+      rc = tutti_local_copy(r, rbuf, in + (size_t)root * blk, blk);
     /* The one subtree that wraps past rank P-1 is packed first. */
     for (int i = 0; i < nd.nchildren && !rc; i++) {
       const tutti__child_t *c = &nd.child[i];
@@ -406,8 +407,10 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
           rc = TUTTI_ENOMEM;
           break;
         }
-        memcpy(buf, src, (size_t)head * blk);
-        memcpy(buf + (size_t)head * blk, in, (size_t)(c->count - head) * blk);
+        rc = tutti_local_copy(r, buf, src, (size_t)head * blk);
+        KEEP(rc,
+             tutti_local_copy(r, buf + (size_t)head * blk, in, (size_t)(c->count - head) * blk));
+        if (rc) break;
         src = buf;
       }
       rc = tutti_isend(r, src, (long)((size_t)c->count * blk), TUTTI_BYTE, c->rank, tag, &rq.q[i]);
@@ -419,7 +422,7 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
     }
     rc = tutti_recv(r, buf, (long)((size_t)nd.count * blk), TUTTI_BYTE, nd.parent, tag,
                     TUTTI_STATUS_IGNORE);
-    if (!rc && blk) memcpy(rbuf, buf, blk);
+    if (!rc && blk) rc = tutti_local_copy(r, rbuf, buf, blk);
     for (int i = 0; i < nd.nchildren && !rc; i++) {
       const tutti__child_t *c = &nd.child[i];
       rc = tutti_isend(r, buf + (size_t)(c->lo - nd.lo) * blk, (long)((size_t)c->count * blk),

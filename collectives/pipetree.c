@@ -32,7 +32,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "engine.h"
 #include "pipetree.h"
@@ -277,9 +276,9 @@ int tutti__pipetree_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
     if (j < b) { /* bring in the own block: into t0 for tree A's root */
       block_of(count, b, j, &st, &n);
       if (left)
-        memcpy(t0, x + st * esz, (size_t)n * esz);
+        rc = tutti_local_copy(r, t0, x + st * esz, (size_t)n * esz);
       else if (x != Y)
-        memcpy(Y + st * esz, x + st * esz, (size_t)n * esz);
+        rc = tutti_local_copy(r, Y + st * esz, x + st * esz, (size_t)n * esz);
     }
     struct xop ops[3];
     int nops = round_ops(&nd, dual, b, j, ops);

@@ -78,7 +78,7 @@ static inline bool complete_recv(struct tutti_rank *r, struct tutti_request *q, 
     if (r->world->wallclock) /* rules 1-2 without ports */
       q->vdone =
           fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) + cost(&md->recv_cpu, m->bytes);
-    if (m->bytes) memcpy(q->buf, msg_data(m), m->bytes);
+    if (m->bytes && !r->world->nodata) memcpy(q->buf, msg_data(m), m->bytes);
     pool_return(r, m);
   } else {
     struct tutti_request *sq = caa_container_of(m, struct tutti_request, rts);
@@ -98,7 +98,7 @@ static inline bool complete_recv(struct tutti_rank *r, struct tutti_request *q, 
       q->vdone = s + cost(&md->latency, m->bytes) + cost(&md->recv_cpu, m->bytes);
       sq->vdone = s + cost(&md->send_cpu, m->bytes);
     }
-    if (m->bytes) memcpy(q->buf, sq->sbuf, m->bytes);
+    if (m->bytes && !r->world->nodata) memcpy(q->buf, sq->sbuf, m->bytes);
     if (&m->qnode == r->seen) unlink_seen(r);
     /* After this store the sender may reuse the request holding m. */
     tsan_release(sq);
@@ -123,7 +123,8 @@ static inline bool complete_recv(struct tutti_rank *r, struct tutti_request *q, 
  * truncate) is copied into a buffer of our own, so that the box is free
  * again. */
 static inline struct msg *box_to_local(struct tutti_rank *r, struct msg *box) {
-  struct msg *m = pool_get(r, box->bytes);
+  size_t pay = r->world->nodata ? 0 : box->bytes; /* no-data: a header alone */
+  struct msg *m = pool_get(r, pay);
   if (!m) {
     tutti__fail(r->world, r->rank, TUTTI_ENOMEM, "rank %d: out of memory for a message", r->rank);
     tutti__abort_all(r->world);
@@ -133,7 +134,7 @@ static inline struct msg *box_to_local(struct tutti_rank *r, struct msg *box) {
   m->local = 1;
   m->src = box->src, m->tag = box->tag, m->bytes = box->bytes;
   m->send_ev = box->send_ev, m->vdepart = box->vdepart, m->seq = box->seq;
-  if (box->bytes) memcpy(msg_data(m), msg_data(box), box->bytes);
+  if (pay) memcpy(msg_data(m), msg_data(box), pay);
   pool_return(r, box);
   return m;
 }

@@ -108,6 +108,9 @@ static inline int tutti__type_ok(tutti_datatype_t t) {
   return t && t->magic == TUTTI_TYPE_MAGIC && t->size > 0;
 }
 int tutti__op_ok(tutti_op_t op);
+/* tutti_reduce_local's argument checks alone (a no-data run's reduce). */
+int tutti__reduce_check(const void *in, const void *inout, long count, tutti_datatype_t type,
+                        tutti_op_t op);
 
 /* --------------------------------------------------------------- messages */
 
@@ -266,6 +269,7 @@ struct tutti_world {
   bool asym; /* senders skip the full barrier; a sleeper issues membarrier() */
   size_t eager_limit;
   bool wallclock;    /* TUTTI_WALLCLOCK */
+  bool nodata;       /* TUTTI_NO_DATA: sizes travel, payloads do not */
   double time_scale; /* wall seconds per modeled second */
   double wall_start; /* CLOCK_MONOTONIC when the gate opened */
 

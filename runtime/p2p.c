@@ -286,6 +286,9 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
   struct msg *m, *box = NULL;
   uint32_t ev = 0;
   bool eager = bytes < w->eager_limit;
+  /* The payload this message carries: none in a no-data run, whose eager
+   * messages are headers alone (the size, and so the protocol, unchanged). */
+  size_t pay = w->nodata ? 0 : bytes;
   int rc;
   if ((rc = count_post(r))) return rc;
   if (!(o = chan_get(r, dest, true))) return TUTTI_ENOMEM;
@@ -302,14 +305,14 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
     q->ev = w->record ? ev : UINT32_MAX;
   }
   if (eager) {
-    if (dest != r->rank) box = box_claim(r, o, bytes);
-    if (!(m = box ? box : pool_get(r, bytes))) {
+    if (dest != r->rank) box = box_claim(r, o, pay);
+    if (!(m = box ? box : pool_get(r, pay))) {
       if (q) req_free(r, q);
       return TUTTI_ENOMEM;
     }
     m->kind = box ? MSG_BOX : MSG_EAGER;
     m->local = 0;
-    if (bytes) memcpy(msg_data(m), buf, bytes);
+    if (pay) memcpy(msg_data(m), buf, pay);
     if (q) q->done = 1;
     r->n_eager++;
     if (w->record) r->log.ev[ev].flags |= TUTTI_EVF_EAGER;
@@ -570,11 +573,22 @@ int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long coun
                          tutti_datatype_t type, tutti_op_t op) {
   int rc;
   if ((rc = check_rank(r))) return rc;
-  if ((rc = tutti_reduce_local(in, inout, count, type, op))) return rc;
+  /* A no-data run checks the arguments, charges gamma * bytes, computes nothing. */
+  if ((rc = r->world->nodata ? tutti__reduce_check(in, inout, count, type, op)
+                             : tutti_reduce_local(in, inout, count, type, op)))
+    return rc;
   if (r->world->wallclock)
     tutti__pace(r, r->vclock + r->world->model.gamma * (double)count * (double)type->size);
   if (!r->world->record) return 0;
   return record(r, TUTTI_EV_REDUCE, -1, 0, (uint64_t)count * type->size, 0, NULL);
+}
+
+int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes) {
+  int rc;
+  if ((rc = check_rank(r))) return rc;
+  if (bytes && (!dst || !src)) return TUTTI_EBUFFER;
+  if (bytes && !r->world->nodata && dst != src) memcpy(dst, src, bytes);
+  return 0;
 }
 
 int tutti_span_begin(tutti_rank_t *r, const char *name) {

@@ -265,13 +265,18 @@ static void reduce_builtin(int kind, int base, const void *in, void *inout, size
   }
 }
 
-int tutti_reduce_local(const void *in, void *inout, long count, tutti_datatype_t type,
-                       tutti_op_t op) {
+int tutti__reduce_check(const void *in, const void *inout, long count, tutti_datatype_t type,
+                        tutti_op_t op) {
   if (!tutti__type_ok(type)) return TUTTI_ETYPE;
   if (!tutti__op_ok(op)) return TUTTI_EOP;
   if (count < 0) return TUTTI_ECOUNT;
   if (count > 0 && (!in || !inout)) return TUTTI_EBUFFER;
-  int rc = tutti_op_check(op, type);
+  return tutti_op_check(op, type);
+}
+
+int tutti_reduce_local(const void *in, void *inout, long count, tutti_datatype_t type,
+                       tutti_op_t op) {
+  int rc = tutti__reduce_check(in, inout, count, type, op);
   if (rc) return rc;
   if (count == 0) return 0;
   /* Signed overflow in sum/prod of int32/int64 is undefined in C; do the

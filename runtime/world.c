@@ -120,6 +120,7 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   }
   if (!(cfg->time_scale >= 0)) goto einval; /* also NaN */
   w->wallclock = (cfg->flags & TUTTI_WALLCLOCK) != 0;
+  w->nodata = (cfg->flags & TUTTI_NO_DATA) != 0;
   w->time_scale = cfg->time_scale > 0 ? cfg->time_scale : 1.0;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   /* Spin about as long as a sleep and wake-up would cost (~35 us) when each

@@ -14,7 +14,7 @@
  * algorithms its contention-free chain (tutti_rank_chain); ranks and
  * point-to-point messaging with MPI's semantics (send, recv, isend, irecv,
  * wait, waitall, test, sendrecv, status counts); abort; modeled local work
- * (compute, reduce_local_r); report spans; the collective tag counter.
+ * (compute, reduce_local_r), local copies; report spans; the collective tag counter.
  *
  * Threads: a tutti_rank_t handle belongs to its rank; the calls taking one
  * are made only by that rank (no mutual exclusion is provided, and none is
@@ -246,6 +246,14 @@ TUTTI_API int tutti_compute(tutti_rank_t *r, double seconds);
 /* tutti_reduce_local that also charges gamma * bytes to the modeled clock. */
 TUTTI_API int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
                                    tutti_datatype_t type, tutti_op_t op);
+
+/* Copy `bytes` bytes from src to dst within the rank's own memory, as
+ * memcpy does (the regions do not overlap; dst == src is a no-op). Free in
+ * modeled time. Collectives copy through this call, never with memcpy, so
+ * that a timing-only run (TUTTI_NO_DATA, tutti.h) can skip the copy: there
+ * it touches neither buffer. 0, TUTTI_EINVAL (bad rank), TUTTI_EBUFFER
+ * (NULL buffer with bytes > 0). */
+TUTTI_API int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes);
 
 /* Spans delimit calls in the modeled-time report. `name` must outlive the
  * world (a string literal). Spans do not nest. */

@@ -51,6 +51,16 @@ enum tutti_world_flags {
    * on an oversubscribed machine threads wake late: events come no
    * earlier than modeled, but may come later. */
   TUTTI_WALLCLOCK = 1u << 2,
+  /* Timing-only runs (runtime/MODEL.md "Timing-only runs"): messages carry
+   * their sizes, protocols and events exactly as in a data run -- so the
+   * modeled times are bit-identical -- but no payload byte is copied or
+   * read: sends and receives move no data, tutti_reduce_local_r charges
+   * gamma * bytes without computing, tutti_local_copy copies nothing.
+   * Buffers are never touched, so they may be as large as the address
+   * space allows (memory the OS backs lazily costs nothing); their contents
+   * after a call are unspecified. Buffers must still be non-NULL where a
+   * data run needs them (the argument checks are the same). */
+  TUTTI_NO_DATA = 1u << 3,
 };
 
 typedef struct tutti_config {

@@ -28,6 +28,7 @@
  */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "tutti/model.h" /* tutti_model_none: the none model of tutti_rank_model */
@@ -392,6 +393,14 @@ int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long coun
   }
   /* matmul2, user ops, contiguous types, and every error: tutti's own */
   return tutti_reduce_local(in, inout, count, type, op);
+}
+
+/* MPI runs always carry data: a plain copy. */
+int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes) {
+  if (!r) return TUTTI_EINVAL;
+  if (bytes && (!dst || !src)) return TUTTI_EBUFFER;
+  if (bytes && dst != src) memcpy(dst, src, bytes);
+  return 0;
 }
 
 int tutti_span_begin(tutti_rank_t *r, const char *name) {
