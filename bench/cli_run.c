@@ -282,9 +282,11 @@ static void print_split(const struct cli_result *res) {
   printf("split         run %s, replay ", tutti_format_time(res->stats.wall_time, s1, sizeof s1));
   if (res->has_report) {
     const tutti_report_t *rep = &res->report;
-    double t = rep->replay_wall_time;
-    printf("%s (%llu events", tutti_format_time(t, s2, sizeof s2), (unsigned long long)rep->events);
-    if (t > 0) printf(", %.3g events/s", (double)rep->events / t);
+    double t = rep->replay_wall_time, c = rep->replay_cpu_time;
+    printf("%s (CPU %s; %llu events", tutti_format_time(t, s2, sizeof s2),
+           tutti_format_time(c, s3, sizeof s3), (unsigned long long)rep->events);
+    if (t > 0) printf(", %.3g/s", (double)rep->events / t);
+    if (c > 0) printf(", %.3g per CPU second", (double)rep->events / c);
     printf(")");
   } else {
     printf("none");
@@ -447,6 +449,11 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
   fputs(",\"replay_wall_time\":", f);
   if (res->has_report)
     cli_json_num(f, res->report.replay_wall_time);
+  else
+    fputs("null", f);
+  fputs(",\"replay_cpu_time\":", f);
+  if (res->has_report)
+    cli_json_num(f, res->report.replay_cpu_time);
   else
     fputs("null", f);
   fprintf(f, ",\"events\":%llu,\"reference_time\":",
