@@ -17,6 +17,7 @@
 #ifndef TUTTI_CLI_H
 #define TUTTI_CLI_H
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "tutti/tutti.h"
@@ -186,6 +187,11 @@ struct cli_result {
   int has_report;  /* the run recorded events (modeled, or TUTTI_RECORD) */
   tutti_report_t report;
   tutti_stats_t stats;
+  /* Where the wall time went: the reference built before the run (wall
+   * seconds), and the ranks' CPU seconds summed over ranks, all of it and
+   * the part spent preparing and checking buffers (the rest is the
+   * collective calls). The replay's wall time is report.replay_wall_time. */
+  double reference_time, ranks_cpu, check_cpu;
 };
 
 /* Run job on world w (its size is the number of ranks), verifying each
@@ -238,6 +244,20 @@ struct verify {
   long count;
   int nvar;              /* inputs repeat every nvar calls */
   unsigned char *expect; /* reductions: nvar * count elements, the folds */
+  /* Shared references (verify_ref_get): one rank's whole input of one
+   * call and its complement, built once and read by every rank that needs
+   * them, so a broadcast's P buffers are prepared and checked at memory
+   * speed instead of by P hashes per element. Guarded by lock. */
+  pthread_mutex_t lock;
+  struct verify_ref *refs;
+};
+
+/* One rank's whole input (count elements) of one call: data, and inv, its
+ * bitwise complement (the poison). */
+struct verify_ref {
+  struct verify_ref *next;
+  int rank, var, users;
+  unsigned char *data, *inv;
 };
 
 int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op, int nranks,
@@ -256,5 +276,12 @@ long verify_check_input(const struct verify *v, int rank, int call, const void *
                         long n);
 /* -1 if buf holds the fold of call `call`'s inputs, else the first bad index. */
 long verify_check_fold(const struct verify *v, int call, const void *buf);
+/* rank's whole input of call `call` (count elements) and its complement,
+ * shared: built by the first caller, kept while anyone holds it; NULL when
+ * out of memory (use verify_input and friends then). Thread-safe. */
+const struct verify_ref *verify_ref_get(struct verify *v, int rank, int call);
+void verify_ref_put(struct verify *v, const struct verify_ref *ref);
+/* -1 if the count elements at buf equal ref's data, else the first bad index. */
+long verify_check_ref(const struct verify *v, const struct verify_ref *ref, const void *buf);
 
 #endif

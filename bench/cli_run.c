@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -40,6 +41,7 @@ struct exec {
    * (the runtime copies nothing): [send | receive | root's P blocks] */
   unsigned char *region;
   size_t region_size, slot;
+  double *cpu; /* per rank: [0] its thread's CPU seconds, [1] of them checking */
 };
 
 /* A rank's buffers in a no-data run: views into the shared region. */
@@ -78,6 +80,43 @@ static int rank_nodata(tutti_rank_t *r, struct exec *x) {
   return rc;
 }
 
+/* A rank's buffer. Large ones are 2 MiB-aligned and asked for in huge
+ * pages: a 1024-rank broadcast of 4 MiB touches 4 GiB, and first touch in
+ * 4 KiB pages costs a million page faults, more than the checking itself. */
+#define HUGE_PAGE ((size_t)2 << 20)
+static void *buf_alloc(size_t size) {
+  if (size < HUGE_PAGE) return malloc(size ? size : 1);
+  void *p;
+  size = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  if (posix_memalign(&p, HUGE_PAGE, size)) return NULL;
+  madvise(p, size, MADV_HUGEPAGE); /* advice: without it, small pages */
+  return p;
+}
+
+/* This thread's CPU seconds (user and system): what a rank spent, however
+ * the 1024 threads of a run share the cores. */
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A broadcast's buffers from one shared reference (verify_ref_get): a
+ * memcpy to prepare, a memcmp to check, whatever the rank count. Returns
+ * the first bad index or -1; *rc the call's code. */
+static long bcast_shared(tutti_rank_t *r, struct exec *x, const struct verify_ref *ref, int root,
+                         unsigned char *a, size_t blk, double *chk, int *rc) {
+  const struct cli_job *j = x->job;
+  double t = thread_cpu();
+  memcpy(a, tutti_rank(r) == root ? ref->data : ref->inv, blk);
+  double t1 = thread_cpu();
+  *rc = tutti_bcast(r, a, j->count, j->type, root, &j->algo);
+  double t2 = thread_cpu();
+  long at = *rc ? -1 : verify_check_ref(&x->v, ref, a);
+  *chk += (t1 - t) + (thread_cpu() - t2);
+  return at;
+}
+
 static void mark(struct exec *x, int me, int call, long index, int from, const char *what) {
   if (x->bad[me].call < 0) x->bad[me] = (struct bad){call, index, from, what};
 }
@@ -91,9 +130,12 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   const struct cli_job *j = x->job;
   const struct verify *v = &x->v;
   int me = tutti_rank(r), P = tutti_size(r), rc = 0;
+  double t0 = thread_cpu(), chk = 0, tc = t0, tcall = 0, tb;
+/* rc = call, its CPU time added to tcall: checking is the rest */
+#define TIMED(rc, call) (tb = thread_cpu(), (rc) = (call), tcall += thread_cpu() - tb)
   long n = j->count, at;
   size_t blk = (size_t)n * tutti_type_size(j->type);
-  unsigned char *a = malloc(blk ? blk : 1), *b = malloc(blk ? blk : 1), *big = NULL;
+  unsigned char *a = buf_alloc(blk), *b = buf_alloc(blk), *big = NULL;
   if (!a || !b) {
     free(a), free(b);
     return TUTTI_ENOMEM;
@@ -102,19 +144,27 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
     if ((tutti_coll_traits(j->coll) & TUTTI_COLL_BLOCKS) && me == root) {
       size_t bigsz = blk * (size_t)P;
-      big = malloc(bigsz ? bigsz : 1);
+      big = buf_alloc(bigsz);
       if (!big) {
         rc = TUTTI_ENOMEM;
         break;
       }
     }
+    const struct verify_ref *ref;
+    if (j->coll == TUTTI_COLL_BCAST && (ref = verify_ref_get(&x->v, root, k)) != NULL) {
+      at = bcast_shared(r, x, ref, root, a, blk, &chk, &rc);
+      verify_ref_put(&x->v, ref);
+      if (at >= 0) mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
+      continue; /* big is NULL: a broadcast has no blocks */
+    }
+    tc = thread_cpu(); /* the rest: checking, but for the call itself (tutti_*) */
     switch (j->coll) {
     case TUTTI_COLL_BCAST:
       if (me == root)
         verify_input(v, root, k, a, 0, n);
       else
         verify_poison(v, root, k, a, 0, n);
-      rc = tutti_bcast(r, a, n, j->type, root, &j->algo);
+      TIMED(rc, tutti_bcast(r, a, n, j->type, root, &j->algo));
       if (!rc && (at = verify_check_input(v, root, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
       break;
@@ -123,9 +173,9 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       verify_input(v, me, k, a, 0, n);
       verify_poison_fold(v, k, b);
       if (j->coll == TUTTI_COLL_REDUCE)
-        rc = tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
+        TIMED(rc, tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo));
       else
-        rc = tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
+        TIMED(rc, tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -137,7 +187,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       verify_input(v, me, k, a, 0, n);
       if (big)
         for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
-      rc = tutti_gather(r, a, n, j->type, big, big ? n : 0, j->type, root, &j->algo);
+      TIMED(rc, tutti_gather(r, a, n, j->type, big, big ? n : 0, j->type, root, &j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -150,7 +200,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_SCATTER:
       if (big) verify_input(v, root, k, big, 0, n * P);
       verify_poison(v, root, k, b, (long)me * n, n);
-      rc = tutti_scatter(r, big, big ? n : 0, j->type, b, n, j->type, root, &j->algo);
+      TIMED(rc, tutti_scatter(r, big, big ? n : 0, j->type, b, n, j->type, root, &j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, root, k, b, (long)me * n, n)) >= 0)
         mark(x, me, k, at, -1, "the received block");
@@ -159,18 +209,23 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       break;
     case TUTTI_COLL_BARRIER:
       atomic_fetch_add(&x->entered, 1);
-      rc = tutti_barrier(r, &j->algo);
+      TIMED(rc, tutti_barrier(r, &j->algo));
       if (!rc && atomic_load(&x->entered) < (long)P * (k + 1))
         mark(x, me, k, -1, -1, "left the barrier before every rank entered it");
       break;
     default:
       rc = TUTTI_EINVAL;
     }
+    chk += thread_cpu() - tc - tcall;
+    tcall = 0;
     free(big);
     big = NULL;
   }
   free(a), free(b);
+  x->cpu[2 * me] = thread_cpu() - t0;
+  x->cpu[2 * me + 1] = chk;
   return rc;
+#undef TIMED
 }
 
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res) {
@@ -211,14 +266,23 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
     free(x.bad);
     return 0;
   }
+  if (!(x.cpu = calloc(2 * (size_t)P, sizeof *x.cpu))) {
+    free(x.bad);
+    return TUTTI_ENOMEM;
+  }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = verify_init(&x.v, job->coll, job->type,
                        tutti_coll_traits(job->coll) & TUTTI_COLL_REDUCES ? job->op : NULL, P,
                        job->count, job->iters);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
   if (rc) {
-    free(x.bad);
+    free(x.bad), free(x.cpu);
     return rc;
   }
+  res->reference_time = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   res->rc = tutti_world_run(w, rank_fn, &x);
+  for (int i = 0; i < P; i++) res->ranks_cpu += x.cpu[2 * i], res->check_cpu += x.cpu[2 * i + 1];
   if (res->rc) {
     const char *e = tutti_world_error(w);
     snprintf(res->error, sizeof res->error, "%s", e && *e ? e : tutti_strerror(res->rc));
@@ -240,7 +304,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
                b->call + 1, b->index, b->what, from);
   }
   verify_free(&x.v);
-  free(x.bad);
+  free(x.bad), free(x.cpu);
   return 0;
 }
 
@@ -285,6 +349,31 @@ static const char *fmt_mt(const tutti_model_t *m, double t, char *buf, size_t n)
 }
 
 #define LINKS_SHOWN 8
+
+/* Where the wall time went: the run (its CPU split between the calls and
+ * the checking), the replay, the reference built before the run. */
+static void print_split(const struct cli_result *res) {
+  char s1[64], s2[64], s3[64];
+  printf("split         run %s, replay ", tutti_format_time(res->stats.wall_time, s1, sizeof s1));
+  if (res->has_report) {
+    const tutti_report_t *rep = &res->report;
+    double t = rep->replay_wall_time, c = rep->replay_cpu_time;
+    printf("%s (CPU %s; %llu events", tutti_format_time(t, s2, sizeof s2),
+           tutti_format_time(c, s3, sizeof s3), (unsigned long long)rep->events);
+    if (t > 0) printf(", %.3g/s", (double)rep->events / t);
+    if (c > 0) printf(", %.3g per CPU second", (double)rep->events / c);
+    printf(")");
+  } else {
+    printf("none");
+  }
+  printf(", reference %s\n", tutti_format_time(res->reference_time, s3, sizeof s3));
+  double share = res->ranks_cpu > 0 ? 100 * res->check_cpu / res->ranks_cpu : 0;
+  printf(
+      "rank CPU      %s over all ranks, %.0f%% of it checking (%s); %llu wake-ups, %llu sleeps\n",
+      tutti_format_time(res->ranks_cpu, s1, sizeof s1), share,
+      tutti_format_time(res->check_cpu, s2, sizeof s2), (unsigned long long)res->stats.wakeups,
+      (unsigned long long)res->stats.sleeps);
+}
 
 static void print_table(const struct cli_job *j, const struct cli_opts *o,
                         const tutti_machine_t *mach, const struct cli_result *res, size_t bytes,
@@ -352,6 +441,7 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
          (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
+  print_split(res);
   if (res->unchecked)
     printf("verified      not checked (--no-data: no payload moved)\n");
   else
@@ -434,6 +524,25 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
           (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   fputs(",\"wall_time\":", f);
   cli_json_num(f, res->stats.wall_time);
+  fputs(",\"replay_wall_time\":", f);
+  if (res->has_report)
+    cli_json_num(f, res->report.replay_wall_time);
+  else
+    fputs("null", f);
+  fputs(",\"replay_cpu_time\":", f);
+  if (res->has_report)
+    cli_json_num(f, res->report.replay_cpu_time);
+  else
+    fputs("null", f);
+  fprintf(f, ",\"events\":%llu,\"reference_time\":",
+          (unsigned long long)(res->has_report ? res->report.events : 0));
+  cli_json_num(f, res->reference_time);
+  fputs(",\"ranks_cpu_time\":", f);
+  cli_json_num(f, res->ranks_cpu);
+  fputs(",\"check_cpu_time\":", f);
+  cli_json_num(f, res->check_cpu);
+  fprintf(f, ",\"wakeups\":%llu,\"sleeps\":%llu", (unsigned long long)res->stats.wakeups,
+          (unsigned long long)res->stats.sleeps);
   fprintf(f, ",\"verified\":%s,\"no_data\":%s",
           res->unchecked  ? "null"
           : res->verified ? "true"

@@ -58,8 +58,10 @@ static uint64_t mix(uint64_t x) { /* splitmix64's finalizer */
   return x ^ (x >> 31);
 }
 
-static uint64_t hash(int rank, long idx, int call) {
-  return mix(mix((uint64_t)(unsigned)rank * 0x100000001b3ull ^ (uint64_t)call) + (uint64_t)idx);
+/* hash(rank, idx, call) = mix(base(rank, call) + idx): a run of elements
+ * costs one mix each. */
+static uint64_t hash_base(int rank, int call) {
+  return mix((uint64_t)(unsigned)rank * 0x100000001b3ull ^ (uint64_t)call);
 }
 
 /* ------------------------------------------------------------ elements */
@@ -234,7 +236,7 @@ static void apply(int vk, int vt, const union elem *in, union elem *inout) {
 
 /* Element idx of rank's input in call `call` (already reduced mod nvar). */
 static void input_elem(const struct verify *v, int rank, long idx, int call, union elem *e) {
-  uint64_t h = hash(rank, idx, call);
+  uint64_t h = mix(hash_base(rank, call) + (uint64_t)idx);
   if (v->kind < 0) {
     memset(e, 0, sizeof *e);
     for (size_t j = 0; j < v->tsize && j < sizeof e->b; j++)
@@ -248,11 +250,48 @@ static int var(const struct verify *v, int call) {
   return v->nvar > 1 ? call % v->nvar : 0;
 }
 
+/* Elements [first, first + n) of rank's input of call `call` (reduced mod
+ * nvar) into p: raw bytes straight from the hash, typed values through
+ * gen_value. */
+static void fill(const struct verify *v, int rank, int call, unsigned char *p, long first, long n) {
+  uint64_t base = hash_base(rank, call) + (uint64_t)first;
+  if (v->kind < 0 && v->tsize == 1) {
+    for (long i = 0; i < n; i++) p[i] = (unsigned char)mix(base + (uint64_t)i);
+    return;
+  }
+  int vt = vt_of(v->type);
+  for (long i = 0; i < n; i++, p += v->tsize) {
+    uint64_t h = mix(base + (uint64_t)i);
+    union elem e;
+    if (v->kind < 0) {
+      for (size_t j = 0; j < v->tsize; j++) p[j] = (unsigned char)(h >> (8 * j));
+      continue;
+    }
+    gen_value(v->kind, vt, h, &e);
+    memcpy(p, e.b, v->tsize);
+  }
+}
+
+/* The first of the n elements where a and b differ, or -1: memcmp at
+ * memory speed, then the element inside the first differing 64 bytes. */
+static long first_diff(const unsigned char *a, const unsigned char *b, long n, size_t tsize) {
+  size_t len = (size_t)n * tsize, off = 0;
+  while (off < len) {
+    size_t k = len - off < 65536 ? len - off : 65536;
+    if (memcmp(a + off, b + off, k)) break;
+    off += k;
+  }
+  if (off >= len) return -1;
+  while (a[off] == b[off]) off++;
+  return (long)(off / tsize);
+}
+
 /* ------------------------------------------------------------ the API */
 
 int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op, int nranks,
                 long count, int iters) {
   memset(v, 0, sizeof *v);
+  pthread_mutex_init(&v->lock, NULL);
   v->coll = coll, v->type = type, v->nranks = nranks, v->count = count;
   v->tsize = tutti_type_size(type);
   v->nvar = iters < 4 ? iters : 4;
@@ -279,21 +318,25 @@ int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op
 void verify_free(struct verify *v) {
   free(v->expect);
   v->expect = NULL;
+  for (struct verify_ref *f = v->refs, *next; f; f = next) {
+    next = f->next;
+    free(f->data), free(f);
+  }
+  v->refs = NULL;
+  pthread_mutex_destroy(&v->lock);
 }
 
 void verify_input(const struct verify *v, int rank, int call, void *buf, long first, long n) {
-  unsigned char *p = buf;
-  for (long i = 0; i < n; i++) {
-    union elem e;
-    input_elem(v, rank, first + i, var(v, call), &e);
-    memcpy(p + (size_t)i * v->tsize, e.b, v->tsize);
-  }
+  fill(v, rank, var(v, call), buf, first, n);
+}
+
+static void complement(unsigned char *p, size_t len) {
+  for (size_t i = 0; i < len; i++) p[i] = (unsigned char)~p[i];
 }
 
 void verify_poison(const struct verify *v, int rank, int call, void *buf, long first, long n) {
   verify_input(v, rank, call, buf, first, n);
-  unsigned char *p = buf;
-  for (size_t i = 0; i < (size_t)n * v->tsize; i++) p[i] = (unsigned char)~p[i];
+  complement(buf, (size_t)n * v->tsize);
 }
 
 void verify_poison_fold(const struct verify *v, int call, void *buf) {
@@ -303,13 +346,18 @@ void verify_poison_fold(const struct verify *v, int call, void *buf) {
   for (size_t i = 0; i < (size_t)v->count * v->tsize; i++) p[i] = (unsigned char)~e[i];
 }
 
+/* Elements are generated a chunk at a time and compared a chunk at a time. */
+#define CHUNK_BYTES 4096
+
 long verify_check_input(const struct verify *v, int rank, int call, const void *buf, long first,
                         long n) {
   const unsigned char *p = buf;
-  for (long i = 0; i < n; i++) {
-    union elem e;
-    input_elem(v, rank, first + i, var(v, call), &e);
-    if (memcmp(p + (size_t)i * v->tsize, e.b, v->tsize)) return i;
+  unsigned char ref[CHUNK_BYTES];
+  long per = (long)(sizeof ref / v->tsize);
+  for (long i = 0; i < n; i += per) {
+    long k = n - i < per ? n - i : per, at;
+    fill(v, rank, var(v, call), ref, first + i, k);
+    if ((at = first_diff(p + (size_t)i * v->tsize, ref, k, v->tsize)) >= 0) return i + at;
   }
   return -1;
 }
@@ -317,8 +365,49 @@ long verify_check_input(const struct verify *v, int rank, int call, const void *
 long verify_check_fold(const struct verify *v, int call, const void *buf) {
   if (!v->expect) return -1;
   const unsigned char *e = v->expect + (size_t)var(v, call) * (size_t)v->count * v->tsize;
-  const unsigned char *p = buf;
-  for (long i = 0; i < v->count; i++)
-    if (memcmp(p + (size_t)i * v->tsize, e + (size_t)i * v->tsize, v->tsize)) return i;
-  return -1;
+  return first_diff(buf, e, v->count, v->tsize);
+}
+
+const struct verify_ref *verify_ref_get(struct verify *v, int rank, int call) {
+  size_t len = (size_t)v->count * v->tsize;
+  int k = var(v, call);
+  struct verify_ref *f, *idle = NULL;
+  pthread_mutex_lock(&v->lock);
+  for (f = v->refs; f; f = f->next) {
+    if (f->rank == rank && f->var == k) break;
+    if (!f->users) idle = f;
+  }
+  if (!f && idle) { /* nobody holds it: rebuild it for this (rank, call) */
+    f = idle;
+    f->rank = rank, f->var = k;
+    fill(v, rank, k, f->data, 0, v->count);
+    memcpy(f->inv, f->data, len);
+    complement(f->inv, len);
+  } else if (!f && (f = calloc(1, sizeof *f)) != NULL) {
+    if (!(f->data = malloc(len ? 2 * len : 1))) {
+      free(f);
+      f = NULL;
+    } else {
+      f->inv = f->data + len;
+      f->rank = rank, f->var = k;
+      fill(v, rank, k, f->data, 0, v->count);
+      memcpy(f->inv, f->data, len);
+      complement(f->inv, len);
+      f->next = v->refs;
+      v->refs = f;
+    }
+  }
+  if (f) f->users++;
+  pthread_mutex_unlock(&v->lock);
+  return f;
+}
+
+void verify_ref_put(struct verify *v, const struct verify_ref *ref) {
+  pthread_mutex_lock(&v->lock);
+  ((struct verify_ref *)ref)->users--;
+  pthread_mutex_unlock(&v->lock);
+}
+
+long verify_check_ref(const struct verify *v, const struct verify_ref *ref, const void *buf) {
+  return first_diff(buf, ref->data, v->count, v->tsize);
 }

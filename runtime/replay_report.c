@@ -52,6 +52,7 @@ int tutti__replay_report(const struct tutti_replay *rp, tutti_report_t *out) {
   out->rendezvous = rp->rendezvous;
   out->events = rp->events;
   out->replay_wall_time = rp->wall_time;
+  out->replay_cpu_time = rp->cpu_time;
   out->replay_bytes = rp->state_bytes;
   if (rp->links) {
     out->nlinks = tutti_topo_nlinks(rp->model.topo);

@@ -81,3 +81,116 @@ Test(verify, inputs_differ_and_checks_see_one_bit, .timeout = 30) {
   for (long i = 0; i < n; i++) cr_assert(ne(int, a[i], b[i]), "poison equals the input at %ld", i);
   verify_free(&v);
 }
+
+/* The chunked generator writes what the per-element definition gives
+ * (input_elem: the hash of (rank, element, call) shaped per op), for
+ * every op and type, and raw bytes are the hash's low byte. */
+Test(verify, chunked_inputs_equal_the_per_element_definition, .timeout = 30) {
+  tutti_op_t ops[] = {NULL,      TUTTI_SUM,  TUTTI_PROD, TUTTI_MIN, TUTTI_MAX,    TUTTI_BAND,
+                      TUTTI_BOR, TUTTI_BXOR, TUTTI_LAND, TUTTI_LOR, TUTTI_MATMUL2};
+  tutti_datatype_t types[] = {TUTTI_BYTE, TUTTI_INT32, TUTTI_INT64, TUTTI_FLOAT, TUTTI_DOUBLE};
+  long n = 5000; /* more than one 4 KiB chunk of any type */
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+      if (ops[o] && tutti_op_check(ops[o], types[t])) continue;
+      struct verify v;
+      cr_assert(eq(int, verify_init(&v, TUTTI_COLL_GATHER, types[t], ops[o], 3, 8, 4), 0));
+      size_t sz = tutti_type_size(types[t]);
+      unsigned char *p = malloc(n * sz);
+      verify_input(&v, 2, 3, p, 100, n);
+      for (long i = 0; i < n; i++) {
+        union elem e;
+        input_elem(&v, 2, 100 + i, 3, &e);
+        cr_assert(eq(int, memcmp(p + i * sz, e.b, sz), 0), "%s %s element %ld",
+                  ops[o] ? tutti_op_name(ops[o]) : "none", tutti_type_name(types[t]), i);
+      }
+      cr_assert(eq(i64, verify_check_input(&v, 2, 3, p, 100, n), -1));
+      free(p);
+      verify_free(&v);
+    }
+  struct verify v;
+  unsigned char b[300];
+  cr_assert(eq(int, verify_init(&v, TUTTI_COLL_BCAST, TUTTI_BYTE, NULL, 4, 300, 1), 0));
+  verify_input(&v, 3, 0, b, 0, 300);
+  for (int i = 0; i < 300; i++) { /* splitmix64's finalizer, written out again */
+    uint64_t x = 3 * 0x100000001b3ull ^ 0, y;
+    for (int round = 0; round < 2; round++) {
+      x += 0x9e3779b97f4a7c15ull;
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+      x ^= x >> 31;
+      if (round == 0) x += (uint64_t)i;
+    }
+    y = x;
+    cr_assert(eq(u8, b[i], (uint8_t)y), "byte %d", i);
+  }
+  verify_free(&v);
+}
+
+/* Every check finds a single wrong byte wherever it is, including across
+ * the chunks and the 64 KiB blocks the comparisons go by, and names its
+ * element; the poison differs from the reference in every byte. */
+Test(verify, checks_find_one_wrong_byte_anywhere, .timeout = 60) {
+  tutti_datatype_t types[] = {TUTTI_BYTE, TUTTI_INT32, TUTTI_DOUBLE};
+  for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+    size_t sz = tutti_type_size(types[t]);
+    long n = (long)((3 * 65536 + 123) / sz); /* a partial last block */
+    struct verify v;
+    cr_assert(eq(int, verify_init(&v, TUTTI_COLL_BCAST, types[t], NULL, 5, n, 2), 0));
+    const struct verify_ref *ref = verify_ref_get(&v, 4, 1);
+    cr_assert(not(eq(ptr, (void *)ref, NULL)));
+    unsigned char *p = malloc(n * sz), *q = malloc(n * sz);
+    verify_input(&v, 4, 1, p, 0, n);
+    cr_assert(eq(int, memcmp(p, ref->data, n * sz), 0), "the shared reference is the input");
+    size_t same = 0;
+    for (size_t i = 0; i < n * sz; i++) same += ref->inv[i] != (uint8_t)~p[i];
+    cr_assert(eq(sz, same, 0), "the poison is the complement everywhere");
+    verify_poison(&v, 4, 1, q, 0, n);
+    cr_assert(eq(int, memcmp(q, ref->inv, n * sz), 0));
+    cr_assert(eq(i64, verify_check_ref(&v, ref, p), -1));
+    cr_assert(eq(i64, verify_check_input(&v, 4, 1, p, 0, n), -1));
+    /* every byte near the ends and the 64 KiB block edges, every 991st
+     * elsewhere */
+    for (size_t i = 0; i < n * sz;
+         i += (i % 65536 < 64 || i % 65536 > 65536 - 64 || i + 64 > n * sz) ? 1 : 991) {
+      unsigned char keep = p[i];
+      p[i] = (unsigned char)(keep ^ (1u << (i % 8)));
+      cr_assert(eq(i64, verify_check_ref(&v, ref, p), (long)(i / sz)), "byte %zu", i);
+      cr_assert(eq(i64, verify_check_input(&v, 4, 1, p, 0, n), (long)(i / sz)), "byte %zu", i);
+      p[i] = keep;
+    }
+    /* a buffer left poisoned in one byte only */
+    p[n * sz - 1] = ref->inv[n * sz - 1];
+    cr_assert(eq(i64, verify_check_ref(&v, ref, p), n - 1));
+    verify_ref_put(&v, ref);
+    free(p), free(q);
+    verify_free(&v);
+  }
+}
+
+/* The shared references: one per (rank, call variant) while held, rebuilt
+ * for another key once idle, and each right for its key. */
+Test(verify, shared_references_follow_their_keys, .timeout = 30) {
+  struct verify v;
+  long n = 1000;
+  unsigned char x[1000];
+  cr_assert(eq(int, verify_init(&v, TUTTI_COLL_BCAST, TUTTI_BYTE, NULL, 8, n, 8), 0));
+  const struct verify_ref *a = verify_ref_get(&v, 2, 1), *b = verify_ref_get(&v, 2, 5);
+  cr_assert(eq(ptr, (void *)a, (void *)b), "calls 1 and 5 share inputs (nvar 4)");
+  const struct verify_ref *c = verify_ref_get(&v, 3, 1), *d = verify_ref_get(&v, 2, 2);
+  cr_assert(not(eq(ptr, (void *)a, (void *)c)));
+  cr_assert(not(eq(ptr, (void *)a, (void *)d)));
+  verify_input(&v, 3, 1, x, 0, n);
+  cr_assert(eq(int, memcmp(c->data, x, n), 0));
+  verify_input(&v, 2, 2, x, 0, n);
+  cr_assert(eq(int, memcmp(d->data, x, n), 0));
+  verify_ref_put(&v, a), verify_ref_put(&v, b), verify_ref_put(&v, c);
+  const struct verify_ref *e = verify_ref_get(&v, 7, 3); /* reuses an idle one */
+  verify_input(&v, 7, 3, x, 0, n);
+  cr_assert(eq(int, memcmp(e->data, x, n), 0));
+  for (long i = 0; i < n; i++) cr_assert(eq(u8, e->inv[i], (uint8_t)~x[i]));
+  verify_input(&v, 2, 2, x, 0, n); /* d, still held, is untouched */
+  cr_assert(eq(int, memcmp(d->data, x, n), 0));
+  verify_ref_put(&v, d), verify_ref_put(&v, e);
+  verify_free(&v);
+}

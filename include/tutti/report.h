@@ -62,6 +62,9 @@ typedef struct tutti_report {
   int nlinks;                     /* the topology's directed links; 0
                                      without a topology */
   int links_used;                 /* links that carried a message */
+  double replay_cpu_time;         /* CPU seconds the replay's thread ran
+                                     (its wall time on a loaded machine
+                                     counts the other processes too) */
 } tutti_report_t;
 
 /* Fill *out with the report of w's last run. */
