@@ -229,7 +229,7 @@ struct verify {
   int coll, nranks, kind; /* kind: verify.c's op, -1 for no op */
   tutti_datatype_t type;
   size_t tsize;
-  long count;
+  long count;            /* elements of a rank's input (reduce_scatter: all P blocks) */
   int nvar;              /* inputs repeat every nvar calls */
   unsigned char *expect; /* reductions: nvar * count elements, the folds */
 };
@@ -250,5 +250,9 @@ long verify_check_input(const struct verify *v, int rank, int call, const void *
                         long n);
 /* -1 if buf holds the fold of call `call`'s inputs, else the first bad index. */
 long verify_check_fold(const struct verify *v, int call, const void *buf);
+/* The same for elements [first, first + n) of the fold, held at buf
+ * (reduce_scatter's block of rank i: first = i count). */
+void verify_poison_fold_range(const struct verify *v, int call, void *buf, long first, long n);
+long verify_check_fold_range(const struct verify *v, int call, const void *buf, long first, long n);
 
 #endif
