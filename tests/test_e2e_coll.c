@@ -608,3 +608,34 @@ Test(coll, rotating_roots_back_to_back, .timeout = 30) {
   cr_expect(eq(int, rep.ncalls, 20));
   tutti_world_destroy(w);
 }
+
+/* collectives/REFERENCE.md's allgather and reduce_scatter vectors: alpha =
+ * beta = 1 (seconds, seconds per byte), m = 100 bytes per block; each
+ * derived there by hand from the algorithm's steps. */
+Test(coll, allgather_reduce_scatter_reference_vectors, .timeout = 60) {
+  tutti_model_t m = hockney(1, 1);
+  const struct {
+    int coll;
+    const char *algo;
+    int P;
+    double t;
+  } v[] = {
+      {TUTTI_COLL_ALLGATHER, "ring", 7, 606},
+      {TUTTI_COLL_ALLGATHER, "bruck", 7, 603},
+      {TUTTI_COLL_ALLGATHER, "ring", 8, 707},
+      {TUTTI_COLL_ALLGATHER, "recursive-doubling", 8, 703},
+      {TUTTI_COLL_ALLGATHER, "bruck", 8, 703},
+      {TUTTI_COLL_REDUCE_SCATTER, "ring", 8, 707},
+      {TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 8, 703},
+      {TUTTI_COLL_REDUCE_SCATTER, "ring", 3, 202},
+      {TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 3, 603},
+      {TUTTI_COLL_REDUCE_SCATTER, "ring", 7, 606},
+      {TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 7, 1404},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    tutti_algo_t a = pick(v[i].coll, v[i].algo, NULL);
+    double t = timed(v[i].P, &m, v[i].coll, &a, 100, TUTTI_BYTE, 0);
+    cr_expect(epsilon_eq(dbl, t, v[i].t, 1e-9), "%s %s P=%d: %g, want %g",
+              tutti_coll_name(v[i].coll), v[i].algo, v[i].P, t, v[i].t);
+  }
+}
