@@ -241,7 +241,7 @@ struct verify {
   int coll, nranks, kind; /* kind: verify.c's op, -1 for no op */
   tutti_datatype_t type;
   size_t tsize;
-  long count;
+  long count;            /* elements of a rank's input (reduce_scatter: all P blocks) */
   int nvar;              /* inputs repeat every nvar calls */
   unsigned char *expect; /* reductions: nvar * count elements, the folds */
   /* Shared references (verify_ref_get): one rank's whole input of one
@@ -283,5 +283,9 @@ const struct verify_ref *verify_ref_get(struct verify *v, int rank, int call);
 void verify_ref_put(struct verify *v, const struct verify_ref *ref);
 /* -1 if the count elements at buf equal ref's data, else the first bad index. */
 long verify_check_ref(const struct verify *v, const struct verify_ref *ref, const void *buf);
+/* The same for elements [first, first + n) of the fold, held at buf
+ * (reduce_scatter's block of rank i: first = i count). */
+void verify_poison_fold_range(const struct verify *v, int call, void *buf, long first, long n);
+long verify_check_fold_range(const struct verify *v, int call, const void *buf, long first, long n);
 
 #endif

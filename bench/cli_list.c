@@ -91,7 +91,8 @@ static void print_markdown(int only) {
       md_cell(d->cost);
       printf(" | ");
       md_cell(d->summary);
-      printf("%s |\n", d->restrictions & TUTTI_ALGO_COMMUTATIVE ? " (commutative ops only)" : "");
+      printf("%s%s |\n", d->restrictions & TUTTI_ALGO_COMMUTATIVE ? " (commutative ops only)" : "",
+             d->restrictions & TUTTI_ALGO_POW2 ? " (P a power of two only)" : "");
     }
   }
 }

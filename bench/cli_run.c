@@ -70,6 +70,12 @@ static int rank_nodata(tutti_rank_t *r, struct exec *x) {
       rc = tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
                          root, &j->algo);
       break;
+    case TUTTI_COLL_ALLGATHER:
+      rc = tutti_allgather(r, a, big, n, j->type, &j->algo);
+      break;
+    case TUTTI_COLL_REDUCE_SCATTER:
+      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
+      break;
     case TUTTI_COLL_BARRIER:
       rc = tutti_barrier(r, &j->algo);
       break;
@@ -123,7 +129,8 @@ static void mark(struct exec *x, int me, int call, long index, int from, const c
 
 /* Every rank: iters calls, each with fresh inputs and poisoned outputs,
  * each checked before the next. A rank allocates only its own buffers
- * (the root's P blocks of gather and scatter only while it is root). */
+ * (the root's P blocks of gather and scatter only while it is root; every
+ * rank's P blocks of allgather and reduce_scatter). */
 static int rank_fn(tutti_rank_t *r, void *arg) {
   struct exec *x = arg;
   if (x->job->no_data) return rank_nodata(r, x);
@@ -142,7 +149,8 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   }
   for (int k = 0; k < j->iters && !rc; k++) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
-    if ((tutti_coll_traits(j->coll) & TUTTI_COLL_BLOCKS) && me == root) {
+    unsigned tr = tutti_coll_traits(j->coll);
+    if ((tr & TUTTI_COLL_BLOCKS) && (me == root || !(tr & TUTTI_COLL_ROOTED))) {
       size_t bigsz = blk * (size_t)P;
       big = buf_alloc(bigsz);
       if (!big) {
@@ -206,6 +214,29 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
         mark(x, me, k, at, -1, "the received block");
       else if (big && (at = verify_check_input(v, root, k, big, 0, n * P)) >= 0)
         mark(x, me, k, at, -1, "the root's send buffer changed");
+      break;
+    case TUTTI_COLL_ALLGATHER:
+      verify_input(v, me, k, a, 0, n);
+      for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
+      rc = tutti_allgather(r, a, big, n, j->type, &j->algo);
+      if (rc) break;
+      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
+        mark(x, me, k, at, -1, "the send buffer changed");
+      for (int s = 0; s < P; s++)
+        if ((at = verify_check_input(v, s, k, big + (size_t)s * blk, 0, n)) >= 0) {
+          mark(x, me, k, at, s, "the block");
+          break;
+        }
+      break;
+    case TUTTI_COLL_REDUCE_SCATTER:
+      verify_input(v, me, k, big, 0, n * P);
+      verify_poison_fold_range(v, k, b, (long)me * n, n);
+      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
+      if (rc) break;
+      if ((at = verify_check_input(v, me, k, big, 0, n * P)) >= 0)
+        mark(x, me, k, at, -1, "the send buffer changed");
+      else if ((at = verify_check_fold_range(v, k, b, (long)me * n, n)) >= 0)
+        mark(x, me, k, at, -1, "the result block");
       break;
     case TUTTI_COLL_BARRIER:
       atomic_fetch_add(&x->entered, 1);
@@ -326,10 +357,11 @@ static void run_help(FILE *f) {
           cli_coll_names());
   cli_print_options(f, RUN_OPTS);
   fprintf(f, "\nUnits: sizes B, kB, MB, KiB, MiB, GiB; times s, ms, us, ns, ps; bandwidth\n"
-             "B/s, GB/s, Gbps. --bytes is per rank (gather and scatter move one such block\n"
-             "per rank); with a --dtype of N bytes it must be a multiple of N. --op and --dtype\n"
-             "apply to reduce and allreduce (matmul2, non-commutative, needs int32 or int64);\n"
-             "--root to bcast, reduce, gather and scatter; barrier moves no data.\n"
+             "B/s, GB/s, Gbps. --bytes is per rank (gather, scatter, allgather and\n"
+             "reduce_scatter move one such block per rank); with a --dtype of N bytes it must\n"
+             "be a multiple of N. --op and --dtype apply to reduce, allreduce and\n"
+             "reduce_scatter (matmul2, non-commutative, needs int32 or int64); --root to\n"
+             "bcast, reduce, gather and scatter; barrier moves no data.\n"
              "Topology: --topology puts the ranks on the leaves of a tree of switches whose\n"
              "links carry one message at a time (runtime/MODEL.md); it replaces a profile's\n"
              "[topology], and --mapping / --links replace its mapping and link list. Fewer\n"

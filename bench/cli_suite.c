@@ -98,7 +98,7 @@ static void summary_line(const struct cli_point *rows, int n, const tutti_model_
       next = r;
   }
   char sz[32], t[64], spec[256] = "", lead[96] = "", nspec[256] = "";
-  printf("  %-10s", tutti_coll_name(rows[0].coll));
+  printf("  %-14s", tutti_coll_name(rows[0].coll)); /* reduce_scatter */
   if (show_ranks) printf("  P=%-6d", rows[0].nranks);
   printf("  %10s  ", tutti_coll_traits(rows[0].coll) & TUTTI_COLL_DATA
                          ? tutti_format_bytes(rows[0].bytes, sz, sizeof sz)

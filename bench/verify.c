@@ -7,7 +7,7 @@
  * Inputs: element i of rank r's input in call k is a hash of (r, i, k),
  * shaped per op so that the result does not depend on the order of
  * evaluation an algorithm picks:
- *   no op (bcast, gather, scatter)  raw hash bytes
+ *   no op (bcast, gather, scatter, allgather)  raw hash bytes
  *   sum          integers -8..7 (byte: 0..15): float sums stay exact
  *   prod         odd integers -3..5 (wrapping, as the runtime does);
  *                float and double: +1 or -1 (products stay exact)
@@ -16,7 +16,8 @@
  *   land / lor   mostly nonzero / mostly zero
  *   matmul2      random 2x2 matrices mod 251 (int32) or 65521 (int64)
  * Reductions fold in rank order, x0 op (x1 op (... op x(P-1))), the
- * only order a non-commutative op (matmul2) allows. Inputs repeat every
+ * only order a non-commutative op (matmul2) allows; reduce_scatter's
+ * inputs are P blocks, folded whole, and rank i checks block i. Inputs repeat every
  * nvar = min(iters, 4) calls, so a call that leaves the previous call's
  * result in place still fails.
  */
@@ -292,6 +293,10 @@ int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op
                 long count, int iters) {
   memset(v, 0, sizeof *v);
   pthread_mutex_init(&v->lock, NULL);
+  /* a reduction whose input is P blocks (reduce_scatter): the fold of all
+   * of them, of which rank i checks block i */
+  unsigned tr = tutti_coll_traits(coll);
+  if ((tr & TUTTI_COLL_REDUCES) && (tr & TUTTI_COLL_BLOCKS)) count *= nranks;
   v->coll = coll, v->type = type, v->nranks = nranks, v->count = count;
   v->tsize = tutti_type_size(type);
   v->nvar = iters < 4 ? iters : 4;
@@ -340,10 +345,15 @@ void verify_poison(const struct verify *v, int rank, int call, void *buf, long f
 }
 
 void verify_poison_fold(const struct verify *v, int call, void *buf) {
+  verify_poison_fold_range(v, call, buf, 0, v->count);
+}
+
+void verify_poison_fold_range(const struct verify *v, int call, void *buf, long first, long n) {
   if (!v->expect) return;
-  const unsigned char *e = v->expect + (size_t)var(v, call) * (size_t)v->count * v->tsize;
+  const unsigned char *e =
+      v->expect + ((size_t)var(v, call) * (size_t)v->count + (size_t)first) * v->tsize;
   unsigned char *p = buf;
-  for (size_t i = 0; i < (size_t)v->count * v->tsize; i++) p[i] = (unsigned char)~e[i];
+  for (size_t i = 0; i < (size_t)n * v->tsize; i++) p[i] = (unsigned char)~e[i];
 }
 
 /* Elements are generated a chunk at a time and compared a chunk at a time. */
@@ -363,9 +373,15 @@ long verify_check_input(const struct verify *v, int rank, int call, const void *
 }
 
 long verify_check_fold(const struct verify *v, int call, const void *buf) {
+  return verify_check_fold_range(v, call, buf, 0, v->count);
+}
+
+long verify_check_fold_range(const struct verify *v, int call, const void *buf, long first,
+                             long n) {
   if (!v->expect) return -1;
-  const unsigned char *e = v->expect + (size_t)var(v, call) * (size_t)v->count * v->tsize;
-  return first_diff(buf, e, v->count, v->tsize);
+  const unsigned char *e =
+      v->expect + ((size_t)var(v, call) * (size_t)v->count + (size_t)first) * v->tsize;
+  return first_diff(buf, e, n, v->tsize);
 }
 
 const struct verify_ref *verify_ref_get(struct verify *v, int rank, int call) {

@@ -1,6 +1,7 @@
 /*
  * allreduce_rabenseifner.c -- Rabenseifner's allreduce: a reduce-scatter
- * by recursive halving, then an allgather by recursive doubling. With p'
+ * by recursive halving (blocks.c's, shared with the reduce_scatter
+ * collective), then an allgather by recursive doubling. With p'
  * the largest power of two not above P, the vector is cut into p' blocks
  * (tutti__block_range). Halving: for mask = p'/2 .. 1, rank v exchanges
  * with v XOR mask, sends the half of its current range that the partner
@@ -46,35 +47,12 @@ int tutti__allreduce_rabenseifner(tutti_rank_t *r, const void *sbuf, void *rbuf,
   int pof2 = 1;
   while (pof2 * 2 <= P) pof2 *= 2;
   int rem = P - pof2, v;
-  if (me < 2 * rem && me % 2 == 0) { /* folded out */
-    rc = tutti_send(r, Y, count, type, me + 1, tag);
+  rc = tutti__blocks_reduce_scatter_halving(r, Y, count, type, op, 0, tag, &v);
+  if (v < 0) /* folded out: the result comes back from the odd neighbour */
     return rc ? rc : tutti_recv(r, Y, count, type, me + 1, tag, TUTTI_STATUS_IGNORE);
-  }
-  char *t = malloc(bytes);
-  if (!t) return TUTTI_ENOMEM;
-  if (me < 2 * rem) {
-    rc = tutti_recv(r, t, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
-    if (!rc) rc = tutti_reduce_local_r(r, t, Y, count, type, op);
-    v = me / 2;
-  } else {
-    v = me - rem;
-  }
 #define WORLD(pv) ((pv) < rem ? 2 * (pv) + 1 : (pv) + rem)
-  int lo = 0, n = pof2; /* my blocks [lo, lo + n) */
-  for (int mask = pof2 / 2; !rc && mask >= 1; mask >>= 1) {
-    int keep_lo = (v & mask) ? lo + mask : lo, give_lo = (v & mask) ? lo : lo + mask;
-    long ks, kn, gs, gn;
-    span(count, pof2, keep_lo, mask, &ks, &kn);
-    span(count, pof2, give_lo, mask, &gs, &gn);
-    int partner = WORLD(v ^ mask);
-    rc = tutti_sendrecv(r, Y + (size_t)gs * esz, gn, type, partner, tag, t, kn, type, partner, tag,
-                        TUTTI_STATUS_IGNORE);
-    if (!rc && kn) rc = tutti_reduce_local_r(r, t, Y + (size_t)ks * esz, kn, type, op);
-    lo = keep_lo, n = mask;
-  }
-  free(t);
   if (!rc && !rem) {
-    rc = tutti__allgather_recdbl(r, Y, count, type, 0, tag);
+    rc = tutti__blocks_allgather_recdbl(r, Y, count, type, 0, tag);
   } else {
     for (int mask = 1; !rc && mask < pof2; mask <<= 1) { /* the group's doubling */
       int pv = v ^ mask;
@@ -86,7 +64,6 @@ int tutti__allreduce_rabenseifner(tutti_rank_t *r, const void *sbuf, void *rbuf,
     }
   }
 #undef WORLD
-  (void)n;
   if (!rc && me < 2 * rem) rc = tutti_send(r, Y, count, type, me - 1, tag);
   return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * allreduce_ring.c -- the ring allreduce: a ring reduce-scatter, then the
- * ring allgather (blocks.c). The vector is cut into P blocks; in step
+ * ring allgather (both in blocks.c). The vector is cut into P blocks; in step
  * s = 0..P-2 rank v sends its partial block (v - s) mod P to its right
  * neighbour and receives block (v - s - 1) mod P from its left one, which
  * it combines into its own; after P-1 steps rank v holds block (v + 1)
@@ -25,23 +25,14 @@ int tutti__allreduce_ring(tutti_rank_t *r, const void *sbuf, void *rbuf, long co
   (void)a;
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  int P = tutti_size(r), me = tutti_rank(r), right = (me + 1) % P, left = (me - 1 + P) % P;
+  int P = tutti_size(r);
   size_t esz = tutti_type_size(type);
   char *Y = rbuf;
   int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, (size_t)count * esz) : 0;
   if (rc || count == 0 || P == 1) return rc;
-  char *t = malloc(((size_t)(count / P) + 1) * esz);
-  if (!t) return TUTTI_ENOMEM;
-  for (int s = 0; !rc && s < P - 1; s++) {
-    long ss, sn, rs, rn;
-    tutti__block_range(count, P, (me - s + P) % P, &ss, &sn);
-    tutti__block_range(count, P, (me - s - 1 + 2 * P) % P, &rs, &rn);
-    rc = tutti_sendrecv(r, Y + (size_t)ss * esz, sn, type, right, tag, t, rn, type, left, tag,
-                        TUTTI_STATUS_IGNORE);
-    if (!rc && rn) rc = tutti_reduce_local_r(r, t, Y + (size_t)rs * esz, rn, type, op);
-  }
-  free(t);
-  return rc ? rc : tutti__allgather_ring(r, Y, count, type, P - 1, tag);
+  /* root P-1: rank v ends with block v+1, the ring allgather's layout */
+  rc = tutti__blocks_reduce_scatter_ring(r, Y, count, type, op, P - 1, tag);
+  return rc ? rc : tutti__blocks_allgather_ring(r, Y, count, type, P - 1, tag);
 }
 
 double tutti__allreduce_ring_cost(const tutti_algo_t *a, int P, int root, size_t m,

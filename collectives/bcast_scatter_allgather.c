@@ -78,8 +78,8 @@ int tutti__bcast_scatter_allgather(tutti_rank_t *r, void *buf, long count, tutti
   }
   tutti__node_free(&nd);
   if (rc) return rc;
-  if (use_recdbl(a, P)) return tutti__allgather_recdbl(r, buf, m, TUTTI_BYTE, root, tag);
-  return tutti__allgather_ring(r, buf, m, TUTTI_BYTE, root, tag);
+  if (use_recdbl(a, P)) return tutti__blocks_allgather_recdbl(r, buf, m, TUTTI_BYTE, root, tag);
+  return tutti__blocks_allgather_ring(r, buf, m, TUTTI_BYTE, root, tag);
 }
 
 /* ------------------------------------------------------------------ cost */

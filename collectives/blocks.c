@@ -23,7 +23,28 @@
  * 4.1): for P a power of two, in step k = 0..log2(P)-1 relative rank v
  * exchanges the 2^k blocks its group holds with partner v XOR 2^k.
  * Under Hockney with P | count: log2(P) alpha + ((P-1)/P) beta m.
+ *
+ * And the reduce-scatters that feed them (ring and Rabenseifner
+ * allreduce, the reduce_scatter collective), the same exchanges reversed:
+ *
+ * Ring reduce-scatter (Patarasuk & Yuan, JPDC 69(2), 2009): in step
+ * s = 0..P-2 relative rank v sends its partial block (v - s - 1) mod P to
+ * the right and combines block (v - s - 2) mod P from the left into its
+ * own; it ends with block v complete. Under Hockney with P | count:
+ * (P-1)(alpha + (beta + gamma) m/P).
+ *
+ * Recursive halving (Thakur, Rabenseifner & Gropp, IJHPCA 2005, sec.
+ * 4.4-4.5): the first 2r ranks (r = P - p', p' the largest power of two
+ * <= P) fold in pairs, then for mask = p'/2 .. 1 group rank v exchanges
+ * with v XOR mask the half of its range the partner keeps. Under Hockney
+ * with p' | count and no fold: log2(p') alpha + ((p'-1)/p')(beta + gamma) m.
+ *
+ * Both combine operands in an order that depends on the rank:
+ * commutative ops only.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "engine.h"
 #include "tutti/coll.h"
 
@@ -42,8 +63,8 @@ static void blocks_span(long count, int P, int first, int nblocks, long *start, 
   *n = s1 + n1 - s0;
 }
 
-int tutti__allgather_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                          int tag) {
+int tutti__blocks_allgather_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                                 int root, int tag) {
   int P = tutti_size(r), me = tutti_rank(r), v = (me - root + P) % P;
   int right = (me + 1) % P, left = (me - 1 + P) % P;
   size_t ext = tutti_type_size(type);
@@ -60,8 +81,8 @@ int tutti__allgather_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype
   return 0;
 }
 
-int tutti__allgather_recdbl(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                            int tag) {
+int tutti__blocks_allgather_recdbl(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                                   int root, int tag) {
   int P = tutti_size(r), me = tutti_rank(r), v = (me - root + P) % P;
   if (P & (P - 1)) return TUTTI_ENOTSUP;
   size_t ext = tutti_type_size(type);
@@ -76,4 +97,81 @@ int tutti__allgather_recdbl(tutti_rank_t *r, void *buf, long count, tutti_dataty
     if (rc) return rc;
   }
   return 0;
+}
+
+int tutti__blocks_own(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                      tutti_datatype_t type) {
+  size_t bytes = (size_t)count * tutti_type_size(type);
+  char *dst = (char *)rbuf + (size_t)tutti_rank(r) * bytes;
+  return sbuf != TUTTI_IN_PLACE && bytes ? tutti_local_copy(r, dst, sbuf, bytes) : 0;
+}
+
+/* ------------------------------------------------- reduce-scatters */
+
+int tutti__blocks_reduce_scatter_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                                      tutti_op_t op, int root, int tag) {
+  int P = tutti_size(r), me = tutti_rank(r), v = (me - root + P) % P;
+  int right = (me + 1) % P, left = (me - 1 + P) % P;
+  size_t esz = tutti_type_size(type);
+  if (P == 1) return 0;
+  char *Y = buf, *t = malloc(((size_t)(count / P) + 1) * esz);
+  if (!t) return TUTTI_ENOMEM;
+  int rc = 0;
+  for (int s = 0; !rc && s < P - 1; s++) {
+    long ss, sn, rs, rn;
+    tutti__block_range(count, P, (v - s - 1 + 2 * P) % P, &ss, &sn);
+    tutti__block_range(count, P, (v - s - 2 + 2 * P) % P, &rs, &rn);
+    rc = tutti_sendrecv(r, Y + (size_t)ss * esz, sn, type, right, tag, t, rn, type, left, tag,
+                        TUTTI_STATUS_IGNORE);
+    if (!rc && rn) rc = tutti_reduce_local_r(r, t, Y + (size_t)rs * esz, rn, type, op);
+  }
+  free(t);
+  return rc;
+}
+
+/* Where group rank g's elements start (g = p' gives the end). */
+static long halving_off(long count, int pof2, int rem, long per, int g) {
+  if (per > 0) return (long)(g < rem ? 2 * g : g + rem) * per;
+  if (g >= pof2) return count;
+  long s, n;
+  tutti__block_range(count, pof2, g, &s, &n);
+  return s;
+}
+
+int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
+                                         tutti_datatype_t type, tutti_op_t op, long per, int tag,
+                                         int *vout) {
+  int P = tutti_size(r), me = tutti_rank(r), pof2 = 1;
+  while (pof2 * 2 <= P) pof2 *= 2;
+  int rem = P - pof2, rc = 0, v;
+  size_t esz = tutti_type_size(type);
+  char *Y = buf;
+  *vout = -1;
+  if (me < 2 * rem && me % 2 == 0) /* folded out */
+    return tutti_send(r, Y, count, type, me + 1, tag);
+  char *t = malloc(count ? (size_t)count * esz : 1);
+  if (!t) return TUTTI_ENOMEM;
+  if (me < 2 * rem) {
+    rc = tutti_recv(r, t, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
+    if (!rc) rc = tutti_reduce_local_r(r, t, Y, count, type, op);
+    v = me / 2;
+  } else {
+    v = me - rem;
+  }
+  int lo = 0; /* my group ranks [lo, lo + 2 mask) */
+  for (int mask = pof2 / 2; !rc && mask >= 1; mask >>= 1) {
+    int keep = (v & mask) ? lo + mask : lo, give = (v & mask) ? lo : lo + mask;
+    long ks = halving_off(count, pof2, rem, per, keep);
+    long kn = halving_off(count, pof2, rem, per, keep + mask) - ks;
+    long gs = halving_off(count, pof2, rem, per, give);
+    long gn = halving_off(count, pof2, rem, per, give + mask) - gs;
+    int pv = v ^ mask, partner = pv < rem ? 2 * pv + 1 : pv + rem;
+    rc = tutti_sendrecv(r, Y + (size_t)gs * esz, gn, type, partner, tag, t, kn, type, partner, tag,
+                        TUTTI_STATUS_IGNORE);
+    if (!rc && kn) rc = tutti_reduce_local_r(r, t, Y + (size_t)ks * esz, kn, type, op);
+    lo = keep;
+  }
+  free(t);
+  *vout = v;
+  return rc;
 }

@@ -10,7 +10,8 @@
  * a nonzero count), TUTTI_ETYPE, TUTTI_EOP (tutti_op_check), TUTTI_ENOTSUP
  * (a restriction of the algorithm, tutti_algo_check). As in MPI, the
  * receive arguments of gather and the send arguments of scatter are
- * checked only at the root, where they are used.
+ * checked only at the root, where they are used. allgather and
+ * reduce_scatter check their P-block buffer on every rank.
  *
  * Tags are not taken here: each algorithm takes its one tag itself
  * (engine.h "Tags"), so an algorithm called through desc->fn behaves the
@@ -160,4 +161,50 @@ int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo) {
   if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, -1, 0, &a))) return rc;
   if ((rc = tutti_span_begin(r, "barrier"))) return rc;
   return end_span(r, a.desc->fn.barrier(r, &a));
+}
+
+/* P blocks of count elements at buf: the buffer check, and no overflow of
+ * the whole buffer's bytes. */
+static int check_all_blocks(const tutti_rank_t *r, const void *buf, long count,
+                            tutti_datatype_t type) {
+  int rc;
+  size_t P = (size_t)tutti_size(r), esz = tutti_type_size(type);
+  if ((rc = check_buf(buf, count, type))) return rc;
+  if ((size_t)count > (size_t)INT64_MAX / esz / P) return TUTTI_ECOUNT;
+  return 0;
+}
+
+int tutti_allgather(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                    tutti_datatype_t type, const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, 0))) return rc;
+  if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if ((rc = check_all_blocks(r, rbuf, count, type))) return rc;
+  if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
+  if ((rc = choose(TUTTI_COLL_ALLGATHER, algo, r, NULL, -1, (size_t)count * tutti_type_size(type),
+                   &a)))
+    return rc;
+  if ((rc = tutti_span_begin(r, "allgather"))) return rc;
+  return end_span(r, a.desc->fn.allgather(r, sbuf, rbuf, count, type, &a));
+}
+
+int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                         tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo) {
+  int rc;
+  tutti_algo_t a;
+  if ((rc = check_rank(r, 0))) return rc;
+  if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if (sbuf == TUTTI_IN_PLACE) {
+    if ((rc = check_all_blocks(r, rbuf, count, type))) return rc;
+  } else {
+    if ((rc = check_buf(rbuf, count, type))) return rc;
+    if ((rc = check_all_blocks(r, sbuf, count, type))) return rc;
+  }
+  if ((rc = tutti_op_check(op, type))) return rc;
+  if ((rc = choose(TUTTI_COLL_REDUCE_SCATTER, algo, r, op, -1,
+                   (size_t)count * tutti_type_size(type), &a)))
+    return rc;
+  if ((rc = tutti_span_begin(r, "reduce_scatter"))) return rc;
+  return end_span(r, a.desc->fn.reduce_scatter(r, sbuf, rbuf, count, type, op, &a));
 }

@@ -106,10 +106,36 @@ void tutti__block_range(long count, int P, int i, long *start, long *n);
  * Recursive doubling: log2 P steps with partner v XOR 2^k, P a power of
  * two (TUTTI_ENOTSUP otherwise). Both send empty blocks as empty messages.
  * The header of blocks.c gives their Hockney costs. */
-int tutti__allgather_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                          int tag);
-int tutti__allgather_recdbl(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                            int tag);
+int tutti__blocks_allgather_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                                 int root, int tag);
+int tutti__blocks_allgather_recdbl(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                                   int root, int tag);
+
+/* The allgather collective's start: a rank's own `count` elements (sbuf)
+ * to block `rank` of rbuf (a local copy); nothing when sbuf is
+ * TUTTI_IN_PLACE. 0 or the copy's error. */
+int tutti__blocks_own(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                      tutti_datatype_t type);
+
+/* Reduce-scatter in place over the same blocks, commutative ops only.
+ * Ring: P-1 sendrecv steps, right out, left in; on return relative rank
+ * v = (rank - root) mod P holds block v of the reduction (the ring
+ * allgather's starting layout with the same root).
+ * Halving: recursive halving with a fold for P not a power of two (p'
+ * the largest power of two <= P, rem = P - p'): the even ranks below
+ * 2 rem send their whole buffer to the odd rank above and drop out
+ * (*v = -1); the others get group rank *v (rank/2 below 2 rem,
+ * rank - rem above; group rank g is world rank g < rem ? 2g+1 : g+rem)
+ * and end holding, complete, the elements of group rank *v: with
+ * per == 0 block *v of count cut into p' blocks (tutti__block_range);
+ * with per > 0 the blocks of `per` elements of the world ranks it
+ * stands for (2v and 2v+1 below rem, v + rem above; count = P per).
+ * Each returns 0 or the first error. */
+int tutti__blocks_reduce_scatter_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                                      tutti_op_t op, int root, int tag);
+int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
+                                         tutti_datatype_t type, tutti_op_t op, long per, int tag,
+                                         int *v);
 
 /* --------------------------------------------------- algorithm parameters */
 

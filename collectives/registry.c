@@ -122,6 +122,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
 #define SRC_DUALROOT                                                                               \
   "J. L. Traff, \"A doubly-pipelined, dual-root reduction-to-all algorithm and implementation\", " \
   "2021, Algorithm 1"
+#define SRC_BRUCK                                                                                  \
+  "J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby, \"Efficient algorithms for all-to-all " \
+  "communications in multiport message-passing systems\", IEEE TPDS 8(11), 1997, sec. 3"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
 #define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
 #define SRC_HFM                                                                                    \
@@ -252,7 +255,28 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
        SRC_BBHKS, "(f_L(P) - L + 1) alpha; ceil(log2 P) alpha for L = 1", P_L)                     \
   ALGO(barrier, auto, "auto", 0,                                                                   \
        "the barrier above of least estimated time for the run's model and P (closed forms)",       \
-       "collectives/barrier_auto.c", "the least of the others', e.g. ceil(log2 P) alpha")
+       "collectives/barrier_auto.c", "the least of the others', e.g. ceil(log2 P) alpha")          \
+                                                                                                   \
+  ALGO(allgather, ring, "ring", 0,                                                                 \
+       "P-1 steps: pass the block received last to the right neighbour (bandwidth-optimal)",       \
+       "Patarasuk, Yuan, JPDC 69(2), 2009; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",       \
+       "(P-1)(alpha + beta m)")                                                                    \
+  ALGO(allgather, recursive_doubling, "recursive-doubling", TUTTI_ALGO_POW2,                       \
+       "log2 P steps: exchange the group's blocks with rank XOR 2^k, the group doubles",           \
+       "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.1",                                \
+       "log2(P) alpha + (P-1) beta m")                                                             \
+  ALGO(allgather, bruck, "bruck", 0,                                                               \
+       "ceil(log2 P) rounds on any P: send what you hold to rank - 2^k, then rotate locally",      \
+       SRC_BRUCK, "ceil(log2 P) alpha + (P-1) beta m")                                             \
+                                                                                                   \
+  ALGO(reduce_scatter, ring, "ring", TUTTI_ALGO_COMMUTATIVE,                                       \
+       "P-1 steps: combine the block from the left, pass it right; rank i ends with block i",      \
+       "Patarasuk, Yuan, JPDC 69(2), 2009", "(P-1)(alpha + beta m + gamma m)")                     \
+  ALGO(reduce_scatter, recursive_halving, "recursive-halving", TUTTI_ALGO_COMMUTATIVE,             \
+       "exchange half the blocks with rank XOR 2^k, log2 P steps (a fold for non-powers of two)",  \
+       "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.5",                                \
+       "log2(p') alpha + (P-1)(beta + gamma) m [+ 2 alpha + (P+1) beta m + P gamma m, unequal "    \
+       "halves]")
 
 /* The enum of a collective named in lower case, for the list above. */
 #define COLL_bcast TUTTI_COLL_BCAST
@@ -261,6 +285,8 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
 #define COLL_gather TUTTI_COLL_GATHER
 #define COLL_scatter TUTTI_COLL_SCATTER
 #define COLL_barrier TUTTI_COLL_BARRIER
+#define COLL_allgather TUTTI_COLL_ALLGATHER
+#define COLL_reduce_scatter TUTTI_COLL_REDUCE_SCATTER
 
 /* Pass 1: declare what each ALGO line's file defines. */
 #define DECLARE_TREE(...)
@@ -295,9 +321,16 @@ _Static_assert(NALGOS > 0, "the registry is empty");
 /* Each collective's default: the classic binomial tree where there is one
  * (optimal under Hockney, where latency and sending cost are equal). */
 static const char *const defaults[TUTTI_COLL_N] = {
-    [TUTTI_COLL_BCAST] = "binomial",         [TUTTI_COLL_REDUCE] = "binomial",
-    [TUTTI_COLL_ALLREDUCE] = "reduce-bcast", [TUTTI_COLL_GATHER] = "binomial",
-    [TUTTI_COLL_SCATTER] = "binomial",       [TUTTI_COLL_BARRIER] = "lambda-tree",
+    [TUTTI_COLL_BCAST] = "binomial",
+    [TUTTI_COLL_REDUCE] = "binomial",
+    [TUTTI_COLL_ALLREDUCE] = "reduce-bcast",
+    [TUTTI_COLL_GATHER] = "binomial",
+    [TUTTI_COLL_SCATTER] = "binomial",
+    [TUTTI_COLL_BARRIER] = "lambda-tree",
+    /* Bruck: never slower than the ring under Hockney, on any P; the ring
+     * reduce-scatter: bandwidth-optimal on any P (halving folds) */
+    [TUTTI_COLL_ALLGATHER] = "bruck",
+    [TUTTI_COLL_REDUCE_SCATTER] = "ring",
 };
 
 /* ------------------------------------------------------------ collectives */

@@ -70,6 +70,12 @@ static inline int one_call(tutti_rank_t *r, void *arg) {
   case TUTTI_COLL_BARRIER:
     rc = tutti_barrier(r, al);
     break;
+  case TUTTI_COLL_ALLGATHER:
+    rc = tutti_allgather(r, a, b, o->count, o->type, al);
+    break;
+  case TUTTI_COLL_REDUCE_SCATTER:
+    rc = tutti_reduce_scatter(r, b, a, o->count, o->type, TUTTI_SUM, al);
+    break;
   }
   free(a);
   free(b);

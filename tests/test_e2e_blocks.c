@@ -36,8 +36,8 @@ static int gather(tutti_rank_t *r, void *arg) {
   tutti__block_range(j->count, P, v, &s, &n);
   for (long i = 0; i < n; i++) buf[s + i] = h(v, i);
   int tag = tutti_coll_tag(r);
-  int rc = j->recdbl ? tutti__allgather_recdbl(r, buf, j->count, TUTTI_INT64, j->root, tag)
-                     : tutti__allgather_ring(r, buf, j->count, TUTTI_INT64, j->root, tag);
+  int rc = j->recdbl ? tutti__blocks_allgather_recdbl(r, buf, j->count, TUTTI_INT64, j->root, tag)
+                     : tutti__blocks_allgather_ring(r, buf, j->count, TUTTI_INT64, j->root, tag);
   for (int b = 0; !rc && b < P; b++) {
     tutti__block_range(j->count, P, b, &s, &n);
     for (long i = 0; i < n; i++)
@@ -100,7 +100,7 @@ Test(blocks, recdbl_powers_of_two, .timeout = 120) {
 static int recdbl_odd(tutti_rank_t *r, void *arg) {
   (void)arg;
   int64_t x[6] = {0};
-  return tutti__allgather_recdbl(r, x, 6, TUTTI_INT64, 0, tutti_coll_tag(r)) == TUTTI_ENOTSUP
+  return tutti__blocks_allgather_recdbl(r, x, 6, TUTTI_INT64, 0, tutti_coll_tag(r)) == TUTTI_ENOTSUP
              ? 0
              : TUTTI_EINVAL;
 }

@@ -203,6 +203,27 @@ Test(usage, options, .timeout = 30) {
   fails_with(CLI("suite", "--op", "sum"), 2, "--op");
 }
 
+/* allgather and reduce_scatter: unknown algorithms list the registered
+ * ones, no root, no op for allgather, a power of two for recursive
+ * doubling (naming the rank count), commutative ops for reduce_scatter. */
+Test(usage, allgather_reduce_scatter_bad_input, .timeout = 60) {
+  fails_with(CLI("run", "allgather", "nope", "-n", "4"), 2, "ring, recursive-doubling, bruck");
+  fails_with(CLI("run", "reduce_scatter", "nope", "-n", "4"), 2, "ring, recursive-halving");
+  fails_with(CLI("run", "allgather", "ring", "-n", "4", "--root", "1"), 2, "allgather has no root");
+  fails_with(CLI("run", "reduce_scatter", "ring", "-n", "4", "--rotate-root"), 2,
+             "reduce_scatter has no root");
+  fails_with(CLI("run", "allgather", "bruck", "-n", "4", "--op", "sum"), 2,
+             "allgather takes no op");
+  fails_with(CLI("run", "allgather", "recursive-doubling", "-n", "12"), 2,
+             "power-of-two number of ranks, not 12");
+  fails_with(CLI("run", "reduce_scatter", "recursive-halving", "-n", "5", "--op", "matmul2"), 2,
+             "needs a commutative op");
+  fails_with(CLI("run", "reduce_scatter", "ring", "-n", "4", "--param", "k=2"), 2,
+             "takes no parameters");
+  fails_with(CLI("run", "reduce_scatter", "ring", "-n", "4", "-m", "6"), 2, "--bytes");
+  fails_with(CLI("run", "allgather"), 2, "ring, recursive-doubling, bruck");
+}
+
 /* An option with a value given twice is refused (never the last one
  * silently); --param adds up, a flag without a value may repeat. */
 Test(usage, option_given_twice, .timeout = 60) {
@@ -544,7 +565,11 @@ Test(run, every_algorithm_verifies, .timeout = 240) {
     case TUTTI_COLL_BARRIER:
       c = CLI("run", coll, d->name, "-n", n, "--iters", "2", "--json");
       break;
+    case TUTTI_COLL_ALLGATHER:
+      c = CLI("run", coll, d->name, "-n", n, "-m", "120", "--iters", "2", "--json");
+      break;
     case TUTTI_COLL_ALLREDUCE:
+    case TUTTI_COLL_REDUCE_SCATTER:
     case TUTTI_COLL_REDUCE: {
       const char *op = d->restrictions & TUTTI_ALGO_COMMUTATIVE ? "sum" : "matmul2";
       if (d->coll == TUTTI_COLL_REDUCE)

@@ -62,22 +62,29 @@ static void fill(int k, int rank, long count, int salt, void *buf) {
 }
 
 #define MAXCOUNT 1000
+#define BLOCKCOUNT 100 /* the largest count of a collective with P blocks */
 #define NSALTS 3
-/* ref[k][salt] = x_0 op x_1 op ... op x_{P-1}, folded in rank order. */
+/* ref[k][salt] = x_0 op x_1 op ... op x_{P-1}, folded in rank order, over
+ * the longest input: MAXCOUNT elements, or reduce_scatter's P blocks. */
 struct ref {
   void *v[NKINDS][NSALTS];
 };
 
+static long ref_len(int P) {
+  return (long)P * BLOCKCOUNT > MAXCOUNT ? (long)P * BLOCKCOUNT : MAXCOUNT;
+}
+
 static void ref_build(struct ref *R, int P) {
+  long len = ref_len(P);
   for (int k = 0; k < NKINDS; k++)
     for (int s = 0; s < NSALTS; s++) {
       size_t esz = tutti_type_size(ktype(k));
-      char *acc = malloc(MAXCOUNT * esz), *x = malloc(MAXCOUNT * esz);
-      fill(k, 0, MAXCOUNT, s, acc);
+      char *acc = malloc((size_t)len * esz), *x = malloc((size_t)len * esz);
+      fill(k, 0, len, s, acc);
       for (int r = 1; r < P; r++) {
-        fill(k, r, MAXCOUNT, s, x); /* x = acc op x, then acc = x */
-        cr_assert(eq(int, tutti_reduce_local(acc, x, MAXCOUNT, ktype(k), kop(k)), 0));
-        memcpy(acc, x, MAXCOUNT * esz);
+        fill(k, r, len, s, x); /* x = acc op x, then acc = x */
+        cr_assert(eq(int, tutti_reduce_local(acc, x, (int)len, ktype(k), kop(k)), 0));
+        memcpy(acc, x, (size_t)len * esz);
       }
       free(x);
       R->v[k][s] = acc;
@@ -139,8 +146,8 @@ static int run_cases(tutti_rank_t *r, void *arg) {
   struct run *R = arg;
   const int me = tutti_rank(r), P = tutti_size(r);
   int rc = 0;
-  size_t big = (size_t)P * MAXCOUNT * 8;
-  char *sb = malloc(MAXCOUNT * 8), *rb = malloc(big);
+  size_t big = (size_t)ref_len(P) * 8; /* MAXCOUNT, or P blocks of BLOCKCOUNT */
+  char *sb = malloc(big), *rb = malloc(big);
   if (!sb || !rb) return TUTTI_ENOMEM;
   for (int n = 0; n < R->n && !__atomic_load_n(&R->failed, __ATOMIC_ACQUIRE); n++) {
     const struct tcase *c = &R->c[n];
@@ -193,8 +200,27 @@ static int run_cases(tutti_rank_t *r, void *arg) {
       rc = tutti_barrier(r, &c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       break;
+    case TUTTI_COLL_ALLGATHER:
+      fill(k, me, c->count, c->salt, c->inplace ? rb + (size_t)me * bytes : sb);
+      rc = tutti_allgather(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, &c->algo);
+      CHECK(rc == c->expect, tutti_err_name(rc), -1);
+      for (int j = 0; !rc && j < P; j++)
+        CHECK((bad = mismatch(c, rb + (size_t)j * bytes, j, NULL)) < 0, "wrong block",
+              j * 100000L + bad);
+      break;
+    case TUTTI_COLL_REDUCE_SCATTER:
+      /* P blocks in; block `me` of the rank-ordered fold out, at rb */
+      fill(k, me, (long)P * c->count, c->salt, c->inplace ? rb : sb);
+      rc = tutti_reduce_scatter(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, kop(k),
+                                &c->algo);
+      CHECK(rc == c->expect, tutti_err_name(rc), -1);
+      if (!rc)
+        CHECK((bad = mismatch(c, rb, -1,
+                              (const char *)R->ref->v[k][c->salt] + (size_t)me * bytes)) < 0,
+              "wrong result", bad);
+      break;
     }
-    memset(sb, 0x5A, MAXCOUNT * 8);
+    memset(sb, 0x5A, big);
   }
 out:
   free(sb);
@@ -272,7 +298,7 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
   int reduction = (traits & TUTTI_COLL_REDUCES) != 0;
   int blocks = (traits & TUTTI_COLL_BLOCKS) != 0;
   int rooted = (traits & TUTTI_COLL_ROOTED) != 0;
-  long counts[] = {0, 1, 5, blocks ? 100 : MAXCOUNT};
+  long counts[] = {0, 1, 5, blocks ? BLOCKCOUNT : MAXCOUNT};
   size_t cap = (size_t)ns * (size_t)nr * NKINDS * 4 + 1, n = 0;
   struct tcase *c = malloc(cap * sizeof *c);
   for (int s = 0; s < ns; s++) {
@@ -298,6 +324,7 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
           if (reduction && (d->restrictions & TUTTI_ALGO_COMMUTATIVE) &&
               !tutti_op_commutative(kop(k)))
             t.expect = TUTTI_ENOTSUP;
+          if ((d->restrictions & TUTTI_ALGO_POW2) && (P & (P - 1))) t.expect = TUTTI_ENOTSUP;
           c[n++] = t;
         }
       }
@@ -444,17 +471,38 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
   rc[n++] = tutti_rank(r)
                 ? tutti_scatter(r, y, 1, TUTTI_INT32, TUTTI_IN_PLACE, 1, TUTTI_INT32, 0, NULL)
                 : TUTTI_EINVAL;
+  tutti_algo_t ring = pick(TUTTI_COLL_ALLGATHER, "ring", NULL);
+  rc[n++] = tutti_allgather(r, x, NULL, 1, TUTTI_INT32, NULL);                  /* EBUFFER */
+  rc[n++] = tutti_allgather(r, x, y, -1, TUTTI_INT32, NULL);                    /* ECOUNT */
+  rc[n++] = tutti_allgather(r, x, y, 1, NULL, NULL);                            /* ETYPE */
+  rc[n++] = tutti_allgather(r, x, TUTTI_IN_PLACE, 1, TUTTI_INT32, NULL);        /* EINVAL */
+  rc[n++] = tutti_allgather(r, x, y, 1, TUTTI_INT32, &red);                     /* EINVAL */
+  rc[n++] = tutti_allgather(NULL, x, y, 1, TUTTI_INT32, NULL);                  /* EINVAL */
+  rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT32, NULL, NULL);          /* EOP */
+  rc[n++] = tutti_reduce_scatter(r, NULL, x, 1, TUTTI_INT32, TUTTI_SUM, NULL);  /* EBUFFER */
+  rc[n++] = tutti_reduce_scatter(r, y, NULL, 1, TUTTI_INT32, TUTTI_SUM, NULL);  /* EBUFFER */
+  rc[n++] = tutti_reduce_scatter(r, y, x, -1, TUTTI_INT32, TUTTI_SUM, NULL);    /* ECOUNT */
+  rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_DOUBLE, TUTTI_BAND, NULL);   /* EOP */
+  rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT64, TUTTI_MATMUL2, NULL); /* ENOTSUP */
+  rc[n++] =
+      tutti_reduce_scatter(r, y, TUTTI_IN_PLACE, 1, TUTTI_INT32, TUTTI_SUM, NULL); /* EINVAL */
+  rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT32, TUTTI_SUM, &ring);       /* EINVAL */
   if (tutti_rank(r) == 1) memcpy(B->rc, rc, sizeof rc), B->n = n;
   return 0;
 }
 
 Test(args, every_collective_checks_its_arguments, .timeout = 30) {
   static const int want[] = {
-      TUTTI_ERANK,   TUTTI_ERANK,   TUTTI_ECOUNT,  TUTTI_EBUFFER, TUTTI_ETYPE,  TUTTI_EINVAL,
-      TUTTI_EINVAL,  TUTTI_ERANK,   TUTTI_ECOUNT,  TUTTI_EBUFFER, TUTTI_EOP,    TUTTI_EOP,
-      TUTTI_ENOTSUP, TUTTI_EINVAL,  TUTTI_EBUFFER, TUTTI_EOP,     TUTTI_ECOUNT, TUTTI_ERANK,
-      TUTTI_ECOUNT,  TUTTI_EBUFFER, TUTTI_ETYPE,   TUTTI_ERANK,   TUTTI_ECOUNT, TUTTI_EBUFFER,
-      TUTTI_ETYPE,   TUTTI_EINVAL,  TUTTI_EINVAL,  TUTTI_EINVAL,  TUTTI_EINVAL};
+      TUTTI_ERANK, TUTTI_ERANK, TUTTI_ECOUNT, TUTTI_EBUFFER, TUTTI_ETYPE, TUTTI_EINVAL,
+      TUTTI_EINVAL, TUTTI_ERANK, TUTTI_ECOUNT, TUTTI_EBUFFER, TUTTI_EOP, TUTTI_EOP, TUTTI_ENOTSUP,
+      TUTTI_EINVAL, TUTTI_EBUFFER, TUTTI_EOP, TUTTI_ECOUNT, TUTTI_ERANK, TUTTI_ECOUNT,
+      TUTTI_EBUFFER, TUTTI_ETYPE, TUTTI_ERANK, TUTTI_ECOUNT, TUTTI_EBUFFER, TUTTI_ETYPE,
+      TUTTI_EINVAL, TUTTI_EINVAL, TUTTI_EINVAL, TUTTI_EINVAL,
+      /* allgather */
+      TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_ETYPE, TUTTI_EINVAL, TUTTI_EINVAL, TUTTI_EINVAL,
+      /* reduce_scatter */
+      TUTTI_EOP, TUTTI_EBUFFER, TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_EOP, TUTTI_ENOTSUP, TUTTI_EINVAL,
+      TUTTI_EINVAL};
   tutti_world_t *w = mkworld(4, NULL);
   struct bad B = {0};
   cr_assert(eq(int, tutti_world_run(w, bad_calls, &B), 0), "%s", tutti_world_error(w));
@@ -487,6 +535,16 @@ static int root_calls(tutti_rank_t *r, void *arg) {
   B->rc[n++] = tutti_scatter(r, x, 1, TUTTI_INT32, TUTTI_IN_PLACE, 0, NULL, 0, NULL);
   B->rc[n++] = tutti_allreduce(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
   B->rc[n++] = y[0] == 41 ? 0 : TUTTI_EVERIFY;
+  x[0] = 43, y[0] = 0;
+  B->rc[n++] = tutti_allgather(r, x, y, 1, TUTTI_INT32, NULL);
+  B->rc[n++] = y[0] == 43 ? 0 : TUTTI_EVERIFY;
+  B->rc[n++] = tutti_allgather(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, NULL);
+  B->rc[n++] = y[0] == 43 ? 0 : TUTTI_EVERIFY;
+  x[0] = 47, y[0] = 0;
+  B->rc[n++] = tutti_reduce_scatter(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
+  B->rc[n++] = y[0] == 47 ? 0 : TUTTI_EVERIFY;
+  B->rc[n++] = tutti_reduce_scatter(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
+  B->rc[n++] = y[0] == 47 ? 0 : TUTTI_EVERIFY;
   B->n = n;
   return 0;
 }
@@ -499,6 +557,14 @@ Test(args, root_arguments, .timeout = 30) {
                              TUTTI_ETYPE,
                              TUTTI_EBUFFER,
                              TUTTI_EINVAL,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
                              0,
                              0,
                              0,
@@ -541,4 +607,35 @@ Test(coll, rotating_roots_back_to_back, .timeout = 30) {
   cr_assert(eq(int, tutti_world_report(w, &rep), 0));
   cr_expect(eq(int, rep.ncalls, 20));
   tutti_world_destroy(w);
+}
+
+/* collectives/REFERENCE.md's allgather and reduce_scatter vectors: alpha =
+ * beta = 1 (seconds, seconds per byte), m = 100 bytes per block; each
+ * derived there by hand from the algorithm's steps. */
+Test(coll, allgather_reduce_scatter_reference_vectors, .timeout = 60) {
+  tutti_model_t m = hockney(1, 1);
+  const struct {
+    int coll;
+    const char *algo;
+    int P;
+    double t;
+  } v[] = {
+      {TUTTI_COLL_ALLGATHER, "ring", 7, 606},
+      {TUTTI_COLL_ALLGATHER, "bruck", 7, 603},
+      {TUTTI_COLL_ALLGATHER, "ring", 8, 707},
+      {TUTTI_COLL_ALLGATHER, "recursive-doubling", 8, 703},
+      {TUTTI_COLL_ALLGATHER, "bruck", 8, 703},
+      {TUTTI_COLL_REDUCE_SCATTER, "ring", 8, 707},
+      {TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 8, 703},
+      {TUTTI_COLL_REDUCE_SCATTER, "ring", 3, 202},
+      {TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 3, 603},
+      {TUTTI_COLL_REDUCE_SCATTER, "ring", 7, 606},
+      {TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 7, 1404},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    tutti_algo_t a = pick(v[i].coll, v[i].algo, NULL);
+    double t = timed(v[i].P, &m, v[i].coll, &a, 100, TUTTI_BYTE, 0);
+    cr_expect(epsilon_eq(dbl, t, v[i].t, 1e-9), "%s %s P=%d: %g, want %g",
+              tutti_coll_name(v[i].coll), v[i].algo, v[i].P, t, v[i].t);
+  }
 }

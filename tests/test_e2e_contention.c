@@ -354,9 +354,10 @@ static int grid_call(tutti_rank_t *r, void *arg) {
   const struct gcall *c = arg;
   int P = tutti_size(r), rc;
   long n = (long)(c->m / 4);
-  /* P blocks only where a gather or scatter needs them: the root's */
-  int whole = tutti_rank(r) == 0 &&
-              (c->a->desc->coll == TUTTI_COLL_GATHER || c->a->desc->coll == TUTTI_COLL_SCATTER);
+  /* P blocks only where a collective needs them: the root's of gather and
+   * scatter, every rank's of allgather and reduce_scatter */
+  unsigned tr = tutti_coll_traits(c->a->desc->coll);
+  int whole = (tr & TUTTI_COLL_BLOCKS) && (tutti_rank(r) == 0 || !(tr & TUTTI_COLL_ROOTED));
   size_t len = (size_t)n * (size_t)(whole ? P : 1) + 1;
   int32_t *in = calloc(len, 4), *out = calloc(len, 4);
   if (!in || !out) {
@@ -382,6 +383,12 @@ static int grid_call(tutti_rank_t *r, void *arg) {
     break;
   case TUTTI_COLL_BARRIER:
     rc = tutti_barrier(r, c->a);
+    break;
+  case TUTTI_COLL_ALLGATHER:
+    rc = tutti_allgather(r, in, out, n, TUTTI_INT32, c->a);
+    break;
+  case TUTTI_COLL_REDUCE_SCATTER:
+    rc = tutti_reduce_scatter(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
     break;
   default:
     rc = TUTTI_EINVAL;

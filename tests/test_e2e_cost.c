@@ -56,6 +56,12 @@ static int run_call(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_BARRIER:
       rc = tutti_barrier(r, c->a);
       break;
+    case TUTTI_COLL_ALLGATHER:
+      rc = tutti_allgather(r, in, out, n, TUTTI_INT32, c->a);
+      break;
+    case TUTTI_COLL_REDUCE_SCATTER:
+      rc = tutti_reduce_scatter(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
+      break;
     default:
       rc = TUTTI_EINVAL;
     }
@@ -191,6 +197,8 @@ COST_TEST(ALLREDUCE)
 COST_TEST(GATHER)
 COST_TEST(SCATTER)
 COST_TEST(BARRIER)
+COST_TEST(ALLGATHER)
+COST_TEST(REDUCE_SCATTER)
 
 /* runtime/MODEL.md's worked examples through the cost functions (alpha = 1 us,
  * beta = 1 ns/B, m = 1000 B): binomial bcast P = 8 and 5: 6 us; flat

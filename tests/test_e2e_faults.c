@@ -60,6 +60,10 @@ static int call1(tutti_rank_t *r, const struct job *j) {
     return tutti_scatter(r, s, COUNT, TUTTI_INT64, d, COUNT, TUTTI_INT64, j->root, &j->algo);
   case TUTTI_COLL_BARRIER:
     return tutti_barrier(r, &j->algo);
+  case TUTTI_COLL_ALLGATHER:
+    return tutti_allgather(r, s, d, COUNT, TUTTI_INT64, &j->algo);
+  case TUTTI_COLL_REDUCE_SCATTER:
+    return tutti_reduce_scatter(r, s, d, COUNT, TUTTI_INT64, TUTTI_SUM, &j->algo);
   }
   return TUTTI_ENOTSUP; /* a collective this test has no call for: it fails below */
 }
@@ -179,7 +183,7 @@ static void every_algorithm(int coll, const tutti_model_t *model) {
 Test(faults, every_collective_has_a_call, .timeout = 30) {
   for (int i = 0; tutti_algo_desc_at(i); i++) {
     int coll = tutti_algo_desc_at(i)->coll;
-    cr_assert(coll >= TUTTI_COLL_BCAST && coll <= TUTTI_COLL_BARRIER,
+    cr_assert(coll >= TUTTI_COLL_BCAST && coll <= TUTTI_COLL_REDUCE_SCATTER,
               "collective %s (%d) is new: add its call to call() in this file",
               tutti_coll_name(coll), coll);
   }
@@ -202,6 +206,8 @@ FAULT_TESTS(ALLREDUCE, allreduce)
 FAULT_TESTS(GATHER, gather)
 FAULT_TESTS(SCATTER, scatter)
 FAULT_TESTS(BARRIER, barrier)
+FAULT_TESTS(ALLGATHER, allgather)
+FAULT_TESTS(REDUCE_SCATTER, reduce_scatter)
 
 /* ---------------------------------------------------------- the event logs */
 

@@ -52,6 +52,10 @@ static int call(tutti_rank_t *r, const struct job *j, char *a, char *b, char *bi
   case TUTTI_COLL_SCATTER:
     return tutti_scatter(r, me == j->root ? big : NULL, me == j->root ? j->count : 0, TUTTI_INT32,
                          b, j->count, TUTTI_INT32, j->root, j->algo);
+  case TUTTI_COLL_ALLGATHER:
+    return tutti_allgather(r, a, big, j->count, TUTTI_INT32, j->algo);
+  case TUTTI_COLL_REDUCE_SCATTER:
+    return tutti_reduce_scatter(r, big, b, j->count, TUTTI_INT32, j->op, j->algo);
   case TUTTI_COLL_BARRIER:
     return tutti_barrier(r, j->algo);
   }

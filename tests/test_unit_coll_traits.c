@@ -21,6 +21,8 @@ Test(traits, match_the_signatures, .timeout = 10) {
       {TUTTI_COLL_GATHER, TUTTI_COLL_ROOTED | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA},
       {TUTTI_COLL_SCATTER, TUTTI_COLL_ROOTED | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA},
       {TUTTI_COLL_BARRIER, 0},
+      {TUTTI_COLL_ALLGATHER, TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA},
+      {TUTTI_COLL_REDUCE_SCATTER, TUTTI_COLL_REDUCES | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA},
   };
   cr_assert(eq(sz, sizeof want / sizeof want[0], (size_t)TUTTI_COLL_N), "a collective untested");
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)

@@ -224,3 +224,48 @@ Test(select, choice_parameters) {
          tutti_algo_select(TUTTI_COLL_BCAST, "pipelined-chain", "order=auto", &a, err, sizeof err),
          TUTTI_EINVAL));
 }
+
+/* allgather and reduce_scatter are collectives of the registry: found by
+ * name, their variables, their defaults; recursive doubling refuses a P
+ * that is not a power of two and says which P it takes; the
+ * reduce-scatters refuse a non-commutative op. */
+Test(registry, allgather_and_reduce_scatter, .timeout = 10) {
+  int c = -1;
+  char err[512];
+  tutti_algo_t a;
+  cr_assert(eq(int, tutti_coll_find("allgather", &c), 0));
+  cr_expect(eq(int, c, TUTTI_COLL_ALLGATHER));
+  cr_assert(eq(int, tutti_coll_find("reduce_scatter", &c), 0));
+  cr_expect(eq(int, c, TUTTI_COLL_REDUCE_SCATTER));
+  cr_expect(eq(str, (char *)tutti_algo_desc_default(TUTTI_COLL_ALLGATHER)->name, "bruck"));
+  cr_expect(eq(str, (char *)tutti_algo_desc_default(TUTTI_COLL_REDUCE_SCATTER)->name, "ring"));
+
+  a = pick(TUTTI_COLL_ALLGATHER, "recursive", NULL); /* a unique leading part */
+  cr_expect(eq(str, (char *)a.desc->name, "recursive-doubling"));
+  cr_expect(eq(int, tutti_algo_check_call(&a, 8, -1, 64, NULL, err, sizeof err), 0), "%s", err);
+  cr_expect(eq(int, tutti_algo_check_call(&a, 12, -1, 64, NULL, err, sizeof err), TUTTI_ENOTSUP));
+  cr_expect(not(eq(ptr, strstr(err, "needs a power-of-two number of ranks, not 12"), NULL)), "%s",
+            err);
+
+  for (const char *const *n = (const char *const[]){"ring", "recursive-halving", NULL}; *n; n++) {
+    a = pick(TUTTI_COLL_REDUCE_SCATTER, *n, NULL);
+    cr_expect(eq(int, tutti_algo_check_call(&a, 5, -1, 64, TUTTI_SUM, err, sizeof err), 0));
+    cr_expect(eq(int, tutti_algo_check_call(&a, 5, -1, 64, TUTTI_MATMUL2, err, sizeof err),
+                 TUTTI_ENOTSUP));
+    cr_expect(not(eq(ptr, strstr(err, "needs a commutative op"), NULL)), "%s", err);
+  }
+
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_ALLGATHER, "tree", NULL, &a, err, sizeof err),
+               TUTTI_ENOTFOUND));
+  cr_expect(not(eq(ptr, strstr(err, "accepted: ring, recursive-doubling, bruck"), NULL)), "%s",
+            err);
+  setenv("TUTTI_REDUCE_SCATTER", "recursive-halving", 1);
+  cr_assert(
+      eq(int, tutti_algo_select(TUTTI_COLL_REDUCE_SCATTER, NULL, NULL, &a, err, sizeof err), 0));
+  cr_expect(eq(str, (char *)a.desc->name, "recursive-halving"));
+  setenv("TUTTI_REDUCE_SCATTER", "nope", 1);
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE_SCATTER, NULL, NULL, &a, err, sizeof err),
+               TUTTI_ENOTFOUND));
+  cr_expect(not(eq(ptr, strstr(err, "TUTTI_REDUCE_SCATTER='nope'"), NULL)), "%s", err);
+  unsetenv("TUTTI_REDUCE_SCATTER");
+}

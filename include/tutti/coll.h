@@ -43,7 +43,8 @@ extern "C" {
 enum tutti_coll_trait {
   TUTTI_COLL_ROOTED = 1u << 0,  /* takes a root */
   TUTTI_COLL_REDUCES = 1u << 1, /* combines the ranks' data with an op (takes one) */
-  TUTTI_COLL_BLOCKS = 1u << 2,  /* the root's buffer holds one block per rank */
+  TUTTI_COLL_BLOCKS = 1u << 2,  /* a buffer holds one block per rank: the root's, every rank's
+                                   without a root (allgather's result, reduce_scatter's input) */
   TUTTI_COLL_DATA = 1u << 3,    /* moves data: takes buffers and a count */
 };
 
@@ -59,7 +60,12 @@ enum tutti_coll_trait {
     "every rank's block to the root, in rank order")                                               \
   X(SCATTER, "scatter", "TUTTI_SCATTER", TUTTI_COLL_ROOTED | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA,  \
     "the root's i-th block to rank i")                                                             \
-  X(BARRIER, "barrier", "TUTTI_BARRIER", 0, "no rank leaves before every rank has entered")
+  X(BARRIER, "barrier", "TUTTI_BARRIER", 0, "no rank leaves before every rank has entered")        \
+  X(ALLGATHER, "allgather", "TUTTI_ALLGATHER", TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA,                \
+    "every rank's block to every rank, in rank order")                                             \
+  X(REDUCE_SCATTER, "reduce_scatter", "TUTTI_REDUCE_SCATTER",                                      \
+    TUTTI_COLL_REDUCES | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA,                                      \
+    "combine every rank's P blocks with an op, block i of the result at rank i")
 
 enum tutti_coll {
 #define TUTTI_X_COLL(e, ...) TUTTI_COLL_##e,
@@ -173,6 +179,11 @@ typedef int tutti_scatter_fn(tutti_rank_t *r, const void *sbuf, long scount, tut
                              void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                              const struct tutti_algo *a);
 typedef int tutti_barrier_fn(tutti_rank_t *r, const struct tutti_algo *a);
+typedef int tutti_allgather_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                               tutti_datatype_t type, const struct tutti_algo *a);
+typedef int tutti_reduce_scatter_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                                    tutti_datatype_t type, tutti_op_t op,
+                                    const struct tutti_algo *a);
 
 /* Hockney's model: a message of m bytes costs alpha + beta m, reducing m
  * bytes gamma m (runtime/MODEL.md's hockney preset, all rendezvous). */
@@ -182,7 +193,7 @@ typedef struct tutti_hockney {
 
 /* An algorithm's cost under Hockney, in seconds, for P ranks, `root`, and
  * m bytes per rank (the message of bcast/reduce/allreduce, each rank's
- * block of gather/scatter, 0 for barrier). Sets *bound to 1 when the value
+ * block of gather/scatter/allgather/reduce_scatter, 0 for barrier). Sets *bound to 1 when the value
  * is only an upper bound for these arguments (0: exact, equal to the
  * modeled time of tutti's engine to rounding). NAN: not defined here.
  * Pure; any thread. */
@@ -199,6 +210,8 @@ typedef struct tutti_algo_desc {
     tutti_gather_fn *gather;
     tutti_scatter_fn *scatter;
     tutti_barrier_fn *barrier;
+    tutti_allgather_fn *allgather;
+    tutti_reduce_scatter_fn *reduce_scatter;
   } fn;
   int nparams;
   tutti_param_desc_t params[TUTTI_MAX_PARAMS];
@@ -287,6 +300,18 @@ TUTTI_API int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutt
                             void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                             const tutti_algo_t *algo);
 TUTTI_API int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo);
+/* Every rank's `count` elements (sbuf) to every rank: rbuf gets P blocks
+ * of count elements, block i from rank i (MPI_Allgather with equal send
+ * and receive types). sbuf TUTTI_IN_PLACE: the rank's block is already at
+ * block `rank` of rbuf. */
+TUTTI_API int tutti_allgather(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                              tutti_datatype_t type, const tutti_algo_t *algo);
+/* sbuf holds P blocks of `count` elements on every rank; rank i's rbuf
+ * gets block i of x_0 op x_1 op ... op x_{P-1} (MPI_Reduce_scatter_block).
+ * sbuf TUTTI_IN_PLACE: rbuf holds the P blocks on entry and block i at its
+ * start on return. */
+TUTTI_API int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                                   tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo);
 
 /* The barrier `auto` runs on P ranks under model m (collectives/
  * barrier_auto.c): *chosen is the registered barrier, at its default

@@ -99,6 +99,11 @@ static int mpi_own(MPI_Comm c, const struct cli_job *j, int root, const void *in
     return MPI_Scatter(in, n, t, out, n, t, root, c) ? TUTTI_EIO : 0;
   case TUTTI_COLL_BARRIER:
     return MPI_Barrier(c) ? TUTTI_EIO : 0;
+  case TUTTI_COLL_ALLGATHER:
+    return MPI_Allgather(in, n, t, out, n, t, c) ? TUTTI_EIO : 0;
+  case TUTTI_COLL_REDUCE_SCATTER:
+    if ((rc = tutti_mpi_op(j->op, &op))) return rc;
+    return MPI_Reduce_scatter_block(in, out, n, t, op, c) ? TUTTI_EIO : 0;
   }
   (void)P;
   return TUTTI_ENOTSUP;
@@ -162,6 +167,14 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
       verify_poison(&v, root, k, b, (long)me * n, n);
       send = isroot ? big : NULL;
       break;
+    case TUTTI_COLL_ALLGATHER:
+      verify_input(&v, me, k, a, 0, n);
+      for (int s = 0; s < P; s++) verify_poison(&v, s, k, big + (size_t)s * blk, 0, n);
+      break;
+    case TUTTI_COLL_REDUCE_SCATTER:
+      verify_input(&v, me, k, big, 0, n * P);
+      verify_poison_fold_range(&v, k, b, (long)me * n, n);
+      break;
     }
     MPI_Barrier(c);
     if (j->coll == TUTTI_COLL_BARRIER) {
@@ -188,6 +201,12 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
       break;
     case TUTTI_COLL_BARRIER:
       rc = tutti_barrier(r, &j->algo);
+      break;
+    case TUTTI_COLL_ALLGATHER:
+      rc = tutti_allgather(r, a, big, n, j->type, &j->algo);
+      break;
+    case TUTTI_COLL_REDUCE_SCATTER:
+      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
       break;
     default:
       rc = TUTTI_ENOTSUP;
@@ -223,6 +242,21 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
       else if (isroot && (at = verify_check_input(&v, root, k, big, 0, n * P)) >= 0)
         mark(&bad, k, at, -1, "the root's send buffer changed");
       break;
+    case TUTTI_COLL_ALLGATHER:
+      if ((at = verify_check_input(&v, me, k, a, 0, n)) >= 0)
+        mark(&bad, k, at, -1, "the send buffer changed");
+      for (int s = 0; s < P; s++)
+        if ((at = verify_check_input(&v, s, k, big + (size_t)s * blk, 0, n)) >= 0) {
+          mark(&bad, k, at, s, "the block");
+          break;
+        }
+      break;
+    case TUTTI_COLL_REDUCE_SCATTER:
+      if ((at = verify_check_input(&v, me, k, big, 0, n * P)) >= 0)
+        mark(&bad, k, at, -1, "the send buffer changed");
+      else if ((at = verify_check_fold_range(&v, k, b, (long)me * n, n)) >= 0)
+        mark(&bad, k, at, -1, "the result block");
+      break;
     case TUTTI_COLL_BARRIER: {
       long seen = 0, none = 0;
       MPI_Fetch_and_op(&none, &seen, MPI_LONG, 0, 0, MPI_NO_OP, win);
@@ -234,8 +268,9 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
     }
     if (!xcheck || j->coll == TUTTI_COLL_BARRIER) continue;
     /* MPI's own collective on the same inputs: the same bytes */
-    const void *in = j->coll == TUTTI_COLL_SCATTER ? (const void *)big : a;
-    const unsigned char *mine = j->coll == TUTTI_COLL_GATHER ? big : b;
+    int all = j->coll == TUTTI_COLL_ALLGATHER, rs = j->coll == TUTTI_COLL_REDUCE_SCATTER;
+    const void *in = j->coll == TUTTI_COLL_SCATTER || rs ? (const void *)big : a;
+    const unsigned char *mine = j->coll == TUTTI_COLL_GATHER || all ? big : b;
     if (j->coll == TUTTI_COLL_BCAST) {
       if (isroot) verify_input(&v, root, k, big, 0, n);
       in = big, mine = a;
@@ -243,6 +278,7 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
     if ((rc = mpi_own(c, j, root, in, own, P, blk))) break;
     size_t cmp = j->coll == TUTTI_COLL_GATHER   ? (isroot ? bigsz : 0)
                  : j->coll == TUTTI_COLL_REDUCE ? (isroot ? blk : 0)
+                 : all                          ? bigsz
                                                 : blk;
     for (size_t i = 0; i < cmp; i++)
       if (mine[i] != own[i]) {
@@ -527,7 +563,8 @@ static int cmd_check(tutti_rank_t *r, int argc, char **argv) {
              "and the non-commutative matmul2 (int32, int64): each call verified against\n"
              "the sequential reference and against the MPI library's own collective\n"
              "(MPI_Bcast, MPI_Reduce, MPI_Allreduce with an MPI_Op_create(commute = 0) op\n"
-             "for matmul2, MPI_Gather, MPI_Scatter; barrier: no rank leaves early).\n"
+             "for matmul2, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Reduce_scatter_block;\n"
+             "barrier: no rank leaves early).\n"
              "Exit 0 when every run passed, 1 otherwise.\n");
     return 0;
   }
