@@ -194,10 +194,10 @@ static void sched_init(struct sched *s, int P, long b, int v) {
   s->L = ceil_log2(P);
   s->S0 = 2L * s->L + 2 * b - 2;
   s->end = s->S0 + 2L * s->L + 2 * b;
-  for (int t = 0; t < 2; t++) {
-    tree_node(P, t, v, &s->n[t]);
-    s->col[t] = s->n[t].parent >= 0 ? colour(P, v, t) : -1;
-  }
+  for (int t = 0; t < 2; t++) tree_node(P, t, v, &s->n[t]);
+  /* two walks at most: a rank's two parent edges differ, and so do siblings' */
+  for (int t = 0; t < 2; t++)
+    s->col[t] = s->n[t].parent < 0 ? -1 : t && s->col[0] >= 0 ? 1 - s->col[0] : colour(P, v, t);
   s->A = s->n[0].lo < 0 && s->n[0].hi < 0;
   int kids[2] = {s->n[s->A].lo, s->n[s->A].hi};
   for (int i = 0; i < 2; i++) {
@@ -206,7 +206,7 @@ static void sched_init(struct sched *s, int P, long b, int v) {
     struct tnode c;
     tree_node(P, s->A, kids[i], &c);
     s->klvl[i] = c.lvl;
-    s->kcol[i] = colour(P, kids[i], s->A);
+    s->kcol[i] = i && s->kcol[0] >= 0 ? 1 - s->kcol[0] : colour(P, kids[i], s->A);
   }
 }
 
