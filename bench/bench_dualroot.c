@@ -3,7 +3,8 @@
  * doubly-pipelined dual-root allreduce with the algorithms it is measured
  * against, in modeled time: dual-root (blocks=auto), single-tree
  * (blocks=auto), binary-reduce-bcast (pipelined reduce then bcast on a
- * binary tree, blocks=auto), reduce-bcast (binomial, unpipelined) and ring,
+ * binary tree, blocks=auto), reduce-bcast (binomial, unpipelined), ring
+ * and two-tree (Sanders, Speck & Traff's two trees, blocks=auto),
  * for m = 1 KiB .. 64 MiB per rank at P = 14, 62, 254 (p + 2 a power of
  * two, the paper's sizes) and 100, on an InfiniBand-like and a gigabit-
  * Ethernet-like profile.
@@ -19,7 +20,7 @@
  *
  * Ratios: each algorithm's time over its bandwidth term -- 3 beta m for
  * the doubly-pipelined trees, 4 beta m for reduce then broadcast, 2 beta m
- * for ring (and the best-known two-tree algorithm) -- and dual-root's time
+ * for ring and the best-known two-tree algorithm -- and dual-root's time
  * over each other's (below 1: dual-root wins).
  */
 #include <math.h>
@@ -33,15 +34,15 @@
 
 int tutti_bench_dualroot(int argc, char **argv);
 
-#define NALG 5
-static const char *const algos[NALG] = {"dual-root", "single-tree", "binary-reduce-bcast",
-                                        "reduce-bcast", "ring"};
-static const double bw_term[NALG] = {3, 3, 4, 4, 2}; /* multiples of beta m */
+#define NALG 6
+static const char *const algos[NALG] = {"dual-root",    "single-tree", "binary-reduce-bcast",
+                                        "reduce-bcast", "ring",        "two-tree"};
+static const double bw_term[NALG] = {3, 3, 4, 4, 2, 2}; /* multiples of beta m */
 
 static void usage(FILE *f) {
   fprintf(f, "usage: tutti bench dualroot [options]\n\n"
              "Traff's doubly-pipelined dual-root allreduce against single-tree, pipelined\n"
-             "binary reduce+bcast, binomial reduce+bcast and ring: modeled time (the\n"
+             "binary reduce+bcast, binomial reduce+bcast, ring and two-tree: modeled time (the\n"
              "registered Hockney costs, gamma = 0) for m = 1 KiB .. 64 MiB per rank.\n\n"
              "  --profiles A,B,..  Hockney profiles (default infiniband-hdr,gige)\n"
              "  --ranks P,Q,..     rank counts (default 14,62,254,100)\n"
@@ -177,9 +178,10 @@ int tutti_bench_dualroot(int argc, char **argv) {
     char desc[256];
     tutti_model_describe(&pr.model, desc, sizeof desc);
     printf("\n%s: %s\n", pr.name, desc);
-    printf("%5s %8s | %10s %10s %10s %10s %10s | %6s %6s %6s %6s | %6s %6s %6s %6s\n", "P", "m",
-           "dual-root", "single", "bin-rb", "binom-rb", "ring", "dual/3", "sing/3", "brb/4",
-           "ring/2", "d/sing", "d/brb", "d/bnrb", "d/ring");
+    printf("%5s %8s | %10s %10s %10s %10s %10s %10s | %6s %6s %6s %6s %6s | %6s %6s %6s %6s "
+           "%6s\n",
+           "P", "m", "dual-root", "single", "bin-rb", "binom-rb", "ring", "two-tree", "dual/3",
+           "sing/3", "brb/4", "ring/2", "2tr/2", "d/sing", "d/brb", "d/bnrb", "d/ring", "d/2tr");
     for (int pi = 0; pi < nranks; pi++) {
       int P = (int)ranks[pi];
       for (size_t m = 1024; m <= (size_t)64 << 20; m *= 4) {
@@ -201,11 +203,11 @@ int tutti_bench_dualroot(int argc, char **argv) {
         tutti_format_bytes(m, ms, sizeof ms);
         for (int k = 0; k < NALG; k++) tutti_format_model_time(&pr.model, t[k], ts[k], 32);
         double bm = h.beta * (double)m;
-        printf("%5d %8s | %10s %10s %10s %10s %10s | %6.2f %6.2f %6.2f %6.2f | %6.3f %6.3f %6.3f "
-               "%6.3f\n",
-               P, ms, ts[0], ts[1], ts[2], ts[3], ts[4], t[0] / (3 * bm), t[1] / (3 * bm),
-               t[2] / (4 * bm), t[4] / (2 * bm), t[0] / t[1], t[0] / t[2], t[0] / t[3],
-               t[0] / t[4]);
+        printf("%5d %8s | %10s %10s %10s %10s %10s %10s | %6.2f %6.2f %6.2f %6.2f %6.2f | %6.3f "
+               "%6.3f %6.3f %6.3f %6.3f\n",
+               P, ms, ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], t[0] / (3 * bm), t[1] / (3 * bm),
+               t[2] / (4 * bm), t[4] / (2 * bm), t[5] / (2 * bm), t[0] / t[1], t[0] / t[2],
+               t[0] / t[3], t[0] / t[4], t[0] / t[5]);
         for (int k = 0; k < NALG; k++) {
           if (csv)
             fprintf(csv, "%s,%d,%zu,%s,%.9g,%.9g,%.6f,%.6f\n", pr.name, P, m, algos[k], t[k],

@@ -216,6 +216,11 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   ALGO(allreduce, binary_reduce_bcast, "binary-reduce-bcast", 0,                                   \
        "pipelined reduce up a post-order binary tree to rank P-1, then pipelined broadcast down",  \
        SRC_DUALROOT, "(4H + 4(b-1))(alpha + beta m/b), H = log2(P+1) - 1", P_BLOCKS)               \
+  ALGO(allreduce, two_tree, "two-tree", 0,                                                         \
+       "two in-order binary trees, each rank interior in one; reduce then broadcast pipelined, "   \
+       "half the vector on each tree",                                                             \
+       "Sanders, Speck, Traff, Parallel Computing 35(12), 2009; NCCL's double binary tree",        \
+       "(4L + 4(b-1))(alpha + beta m/(2b)), L = ceil(log2 P)", P_BLOCKS)                           \
   ALGO(allreduce, ring, "ring", TUTTI_ALGO_COMMUTATIVE,                                            \
        "ring reduce-scatter of P blocks, then ring allgather (bandwidth-optimal)",                 \
        "Patarasuk, Yuan, JPDC 69(2), 2009", "2(P-1)(alpha + beta m/P) + (P-1) gamma m/P")          \

@@ -6,7 +6,8 @@
  * larger P, counts 0, 1, below P, below the block count, and larger,
  * several block counts, int64 sum, a double sum whose every partial sum is
  * exact (so the rank-ordered sequential sum is the one right answer), and
- * the non-commutative matmul2 (dual-root and single-tree; ring, which
+ * the non-commutative matmul2 (dual-root, single-tree, binary-reduce-bcast
+ * and two-tree; ring, which
  * reorders operands, refuses it) (x_0 op x_1 op ... op x_{P-1}, folded here
  * one rank at a time with tutti_reduce_local). Every rank's double result
  * is also checked bitwise equal to every other's.
@@ -127,6 +128,44 @@ Test(allreduce_steps, binary_reduce_bcast, .timeout = 60) {
       cr_expect(fabs(t - want) < 1e-9 * want, "P=%d b=%d: %.12g, want %.12g", P[k], b, t, want);
     }
   }
+}
+
+/* two-tree: every step of its schedule is one sendrecv of m/(2b) bytes per
+ * rank, and an operation at step s waits only for operations at earlier
+ * steps, so the run ends within its 4L + 4b - 2 steps (L = ceil(log2 P));
+ * a rank with two children receives 2b blocks in each phase through one
+ * receive port: at least 4b steps' worth. For large b that is the 2 beta m
+ * of the paper, half dual-root's 3 and binary-reduce-bcast's 4. With m a
+ * multiple of 32 b bytes the registered cost (the schedule's replay) is
+ * exact: equal to the engine's time. */
+Test(allreduce_steps, two_tree, .timeout = 60) {
+  const int P[] = {3, 8, 14, 17, 33, 64};
+  for (int k = 0; k < 6; k++) {
+    int L = 0;
+    while ((1 << L) < P[k]) L++;
+    const int bs[] = {1, 2, 3, 5, 7};
+    for (int i = 0; i < 5; i++) {
+      int b = bs[i];
+      char par[32];
+      snprintf(par, sizeof par, "blocks=%d", b);
+      double t = ar_time(P[k], "two-tree", par, 840, 1, 0.01);
+      double step = 1 + 0.01 * 840 / (2.0 * b);
+      cr_expect(t >= 4 * b * step * (1 - 1e-12) && t <= (4 * L + 4 * b - 2) * step * (1 + 1e-12),
+                "P=%d b=%d: %.12g not in [%g, %g]", P[k], b, t, 4 * b * step,
+                (4 * L + 4 * b - 2) * step);
+      tutti_algo_t a = pick(TUTTI_COLL_ALLREDUCE, "two-tree", par);
+      tutti_hockney_t h = {1, 0.01 / 8, 0};
+      int bound = -1;
+      double c = tutti_algo_cost(&a, P[k], 0, 840 * 8, &h, &bound);
+      cr_expect(eq(int, bound, 0), "P=%d b=%d", P[k], b);
+      cr_expect(fabs(c - t) <= 1e-9 * t, "P=%d b=%d: cost %.12g, modeled %.12g", P[k], b, c, t);
+    }
+  }
+  /* many blocks: near 2 beta m (beta m = 8400 here), below dual-root's */
+  double t2 = ar_time(14, "two-tree", "blocks=100", 84000, 1, 0.01);
+  double t3 = ar_time(14, "dual-root", "blocks=100", 84000, 1, 0.01);
+  cr_expect(t2 >= 2 * 840 && t2 <= 2 * 840 * 1.3, "%g", t2);
+  cr_expect(lt(dbl, t2, t3));
 }
 
 /* blocks=auto is never slower than the best fixed block count (within
@@ -257,9 +296,10 @@ static int run_cases(tutti_rank_t *r, void *arg) {
  * rabenseifner) once, without matmul2. */
 static void sweep(int P, const char *const *blocks, int nblocks, int heavy,
                   const tutti_model_t *model) {
-  static const char *algos[] = {"dual-root", "single-tree",        "binary-reduce-bcast",
-                                "ring",      "recursive-doubling", "rabenseifner"};
-  enum { NBLOCKED = 3, NALGOS = 6 }; /* the first NBLOCKED take blocks= and keep order */
+  static const char *algos[] = {"dual-root",   "single-tree", "binary-reduce-bcast",
+                                "two-tree",    "ring",        "recursive-doubling",
+                                "rabenseifner"};
+  enum { NBLOCKED = 4, NALGOS = 7 }; /* the first NBLOCKED take blocks= and keep order */
   long counts[] = {0, 1, P > 2 ? P / 2 + 1 : 2, 5, heavy ? 203 : 41};
   int nc = (int)(sizeof counts / sizeof *counts);
   struct sweep s = {.P = P};
@@ -355,8 +395,8 @@ Test(allreduce_correct, commutative_only_refuses_matmul2, .timeout = 60) {
  * what is accepted. */
 Test(allreduce_correct, bad_blocks_refused) {
   const char *bad[] = {"blocks=0", "blocks=-3", "blocks=2.5", "blocks=many", "blocks=1073741825"};
-  const char *algos[] = {"dual-root", "single-tree", "binary-reduce-bcast"};
-  for (int ai = 0; ai < 3; ai++)
+  const char *algos[] = {"dual-root", "single-tree", "binary-reduce-bcast", "two-tree"};
+  for (int ai = 0; ai < 4; ai++)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
       tutti_algo_t a;
       char err[256] = "";

@@ -1,0 +1,357 @@
+/*
+ * allreduce_two_tree.c -- Sanders, Speck & Traff's two-tree allreduce: two
+ * in-order binary trees over all P ranks in which every rank is an
+ * interior node of exactly one (P >= 2); the first half of the vector is
+ * reduced up tree 0 and then broadcast down it, the second half tree 1,
+ * each half cut into b blocks and pipelined. A rank receives only in its
+ * interior tree (two children) and sends one block per block to each
+ * parent, so each phase moves about beta m per rank: the 2 beta m "best
+ * known" reference of Traff's dual-root paper.
+ *
+ * Trees. Tree 0 is NCCL's btree: rank v with lowest set bit 2^k has the
+ * children v - 2^(k-1) and v + 2^(k-1) (the upper one moved down to the
+ * largest v + 2^i < P), rank 0 is the root with the one child
+ * 2^(ceil(log2 P)-1); even ranks are interior, odd ranks leaves. Tree 1:
+ * for even P the mirror v -> P-1-v (NCCL's dtree), for odd P tree 0's
+ * shape on ranks 1..P-1 (rank = position + 1) with rank 0 added as the
+ * lower child of its root, rank 1 (NCCL shifts by one instead, which puts
+ * rank 0 last in the in-order sequence and makes it interior twice). Both
+ * are in-order (a subtree is a rank range) with odd ranks interior in tree
+ * 1, so a rank combines lower child, own, upper child: x_0 (op) ... (op)
+ * x_{P-1} for any associative op.
+ *
+ * Schedule. A global step s carries, per rank, at most one send and one
+ * receive (a blocking sendrecv), every message at the same step on both
+ * sides: then the minimal pending step can always complete, so there is no
+ * cycle of blocking operations (the earlier attempt paired one tree's sends
+ * with the other's receives without such a clock and deadlocked). Edges to
+ * parents get a colour c in {0, 1}: a rank's two parent edges differ, and
+ * so do two siblings' (the graph of these constraints is a union of
+ * alternating paths and even cycles, SST's edge colouring; a rank finds
+ * its colour by walking its path to the end with the smaller id, O(P) time,
+ * no memory). With l_t(v) the level of v in tree t (the lowest set bit's
+ * position of its tree position; the root above its child), v sends block
+ * j up tree t at step 2 l_t(v) + c_t(v) + 2j and, S0 = 2L + 2b - 2 steps
+ * later the broadcast receives it at S0 + 2(L - l_t(v)) + c_t(v) + 2j
+ * (L = ceil(log2 P)). Steps of one parity use one colour: one send and one
+ * receive per step and rank, children's blocks before the parent's.
+ *
+ * Buffers: a lower child's block arrives in a temporary t and goes on the
+ * left of Y (in place); an upper child's block arrives in U, a copy-free
+ * buffer of the interior tree's half, and U = Y (op) U; the partial sent
+ * up is U's block when there is an upper child, else Y's. A root with an
+ * upper child copies its U half into Y once, before the broadcast.
+ *
+ * Source: P. Sanders, J. Speck, J. L. Traff, "Two-tree algorithms for full
+ * bandwidth broadcast, reduction and scan", Parallel Computing 35(12),
+ * 2009, sec. 2-4; NCCL src/graph/trees.cc (ncclGetBtree, ncclGetDtree);
+ * the comparison of J. L. Traff, "A doubly-pipelined, dual-root
+ * reduction-to-all algorithm and implementation", 2021.
+ *
+ * Cost under Hockney, L = ceil(log2 P), blocks of m/(2b) bytes: about
+ * (4L + 4(b-1))(alpha + beta m/(2b)) + the reductions, i.e. 2 beta m for
+ * large b. The registered cost replays the steps (schedule.h): exact when
+ * 32 b divides m (every element size cuts both halves into b equal
+ * blocks), else a bound with blocks of ceil(m/2b) + 32 bytes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "schedule.h"
+
+/* ------------------------------------------------------------- the trees */
+
+struct tnode {
+  int parent, lo, hi, lvl; /* -1: none; lo, hi: the lower and upper child */
+};
+
+static int ceil_log2(int n) {
+  int k = 0;
+  while ((1L << k) < n) k++;
+  return k;
+}
+
+/* NCCL's btree on positions 0..n-1 (n >= 1). */
+static void btree(int n, int v, struct tnode *t) {
+  t->parent = t->lo = t->hi = -1;
+  if (v == 0) {
+    t->lvl = ceil_log2(n);
+    if (n > 1) t->hi = 1 << (ceil_log2(n) - 1);
+    return;
+  }
+  int k = 0;
+  while (!(v >> k & 1)) k++;
+  t->lvl = k;
+  long bit = 1L << k, u = (v ^ bit) | (bit << 1);
+  t->parent = (int)(u >= n ? v ^ bit : u);
+  long low = bit >> 1;
+  if (low) t->lo = (int)(v - low);
+  while (low && v + low >= n) low >>= 1;
+  if (low) t->hi = (int)(v + low);
+}
+
+/* Rank v's place in tree t (0 or 1) for P >= 2 ranks. */
+static void tree_node(int P, int t, int v, struct tnode *n) {
+  if (t == 0) {
+    btree(P, v, n);
+    return;
+  }
+  if (P % 2 == 0) { /* the mirror: lower and upper swap */
+    struct tnode m;
+    btree(P, P - 1 - v, &m);
+    n->parent = m.parent < 0 ? -1 : P - 1 - m.parent;
+    n->lo = m.hi < 0 ? -1 : P - 1 - m.hi;
+    n->hi = m.lo < 0 ? -1 : P - 1 - m.lo;
+    n->lvl = m.lvl;
+    return;
+  }
+  if (v == 0) { /* odd P: rank 0 is the lower leaf of rank 1 */
+    *n = (struct tnode){1, -1, -1, 0};
+    return;
+  }
+  struct tnode m;
+  btree(P - 1, v - 1, &m);
+  n->parent = m.parent < 0 ? -1 : m.parent + 1;
+  n->lo = v == 1 ? 0 : m.lo < 0 ? -1 : m.lo + 1;
+  n->hi = m.hi < 0 ? -1 : m.hi + 1;
+  n->lvl = m.lvl;
+}
+
+/* ---------------------------------------------------------- the colours */
+
+/* The constraint graph's vertices are parent edges (v, t), id 2v + t;
+ * links: (v, 0) - (v, 1) ("same") and (v, t) - (v's sibling, t) ("sib"). */
+static int has_parent(int P, int v, int t) {
+  struct tnode n;
+  tree_node(P, t, v, &n);
+  return n.parent >= 0;
+}
+
+/* Follow the link of type `sib` from (v, t); 0 if there is none. */
+static int step_link(int P, int *v, int *t, int sib) {
+  if (!sib) {
+    if (!has_parent(P, *v, 1 - *t)) return 0;
+    *t = 1 - *t;
+    return 1;
+  }
+  struct tnode n, p;
+  tree_node(P, *t, *v, &n);
+  tree_node(P, *t, n.parent, &p);
+  int s = p.lo == *v ? p.hi : p.lo;
+  if (s < 0) return 0;
+  *v = s;
+  return 1;
+}
+
+/* Walk from (v, t), links alternating starting with `sib`: the id of the
+ * end and the distance to it, or, on a cycle, the smallest id and its
+ * distance (*cycle = 1). */
+static void walk(int P, int v, int t, int sib, long *end, long *dist, int *cycle) {
+  long id0 = 2L * v + t, best = id0, bestd = 0, d = 0;
+  *cycle = 0;
+  while (step_link(P, &v, &t, sib)) {
+    d++;
+    sib = !sib;
+    long id = 2L * v + t;
+    if (id == id0) {
+      *cycle = 1;
+      break;
+    }
+    if (id < best) best = id, bestd = d;
+  }
+  if (*cycle) {
+    *end = best, *dist = bestd;
+  } else {
+    *end = 2L * v + t, *dist = d;
+  }
+}
+
+/* The colour of parent edge (v, t): the parity of its distance to the
+ * end of its path with the smaller id (to the smallest id on a cycle). */
+static int colour(int P, int v, int t) {
+  long e1, d1, e2, d2;
+  int cyc;
+  walk(P, v, t, 1, &e1, &d1, &cyc);
+  if (cyc) return (int)(d1 & 1);
+  walk(P, v, t, 0, &e2, &d2, &cyc);
+  return (int)((e1 < e2 ? d1 : d2) & 1);
+}
+
+/* ------------------------------------------------------- the schedule */
+
+struct sched {
+  long b, S0, end;
+  int L, A;                     /* A: the tree where the rank has children */
+  struct tnode n[2];            /* the rank in both trees */
+  int col[2];                   /* its parent edges' colours */
+  int kid[2], klvl[2], kcol[2]; /* tree A's lower, upper child */
+};
+
+static void sched_init(struct sched *s, int P, long b, int v) {
+  s->b = b;
+  s->L = ceil_log2(P);
+  s->S0 = 2L * s->L + 2 * b - 2;
+  s->end = s->S0 + 2L * s->L + 2 * b;
+  for (int t = 0; t < 2; t++) tree_node(P, t, v, &s->n[t]);
+  /* two walks at most: a rank's two parent edges differ, and so do siblings' */
+  for (int t = 0; t < 2; t++)
+    s->col[t] = s->n[t].parent < 0 ? -1 : t && s->col[0] >= 0 ? 1 - s->col[0] : colour(P, v, t);
+  s->A = s->n[0].lo < 0 && s->n[0].hi < 0;
+  int kids[2] = {s->n[s->A].lo, s->n[s->A].hi};
+  for (int i = 0; i < 2; i++) {
+    s->kid[i] = kids[i], s->klvl[i] = s->kcol[i] = -1;
+    if (kids[i] < 0) continue;
+    struct tnode c;
+    tree_node(P, s->A, kids[i], &c);
+    s->klvl[i] = c.lvl;
+    s->kcol[i] = i && s->kcol[0] >= 0 ? 1 - s->kcol[0] : colour(P, kids[i], s->A);
+  }
+}
+
+/* The block of an edge of level l and colour c at step k of a phase
+ * whose first block crosses at 2 l + c; -1 outside [0, b). */
+static long blk_at(long k, long l, int c, long b) {
+  long q = k - 2 * l - c;
+  return q >= 0 && q % 2 == 0 && q / 2 < b ? q / 2 : -1;
+}
+
+/* The operation of step k (schedule.h's convention; block ids t b + j). */
+static int op_at(const struct sched *s, long k, tutti__bop_t *o) {
+  *o = (tutti__bop_t){-1, -1, -1, -1, 0, 0, k < s->S0};
+  if (k >= s->end) return 0;
+  int p = (int)(k & 1), A = s->A;
+  long b = s->b, j;
+  if (k < s->S0) { /* reduce: up to the parent of colour p, from the kid of colour p */
+    for (int t = 0; t < 2; t++)
+      if (s->col[t] == p && (j = blk_at(k, s->n[t].lvl, p, b)) >= 0)
+        o->speer = s->n[t].parent, o->sblk = t * b + j;
+    for (int i = 0; i < 2; i++)
+      if (s->kcol[i] == p && (j = blk_at(k, s->klvl[i], p, b)) >= 0)
+        o->rpeer = s->kid[i], o->rblk = A * b + j;
+  } else { /* broadcast: the same edges, levels counted from the top */
+    k -= s->S0;
+    for (int t = 0; t < 2; t++)
+      if (s->col[t] == p && (j = blk_at(k, s->L - s->n[t].lvl, p, b)) >= 0)
+        o->rpeer = s->n[t].parent, o->rblk = t * b + j;
+    for (int i = 0; i < 2; i++)
+      if (s->kcol[i] == p && (j = blk_at(k, s->L - s->klvl[i], p, b)) >= 0)
+        o->speer = s->kid[i], o->sblk = A * b + j;
+  }
+  return o->speer >= 0 || o->rpeer >= 0 ? 1 : 2;
+}
+
+/* Block id (t b + j): tree t's half (the first ceil(count/2) elements for
+ * tree 0) cut into b blocks. */
+static void block_of(long count, long b, long id, long *start, long *n) {
+  long half0 = (count + 1) / 2, t = id / b;
+  tutti__block_range(t ? count - half0 : half0, (int)b, (int)(id % b), start, n);
+  if (t) *start += half0;
+}
+
+static long clamp_blocks(long b, long count) {
+  long most = (count + 1) / 2;
+  if (b > most) b = most;
+  return b < 1 ? 1 : b;
+}
+
+/* blocks=auto: the pipelining lemma for (4L + 4(b-1))(alpha + beta m/2b):
+ * b = sqrt(L beta m / (2 alpha)), at least 1 (a model without costs gets
+ * one block per 64 KiB of each half). */
+static long auto_blocks(int P, double m, double alpha, double beta) {
+  int L = ceil_log2(P);
+  double bs = alpha > 0 ? sqrt(fmax(L, 1) * beta * m / (2 * alpha)) : m / 131072;
+  return bs < 1 ? 1 : bs > 1e9 ? 1000000000L : (long)llround(bs);
+}
+
+int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                              tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
+  int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
+  if (tag < 0) return tag;
+  int P = tutti_size(r), me = tutti_rank(r);
+  size_t esz = tutti_type_size(type);
+  char *Y = rbuf;
+  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(Y, sbuf, (size_t)count * esz);
+  if (count == 0 || P == 1) return 0;
+  long b = a->p.blocks;
+  if (b == TUTTI_PARAM_AUTO) {
+    const tutti_model_t *md = tutti_rank_model(r);
+    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0),
+                    md->latency.b);
+  }
+  b = clamp_blocks(b, count);
+  struct sched s;
+  sched_init(&s, P, b, me);
+  int A = s.A, lo = s.kid[0], hi = s.kid[1];
+  long half0 = (count + 1) / 2, abase = A ? half0 : 0, alen = A ? count - half0 : half0;
+  long cap = (half0 + b - 1) / b;
+  char *t = malloc((size_t)cap * esz), *U = hi >= 0 ? malloc((size_t)alen * esz + 1) : NULL;
+  int rc = t && (hi < 0 || U) ? 0 : TUTTI_ENOMEM, more;
+  /* does the upper child's block j arrive before the lower child's? */
+  int hi_first = hi >= 0 && lo >= 0 && 2 * s.klvl[1] + s.kcol[1] < 2 * s.klvl[0] + s.kcol[0];
+  tutti__bop_t o;
+  for (long k = 0; !rc && (more = op_at(&s, k, &o)); k++) {
+    if (k == s.S0 && U && s.n[A].parent < 0) /* a root's result is in U */
+      memcpy(Y + (size_t)abase * esz, U, (size_t)alen * esz);
+    if (more == 2) continue;
+    long ss = 0, sn = 0, rs = 0, rn = 0;
+    if (o.speer >= 0) block_of(count, b, o.sblk, &ss, &sn);
+    if (o.rpeer >= 0) block_of(count, b, o.rblk, &rs, &rn);
+    /* the partial of tree A's block goes up from U when there is an upper child */
+    const char *sp = Y + (size_t)ss * esz;
+    if (o.reduce && U && o.speer >= 0 && o.sblk / b == A) sp = U + (size_t)(ss - abase) * esz;
+    char *rp = Y + (size_t)rs * esz;
+    if (o.reduce && o.rpeer >= 0) rp = o.rpeer == hi ? U + (size_t)(rs - abase) * esz : t;
+    if (o.speer >= 0 && o.rpeer >= 0)
+      rc = tutti_sendrecv(r, sp, sn, type, o.speer, tag, rp, rn, type, o.rpeer, tag,
+                          TUTTI_STATUS_IGNORE);
+    else if (o.speer >= 0)
+      rc = tutti_send(r, sp, sn, type, o.speer, tag);
+    else
+      rc = tutti_recv(r, rp, rn, type, o.rpeer, tag, TUTTI_STATUS_IGNORE);
+    if (rc || !o.reduce || o.rpeer < 0 || rn == 0) continue;
+    if (o.rpeer == hi) /* U = Y (op) U: own (and lower) on the left */
+      rc = tutti_reduce_local_r(r, Y + (size_t)rs * esz, rp, rn, type, op);
+    else /* the lower child on the left of whatever holds the partial */
+      rc = tutti_reduce_local_r(
+          r, t, hi_first ? U + (size_t)(rs - abase) * esz : Y + (size_t)rs * esz, rn, type, op);
+  }
+  free(t);
+  free(U);
+  return rc;
+}
+
+/* ------------------------------------------------------------ the cost */
+
+struct cctx {
+  struct sched *s; /* every rank's, made once */
+  double blk;
+};
+
+static int cost_op(const void *ctx, int rank, long k, tutti__bop_t *o) {
+  const struct cctx *c = ctx;
+  int more = op_at(&c->s[rank], k, o);
+  o->sbytes = o->rbytes = c->blk;
+  return more;
+}
+
+double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, size_t m,
+                                      const tutti_hockney_t *h, int *bound) {
+  (void)root;
+  *bound = 0;
+  if (m == 0 || P == 1) return 0;
+  long b = a->p.blocks;
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta);
+  b = clamp_blocks(b, (long)m);
+  /* both halves cut into b equal blocks for every element size up to 16 */
+  int exact = m % (32 * (size_t)b) == 0;
+  double blk = exact ? (double)m / (2.0 * (double)b) : ceil((double)m / (2.0 * (double)b)) + 32;
+  *bound = !exact;
+  struct cctx c = {malloc((size_t)P * sizeof *c.s), blk};
+  if (!c.s) return NAN;
+  for (int v = 0; v < P; v++) sched_init(&c.s[v], P, b, v);
+  double T = tutti__schedule_hockney(P, cost_op, &c, h);
+  free(c.s);
+  return T;
+}
