@@ -272,8 +272,8 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   int P = tutti_size(r), me = tutti_rank(r);
   size_t esz = tutti_type_size(type);
   char *Y = rbuf;
-  if (sbuf != TUTTI_IN_PLACE && sbuf != rbuf) memcpy(Y, sbuf, (size_t)count * esz);
-  if (count == 0 || P == 1) return 0;
+  int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, (size_t)count * esz) : 0;
+  if (rc || count == 0 || P == 1) return rc;
   long b = a->p.blocks;
   if (b == TUTTI_PARAM_AUTO) {
     const tutti_model_t *md = tutti_rank_model(r);
@@ -287,13 +287,15 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   long half0 = (count + 1) / 2, abase = A ? half0 : 0, alen = A ? count - half0 : half0;
   long cap = (half0 + b - 1) / b;
   char *t = malloc((size_t)cap * esz), *U = hi >= 0 ? malloc((size_t)alen * esz + 1) : NULL;
-  int rc = t && (hi < 0 || U) ? 0 : TUTTI_ENOMEM, more;
+  int more;
+  rc = t && (hi < 0 || U) ? 0 : TUTTI_ENOMEM;
   /* does the upper child's block j arrive before the lower child's? */
   int hi_first = hi >= 0 && lo >= 0 && 2 * s.klvl[1] + s.kcol[1] < 2 * s.klvl[0] + s.kcol[0];
   tutti__bop_t o;
   for (long k = 0; !rc && (more = op_at(&s, k, &o)); k++) {
     if (k == s.S0 && U && s.n[A].parent < 0) /* a root's result is in U */
-      memcpy(Y + (size_t)abase * esz, U, (size_t)alen * esz);
+      rc = tutti_local_copy(r, Y + (size_t)abase * esz, U, (size_t)alen * esz);
+    if (rc) break;
     if (more == 2) continue;
     long ss = 0, sn = 0, rs = 0, rn = 0;
     if (o.speer >= 0) block_of(count, b, o.sblk, &ss, &sn);
