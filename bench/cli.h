@@ -33,6 +33,7 @@ int tutti_cli_suite(int argc, char **argv);
 int tutti_cli_topo(int argc, char **argv);
 int tutti_cli_sweep(int argc, char **argv);
 int tutti_cli_calibrate(int argc, char **argv);
+int tutti_cli_explain(int argc, char **argv);
 
 /* ------------------------------------------------------------ options */
 

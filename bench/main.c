@@ -30,6 +30,8 @@ static int bench_main(int argc, char **argv);
     "algorithms x rank counts x sizes -> CSV, JSON, a gnuplot plot")                               \
   X(tree, tutti_cli_tree, "tree ALGO -n N [options]",                                              \
     "print the tree an algorithm uses (ASCII, or --dot)")                                          \
+  X(explain, tutti_cli_explain, "explain COLL ALGO -n N [options]",                                \
+    "one collective on <= 32 ranks explained: tree or schedule, rounds, cost, why")                \
   X(topo, tutti_cli_topo, "topo SPEC|FILE [options]",                                              \
     "draw a network topology with the ranks on its leaves (ASCII, or --dot)")                      \
   X(profiles, tutti_cli_profiles, "profiles", "the built-in latency profiles")                     \

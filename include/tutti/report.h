@@ -113,6 +113,69 @@ TUTTI_API int tutti_world_trace(const tutti_world_t *w, FILE *out);
  * S sending, R receiving, # both, . waiting, C computing or reducing. */
 TUTTI_API int tutti_world_timeline(const tutti_world_t *w, FILE *out, int width);
 
+/* ------------------------------------------------------------ explain */
+
+/* Why a transfer started later than its send was posted
+ * (tutti_msg_info_t.wait; runtime/MODEL.md rules 1 and 3). */
+enum tutti_wait_kind {
+  TUTTI_WAIT_NONE = 0,  /* it started when posted */
+  TUTTI_WAIT_SEND_PORT, /* the sender's port was busy with an earlier transfer (blocker) */
+  TUTTI_WAIT_RECV_POST, /* rendezvous: the receiver had not posted its receive yet */
+  TUTTI_WAIT_RECV_PORT, /* rendezvous: the receiver's port was busy (blocker) */
+};
+
+/* One message of a run, as the replay decided it. Times are modeled
+ * seconds (postal: steps); NaN where the run has none (a message never
+ * received). */
+typedef struct tutti_msg_info {
+  int src, dst, tag;
+  int call; /* the call (span) its send was posted in, from 0; -1: none */
+  uint64_t bytes;
+  int eager;             /* eager (rules 1, 2), else rendezvous (rule 3) */
+  int round;             /* its round in the schedule: 1 + the latest round its
+                            sender had sent in, or had received a message of (and
+                            waited for it), before posting it -- one send per rank
+                            per round (a flat tree's root: rounds 1..P-1) */
+  double posted;         /* the send was posted (the sender's clock) */
+  double recv_posted;    /* the receive was posted (the receiver's clock) */
+  double start;          /* the transfer started */
+  double send_port_free; /* start + S(m): the sender's port free again */
+  double send_done;      /* a blocking send returned: start + O_s(m) */
+  double arrive;         /* the data was complete at the receiver */
+  double done;           /* the receive completed */
+  int wait;              /* enum tutti_wait_kind: why start > posted */
+  int blocker;           /* SEND_PORT, RECV_PORT: the message (index) that
+                            held the port, or -1 */
+  double port_wait;      /* eager: how long it waited, arrived, for the
+                            receiver's port (rule 2) */
+  int port_blocker;      /* ... behind this message, or -1 */
+  double link_wait;      /* topology: its queueing for busy links, summed
+                            over its path */
+  int link;              /* the link it queued at longest, or -1 */
+  int critical;          /* on the critical path */
+} tutti_msg_info_t;
+
+typedef struct tutti_explain {
+  size_t nmsgs;
+  tutti_msg_info_t *msgs; /* one per message, by sender then send order;
+                             blocker fields index this array */
+  int last_rank;          /* the rank that finished last (of ties: the one
+                             with the longest critical path) */
+  size_t npath;
+  uint32_t *path; /* the critical path, first to last: the messages
+                     whose times decided when last_rank finished,
+                     each waiting for the one before (through its
+                     sender's clock, a busy port, or a receiver that
+                     posted late) */
+} tutti_explain_t;
+
+/* Why w's last run took its modeled time, message by message: fill *out
+ * (its arrays are the caller's; free them with tutti_explain_free). Costs
+ * a pass over the logs (and, with a topology, the replay once more).
+ * Errors as above, and TUTTI_ENOMEM. */
+TUTTI_API int tutti_world_explain(const tutti_world_t *w, tutti_explain_t *out);
+TUTTI_API void tutti_explain_free(tutti_explain_t *ex);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,484 @@
+/*
+ * explain.c -- why a replayed run took the time it took, message by
+ * message: what each transfer waited for (a busy port, a receiver not yet
+ * posted, a link queue), the round of the algorithm's schedule it belongs
+ * to, and the critical path -- the chain of messages that ended at the
+ * rank that finished last. tutti_world_explain (report.h) serves it;
+ * `tutti explain` (bench/cli_explain.c) prints it for a class.
+ *
+ * Why here and not in the CLI: these are the replay's own decisions
+ * (runtime/MODEL.md rules 1-3). A transfer's start is the maximum of a few
+ * terms -- the send's post, the sender's port (SP), and for rendezvous the
+ * receive's post and the receiver's port (RP) -- and this file finds which
+ * term won from the replay's result, with the replay's integer times, so
+ * equal really means equal. It does not touch the simulation (replay.c):
+ *   - post times: each rank's clock walked again over its log, exactly as
+ *     the replay advances it (the arithmetic of trace.c);
+ *   - SP before a message: a port serves one transfer at a time and its
+ *     starts never decrease (s >= SP), so the sender's previous start
+ *     plus S(m) of that message is SP; likewise RP at the receiver is the
+ *     latest of e (eager, rule 2) or s + R(m) (rendezvous, rule 3) of the
+ *     messages it took before;
+ *   - link queues: the replay run again with TUTTI__REPLAY_HOPS, as the
+ *     trace does (the same times, bit for bit), h_i - arrival per hop.
+ *
+ * Rounds: a message's round is 1 + the latest round its sender had sent
+ * in or received (waited for) before posting it -- one send per rank per
+ * round, the way schedules are drawn in papers (a flat tree's root sends
+ * in rounds 1..P-1, a binomial tree needs ceil(log2 P)). Found by walking
+ * the logs in an order that respects every message (a rank waits at a
+ * receive until its sender's round is known); the replay finished, so
+ * such an order exists.
+ *
+ * Memory: O(messages + events of one rank) besides the result; the
+ * per-port sorts are O(messages log messages).
+ */
+#include "internal.h" /* first: it sets _GNU_SOURCE */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+#define NONE UINT32_MAX
+
+/* A point of the critical path: a message and which of its completions. */
+enum { SIDE_START, SIDE_RECV, SIDE_SERVE };
+#define NODE(id, side) ((uint64_t)(id) << 2 | (side))
+#define NODE_NONE UINT64_MAX
+
+struct ex {
+  const struct tutti_replay *rp;
+  tutti__tu_cost_t S, R; /* send_port, recv_port in units */
+  uint32_t *src;         /* per message: its sender */
+  tutti__tu_t *post;     /* per message: the send's post (sender's clock) */
+  uint64_t *post_after;  /* per message: what last raised the sender's clock before the post */
+  uint64_t *rpost_after; /* ... the receiver's clock before the receive's post */
+  tutti__tu_t *sp_before, *rp_before; /* the ports as the message found them */
+  uint32_t *sp_by, *rp_by;            /* ... and the message that left them so */
+};
+
+static double sec(tutti__tu_t t) {
+  return t == TUTTI__TU_NONE ? NAN : tutti__tu_to_s(t);
+}
+
+/* The message of event idx of rank r if it is a SEND or RECV, else NONE. */
+static uint32_t ev_msg(const struct tutti_replay *rp, int r, uint32_t idx) {
+  uint64_t op = rp->ops[rp->evoff[r] + idx];
+  unsigned k = RPO_KIND(op);
+  return k == RPO_SEND || k == RPO_RECV ? RPO_ID(op) : NONE;
+}
+
+/* Walk rank r's log with the replay's clock (trace.c's clock_step): post
+ * times, and which completion last raised the clock before each post. */
+static void walk_clocks(struct ex *x, int r, tutti_msg_info_t *out) {
+  const struct tutti_replay *rp = x->rp;
+  const struct tutti_ev *ev = rp->logs[r]->ev;
+  tutti__tu_t C = 0;
+  uint64_t cause = NODE_NONE;
+  int call = -1, spans = 0;
+  for (uint32_t i = 0; i < rp->logs[r]->n; i++) {
+    const struct tutti_ev *e = &ev[i];
+    uint32_t id;
+    switch (e->kind) {
+    case TUTTI_EV_SEND:
+      if ((id = ev_msg(rp, r, i)) != NONE) {
+        x->post[id] = C;
+        x->post_after[id] = cause;
+        out[id].call = call;
+      }
+      break;
+    case TUTTI_EV_RECV:
+      if ((id = ev_msg(rp, r, i)) != NONE) x->rpost_after[id] = cause;
+      break;
+    case TUTTI_EV_WAIT: {
+      tutti__tu_t done = tutti__replay_done_tu(rp, r, e->ref);
+      if (done != TUTTI__TU_NONE && done > C) {
+        C = done;
+        id = ev_msg(rp, r, e->ref);
+        cause = NODE(id, ev[e->ref].kind == TUTTI_EV_SEND ? SIDE_START : SIDE_RECV);
+      }
+      break;
+    }
+    case TUTTI_EV_COMPUTE:
+      C = tutti__tu_add(C, tutti__tu_from_s(e->u.seconds));
+      break;
+    case TUTTI_EV_REDUCE:
+      C = tutti__tu_add(C, tutti__tu_bytes(tutti__tu_rate(rp->model.gamma), (double)e->bytes));
+      break;
+    case TUTTI_EV_SPAN_BEGIN:
+      call = spans;
+      break;
+    case TUTTI_EV_SPAN_END:
+      call = -1;
+      spans++;
+      break;
+    }
+  }
+}
+
+/* Rounds: see the header comment. Returns 0 or TUTTI_ENOMEM. */
+static int rounds(const struct tutti_replay *rp, tutti_msg_info_t *out) {
+  int P = rp->nranks;
+  uint32_t *pos = calloc((size_t)P, sizeof *pos), *blocked = malloc((size_t)P * sizeof *blocked);
+  int *cur = calloc((size_t)P, sizeof *cur), *stack = malloc((size_t)P * sizeof *stack);
+  int rc = 0;
+  if (!pos || !blocked || !cur || !stack) {
+    rc = TUTTI_ENOMEM;
+    goto out;
+  }
+  for (uint32_t i = 0; i < rp->nmsgs; i++) out[i].round = 0; /* 0: not yet known */
+  int top = 0;
+  for (int r = P - 1; r >= 0; r--) blocked[r] = NONE, stack[top++] = r;
+  while (top) {
+    int r = stack[--top];
+    const struct tutti_ev *ev = rp->logs[r]->ev;
+    uint32_t n = rp->logs[r]->n, i = pos[r];
+    for (; i < n; i++) {
+      uint32_t id;
+      if (ev[i].kind == TUTTI_EV_SEND && (id = ev_msg(rp, r, i)) != NONE) {
+        out[id].round = ++cur[r];
+        int d = (int)rp->msgs[id].dst;
+        if (blocked[d] == id) blocked[d] = NONE, stack[top++] = d;
+      } else if (ev[i].kind == TUTTI_EV_WAIT && ev[ev[i].ref].kind == TUTTI_EV_RECV &&
+                 (id = ev_msg(rp, r, ev[i].ref)) != NONE) {
+        if (!out[id].round) {
+          blocked[r] = id; /* its sender wakes it */
+          break;
+        }
+        if (out[id].round > cur[r]) cur[r] = out[id].round;
+      }
+    }
+    pos[r] = i;
+  }
+out:
+  free(pos);
+  free(blocked);
+  free(cur);
+  free(stack);
+  return rc;
+}
+
+/* Sorting messages by a key (ties: id), for the port sequences. */
+struct keyed {
+  tutti__tu_t key;
+  uint32_t id;
+  uint32_t port; /* the rank whose port it is */
+};
+
+static int by_port_key(const void *a, const void *b) {
+  const struct keyed *p = a, *q = b;
+  if (p->port != q->port) return p->port < q->port ? -1 : 1;
+  if (p->key != q->key) return p->key < q->key ? -1 : 1;
+  return p->id < q->id ? -1 : p->id > q->id;
+}
+
+/* SP and RP as each message found them (see the header comment). */
+static int ports(struct ex *x) {
+  const struct tutti_replay *rp = x->rp;
+  uint32_t n = rp->nmsgs;
+  struct keyed *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k) return TUTTI_ENOMEM;
+  for (int pass = 0; pass < 2; pass++) {
+    uint32_t m = 0;
+    for (uint32_t id = 0; id < n; id++) {
+      const struct tutti_replay_msg *g = &rp->msgs[id];
+      if (!(g->flags & RPM_STARTED)) continue;
+      if (pass == 0) {
+        k[m++] = (struct keyed){g->start, id, x->src[id]};
+      } else if (g->flags & RPM_EAGER) {
+        if (g->flags & RPM_SERVED) k[m++] = (struct keyed){g->ready, id, (uint32_t)g->dst};
+      } else {
+        k[m++] = (struct keyed){g->start, id, (uint32_t)g->dst};
+      }
+    }
+    qsort(k, m, sizeof *k, by_port_key);
+    tutti__tu_t *before = pass ? x->rp_before : x->sp_before;
+    uint32_t *by = pass ? x->rp_by : x->sp_by;
+    tutti__tu_t free_at = 0;
+    uint32_t last = NONE;
+    for (uint32_t i = 0; i < m; i++) {
+      const struct tutti_replay_msg *g = &rp->msgs[k[i].id];
+      if (i == 0 || k[i].port != k[i - 1].port) free_at = 0, last = NONE;
+      before[k[i].id] = free_at;
+      by[k[i].id] = last;
+      tutti__tu_t end;
+      if (pass == 0)
+        end = tutti__tu_add(g->start, tutti__tu_cost(&x->S, (double)g->bytes));
+      else if (g->flags & RPM_EAGER)
+        end = g->ready; /* rule 2: RP = e */
+      else
+        end = tutti__tu_add(g->start, tutti__tu_cost(&x->R, (double)g->bytes));
+      if (end >= free_at) free_at = end, last = k[i].id;
+    }
+  }
+  free(k);
+  return 0;
+}
+
+/* Why each transfer started when it did, and what an eager one waited
+ * for at the receiver's port. */
+static void causes(struct ex *x, tutti_msg_info_t *out) {
+  const struct tutti_replay *rp = x->rp;
+  for (uint32_t id = 0; id < rp->nmsgs; id++) {
+    const struct tutti_replay_msg *g = &rp->msgs[id];
+    tutti_msg_info_t *o = &out[id];
+    o->wait = TUTTI_WAIT_NONE;
+    o->blocker = o->port_blocker = -1;
+    o->port_wait = 0;
+    if (!(g->flags & RPM_STARTED)) continue;
+    tutti__tu_t posted = x->post[id], st = g->start;
+    if (g->flags & RPM_EAGER) {
+      if (st > posted) o->wait = TUTTI_WAIT_SEND_PORT, o->blocker = (int)x->sp_by[id];
+      if ((g->flags & RPM_SERVED) && g->ready > g->arrive) {
+        o->port_wait = sec(g->ready - g->arrive);
+        o->port_blocker = x->rp_by[id] == NONE ? -1 : (int)x->rp_by[id];
+      }
+      continue;
+    }
+    tutti__tu_t both = posted > g->rpost ? posted : g->rpost;
+    if (st > both && st == x->sp_before[id])
+      o->wait = TUTTI_WAIT_SEND_PORT, o->blocker = (int)x->sp_by[id];
+    else if (st > both)
+      o->wait = TUTTI_WAIT_RECV_PORT, o->blocker = (int)x->rp_by[id];
+    else if (g->rpost > posted)
+      o->wait = TUTTI_WAIT_RECV_POST;
+    if (o->blocker == (int)NONE) o->blocker = -1;
+  }
+}
+
+/* Link queues: the replay again with its hops recorded. */
+static int links(const struct tutti_replay *rp, tutti_msg_info_t *out) {
+  struct tutti_replay *again = NULL;
+  int rc =
+      tutti__replay_run_ex(&rp->model, rp->nranks, rp->logs, TUTTI__REPLAY_HOPS, &again, NULL, 0);
+  if (rc) return rc;
+  double *most = calloc(rp->nmsgs ? rp->nmsgs : 1, sizeof *most);
+  if (!most) {
+    tutti__replay_free(again);
+    return TUTTI_ENOMEM;
+  }
+  for (uint64_t i = 0; i < again->nhops; i++) {
+    const struct tutti_replay_hop *h = &again->hops[i];
+    if (h->head <= h->arrive || h->msg >= rp->nmsgs) continue;
+    double q = sec(h->head - h->arrive);
+    out[h->msg].link_wait += q;
+    if (q > most[h->msg]) most[h->msg] = q, out[h->msg].link = h->link;
+  }
+  free(most);
+  tutti__replay_free(again);
+  return 0;
+}
+
+/* The critical path of rank r: from the completion that set its final
+ * clock, back through whichever term decided each time. *path (malloc'd,
+ * last to first) and *n; *recv_end: its clock was last set by a receive. */
+static int path_of(struct ex *x, const tutti_msg_info_t *out, int r, uint32_t **path, size_t *n,
+                   int *recv_end) {
+  const struct tutti_replay *rp = x->rp;
+  uint64_t node = NODE_NONE;
+  const struct tutti_ev *ev = rp->logs[r]->ev;
+  tutti__tu_t C = 0;
+  for (uint32_t i = 0; i < rp->logs[r]->n; i++) {
+    if (ev[i].kind == TUTTI_EV_COMPUTE) C = tutti__tu_add(C, tutti__tu_from_s(ev[i].u.seconds));
+    if (ev[i].kind == TUTTI_EV_REDUCE)
+      C = tutti__tu_add(C, tutti__tu_bytes(tutti__tu_rate(rp->model.gamma), (double)ev[i].bytes));
+    if (ev[i].kind != TUTTI_EV_WAIT) continue;
+    tutti__tu_t done = tutti__replay_done_tu(rp, r, ev[i].ref);
+    if (done != TUTTI__TU_NONE && done > C) {
+      C = done;
+      node = NODE(ev_msg(rp, r, ev[i].ref),
+                  ev[ev[i].ref].kind == TUTTI_EV_SEND ? SIDE_START : SIDE_RECV);
+    }
+  }
+  *recv_end = node != NODE_NONE && (node & 3) == SIDE_RECV;
+  size_t cap = 64, guard = 3 * (size_t)rp->nmsgs + 3;
+  *n = 0;
+  *path = malloc(cap * sizeof **path);
+  if (!*path) return TUTTI_ENOMEM;
+  while (node != NODE_NONE && guard--) {
+    uint32_t id = (uint32_t)(node >> 2);
+    int side = (int)(node & 3);
+    const struct tutti_replay_msg *g = &rp->msgs[id];
+    if (!*n || (*path)[*n - 1] != id) {
+      if (*n == cap) {
+        uint32_t *p = realloc(*path, 2 * cap * sizeof *p);
+        if (!p) return TUTTI_ENOMEM;
+        *path = p, cap *= 2;
+      }
+      (*path)[(*n)++] = id;
+    }
+    if (side == SIDE_RECV && (g->flags & RPM_EAGER)) {
+      if (g->rpost > g->ready) { /* buffered until its receiver posted */
+        node = x->rpost_after[id];
+        continue;
+      }
+      side = SIDE_SERVE;
+    }
+    if (side == SIDE_SERVE && out[id].port_blocker >= 0) {
+      node = NODE((uint32_t)out[id].port_blocker, SIDE_SERVE);
+      continue;
+    }
+    /* the start: what decided it */
+    switch (out[id].wait) {
+    case TUTTI_WAIT_SEND_PORT:
+      node = NODE((uint32_t)out[id].blocker, SIDE_START);
+      break;
+    case TUTTI_WAIT_RECV_PORT: {
+      uint32_t b = (uint32_t)out[id].blocker;
+      node = b < rp->nmsgs ? NODE(b, (rp->msgs[b].flags & RPM_EAGER) ? SIDE_SERVE : SIDE_START)
+                           : NODE_NONE;
+      break;
+    }
+    case TUTTI_WAIT_RECV_POST:
+      node = x->rpost_after[id];
+      break;
+    default:
+      node = x->post_after[id];
+    }
+    if (node != NODE_NONE && (node >> 2) >= rp->nmsgs) node = NODE_NONE;
+  }
+  return 0;
+}
+
+/* The critical path of the run: of the ranks that finished last, the one
+ * whose path is longest (ties: more distinct senders on it -- a chain
+ * through the tree says more than one rank's port; then a path that ends
+ * in a receive; then the lowest rank). */
+static int critical(struct ex *x, tutti_msg_info_t *out, tutti_explain_t *ex) {
+  const struct tutti_replay *rp = x->rp;
+  double T = 0;
+  for (int r = 0; r < rp->nranks; r++)
+    if (rp->rank_end[r] > T) T = rp->rank_end[r];
+  uint32_t *best = NULL;
+  size_t bn = 0;
+  int bsenders = -1, brecv = 0;
+  ex->last_rank = 0;
+  uint8_t *seen = calloc(rp->nranks > 0 ? (size_t)rp->nranks : 1, 1);
+  if (!seen) return TUTTI_ENOMEM;
+  for (int r = 0; r < rp->nranks; r++) {
+    if (rp->rank_end[r] != T) continue;
+    uint32_t *path;
+    size_t n;
+    int recv_end, rc = path_of(x, out, r, &path, &n, &recv_end);
+    if (rc) {
+      free(path);
+      free(best);
+      free(seen);
+      return rc;
+    }
+    int senders = 0;
+    for (size_t i = 0; i < n; i++)
+      if (!seen[out[path[i]].src]++) senders++;
+    for (size_t i = 0; i < n; i++) seen[out[path[i]].src] = 0;
+    if (!best || n > bn || (n == bn && senders > bsenders) ||
+        (n == bn && senders == bsenders && recv_end && !brecv)) {
+      free(best);
+      best = path, bn = n, bsenders = senders, brecv = recv_end;
+      ex->last_rank = r;
+    } else {
+      free(path);
+    }
+  }
+  free(seen);
+  for (size_t i = 0; i < bn / 2; i++) { /* first to last */
+    uint32_t t = best[i];
+    best[i] = best[bn - 1 - i];
+    best[bn - 1 - i] = t;
+  }
+  for (size_t i = 0; i < bn; i++) out[best[i]].critical = 1;
+  ex->path = best;
+  ex->npath = bn;
+  return 0;
+}
+
+static int explain(const struct tutti_replay *rp, tutti_explain_t *ex) {
+  memset(ex, 0, sizeof *ex);
+  uint32_t n = rp->nmsgs;
+  size_t nn = n ? n : 1;
+  struct ex x = {.rp = rp};
+  x.S = tutti__tu_cost_init(&rp->model.send_port);
+  x.R = tutti__tu_cost_init(&rp->model.recv_port);
+  tutti_msg_info_t *out = calloc(nn, sizeof *out);
+  x.src = malloc(nn * sizeof *x.src);
+  x.post = malloc(nn * sizeof *x.post);
+  x.post_after = malloc(nn * sizeof *x.post_after);
+  x.rpost_after = malloc(nn * sizeof *x.rpost_after);
+  x.sp_before = malloc(nn * sizeof *x.sp_before);
+  x.rp_before = malloc(nn * sizeof *x.rp_before);
+  x.sp_by = malloc(nn * sizeof *x.sp_by);
+  x.rp_by = malloc(nn * sizeof *x.rp_by);
+  int rc = TUTTI_ENOMEM;
+  if (!out || !x.src || !x.post || !x.post_after || !x.rpost_after || !x.sp_before ||
+      !x.rp_before || !x.sp_by || !x.rp_by)
+    goto out;
+  uint32_t id = 0;
+  for (int r = 0; r < rp->nranks; r++)
+    for (uint64_t e = rp->evoff[r]; e < rp->evoff[r + 1]; e++)
+      if (RPO_KIND(rp->ops[e]) == RPO_SEND) x.src[id++] = (uint32_t)r;
+  for (uint32_t i = 0; i < n; i++) {
+    x.post[i] = TUTTI__TU_NONE;
+    x.post_after[i] = x.rpost_after[i] = NODE_NONE;
+    x.sp_by[i] = x.rp_by[i] = NONE;
+    x.sp_before[i] = x.rp_before[i] = 0;
+    out[i].call = -1;
+    out[i].link = -1;
+  }
+  for (int r = 0; r < rp->nranks; r++) walk_clocks(&x, r, out);
+  if ((rc = rounds(rp, out)) || (rc = ports(&x))) goto out;
+  causes(&x, out);
+  for (uint32_t i = 0; i < n; i++) {
+    const struct tutti_replay_msg *g = &rp->msgs[i];
+    tutti_msg_info_t *o = &out[i];
+    o->src = (int)x.src[i];
+    o->dst = g->dst;
+    o->bytes = g->bytes;
+    o->eager = (g->flags & RPM_EAGER) != 0;
+    o->posted = sec(x.post[i]);
+    o->recv_posted = (g->flags & RPM_RPOSTED) ? sec(g->rpost) : NAN;
+    int started = (g->flags & RPM_STARTED) != 0;
+    o->start = started ? sec(g->start) : NAN;
+    o->send_done = started ? sec(g->sdone) : NAN;
+    o->send_port_free =
+        started ? sec(tutti__tu_add(g->start, tutti__tu_cost(&x.S, (double)g->bytes))) : NAN;
+    o->arrive = started && !(g->flags & RPM_TRANSIT) ? sec(g->arrive) : NAN;
+    o->done = (g->flags & RPM_RDONE) ? sec(g->rdone) : NAN;
+  }
+  for (int r = 0; r < rp->nranks; r++) /* tags from the sends' events */
+    for (uint32_t i = 0; i < rp->logs[r]->n; i++)
+      if (rp->logs[r]->ev[i].kind == TUTTI_EV_SEND && (id = ev_msg(rp, r, i)) != NONE)
+        out[id].tag = rp->logs[r]->ev[i].tag;
+  if (rp->model.topo && (rc = links(rp, out))) goto out;
+  if ((rc = critical(&x, out, ex))) goto out;
+  ex->msgs = out;
+  ex->nmsgs = n;
+  out = NULL;
+  rc = 0;
+out:
+  free(out);
+  free(x.src);
+  free(x.post);
+  free(x.post_after);
+  free(x.rpost_after);
+  free(x.sp_before);
+  free(x.rp_before);
+  free(x.sp_by);
+  free(x.rp_by);
+  return rc;
+}
+
+int tutti_world_explain(const tutti_world_t *w, tutti_explain_t *out) {
+  if (!w || !out) return TUTTI_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (w->running) return TUTTI_EBUSY;
+  if (!w->replay) return TUTTI_ENOTSUP;
+  return explain(w->replay, out);
+}
+
+void tutti_explain_free(tutti_explain_t *ex) {
+  if (!ex) return;
+  free(ex->msgs);
+  free(ex->path);
+  memset(ex, 0, sizeof *ex);
+}
