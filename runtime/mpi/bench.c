@@ -213,11 +213,11 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
           if (q > 0 && tr && (bt < 0 || tr->med < best_thr)) bt = q, best_thr = tr->med;
         }
         if (bm > 0)
-          printf("  best over MPI: %s %s (%.2fx %s)", cands[bm].label,
+          printf("  best over MPI: %s %s (%.3gx %s)", cands[bm].label,
                  tutti_format_time(best_mpi, s1, sizeof s1), own_med > 0 ? best_mpi / own_med : 0.0,
                  own_names[ci]);
         if (bt > 0)
-          printf("; best on threads: %s %s (%.2fx %s)", cands[bt].label,
+          printf("; best on threads: %s %s (%.3gx %s)", cands[bt].label,
                  tutti_format_time(best_thr, s1, sizeof s1), own_med > 0 ? best_thr / own_med : 0.0,
                  own_names[ci]);
         if (bm > 0) printf("\n");
