@@ -21,6 +21,12 @@
  * per-round ratios (so a slow phase of the shared machine hits both
  * sides). Wake-ups per barrier per rank come from the runtime's futex
  * counter (tutti_world_stats) over a separate run of the chosen barrier.
+ * When tutti-mpi was built beside this program and mpirun is on the PATH,
+ * each P up to 64 also runs `mpirun --oversubscribe -n P tutti-mpi bench
+ * barrier` right after its tutti rounds: MPI_Barrier timed the same way
+ * (batches, median over rounds), the "Open MPI" column and tutti's median
+ * over it (the MPI processes are another program, so this ratio is of
+ * medians, not per round).
  */
 #include <math.h>
 #include <pthread.h>
@@ -29,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "tutti/tutti.h"
@@ -222,6 +229,55 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Above this many processes the MPI column is skipped: each Open MPI
+ * process is a full program (tens of MB, a second or more to start under
+ * load), so 1024 of them on this 2-core machine would take minutes and
+ * GBs of memory to measure one barrier. */
+#define MPI_MAX_P 64
+
+/* tutti-mpi beside this program and mpirun on the PATH: their paths, or
+ * 0 (why: in *why). */
+static int find_mpi(char *tm, size_t ntm, char *run, size_t nrun, const char **why) {
+  char exe[1000];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) return *why = "cannot read /proc/self/exe", 0;
+  exe[len] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  snprintf(tm, ntm, "%s/tutti-mpi", exe);
+  if (access(tm, X_OK)) return *why = "tutti-mpi is not built beside this program", 0;
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : ""; *p;) {
+    size_t n = strcspn(p, ":");
+    snprintf(run, nrun, "%.*s/mpirun", (int)n, p);
+    if (n && !access(run, X_OK)) return 1;
+    p += n + (p[n] == ':');
+  }
+  return *why = "mpirun is not on the PATH", 0;
+}
+
+/* MPI_Barrier on P processes: median seconds per call, or -1. lib gets the
+ * library's name. */
+static double mpi_barrier(const char *tm, const char *run, int P, int rounds, int batch, char *lib,
+                          size_t nlib) {
+  char cmd[2400], line[512];
+  snprintf(cmd, sizeof cmd,
+           "'%s' --oversubscribe %s -n %d '%s' bench barrier --rounds %d --batch %d 2>/dev/null",
+           run, geteuid() == 0 ? "--allow-run-as-root" : "", P, tm, rounds, batch);
+  FILE *f = popen(cmd, "r");
+  double med = -1, mn;
+  int p;
+  while (f && fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "library ", 8)) {
+      line[strcspn(line, "\n")] = 0;
+      snprintf(lib, nlib, "%.200s", line + 8);
+    }
+    if (sscanf(line, "MPI_Barrier %d %lf %lf", &p, &med, &mn) == 3 && p != P) med = -1;
+  }
+  if (!f || pclose(f) != 0) return -1;
+  return med;
+}
+
 static int run_native(const long *ranks, int nranks, int rounds) {
   tutti_algo_t c[MAXC], run[MAXC];
   char names[MAXC][48], rnames[MAXC][48];
@@ -232,10 +288,23 @@ static int run_native(const long *ranks, int nranks, int rounds) {
          "registered barrier and of pthread_barrier_wait, in turn, on the same rank threads.\n"
          "best: the barrier of least median time per call; ratio: the median over rounds of\n"
          "its time / pthread's in the same round. wakes: futex wake-ups per barrier per rank\n"
-         "of the best (a separate run of one batch).\n\n",
+         "of the best (a separate run of one batch).\n",
          rounds);
-  printf("%5s  %-18s %12s %12s %7s %7s  %s\n", "P", "best tutti", "tutti", "pthread", "ratio",
-         "wakes", "runner-up");
+  char tm[1024], mrun[1024], lib[256] = "the MPI library";
+  const char *why = NULL;
+  int mpi = find_mpi(tm, sizeof tm, mrun, sizeof mrun, &why);
+  if (mpi)
+    printf("Open MPI: MPI_Barrier on as many processes (`mpirun --oversubscribe -n P tutti-mpi\n"
+           "bench barrier`, the same batches and rounds) right after each P's tutti rounds, up to\n"
+           "P = %d (more processes than that take minutes to start here); /MPI: tutti's median\n"
+           "over MPI's.\n\n",
+           MPI_MAX_P);
+  else
+    printf("Open MPI: not measured (%s); issue 11 quotes Open MPI 4.1's MPI_Barrier\n"
+           "here at 4.6 us (P = 4), 16 us (8) and 61 us (16).\n\n",
+           why);
+  printf("%5s  %-18s %12s %12s %7s %12s %7s %7s  %s\n", "P", "best tutti", "tutti", "pthread",
+         "ratio", "Open MPI", "/MPI", "wakes", "runner-up");
   double *t = malloc(sizeof *t * (size_t)rounds * (size_t)(na + 1)),
          *v = malloc(sizeof *v * (size_t)rounds);
   if (!t || !v) {
@@ -288,12 +357,23 @@ static int run_native(const long *ranks, int nranks, int rounds) {
     if (!tutti_world_run(w, native_rank, &y) && !tutti_world_stats(w, &sts))
       wakes = (double)sts.wakeups / ((batch + 1.0) * P);
     tutti_world_destroy(w);
-    char s1[32], s2[32], s3[32];
-    printf("%5d  %-18s %12s %12s %7.2f %7.2f  %s (%s)\n", P, rnames[b],
+    char s1[32], s2[32], s3[32], s4[32] = "-", s5[16] = "-";
+    if (mpi && P > MPI_MAX_P)
+      snprintf(s4, sizeof s4, "skipped");
+    else if (mpi) {
+      double m = mpi_barrier(tm, mrun, P, rounds, batch, lib, sizeof lib);
+      if (m > 0)
+        tutti_format_time(m, s4, sizeof s4), snprintf(s5, sizeof s5, "%.2f", med[b] / m);
+      else
+        snprintf(s4, sizeof s4, "failed");
+    }
+    printf("%5d  %-18s %12s %12s %7.2f %12s %7s %7.2f  %s (%s)\n", P, rnames[b],
            tutti_format_time(med[b], s1, sizeof s1), tutti_format_time(med[na], s2, sizeof s2), q,
-           wakes, s >= 0 ? rnames[s] : "-", s >= 0 ? tutti_format_time(med[s], s3, sizeof s3) : "");
+           s4, s5, wakes, s >= 0 ? rnames[s] : "-",
+           s >= 0 ? tutti_format_time(med[s], s3, sizeof s3) : "");
     fflush(stdout);
   }
+  if (mpi && !st) printf("Open MPI column: %s\n", lib);
   free(t), free(v);
   return st;
 }
@@ -308,7 +388,8 @@ static void usage(FILE *f) {
              "  --ranks P,Q,..     rank counts (default 2-9,12,16,17,24,32,33,48,64,65,100,128,\n"
              "                     129,256,257,500,512,1000,1024; --native: 2,4,8,16,64,1024)\n"
              "  --native           native speed instead: the best tutti barrier against\n"
-             "                     pthread_barrier_wait on the same threads\n"
+             "                     pthread_barrier_wait on the same threads (and Open MPI's\n"
+             "                     MPI_Barrier when tutti-mpi and mpirun are found)\n"
              "  --rounds K         --native: alternating rounds (default 21)\n");
 }
 

@@ -8,6 +8,9 @@
  *     with futex sleeps and wake-ups per message;
  *   - the wall time of a 4096-rank sendrecv ring.
  * Each figure is the best of a few repetitions (noise only adds time).
+ * The ping-pong and the stream are pingpong.c's, written against the
+ * contract alone: `mpirun -n 2 tutti-mpi bench p2p` runs the same code over
+ * MPI (runtime/mpi/bench.c).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -18,6 +21,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "pingpong.h"
 #include "tutti/tutti.h"
 
 static double now(void) {
@@ -109,20 +113,8 @@ struct lat_arg {
 static int latency_fn(tutti_rank_t *r, void *arg) {
   struct lat_arg *a = arg;
   char buf[64] = {0};
-  int me = tutti_rank(r), rc = 0;
-  pin(me);
-  double t0 = 0;
-  for (long i = 0; i < a->iters + WARMUP && !rc; i++) {
-    if (i == WARMUP) t0 = now();
-    if (me == 0) {
-      rc = tutti_send(r, buf, (long)a->bytes, TUTTI_BYTE, 1, 0);
-      if (!rc) rc = tutti_recv(r, buf, (long)a->bytes, TUTTI_BYTE, 1, 0, NULL);
-    } else {
-      rc = tutti_recv(r, buf, (long)a->bytes, TUTTI_BYTE, 0, 0, NULL);
-      if (!rc) rc = tutti_send(r, buf, (long)a->bytes, TUTTI_BYTE, 0, 0);
-    }
-  }
-  if (me == 0) a->oneway = (now() - t0) / (2.0 * (double)a->iters);
+  pin(tutti_rank(r));
+  int rc = pp_latency(r, buf, a->bytes, a->iters, WARMUP, now, &a->oneway);
   unpin();
   return rc;
 }
@@ -136,25 +128,10 @@ struct bw_arg {
 
 static int bandwidth_fn(tutti_rank_t *r, void *arg) {
   struct bw_arg *a = arg;
-  int me = tutti_rank(r), rc = 0, ack = 0;
+  int me = tutti_rank(r);
   /* Warm both buffers so page faults are not measured. */
   memset(a->buf[me], me, a->bytes);
-  rc = tutti_sendrecv(r, &ack, 1, TUTTI_INT32, 1 - me, 1, &ack, 1, TUTTI_INT32, 1 - me, 1, NULL);
-  double t0 = now();
-  for (int i = 0; i < a->msgs && !rc; i++) {
-    if (me == 0)
-      rc = tutti_send(r, a->buf[0], (long)a->bytes, TUTTI_BYTE, 1, 0);
-    else
-      rc = tutti_recv(r, a->buf[1], (long)a->bytes, TUTTI_BYTE, 0, 0, NULL);
-  }
-  if (!rc) { /* the receiver says it has everything */
-    if (me == 1)
-      rc = tutti_send(r, &ack, 1, TUTTI_INT32, 0, 2);
-    else
-      rc = tutti_recv(r, &ack, 1, TUTTI_INT32, 1, 2, NULL);
-  }
-  if (me == 0) a->rate = (double)a->bytes * a->msgs / (now() - t0);
-  return rc;
+  return pp_stream(r, a->buf[me], a->bytes, a->msgs, now, &a->rate);
 }
 
 struct rate_arg {

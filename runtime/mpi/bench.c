@@ -10,6 +10,17 @@
  * gives each candidate's median and minimum over the rounds and its median
  * relative to the MPI library's. Reductions: sum on int32 (byte below 4
  * bytes), root 0. Data is not verified here (`tutti-mpi check` does that).
+ * Under each collective and size, "best" lines name the fastest tutti
+ * algorithm (least median) over MPI and on threads beside the library's.
+ *
+ * `tutti-mpi bench p2p`: bench/pingpong.c's ping-pong and stream (the code
+ * of `tutti bench p2p`) between ranks 0 and 1 over MPI; with --compare,
+ * rounds alternate the MPI half and the thread half (tutti-compare-threads
+ * p2p, run by rank 0), and the ratios are medians of per-round ratios.
+ *
+ * `tutti-mpi bench barrier`: MPI_Barrier timed as `tutti bench barrier
+ * --native` times tutti's barriers (batches, rank 0's clock from a barrier
+ * of the same kind), for that command's Open MPI column.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +31,7 @@
 
 #include "cli.h"
 #include "main.h"
+#include "pingpong.h"
 
 struct cand {
   const char *label;
@@ -180,7 +192,8 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
         else
           printf("\n%s, %s per rank\n", tutti_coll_name(coll),
                  tutti_format_bytes(bytes, s1, sizeof s1));
-        double own_med = 0;
+        double own_med = 0, best_mpi = 0, best_thr = 0;
+        int bm = -1, bt = -1;
         for (int q = 0; q < nc; q++) {
           double *x = t + (size_t)q * (size_t)rounds;
           qsort(x, (size_t)rounds, sizeof *x, cmp_double);
@@ -196,7 +209,18 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
           printf("  %-16s %12s (%s)  %5.2fx MPI   threads %12s %s\n", cands[q].label,
                  tutti_format_time(med, s1, sizeof s1), tutti_format_time(x[0], s2, sizeof s2),
                  own_med > 0 ? med / own_med : 0.0, s3, s4);
+          if (q > 0 && (bm < 0 || med < best_mpi)) bm = q, best_mpi = med;
+          if (q > 0 && tr && (bt < 0 || tr->med < best_thr)) bt = q, best_thr = tr->med;
         }
+        if (bm > 0)
+          printf("  best over MPI: %s %s (%.3gx %s)", cands[bm].label,
+                 tutti_format_time(best_mpi, s1, sizeof s1), own_med > 0 ? best_mpi / own_med : 0.0,
+                 own_names[ci]);
+        if (bt > 0)
+          printf("; best on threads: %s %s (%.3gx %s)", cands[bt].label,
+                 tutti_format_time(best_thr, s1, sizeof s1), own_med > 0 ? best_thr / own_med : 0.0,
+                 own_names[ci]);
+        if (bm > 0) printf("\n");
       }
       free(t), free(a), free(b), free(local);
     }
@@ -207,9 +231,247 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
   return CLI_OK;
 }
 
+/* ------------------------------------------------------------ p2p */
+
+/* Every process past the ones measuring waits here without spinning on the
+ * cores they need: a polled MPI_Ibarrier with 1 ms sleeps (rank 0, which
+ * may have run the thread half, does not sleep). */
+static void quiet_barrier(MPI_Comm comm) {
+  int me, done = 0;
+  MPI_Comm_rank(comm, &me);
+  MPI_Request q;
+  MPI_Ibarrier(comm, &q);
+  while (!done) {
+    MPI_Test(&q, &done, MPI_STATUS_IGNORE);
+    if (!done && me != 0) nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+}
+
+static double wtime(void) {
+  return MPI_Wtime();
+}
+
+enum { P2P_NLAT = 6, P2P_NBW = 9, P2P_MAXROUNDS = 101 };
+static const size_t p2p_lat[P2P_NLAT] = {8, 64, 512, 4096, 32768, 262144};
+
+/* Round trips per latency size: about the same time per size. */
+static long p2p_iters(size_t bytes, int quick) {
+  long base = quick ? 2000 : 20000, n = bytes <= 64 ? base : (long)(base * 64 / (long)bytes);
+  return n < 50 ? 50 : n;
+}
+
+static size_t p2p_bw(int i) {
+  return (size_t)1024 << (2 * i); /* 1 KiB .. 64 MiB */
+}
+
+static int p2p_msgs(size_t bytes, int quick) {
+  size_t total = quick ? ((size_t)16 << 20) : ((size_t)128 << 20), n = total / bytes;
+  return n < 4 ? 4 : n > 20000 ? 20000 : (int)n;
+}
+
+/* The thread half of one round: rank 0 runs tutti-compare-threads p2p
+ * with the same points; lat[] and bw[] get its figures. 0 or -1. */
+static int p2p_threads(int quick, double *lat, double *bw) {
+  char exe[PATH_MAX], cmd[PATH_MAX + 1024];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) return -1;
+  exe[len] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  int at = snprintf(cmd, sizeof cmd, "'%s/tutti-compare-threads' p2p", exe);
+  for (int s = 0; s < P2P_NLAT; s++)
+    at += snprintf(cmd + at, sizeof cmd - (size_t)at, " l%zu:%ld", p2p_lat[s],
+                   p2p_iters(p2p_lat[s], quick));
+  for (int s = 0; s < P2P_NBW; s++)
+    at += snprintf(cmd + at, sizeof cmd - (size_t)at, " b%zu:%d", p2p_bw(s),
+                   p2p_msgs(p2p_bw(s), quick));
+  FILE *f = popen(cmd, "r");
+  if (!f) return -1;
+  char kind[8];
+  size_t bytes;
+  double v;
+  int got = 0;
+  while (fscanf(f, "%7s %zu %lf", kind, &bytes, &v) == 3) {
+    for (int s = 0; s < P2P_NLAT; s++)
+      if (!strcmp(kind, "lat") && bytes == p2p_lat[s]) lat[s] = v, got++;
+    for (int s = 0; s < P2P_NBW; s++)
+      if (!strcmp(kind, "bw") && bytes == p2p_bw(s)) bw[s] = v, got++;
+  }
+  return pclose(f) == 0 && got == P2P_NLAT + P2P_NBW ? 0 : -1;
+}
+
+/* The MPI half of one round, on every rank (ranks past 1 only wait). */
+static int p2p_mpi(tutti_rank_t *r, int quick, double *lat, double *bw) {
+  int me = tutti_rank(r), rc = 0;
+  char *buf = me <= 1 ? malloc(p2p_bw(P2P_NBW - 1)) : NULL;
+  if (me <= 1 && !buf) rc = TUTTI_ENOMEM;
+  for (int s = 0; s < P2P_NLAT && !rc && me <= 1; s++) {
+    long it = p2p_iters(p2p_lat[s], quick);
+    rc = pp_latency(r, buf, p2p_lat[s], it, it / 10 + 10, wtime, &lat[s]);
+  }
+  for (int s = 0; s < P2P_NBW && !rc && me <= 1; s++) {
+    memset(buf, me, p2p_bw(s)); /* page faults are not measured */
+    rc = pp_stream(r, buf, p2p_bw(s), p2p_msgs(p2p_bw(s), quick), wtime, &bw[s]);
+  }
+  free(buf);
+  int any = rc;
+  MPI_Request q;
+  int done = 0;
+  MPI_Iallreduce(&rc, &any, 1, MPI_INT, MPI_MIN, tutti_mpi_comm(r), &q);
+  while (!done) {
+    MPI_Test(&q, &done, MPI_STATUS_IGNORE);
+    if (!done && me > 1) nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  return any;
+}
+
+static double med_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int p2p(tutti_rank_t *r, int argc, char **argv) {
+  const char *cmd = "mpi bench p2p";
+  int me = tutti_rank(r), compare = 0, quick = 0, rounds = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--compare") && !compare)
+      compare = 1;
+    else if (!strcmp(argv[i], "--quick") && !quick)
+      quick = 1;
+    else if (!strcmp(argv[i], "--rounds") && !rounds) {
+      char *end = NULL;
+      long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+      if (!end || *end || v < 1 || v > P2P_MAXROUNDS)
+        return cli_fail(CLI_EUSAGE, cmd, "--rounds: '%s' is not valid; accepted: 1..%d",
+                        i + 1 < argc ? argv[i + 1] : "", P2P_MAXROUNDS);
+      rounds = (int)v, i++;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      if (me == 0)
+        printf("usage: mpirun -n 2 tutti-mpi bench p2p [--compare] [--rounds K] [--quick]\n\n"
+               "bench/pingpong.c, the ping-pong and stream of `tutti bench p2p`, between ranks\n"
+               "0 and 1 over MPI: one-way latency 8 B..256 KiB, bandwidth 1 KiB..64 MiB; K\n"
+               "rounds (default 7), medians. --compare: each round also runs the same code on\n"
+               "two rank threads of tutti's runtime (tutti-compare-threads, from rank 0),\n"
+               "halves alternating first, and prints the median of the per-round ratios.\n"
+               "--quick: fewer round trips and bytes (a smoke run).\n");
+      return CLI_OK;
+    } else
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "'%s': unknown or given twice; accepted: --compare, --rounds K, --quick, "
+                      "--help, each once",
+                      argv[i]);
+  }
+  if (!rounds) rounds = quick ? 3 : 7;
+  if (tutti_size(r) < 2)
+    return cli_fail(CLI_EUSAGE, cmd, "needs 2 processes, has 1; accepted: mpirun -n 2");
+  static double ml[P2P_MAXROUNDS][P2P_NLAT], mb[P2P_MAXROUNDS][P2P_NBW],
+      tl[P2P_MAXROUNDS][P2P_NLAT], tb[P2P_MAXROUNDS][P2P_NBW];
+  int rc = 0, thr = compare;
+  for (int k = 0; k < rounds && !rc; k++) {
+    for (int half = 0; half < 2 && !rc; half++) {
+      if ((half == 0) == (k % 2 == 0)) {
+        rc = p2p_mpi(r, quick, ml[k], mb[k]);
+      } else if (thr) {
+        int bad = me == 0 ? p2p_threads(quick, tl[k], tb[k]) : 0;
+        quiet_barrier(tutti_mpi_comm(r)); /* rank 1 sleeps while the threads run */
+        MPI_Bcast(&bad, 1, MPI_INT, 0, tutti_mpi_comm(r));
+        if (bad) thr = 0;
+      }
+    }
+  }
+  if (rc) return cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(rc));
+  if (me != 0) return CLI_OK;
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  lib[strcspn(lib, ",\n")] = 0;
+  printf("# tutti-mpi bench p2p: bench/pingpong.c between ranks 0 and 1 of %d, %s;\n"
+         "# %d rounds, medians%s\n",
+         tutti_size(r), lib, rounds,
+         !compare ? ""
+         : thr    ? "; threads: the same code on 2 rank threads of tutti's runtime (none model,\n"
+                    "# pinned to cores 0 and 1 for the ping-pong), in the same rounds; ratio: the\n"
+                    "# median of the per-round ratios threads / MPI"
+                  : "; threads: not measured (tutti-compare-threads failed or missing)");
+  double v[P2P_MAXROUNDS];
+  char s1[32], s2[32];
+  printf("\none-way latency  %12s%s\n", "MPI", thr ? "      threads  threads/MPI (time)" : "");
+  for (int s = 0; s < P2P_NLAT; s++) {
+    for (int k = 0; k < rounds; k++) v[k] = ml[k][s];
+    printf("  %-10s     %12s", tutti_format_bytes(p2p_lat[s], s1, sizeof s1),
+           tutti_format_time(med_of(v, rounds), s2, sizeof s2));
+    if (thr) {
+      for (int k = 0; k < rounds; k++) v[k] = tl[k][s];
+      printf("  %11s", tutti_format_time(med_of(v, rounds), s2, sizeof s2));
+      for (int k = 0; k < rounds; k++) v[k] = tl[k][s] / ml[k][s];
+      printf("  %10.2fx", med_of(v, rounds));
+    }
+    printf("\n");
+  }
+  printf("\nbandwidth        %12s%s\n", "MPI", thr ? "      threads  threads/MPI (rate)" : "");
+  for (int s = 0; s < P2P_NBW; s++) {
+    for (int k = 0; k < rounds; k++) v[k] = mb[k][s];
+    printf("  %-10s     %12s", tutti_format_bytes(p2p_bw(s), s1, sizeof s1),
+           tutti_format_bandwidth(med_of(v, rounds), s2, sizeof s2));
+    if (thr) {
+      for (int k = 0; k < rounds; k++) v[k] = tb[k][s];
+      printf("  %11s", tutti_format_bandwidth(med_of(v, rounds), s2, sizeof s2));
+      for (int k = 0; k < rounds; k++) v[k] = tb[k][s] / mb[k][s];
+      printf("  %10.2fx", med_of(v, rounds));
+    }
+    printf("\n");
+  }
+  return CLI_OK;
+}
+
+/* ------------------------------------------------------------ barrier */
+
+/* K rounds of one untimed MPI_Barrier then B timed ones, rank 0's clock:
+ * prints "MPI_Barrier P MEDIAN MIN" (seconds per call) and the library. */
+static int barrier(tutti_rank_t *r, int argc, char **argv) {
+  const char *cmd = "mpi bench barrier";
+  long v[2] = {21, 100};
+  static const char *const flag[2] = {"--rounds", "--batch"};
+  for (int i = 0; i < argc; i++) {
+    int f = !strcmp(argv[i], flag[0]) ? 0 : !strcmp(argv[i], flag[1]) ? 1 : -1;
+    char *end = NULL;
+    if (f < 0)
+      return cli_fail(CLI_EUSAGE, cmd, "unknown option '%s'; accepted: --rounds K, --batch B",
+                      argv[i]);
+    v[f] = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+    if (!end || *end || v[f] < 1 || v[f] > 100000)
+      return cli_fail(CLI_EUSAGE, cmd, "%s: '%s' is not valid; accepted: 1..100000", flag[f],
+                      i + 1 < argc ? argv[i + 1] : "");
+    i++;
+  }
+  int rounds = (int)v[0], batch = (int)v[1], me = tutti_rank(r);
+  MPI_Comm comm = tutti_mpi_comm(r);
+  double *t = malloc(sizeof *t * (size_t)rounds);
+  if (!t) return cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(TUTTI_ENOMEM));
+  int rc = 0;
+  for (int k = 0; k < rounds && !rc; k++) {
+    rc = MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < batch && !rc; i++) rc = MPI_Barrier(comm);
+    t[k] = (MPI_Wtime() - t0) / batch;
+  }
+  if (!rc && me == 0) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, ",\n")] = 0;
+    double m = med_of(t, rounds);
+    printf("library %s\nMPI_Barrier %d %.9g %.9g\n", lib, tutti_size(r), m, t[0]);
+  }
+  free(t);
+  return rc ? cli_fail(CLI_ERUNTIME, cmd, "MPI_Barrier failed") : CLI_OK;
+}
+
 int tutti_mpi_bench(tutti_rank_t *r, int argc, char **argv) {
-  if (argc < 1 || strcmp(argv[0], "compare"))
-    return cli_fail(CLI_EUSAGE, "mpi bench", "unknown or missing benchmark '%s'; accepted: compare",
-                    argc < 1 ? "" : argv[0]);
-  return compare(r, argc - 1, argv + 1);
+  if (argc >= 1 && !strcmp(argv[0], "compare")) return compare(r, argc - 1, argv + 1);
+  if (argc >= 1 && !strcmp(argv[0], "p2p")) return p2p(r, argc - 1, argv + 1);
+  if (argc >= 1 && !strcmp(argv[0], "barrier")) return barrier(r, argc - 1, argv + 1);
+  return cli_fail(CLI_EUSAGE, "mpi bench",
+                  "unknown or missing benchmark '%s'; accepted: compare, p2p, barrier",
+                  argc < 1 ? "" : argv[0]);
 }

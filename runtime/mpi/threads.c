@@ -11,12 +11,26 @@
  *
  * Usage: tutti-compare-threads P ROUNDS SIZE... ; prints one line per
  * point, "COLL BYTES ALGO MEDIAN MIN" (seconds); exit 0, or 3 on failure.
+ *
+ * `tutti-compare-threads p2p TOKEN...`: one round of the thread half of
+ * `tutti-mpi bench p2p --compare`, bench/pingpong.c on two rank threads
+ * (the code the MPI half runs): a token lBYTES:ITERS is a ping-pong
+ * (ranks pinned to cores 0 and 1, as `tutti bench p2p` pins them), printed
+ * "lat BYTES SECONDS" (one way); bBYTES:MSGS a stream, "bw BYTES
+ * BYTES_PER_SECOND".
+ *
+ * mpirun binds rank 0 (this program's parent) to one core when it has a
+ * core per process; the threads would inherit that one core, so the
+ * program first allows itself every core again.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "pingpong.h"
 #include "tutti/tutti.h"
 
 struct job {
@@ -62,7 +76,76 @@ static int cmp_double(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
+/* ------------------------------------------------------------ p2p */
+
+struct p2p_job {
+  size_t bytes;
+  long n; /* round trips or messages */
+  int lat;
+  char *buf[2];
+  double out;
+};
+
+static void pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu % CPU_SETSIZE, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static void pin_all(void) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+  pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+}
+
+static int p2p_rank(tutti_rank_t *r, void *arg) {
+  struct p2p_job *j = arg;
+  int me = tutti_rank(r), rc;
+  if (j->lat) {
+    pin_to(me);
+    rc = pp_latency(r, j->buf[me], j->bytes, j->n, j->n / 10 + 10, now, &j->out);
+    pin_all();
+  } else {
+    memset(j->buf[me], me, j->bytes); /* page faults are not measured */
+    rc = pp_stream(r, j->buf[me], j->bytes, (int)j->n, now, &j->out);
+  }
+  return rc;
+}
+
+static int p2p_main(int argc, char **argv) {
+  tutti_world_t *w;
+  tutti_config_t cfg = tutti_config_default(2);
+  if (tutti_world_create(&w, &cfg)) return 3;
+  int st = 0;
+  for (int i = 0; i < argc && !st; i++) {
+    struct p2p_job j = {.lat = argv[i][0] == 'l'};
+    char *end;
+    j.bytes = strtoull(argv[i] + 1, &end, 10);
+    j.n = *end == ':' ? strtol(end + 1, NULL, 10) : 0;
+    if ((argv[i][0] != 'l' && argv[i][0] != 'b') || j.n < 1) {
+      fprintf(stderr,
+              "tutti-compare-threads p2p: bad point '%s'; accepted: lBYTES:ITERS, "
+              "bBYTES:MSGS\n",
+              argv[i]);
+      st = 2;
+      break;
+    }
+    j.buf[0] = calloc(1, j.bytes ? j.bytes : 1), j.buf[1] = calloc(1, j.bytes ? j.bytes : 1);
+    if (!j.buf[0] || !j.buf[1] || tutti_world_run(w, p2p_rank, &j))
+      st = 3;
+    else
+      printf("%s %zu %.9g\n", j.lat ? "lat" : "bw", j.bytes, j.out);
+    free(j.buf[0]), free(j.buf[1]);
+  }
+  tutti_world_destroy(w);
+  return fflush(stdout) ? 3 : st;
+}
+
 int main(int argc, char **argv) {
+  pin_all();
+  if (argc >= 2 && !strcmp(argv[1], "p2p")) return p2p_main(argc - 2, argv + 2);
   if (argc < 3) {
     fprintf(stderr, "usage: tutti-compare-threads P ROUNDS SIZE...\n");
     return 2;
