@@ -32,6 +32,7 @@ int tutti_cli_suite(int argc, char **argv);
 int tutti_cli_topo(int argc, char **argv);
 int tutti_cli_sweep(int argc, char **argv);
 int tutti_cli_calibrate(int argc, char **argv);
+int tutti_cli_tune(int argc, char **argv);
 
 /* ------------------------------------------------------------ options */
 
@@ -72,6 +73,10 @@ int tutti_cli_calibrate(int argc, char **argv);
   X(CSV, 0, "csv", "FILE", "write the results as CSV to FILE (- for stdout)")                      \
   X(PLOT, 0, "plot", "FILE",                                                                       \
     "draw modeled time against size with gnuplot into FILE.svg or FILE.png")                       \
+  X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \
+  X(RULES_OUT, 0, "rules-out", "FILE", "write the winners as a rules file (--rules reads it)")     \
+  X(OMPI_RULES, 0, "ompi-rules", "FILE",                                                           \
+    "write the winners as Open MPI's coll/tuned dynamic rules file")                               \
   X(HELP, 'h', "help", NULL, "this text")
 
 enum cli_opt_id {
@@ -99,6 +104,7 @@ struct cli_opts {
   uint32_t max_events;                    /* 0: the library's automatic limit */
   int npos;
   const char *pos[CLI_MAX_POS];
+  const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
 };
 
 /* Parse argv for command `cmd`, accepting the options in `accepted` and up
@@ -150,6 +156,11 @@ const char *cli_coll_names(void);
  * buf: "bcast, reduce, gather, scatter"; `last` separates the last two
  * (", " or " or "). Returns buf. */
 char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n);
+
+/* --rules FILE (cli_tune.c): *out the parsed rules, NULL when the option
+ * was not given. 0, or CLI_EUSAGE after the one-line error ("tutti CMD:
+ * --rules: FILE:LINE: what; accepted: what"). Free with tutti_rules_free. */
+int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out);
 
 /* ------------------------------------------------------------ JSON */
 

@@ -167,6 +167,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   ALGO(bcast, scatter_allgather, "scatter-allgather", 0,                                           \
        "binomial scatter of one block per rank, then an allgather of the blocks", SRC_VDG,         \
        "(ceil(log2 P) + P - 1) alpha + 2 ((P-1)/P) beta m (ring)", P_ALLGATHER)                    \
+  ALGO(bcast, auto, "auto", 0,                                                                     \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(reduce, "flat", FLAT, 0, "every rank sends to the root, which combines in rank order",      \
        SRC_PVM, "(P-1)(alpha + beta m + gamma m)")                                                 \
@@ -181,6 +184,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
        P_SEGMENT)                                                                                  \
   TREE(reduce, "postal-optimal", POSTAL, 0, "the postal-optimal broadcast tree reversed", SRC_BK,  \
        "T_1(P)(alpha + beta m + gamma m)", P_L, P_SEGMENT)                                         \
+  ALGO(reduce, auto, "auto", 0,                                                                    \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(gather, "flat", FLAT, 0, "every rank sends its block to the root", SRC_PVM,                 \
        "(P-1)(alpha + beta b)")                                                                    \
@@ -190,6 +196,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   TREE(gather, "lambda-tree", LAMBDA, 0,                                                           \
        "lambda-tree; each rank forwards its subtree's blocks in one message", SRC_BI,              \
        "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
+  ALGO(gather, auto, "auto", 0,                                                                    \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(scatter, "flat", FLAT, 0, "the root sends every rank its block", SRC_PVM,                   \
        "(P-1)(alpha + beta b)")                                                                    \
@@ -199,6 +208,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   TREE(scatter, "lambda-tree", LAMBDA, 0,                                                          \
        "lambda-tree; each rank gets its subtree's blocks in one message", SRC_BI,                  \
        "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
+  ALGO(scatter, auto, "auto", 0,                                                                   \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   ALGO(allreduce, reduce_bcast, "reduce-bcast", 0,                                                 \
        "binomial reduce to rank 0, then binomial broadcast",                                       \
@@ -225,6 +237,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
        "of two)",                                                                                  \
        "R. Rabenseifner, ICCS 2004; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",              \
        "2 log2(p') alpha + (p'-1)/p' (2 beta + gamma) m [+ 2(alpha + beta m) + gamma m]")          \
+  ALGO(allreduce, auto, "auto", 0,                                                                 \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
        "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \
