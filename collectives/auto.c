@@ -48,6 +48,7 @@ static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t o
                  size_t whylen, size_t *used) {
   const tutti_algo_desc_t *d;
   double tb = INFINITY;
+  int listed = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
     if (d->coll != coll || tutti_algo_is_auto(d)) continue;
     tutti_algo_t a;
@@ -60,9 +61,8 @@ static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t o
     if (isnan(t)) continue;
     if (why && *used < whylen) {
       char tt[64];
-      *used += (size_t)snprintf(why + *used, whylen - *used, "%s %s %s%s",
-                                isfinite(tb) || *used ? "," : "", d->name, b ? "<= " : "",
-                                tutti_format_time(t, tt, sizeof tt));
+      *used += (size_t)snprintf(why + *used, whylen - *used, "%s %s %s%s", listed++ ? "," : "",
+                                d->name, b ? "<= " : "", tutti_format_time(t, tt, sizeof tt));
     }
     if (t < tb * (1 - 1e-12)) tb = t, *best = a, *bound = b;
   }
