@@ -96,7 +96,8 @@ static int candidates(int coll, tutti_algo_t *v, int max) {
 
 /* ------------------------------------------------------------ cells */
 
-/* The winner of one (coll, P, m). */
+/* The winner of one (coll, P, m); the runner-up is the fastest other
+ * algorithm (a variant of the winner's own is not a rival). */
 struct cell {
   int coll, P, ok; /* ok: some candidate ran and was verified */
   size_t m;
@@ -140,16 +141,6 @@ static int make_buckets(const struct cell *c, int first, int n, int P, int Pnext
   if (nb) out[0].lo = 0;
   for (int b = 0; b + 1 < nb; b++) out[b].hi = out[b + 1].lo - 1;
   return nb;
-}
-
-static char *range_text(size_t lo, size_t hi, char *buf, size_t n) {
-  char a[32], b[32];
-  if (hi == TUTTI_RULES_NO_LIMIT)
-    snprintf(buf, n, "%s..", tutti_format_bytes(lo, a, sizeof a));
-  else
-    snprintf(buf, n, "%s..%s", tutti_format_bytes(lo, a, sizeof a),
-             tutti_format_bytes(hi, b, sizeof b));
-  return buf;
 }
 
 /* The smallest lead of the bucket's winner over its runner-up, as a
@@ -254,7 +245,9 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
       struct cell *c = &t->cells[t->ncells++];
       *c = (struct cell){
           .coll = coll, .P = P, .m = data ? t->sizes[s] : 0, .t = INFINITY, .t2 = INFINITY};
+      double times[MAX_CANDIDATES];
       for (int a = 0; a < nc; a++) {
+        times[a] = INFINITY; /* skipped or not verified: out of the race */
         struct cli_point r = {.algo = cand[a], .desc = cand[a].desc, .coll = coll, .bytes = c->m};
         cli_point_run(&w, &cfg, P, &r);
         if (r.failed) {
@@ -269,17 +262,17 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
                     cand[a].desc->name, P, c->m, r.note);
           continue;
         }
-        char spec[256];
-        tutti_algo_format(&cand[a], spec, sizeof spec);
-        if (r.time < c->t * (1 - 1e-12)) { /* a new best; ties: the first */
-          if (c->ok) c->t2 = c->t, snprintf(c->spec2, sizeof c->spec2, "%s", c->spec);
+        times[a] = r.time;
+        if (r.time < c->t * (1 - 1e-12)) /* a new best; ties: the first */
           c->t = r.time, c->best = cand[a], c->ok = 1;
-          snprintf(c->spec, sizeof c->spec, "%s", spec);
-        } else if (r.time < c->t2) {
-          c->t2 = r.time;
-          snprintf(c->spec2, sizeof c->spec2, "%s", spec);
-        }
       }
+      /* the runner-up: the fastest other algorithm (not a variant of the winner's) */
+      for (int a = 0; c->ok && a < nc; a++)
+        if (cand[a].desc != c->best.desc && times[a] < c->t2 * (1 - 1e-12)) {
+          c->t2 = times[a];
+          tutti_algo_format(&cand[a], c->spec2, sizeof c->spec2);
+        }
+      if (c->ok) tutti_algo_format(&c->best, c->spec, sizeof c->spec);
     }
     if (w) tutti_world_destroy(w);
     tutti_machine_free(&mach);
@@ -301,14 +294,14 @@ static void print_table(const struct tune *t, const tutti_model_t *m, const char
   printf("tutti tune: the fastest verified algorithm per (ranks, size)\nmodel: %s", desc);
   if (label) printf("  [profile %s]", label);
   printf("\n");
-  printf("%-10s  %-10s  %-22s  %-40s  %-22s  %s\n", "collective", "ranks", "bytes", "winner",
-         "time", "lead over runner-up");
+  printf("%-10s  %-8s  %-16s  %-20s  %6s  %-40s  %s\n", "collective", "ranks", "bytes", "time",
+         "lead", "winner", "(runner-up)");
   for (int coll = 0; coll < TUTTI_COLL_N; coll++)
     for (int i = 0; i < t->nranks; i++) {
       int nb = coll_buckets(t, coll, i, bk);
       for (int b = 0; b < nb; b++) {
         const struct cell *c = t->cells;
-        char pr[32], br[80], t1[32], t2[32], tr[80], lead[320];
+        char pr[32], br[80], t1[32], t2[32], tr[80], lead[32], next[300] = "";
         if (bk[b].Pnext)
           snprintf(pr, sizeof pr, "%d..%d", bk[b].P, bk[b].Pnext - 1);
         else
@@ -321,12 +314,18 @@ static void print_table(const struct tune *t, const tutti_model_t *m, const char
           snprintf(tr, sizeof tr, "%s..%s", t1, t2);
         const char *who;
         double l = bucket_lead(c, &bk[b], &who);
-        if (!isfinite(l))
-          snprintf(lead, sizeof lead, "the only one");
+        if (!isfinite(l)) {
+          snprintf(lead, sizeof lead, "-"); /* nothing else ran */
+        } else {
+          snprintf(lead, sizeof lead, "%.1f%%", 100 * l);
+          snprintf(next, sizeof next, "(%s)", who);
+        }
+        if (bk[b].hi == TUTTI_RULES_NO_LIMIT)
+          snprintf(br, sizeof br, "%zu..", bk[b].lo);
         else
-          snprintf(lead, sizeof lead, "%.1f%% (%s)", 100 * l, who);
-        printf("%-10s  %-10s  %-22s  %-40s  %-22s  %s\n", tutti_coll_name(coll), pr,
-               range_text(bk[b].lo, bk[b].hi, br, sizeof br), c[bk[b].first].spec, tr, lead);
+          snprintf(br, sizeof br, "%zu..%zu", bk[b].lo, bk[b].hi);
+        printf("%-10s  %-8s  %-16s  %-20s  %6s  %-40s  %s\n", tutti_coll_name(coll), pr, br, tr,
+               lead, c[bk[b].first].spec, next);
       }
     }
 }
