@@ -260,8 +260,8 @@ struct tutti_world {
   size_t stack_size;
   tutti_model_t model;
   const struct tutti_rules *rules; /* the config's, not copied (tutti_rank_rules) */
-  bool record;  /* events are recorded (modeled run, or TUTTI_RECORD) */
-  bool modeled; /* model != none: wildcards rejected */
+  bool record;                     /* events are recorded (modeled run, or TUTTI_RECORD) */
+  bool modeled;                    /* model != none: wildcards rejected */
   unsigned flags, seed;
   int spin;
   bool asym; /* senders skip the full barrier; a sleeper issues membarrier() */

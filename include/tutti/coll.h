@@ -340,8 +340,8 @@ TUTTI_API int tutti_rules_lookup(const tutti_rules_t *rules, int coll, int P, si
  * err: an unknown section (collective), an unknown key, a bad range, a
  * range before any "ranks =", an unknown algorithm or parameter (the
  * registry's message), overlapping ranges. */
-TUTTI_API int tutti_rules_parse_string(const char *text, const char *filename,
-                                       tutti_rules_t **out, char *err, size_t errlen);
+TUTTI_API int tutti_rules_parse_string(const char *text, const char *filename, tutti_rules_t **out,
+                                       char *err, size_t errlen);
 /* Read and parse a rules file: as above, TUTTI_EIO when it cannot be read
  * ("FILE: why"). */
 TUTTI_API int tutti_rules_load(const char *path, tutti_rules_t **out, char *err, size_t errlen);
@@ -360,8 +360,8 @@ TUTTI_API int tutti_rules_load(const char *path, tutti_rules_t **out, char *err,
  * why (may be NULL) gets one line saying which, and the candidates'
  * estimates. 0, TUTTI_EINVAL, TUTTI_ENOTFOUND (no candidate can run).
  * Pure; any thread. */
-TUTTI_API int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules,
-                                int P, size_t bytes, int root, tutti_op_t op, tutti_algo_t *chosen,
+TUTTI_API int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules, int P,
+                                size_t bytes, int root, tutti_op_t op, tutti_algo_t *chosen,
                                 char *why, size_t whylen);
 /* 1 if d is a collective's `auto` (it chooses among the others), else 0. */
 TUTTI_API int tutti_algo_is_auto(const tutti_algo_desc_t *d);
