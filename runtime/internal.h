@@ -259,11 +259,12 @@ struct tutti_world {
   int nranks;
   size_t stack_size;
   tutti_model_t model;
-  const struct tutti_rules *rules; /* the config's, not copied (tutti_rank_rules) */
-  bool record;                     /* events are recorded (modeled run, or TUTTI_RECORD) */
-  bool modeled;                    /* model != none: wildcards rejected */
+  bool record;  /* events are recorded (modeled run, or TUTTI_RECORD) */
+  bool modeled; /* model != none: wildcards rejected */
   unsigned flags, seed;
   int spin;
+  /* the config's rules, not copied (tutti_rank_rules) */
+  const struct tutti_rules *rules;
   bool asym; /* senders skip the full barrier; a sleeper issues membarrier() */
   size_t eager_limit;
   bool wallclock;    /* TUTTI_WALLCLOCK */
