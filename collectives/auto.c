@@ -42,10 +42,11 @@ int tutti_algo_is_auto(const tutti_algo_desc_t *d) {
 
 /* The least-cost candidate of coll under h: 0 with *best, *bound set, or
  * TUTTI_ENOTFOUND. op NULL: any op; root -1, bytes SIZE_MAX: not checked.
- * why (may be NULL) gets ", name cost" per candidate appended at *used. */
+ * why (may be NULL) gets ", name cost" per candidate appended at *used
+ * (steps: times are postal steps, shown as plain numbers). */
 static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t op,
                  const tutti_hockney_t *h, tutti_algo_t *best, double *tbest, int *bound, char *why,
-                 size_t whylen, size_t *used) {
+                 size_t whylen, size_t *used, int steps) {
   const tutti_algo_desc_t *d;
   double tb = INFINITY;
   int listed = 0;
@@ -61,8 +62,12 @@ static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t o
     if (isnan(t)) continue;
     if (why && *used < whylen) {
       char tt[64];
+      if (steps)
+        snprintf(tt, sizeof tt, "%g", t);
+      else
+        tutti_format_time(t, tt, sizeof tt);
       *used += (size_t)snprintf(why + *used, whylen - *used, "%s %s %s%s", listed++ ? "," : "",
-                                d->name, b ? "<= " : "", tutti_format_time(t, tt, sizeof tt));
+                                d->name, b ? "<= " : "", tt);
     }
     if (t < tb * (1 - 1e-12)) tb = t, *best = a, *bound = b;
   }
@@ -108,13 +113,17 @@ int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rul
     h.beta = (one_message(m, m1) - h.alpha) / m1;
     h.gamma = m->gamma;
   }
+  int steps = m->preset == TUTTI_MODEL_POSTAL; /* times in steps, not seconds */
+  if (steps)
+    snprintf(a, sizeof a, "%g steps", h.alpha), snprintf(b, sizeof b, "%g steps", h.beta);
+  else
+    tutti_format_time(h.alpha, a, sizeof a), tutti_format_time(h.beta, b, sizeof b);
   if (why && used < whylen)
-    used += (size_t)snprintf(
-        why + used, whylen - used,
-        "least Hockney cost, alpha = %s, beta = %s/B:", tutti_format_time(h.alpha, a, sizeof a),
-        tutti_format_time(h.beta, b, sizeof b));
+    used += (size_t)snprintf(why + used, whylen - used,
+                             "least Hockney cost, alpha = %s, beta = %s/B:", a, b);
   int bound = 0;
-  return least(coll, P, root, bytes, bytes, op, &h, chosen, NULL, &bound, why, whylen, &used);
+  return least(coll, P, root, bytes, bytes, op, &h, chosen, NULL, &bound, why, whylen, &used,
+               steps);
 }
 
 /* The registered Hockney cost: the least of the candidates' (what the
@@ -124,7 +133,7 @@ static double auto_cost(int coll, int P, int root, size_t m, const tutti_hockney
   double t;
   size_t used = 0;
   *bound = 0;
-  return least(coll, P, root, m, m, NULL, h, &c, &t, bound, NULL, 0, &used) ? NAN : t;
+  return least(coll, P, root, m, m, NULL, h, &c, &t, bound, NULL, 0, &used, 0) ? NAN : t;
 }
 
 /* Each `auto` takes its tag first, unconditionally (engine.h "Tags"); the
