@@ -34,6 +34,7 @@ int tutti_cli_topo(int argc, char **argv);
 int tutti_cli_sweep(int argc, char **argv);
 int tutti_cli_calibrate(int argc, char **argv);
 int tutti_cli_explain(int argc, char **argv);
+int tutti_cli_tune(int argc, char **argv);
 
 /* ------------------------------------------------------------ options */
 
@@ -76,6 +77,10 @@ int tutti_cli_explain(int argc, char **argv);
     "draw modeled time against size with gnuplot into FILE.svg or FILE.png")                       \
   X(NO_DATA, 0, "no-data", NULL,                                                                   \
     "timing only: message sizes without payload, no verification, buffers cost no memory")         \
+  X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \
+  X(RULES_OUT, 0, "rules-out", "FILE", "write the winners as a rules file (--rules reads it)")     \
+  X(OMPI_RULES, 0, "ompi-rules", "FILE",                                                           \
+    "write the winners as Open MPI's coll/tuned dynamic rules file")                               \
   X(HELP, 'h', "help", NULL, "this text")
 
 enum cli_opt_id {
@@ -104,6 +109,7 @@ struct cli_opts {
   int no_data;                            /* --no-data: a timing-only run (TUTTI_NO_DATA) */
   int npos;
   const char *pos[CLI_MAX_POS];
+  const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
 };
 
 /* Parse argv for command `cmd`, accepting the options in `accepted` and up
@@ -155,6 +161,11 @@ const char *cli_coll_names(void);
  * buf: "bcast, reduce, gather, scatter"; `last` separates the last two
  * (", " or " or "). Returns buf. */
 char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n);
+
+/* --rules FILE (cli_tune.c): *out the parsed rules, NULL when the option
+ * was not given. 0, or CLI_EUSAGE after the one-line error ("tutti CMD:
+ * --rules: FILE:LINE: what; accepted: what"). Free with tutti_rules_free. */
+int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out);
 
 /* ------------------------------------------------------------ JSON */
 

@@ -174,6 +174,15 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   case CLI_OPT_PLOT:
     o->plot = v;
     return 0;
+  case CLI_OPT_RULES:
+    o->rules = v;
+    return 0;
+  case CLI_OPT_RULES_OUT:
+    o->rules_out = v;
+    return 0;
+  case CLI_OPT_OMPI_RULES:
+    o->ompi_rules = v;
+    return 0;
   default:
     return 0; /* flags */
   }

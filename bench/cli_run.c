@@ -345,7 +345,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
-   CLI_O(NO_DATA) | CLI_O(HELP))
+   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -407,9 +407,25 @@ static void print_split(const struct cli_result *res) {
       (unsigned long long)res->stats.sleeps);
 }
 
+/* What an `auto` ran: its choice (tutti_auto_choose, the same call the
+ * ranks made) into spec and why; "" for any other algorithm. */
+struct auto_choice {
+  char spec[256], why[1024];
+};
+
+static void auto_choice(const struct cli_job *j, const tutti_model_t *m, const tutti_rules_t *rules,
+                        int P, size_t bytes, struct auto_choice *out) {
+  out->spec[0] = out->why[0] = '\0';
+  if (!tutti_algo_is_auto(j->algo.desc)) return;
+  tutti_algo_t c;
+  int root = tutti_coll_traits(j->coll) & TUTTI_COLL_ROOTED ? j->root : -1;
+  if (!tutti_auto_choose(j->coll, m, rules, P, bytes, root, j->op, &c, out->why, sizeof out->why))
+    tutti_algo_format(&c, out->spec, sizeof out->spec);
+}
+
 static void print_table(const struct cli_job *j, const struct cli_opts *o,
                         const tutti_machine_t *mach, const struct cli_result *res, size_t bytes,
-                        const tutti_world_t *w) {
+                        const tutti_world_t *w, const struct auto_choice *ac) {
   const tutti_model_t *m = &mach->model;
   char s1[64], s2[64], desc[512] = "", spec[256] = "";
   tutti_algo_format(&j->algo, spec, sizeof spec);
@@ -417,14 +433,11 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
   int P = o->nranks;
   printf("collective    %s\n", tutti_coll_name(j->coll));
   printf("algorithm     %s\n", spec);
-  if (j->coll == TUTTI_COLL_BARRIER && !strcmp(j->algo.desc->name, "auto")) {
-    tutti_algo_t c; /* what auto ran, and the estimates it chose by */
-    char why[1024] = "", cs[256] = "";
-    if (!tutti_barrier_auto_choose(m, o->nranks, &c, why, sizeof why)) {
-      tutti_algo_format(&c, cs, sizeof cs);
-      printf("chose         %s (least estimate; ties: first registered)\n", cs);
-      printf("estimates     %s\n", why);
-    }
+  if (ac->spec[0]) { /* what auto ran, and the rule or the estimates it chose by */
+    int by_rule = !strncmp(ac->why, "rule ", 5) && !strstr(ac->why, "cannot run here");
+    printf("chose         %s%s\n", ac->spec,
+           by_rule ? " (by the rules file)" : " (least estimate; ties: first registered)");
+    printf("%-13s %s\n", by_rule ? "rule" : "estimates", by_rule ? ac->why + 5 : ac->why);
   }
   printf("ranks         %d\n", P);
   if (tutti_coll_traits(j->coll) & TUTTI_COLL_DATA)
@@ -487,7 +500,7 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
 
 static void print_json(const struct cli_job *j, const struct cli_opts *o,
                        const tutti_machine_t *mach, const struct cli_result *res, size_t bytes,
-                       const tutti_world_t *w) {
+                       const tutti_world_t *w, const struct auto_choice *ac) {
   const tutti_model_t *m = &mach->model;
   FILE *f = stdout;
   char spec[256] = "";
@@ -502,6 +515,16 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
   cli_json_str(f, spec);
   fputs(",\"params\":", f);
   cli_json_params(f, &j->algo);
+  fputs(",\"auto_chose\":", f); /* what an auto ran, and why; null for the others */
+  if (ac->spec[0])
+    cli_json_str(f, ac->spec);
+  else
+    fputs("null", f);
+  fputs(",\"auto_why\":", f);
+  if (ac->spec[0])
+    cli_json_str(f, ac->why);
+  else
+    fputs("null", f);
   fprintf(f, ",\"ranks\":%d,\"bytes\":%zu,\"count\":%ld,\"dtype\":", o->nranks, bytes, j->count);
   cli_json_str(f, tutti_type_name(j->type));
   fputs(",\"op\":", f);
@@ -718,9 +741,16 @@ int tutti_cli_run(int argc, char **argv) {
                     o.trace);
   }
 
+  tutti_rules_t *rules = NULL;
+  if ((st = cli_rules("run", &o, &rules))) {
+    if (trace) fclose(trace);
+    tutti_machine_free(&mach);
+    return st;
+  }
   tutti_config_t cfg = tutti_config_default(o.nranks);
   cfg.model = &mach.model;
   cfg.max_events = o.max_events;
+  cfg.rules = rules;
   if (trace || timeline) cfg.flags |= TUTTI_RECORD;
   if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
   j.no_data = o.no_data;
@@ -728,6 +758,7 @@ int tutti_cli_run(int argc, char **argv) {
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {
     if (trace) fclose(trace);
+    tutti_rules_free(rules);
     tutti_machine_free(&mach);
     return cli_fail(CLI_ERUNTIME, "run", "cannot create a world of %d ranks: %s", o.nranks,
                     tutti_strerror(rc));
@@ -736,14 +767,17 @@ int tutti_cli_run(int argc, char **argv) {
   rc = cli_exec(w, &j, &res);
   if (rc || res.rc) {
     tutti_world_destroy(w);
+    tutti_rules_free(rules);
     tutti_machine_free(&mach);
     if (trace) fclose(trace);
     return cli_fail(CLI_ERUNTIME, "run", "%s", rc ? tutti_strerror(rc) : res.error);
   }
+  struct auto_choice ac;
+  auto_choice(&j, &mach.model, rules, o.nranks, bytes, &ac);
   if (json)
-    print_json(&j, &o, &mach, &res, bytes, w);
+    print_json(&j, &o, &mach, &res, bytes, w, &ac);
   else
-    print_table(&j, &o, &mach, &res, bytes, w);
+    print_table(&j, &o, &mach, &res, bytes, w, &ac);
   st = res.verified ? CLI_OK : CLI_EVERIFY;
   if (timeline) {
     printf("\n");
@@ -762,6 +796,7 @@ int tutti_cli_run(int argc, char **argv) {
   }
   fflush(stdout); /* the report before a verification failure's line on stderr */
   tutti_world_destroy(w);
+  tutti_rules_free(rules);   /* the world pointed to them */
   tutti_machine_free(&mach); /* the world's model pointed to it */
   if (st == CLI_EVERIFY) cli_fail(CLI_EVERIFY, "run", "verification failed: %s", res.why);
   return st;

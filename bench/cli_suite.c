@@ -31,7 +31,7 @@ static int by_time(const void *pa, const void *pb) {
 #define SUITE_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(NO_DATA) |       \
-   CLI_O(HELP))
+   CLI_O(HELP) | CLI_O(RULES))
 #define SUITE_MAX_RANKS 16384
 
 /* Rows continue one array across tables; *printed counts those written. */
@@ -159,9 +159,13 @@ int tutti_cli_suite(int argc, char **argv) {
                     "--plot: '%s' is not .svg or .png; accepted: FILE.svg, FILE.png", o.plot);
   int *ranks = NULL, nranks = 0, nsizes = 0;
   size_t *sizes = NULL;
+  tutti_rules_t *rules = NULL; /* --rules: what the `auto` rows follow */
+  if ((st = cli_rules("suite", &o, &rules))) return st;
   if ((st = cli_parse_ranks("suite", o.ranks_list ? o.ranks_list : "16", SUITE_MAX_RANKS, &ranks,
-                            &nranks)))
+                            &nranks))) {
+    tutti_rules_free(rules);
     return st;
+  }
   char one[32];
   snprintf(one, sizeof one, "%zu", o.bytes);
   if ((st = cli_parse_sizes("suite",
@@ -169,19 +173,19 @@ int tutti_cli_suite(int argc, char **argv) {
                             : o.given & CLI_O(BYTES) ? one
                                                      : "8,64KiB",
                             &sizes, &nsizes))) {
-    free(ranks);
+    free(ranks), tutti_rules_free(rules);
     return st;
   }
   for (int i = 0; i < nranks; i++)
     for (int s = 0; s < nsizes; s++)
       if (sizes[s] > SIZE_MAX / (size_t)ranks[i]) {
-        free(ranks), free(sizes);
+        free(ranks), free(sizes), tutti_rules_free(rules);
         return cli_fail(CLI_EUSAGE, "suite", "--bytes: too large for %d ranks; accepted: less",
                         ranks[i]);
       }
   FILE *csv = NULL;
   if (o.csv && !csv_only && !(csv = fopen(o.csv, "w"))) {
-    free(ranks), free(sizes);
+    free(ranks), free(sizes), tutti_rules_free(rules);
     return cli_fail(CLI_EUSAGE, "suite", "--csv: cannot write '%s': %s", o.csv, strerror(errno));
   }
   if (csv_only) csv = stdout;
@@ -191,7 +195,7 @@ int tutti_cli_suite(int argc, char **argv) {
   char desc[512] = "";
   if ((st = cli_model("suite", &o, ranks[0], &mach))) {
     if (csv && csv != stdout) fclose(csv);
-    free(ranks), free(sizes);
+    free(ranks), free(sizes), tutti_rules_free(rules);
     return st;
   }
   int have_mach = 1;
@@ -199,7 +203,7 @@ int tutti_cli_suite(int argc, char **argv) {
   if (mach.topo && model->preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
     if (csv && csv != stdout) fclose(csv);
-    free(ranks), free(sizes);
+    free(ranks), free(sizes), tutti_rules_free(rules);
     return cli_fail(CLI_EUSAGE, "suite",
                     "--topology: the none model has no modeled time for links to shape; "
                     "accepted: a topology with a cost model (--model hockney:..., --profile)");
@@ -235,7 +239,7 @@ int tutti_cli_suite(int argc, char **argv) {
     free(rows), free(tstart), plot_free(plot);
     tutti_machine_free(&mach);
     if (csv && csv != stdout) fclose(csv);
-    free(ranks), free(sizes);
+    free(ranks), free(sizes), tutti_rules_free(rules);
     return cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));
   }
   int runs = 0, nver = 0, nskip = 0, nfail = 0, nbad = 0, printed = 0, t = 0, used = 0;
@@ -285,6 +289,7 @@ int tutti_cli_suite(int argc, char **argv) {
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = model;
     if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
+    cfg.rules = rules;
     tutti_world_t *w;
     int rc = tutti_world_create(&w, &cfg);
     if (rc) {
@@ -400,7 +405,7 @@ int tutti_cli_suite(int argc, char **argv) {
   if (plot && !st && plot_write(plot, o.plot, "tutti suite") >= 2) st = CLI_ERUNTIME;
   plot_free(plot);
   if (have_mach) tutti_machine_free(&mach); /* after the worlds: their model points to it */
-  free(ranks), free(sizes);
+  free(ranks), free(sizes), tutti_rules_free(rules);
   if (st) return st;
   if (nfail)
     return cli_fail(CLI_ERUNTIME, "suite", "%d run%s failed%s; first: %s", nfail,

@@ -28,7 +28,7 @@
 #define SWEEP_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(ALGOS) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(CSV) | CLI_O(JSON) | CLI_O(PLOT) |         \
-   CLI_O(NO_DATA) | CLI_O(HELP))
+   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES))
 
 #define SWEEP_DEFAULT_SIZES "8..1MiB"
 #define SWEEP_MAX_RANKS 16384
@@ -258,6 +258,8 @@ int tutti_cli_sweep(int argc, char **argv) {
   plot_t *plot = NULL;
   tutti_machine_t mach;
   int have_mach = 0;
+  tutti_rules_t *rules = NULL; /* --rules: what `auto` follows */
+  if ((st = cli_rules("sweep", &o, &rules))) goto out;
   if (o.ranks_list) {
     if ((st = cli_parse_ranks("sweep", o.ranks_list, SWEEP_MAX_RANKS, &ranks, &nranks))) goto out;
   } else if ((st = cli_parse_ranks("sweep", "16", SWEEP_MAX_RANKS, &ranks, &nranks))) {
@@ -377,6 +379,7 @@ int tutti_cli_sweep(int argc, char **argv) {
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = &mach.model;
     if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
+    cfg.rules = rules;
     tutti_world_t *w = NULL;
     int rc = tutti_world_create(&w, &cfg);
     if (rc) {
@@ -473,5 +476,6 @@ out:
   free(al.v);
   free(ranks);
   free(sizes);
+  tutti_rules_free(rules);
   return st;
 }

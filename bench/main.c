@@ -28,6 +28,8 @@ static int bench_main(int argc, char **argv);
     "every registered algorithm on a default profile -> table")                                    \
   X(sweep, tutti_cli_sweep, "sweep COLL [options]",                                                \
     "algorithms x rank counts x sizes -> CSV, JSON, a gnuplot plot")                               \
+  X(tune, tutti_cli_tune, "tune [options]",                                                        \
+    "the best algorithm per (ranks, size) -> table, rules file, Open MPI rules")                   \
   X(tree, tutti_cli_tree, "tree ALGO -n N [options]",                                              \
     "print the tree an algorithm uses (ASCII, or --dot)")                                          \
   X(explain, tutti_cli_explain, "explain COLL ALGO -n N [options]",                                \

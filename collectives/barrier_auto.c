@@ -24,6 +24,8 @@
  *       fold); it never beats fibonacci's f_Lp(P) <= ceil(log2 P) Lp.
  *   Exact step counts for the postal preset; for LogP/LogGP and custom
  *   eager models an approximation (o and g fold into S(0)).
+ * A rule of the world's rules (tutti_rank_rules) overrides all this
+ * (tutti_auto_choose, auto.c).
  * A topology's links are not looked at: with contention the estimates are
  * those of the model alone.
  * The none model (native runs) is eager with no costs: the postal view
@@ -176,8 +178,9 @@ int tutti__barrier_auto(tutti_rank_t *r, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" (the chosen
                                   barrier takes its own) */
   if (tag < 0) return tag;
-  tutti_algo_t c;
-  int rc = tutti_barrier_auto_choose(tutti_rank_model(r), tutti_size(r), &c, NULL, 0);
+  tutti_algo_t c; /* the world's rule if one applies, else tutti_barrier_auto_choose */
+  int rc = tutti_auto_choose(TUTTI_COLL_BARRIER, tutti_rank_model(r), tutti_rank_rules(r),
+                             tutti_size(r), 0, -1, NULL, &c, NULL, 0);
   return rc ? rc : c.desc->fn.barrier(r, &c);
 }
 

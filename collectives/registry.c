@@ -170,6 +170,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   ALGO(bcast, scatter_allgather, "scatter-allgather", 0,                                           \
        "binomial scatter of one block per rank, then an allgather of the blocks", SRC_VDG,         \
        "(ceil(log2 P) + P - 1) alpha + 2 ((P-1)/P) beta m (ring)", P_ALLGATHER)                    \
+  ALGO(bcast, auto, "auto", 0,                                                                     \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(reduce, "flat", FLAT, 0, "every rank sends to the root, which combines in rank order",      \
        SRC_PVM, "(P-1)(alpha + beta m + gamma m)")                                                 \
@@ -184,6 +187,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
        P_SEGMENT)                                                                                  \
   TREE(reduce, "postal-optimal", POSTAL, 0, "the postal-optimal broadcast tree reversed", SRC_BK,  \
        "T_1(P)(alpha + beta m + gamma m)", P_L, P_SEGMENT)                                         \
+  ALGO(reduce, auto, "auto", 0,                                                                    \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(gather, "flat", FLAT, 0, "every rank sends its block to the root", SRC_PVM,                 \
        "(P-1)(alpha + beta b)")                                                                    \
@@ -193,6 +199,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   TREE(gather, "lambda-tree", LAMBDA, 0,                                                           \
        "lambda-tree; each rank forwards its subtree's blocks in one message", SRC_BI,              \
        "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
+  ALGO(gather, auto, "auto", 0,                                                                    \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(scatter, "flat", FLAT, 0, "the root sends every rank its block", SRC_PVM,                   \
        "(P-1)(alpha + beta b)")                                                                    \
@@ -202,6 +211,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   TREE(scatter, "lambda-tree", LAMBDA, 0,                                                          \
        "lambda-tree; each rank gets its subtree's blocks in one message", SRC_BI,                  \
        "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
+  ALGO(scatter, auto, "auto", 0,                                                                   \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   ALGO(allreduce, reduce_bcast, "reduce-bcast", 0,                                                 \
        "binomial reduce to rank 0, then binomial broadcast",                                       \
@@ -233,6 +245,9 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
        "of two)",                                                                                  \
        "R. Rabenseifner, ICCS 2004; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",              \
        "2 log2(p') alpha + (p'-1)/p' (2 beta + gamma) m [+ 2(alpha + beta m) + gamma m]")          \
+  ALGO(allreduce, auto, "auto", 0,                                                                 \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
   TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
        "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \
@@ -281,7 +296,13 @@ static int check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
        "exchange half the blocks with rank XOR 2^k, log2 P steps (a fold for non-powers of two)",  \
        "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.5",                                \
        "log2(p') alpha + (P-1)(beta + gamma) m [+ 2 alpha + (P+1) beta m + P gamma m, unequal "    \
-       "halves]")
+       "halves]")                                                                                  \
+  ALGO(allgather, auto, "auto", 0,                                                                 \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. ceil(log2 P) alpha + (P-1) beta m")   \
+  ALGO(reduce_scatter, auto, "auto", TUTTI_ALGO_COMMUTATIVE,                                       \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. (P-1)(alpha + beta m + gamma m)")
 
 /* The enum of a collective named in lower case, for the list above. */
 #define COLL_bcast TUTTI_COLL_BCAST

@@ -266,6 +266,8 @@ struct tutti_world {
   bool modeled; /* model != none: wildcards rejected */
   unsigned flags, seed;
   int spin;
+  /* the config's rules, not copied (tutti_rank_rules) */
+  const struct tutti_rules *rules;
   bool asym; /* senders skip the full barrier; a sleeper issues membarrier() */
   size_t eager_limit;
   bool wallclock;    /* TUTTI_WALLCLOCK */

@@ -231,6 +231,10 @@ const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
   return &r->world->model;
 }
 
+const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r) {
+  return r->world->rules;
+}
+
 int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {
   if (!r || !prev || !next || root < 0 || root >= r->size) return TUTTI_EINVAL;
   const int P = r->size, v = (r->rank - root + P) % P;

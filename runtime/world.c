@@ -111,6 +111,7 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->eager_limit = w->model.eager_limit;
   w->flags = cfg->flags;
   w->seed = cfg->seed;
+  w->rules = cfg->rules;
   switch (env_perturb(&w->seed)) {
   case 1:
     w->flags |= TUTTI_PERTURB;

@@ -323,6 +323,74 @@ TUTTI_API int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf
 TUTTI_API int tutti_barrier_auto_choose(const tutti_model_t *m, int P, tutti_algo_t *chosen,
                                         char *why, size_t whylen);
 
+/* ------------------------------------------------------------ auto and rules */
+
+/* Rules: which algorithm `auto` runs for a collective, a rank count and a
+ * message size -- what `tutti tune` measured, written as a rules file
+ * (bench/CLI.md "Rules files") and read back with tutti_rules_load. A
+ * rule (coll, ranks R, bytes lo..hi, algorithm) applies to a call of coll
+ * on P ranks moving m bytes per rank (a block for gather and scatter, 0
+ * for barrier) when R is the largest rank count of coll's rules at or
+ * below P, and lo <= m <= hi. A P below every R, or an m no range of its
+ * R covers, has no rule: `auto` then makes its model choice. Rules are
+ * data a program hands to a world (tutti_config_t.rules); a set is
+ * immutable once built, so any number of worlds and rank threads may read
+ * it at once. */
+typedef struct tutti_rules tutti_rules_t;
+
+#define TUTTI_RULES_NO_LIMIT SIZE_MAX /* hi of an open range "A.." */
+
+/* An empty set; source names it in `why` texts ("tune.ini"; may be NULL).
+ * 0, TUTTI_EINVAL or TUTTI_ENOMEM. */
+TUTTI_API int tutti_rules_create(tutti_rules_t **out, const char *source);
+TUTTI_API void tutti_rules_free(tutti_rules_t *rules);
+/* Add a rule (line: where it came from, 0 if nowhere). Errors, with a
+ * sentence in err: TUTTI_EINVAL for a bad collective, ranks < 1, lo > hi,
+ * an algorithm of another collective or an `auto` (a rule must name what
+ * to run), or a range overlapping a rule of the same (coll, ranks);
+ * TUTTI_ENOMEM. Not thread-safe: build a set before handing it out. */
+TUTTI_API int tutti_rules_add(tutti_rules_t *rules, int coll, int ranks, size_t lo, size_t hi,
+                              const tutti_algo_t *algo, int line, char *err, size_t errlen);
+/* The number of rules (0 for NULL). */
+TUTTI_API int tutti_rules_count(const tutti_rules_t *rules);
+/* The rule for (coll, P, bytes) as described above: 0 with *out set and
+ * why (may be NULL) saying which rule ("tune.ini:12: ranks >= 8, bytes
+ * 0..1 KiB"), TUTTI_ENOTFOUND when none applies, TUTTI_EINVAL for bad
+ * arguments. A NULL set has no rules. Pure; any thread. */
+TUTTI_API int tutti_rules_lookup(const tutti_rules_t *rules, int coll, int P, size_t bytes,
+                                 tutti_algo_t *out, char *why, size_t whylen);
+/* Parse a rules file's text (INI, bench/CLI.md "Rules files"); filename is
+ * for messages. 0 with *out (free it with tutti_rules_free), or
+ * TUTTI_EPARSE / TUTTI_ENOMEM with "FILE:LINE: what; accepted: what" in
+ * err: an unknown section (collective), an unknown key, a bad range, a
+ * range before any "ranks =", an unknown algorithm or parameter (the
+ * registry's message), overlapping ranges. */
+TUTTI_API int tutti_rules_parse_string(const char *text, const char *filename, tutti_rules_t **out,
+                                       char *err, size_t errlen);
+/* Read and parse a rules file: as above, TUTTI_EIO when it cannot be read
+ * ("FILE: why"). */
+TUTTI_API int tutti_rules_load(const char *path, tutti_rules_t **out, char *err, size_t errlen);
+
+/* What `auto` of collective coll runs on P ranks under model m with rules
+ * (may be NULL), moving `bytes` bytes per rank, rooted at root (-1: any),
+ * reducing with op (NULL: not a reduction, or any op): the rule that
+ * applies, if its algorithm can run this call; else the model choice:
+ * barrier, tutti_barrier_auto_choose; every other collective, the
+ * registered algorithm (at its default parameters, `auto` excluded) of
+ * least registered Hockney cost (tutti_algo_cost) for the model's Hockney
+ * view at this size: alpha = t(0), beta = (t(m) - t(0)) / m with t(x) the
+ * one-message time L(x) + O_r(x), plus O_s(x) for an eager model
+ * (collectives/auto.c); gamma = the model's; the none model alpha = 1,
+ * beta = 0 (fewest message rounds). Ties go to the first registered.
+ * why (may be NULL) gets one line saying which, and the candidates'
+ * estimates. 0, TUTTI_EINVAL, TUTTI_ENOTFOUND (no candidate can run).
+ * Pure; any thread. */
+TUTTI_API int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules, int P,
+                                size_t bytes, int root, tutti_op_t op, tutti_algo_t *chosen,
+                                char *why, size_t whylen);
+/* 1 if d is a collective's `auto` (it chooses among the others), else 0. */
+TUTTI_API int tutti_algo_is_auto(const tutti_algo_desc_t *d);
+
 #ifdef __cplusplus
 }
 #endif

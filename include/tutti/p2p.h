@@ -271,6 +271,11 @@ TUTTI_API int tutti_coll_tag(tutti_rank_t *r);
  * "auto": lambda=auto reads the latency L of the model). Never NULL. */
 TUTTI_API const tutti_model_t *tutti_rank_model(const tutti_rank_t *r);
 
+/* The rules `auto` algorithms follow (tutti_config_t.rules, coll.h's
+ * tutti_rules_t), or NULL: none, `auto` makes its model choice. */
+struct tutti_rules;
+TUTTI_API const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r);
+
 /* This rank's neighbours in the run's contention-free chain from `root`,
  * for chain-shaped algorithms (a pipelined broadcast, order=dfs): *prev
  * and *next are the ranks before and after it, -1 at the chain's ends.

@@ -76,6 +76,9 @@ typedef struct tutti_config {
    * memory runs out. 0: automatic (the logs of all ranks together within a
    * quarter of physical memory; runtime/MODEL.md "Memory"). */
   uint32_t max_events;
+  /* What `auto` algorithms follow (coll.h, tutti_rules_t); NULL: none. Not
+   * copied: it must outlive the world. */
+  const struct tutti_rules *rules;
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */

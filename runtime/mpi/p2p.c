@@ -143,6 +143,12 @@ const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
   return &r->none;
 }
 
+/* No rules over MPI: `auto` makes its model choice (the none model's). */
+const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r) {
+  (void)r;
+  return NULL;
+}
+
 /* MPI tells nothing of the network: the chain is rank order from the
  * root, as the emulator's without a topology (p2p.h). */
 int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {

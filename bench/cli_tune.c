@@ -1,0 +1,453 @@
+/*
+ * cli_tune.c -- `tutti tune`: for every collective of the registry, every
+ * registered algorithm with its registered parameter choices (each choice
+ * word, and "auto" where a parameter takes it) at every (P, m) of the
+ * grid, run and verified like a sweep point (cli_point.c); the fastest
+ * verified per (P, m) wins. Adjacent sizes with the same winner merge
+ * into one bucket. Out: a table on stdout, a rules file (--rules-out,
+ * bench/CLI.md "Rules files") that --rules feeds back to `auto`, and Open
+ * MPI's coll/tuned dynamic rules file (--ompi-rules).
+ *
+ * Also cli_rules, the --rules loader of run, sweep and suite.
+ *
+ * The Open MPI mapping (the one list of names by hand here: Open MPI's
+ * numbers are its own) is that of Open MPI 4.1's coll_tuned_*_algorithm
+ * parameters (ompi_info --param coll tuned --level 9); a tutti winner
+ * with no equivalent gets algorithm 0, "ignore": Open MPI's fixed
+ * decision for that range.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define TUNE_OPTS                                                                                  \
+  (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(HELP))
+#define TUNE_DEFAULT_RANKS "8,32"
+#define TUNE_DEFAULT_SIZES "8..64KiB"
+#define TUNE_MAX_RANKS 4096
+#define MAX_CANDIDATES 64
+
+int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out) {
+  *out = NULL;
+  if (!o->rules) return 0;
+  char err[1024] = "";
+  int rc = tutti_rules_load(o->rules, out, err, sizeof err);
+  if (rc == TUTTI_ENOMEM) return cli_fail(CLI_ERUNTIME, cmd, "--rules: %s", err);
+  return rc ? cli_fail(CLI_EUSAGE, cmd, "--rules: %s", err) : 0;
+}
+
+static void help(void) {
+  printf("usage: tutti tune [--ranks LIST] [--sizes LIST] [--profile P | --model SPEC]\n"
+         "                  [--topology SPEC|FILE ...] [--rules-out FILE] [--ompi-rules FILE]\n\n"
+         "For every collective (%s), run every registered\n"
+         "algorithm -- at its defaults, with each other word of a choice parameter, and\n"
+         "with \"auto\" where a parameter takes it -- at every rank count and size per rank\n"
+         "of the lists, each result verified, and keep the fastest per (ranks, size).\n"
+         "Adjacent sizes with the same winner merge into one bucket. The table gives the\n"
+         "collective, the rank counts and byte range a bucket's rule covers, the winner\n"
+         "with its parameters, its time (the range over the bucket's sizes) and its\n"
+         "smallest lead over the runner-up. A rule covers from its measured rank count up\n"
+         "to the next one, and from its first measured size up to the next bucket's\n"
+         "(the first bucket from 0, the last with no end). --rules-out writes the rules\n"
+         "file that --rules (run, sweep, suite) feeds to `auto`; --ompi-rules writes Open\n"
+         "MPI's coll/tuned dynamic rules file (bench/CLI.md). --ranks default %s,\n"
+         "--sizes default %s; barrier runs once per rank count. Reductions use sum on\n"
+         "int32 (byte when a size is not a multiple of 4), root 0.\n"
+         "Exit: 0 done, 1 a verification failed, 2 bad usage, 3 a run failed or a file\n"
+         "could not be written.\n\n"
+         "options:\n",
+         cli_coll_names(), TUNE_DEFAULT_RANKS, TUNE_DEFAULT_SIZES);
+  cli_print_options(stdout, TUNE_OPTS);
+}
+
+/* ------------------------------------------------------------ candidates */
+
+/* Every non-auto algorithm of coll: defaults, each other choice word (no
+ * word taking a list), "auto" for a parameter that takes it and does not
+ * default to it. */
+static int candidates(int coll, tutti_algo_t *v, int max) {
+  int n = 0;
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) && n < max; i++) {
+    if (d->coll != coll || tutti_algo_is_auto(d)) continue;
+    if (!tutti_algo_select(coll, d->name, NULL, &v[n], NULL, 0)) n++;
+    for (int k = 0; k < d->nparams && n < max; k++) {
+      const tutti_param_desc_t *p = &d->params[k];
+      char params[128];
+      if (p->type == TUTTI_PARAM_CHOICE) {
+        for (int w = 0; p->choices[w] && n < max; w++) {
+          const char *word = p->choices[w];
+          if (w == (int)p->def || word[strlen(word) - 1] == ':') continue;
+          snprintf(params, sizeof params, "%s=%s", p->name, word);
+          if (!tutti_algo_select(coll, d->name, params, &v[n], NULL, 0)) n++;
+        }
+      } else if ((p->flags & TUTTI_PARAM_AUTO_OK) && !(p->flags & TUTTI_PARAM_AUTO_DEFAULT)) {
+        snprintf(params, sizeof params, "%s=auto", p->name);
+        if (!tutti_algo_select(coll, d->name, params, &v[n], NULL, 0)) n++;
+      }
+    }
+  }
+  return n;
+}
+
+/* ------------------------------------------------------------ cells */
+
+/* The winner of one (coll, P, m); the runner-up is the fastest other
+ * algorithm (a variant of the winner's own is not a rival). */
+struct cell {
+  int coll, P, ok; /* ok: some candidate ran and was verified */
+  size_t m;
+  tutti_algo_t best;
+  double t, t2; /* the winner's time and the runner-up's (INFINITY: none) */
+  char spec[256], spec2[256];
+};
+
+/* A bucket: the cells [first, last] of one (coll, P) with the same winner. */
+struct bucket {
+  int first, last;
+  size_t lo, hi; /* the rule's byte range */
+  int P, Pnext;  /* ranks P..Pnext-1 (Pnext 0: no end) */
+};
+
+static int same_winner(const struct cell *a, const struct cell *b) {
+  return a->ok && b->ok && !strcmp(a->spec, b->spec);
+}
+
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Buckets of the cells of one (coll, P): cells[first..first+n). */
+static int make_buckets(const struct cell *c, int first, int n, int P, int Pnext,
+                        struct bucket *out) {
+  int nb = 0;
+  for (int i = first; i < first + n; i++) {
+    if (!c[i].ok) continue;
+    if (nb && same_winner(&c[out[nb - 1].last], &c[i]) && out[nb - 1].last == i - 1) {
+      out[nb - 1].last = i;
+      continue;
+    }
+    out[nb++] = (struct bucket){i, i, c[i].m, TUTTI_RULES_NO_LIMIT, P, Pnext};
+  }
+  if (nb) out[0].lo = 0;
+  for (int b = 0; b + 1 < nb; b++) out[b].hi = out[b + 1].lo - 1;
+  return nb;
+}
+
+/* The smallest lead of the bucket's winner over its runner-up, as a
+ * fraction of the winner's time; INFINITY when nothing else ran. */
+static double bucket_lead(const struct cell *c, const struct bucket *b, const char **who) {
+  double lead = INFINITY;
+  *who = "";
+  for (int i = b->first; i <= b->last; i++) {
+    if (!isfinite(c[i].t2)) continue;
+    double l = c[i].t > 0 ? (c[i].t2 - c[i].t) / c[i].t : (c[i].t2 > 0 ? INFINITY : 0);
+    if (l < lead || !*who[0]) lead = l, *who = c[i].spec2;
+  }
+  return lead;
+}
+
+/* ------------------------------------------------------------ Open MPI */
+
+/* Open MPI 4.1's coll/tuned: its COLLTYPE number of a collective, and the
+ * coll_tuned_<coll>_algorithm number of a tutti algorithm (0: none). */
+static const struct {
+  const char *coll;
+  int id;
+} ompi_colls[] = {{"allreduce", 2}, {"barrier", 6}, {"bcast", 7},
+                  {"gather", 9},    {"reduce", 11}, {"scatter", 15}};
+
+static int ompi_coll_id(int coll) {
+  for (size_t i = 0; i < sizeof ompi_colls / sizeof *ompi_colls; i++)
+    if (!strcmp(ompi_colls[i].coll, tutti_coll_name(coll))) return ompi_colls[i].id;
+  return -1;
+}
+
+/* The algorithm number, and its segment size in bytes (0: none). */
+static int ompi_alg(const tutti_algo_t *a, long *segsize) {
+  const char *c = tutti_coll_name(a->desc->coll), *n = a->desc->name;
+  *segsize = 0;
+  double seg = tutti_algo_param(a, "segment");
+  if (isfinite(seg) && seg > 0) *segsize = (long)seg;
+  static const struct {
+    const char *coll, *name;
+    int alg;
+  } map[] = {
+      {"bcast", "flat", 1},
+      {"bcast", "pipelined-chain", 3},
+      {"bcast", "binary", 5},
+      {"bcast", "binomial", 6},
+      {"reduce", "flat", 1},
+      {"reduce", "binary", 4},
+      {"reduce", "binomial", 5},
+      {"allreduce", "reduce-bcast", 2},
+      {"allreduce", "recursive-doubling", 3},
+      {"allreduce", "ring", 4},
+      {"allreduce", "rabenseifner", 6},
+      {"barrier", "flat", 1},
+      {"barrier", "recursive-doubling", 3},
+      {"barrier", "binomial", 6},
+      {"gather", "flat", 1},
+      {"gather", "binomial", 2},
+      {"scatter", "flat", 1},
+      {"scatter", "binomial", 2},
+  };
+  if (!strcmp(c, "bcast") && !strcmp(n, "scatter-allgather"))
+    return a->p.allgather == TUTTI_ALLGATHER_RING ? 9 : 8;
+  if (!strcmp(c, "barrier") && !strcmp(n, "dissemination")) return a->p.k == 2 ? 4 : 0;
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (!strcmp(map[i].coll, c) && !strcmp(map[i].name, n)) return map[i].alg;
+  return 0;
+}
+
+/* ------------------------------------------------------------ the command */
+
+struct tune {
+  struct cell *cells;
+  int ncells;
+  int *ranks, nranks;
+  size_t *sizes;
+  int nsizes;
+  int first[TUTTI_COLL_N]; /* each collective's first cell */
+  int per[TUTTI_COLL_N];   /* sizes per rank count: nsizes, or 1 for barrier */
+};
+
+/* Run every candidate of coll at every (P, m). */
+static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, int coll, int *nbad) {
+  tutti_algo_t cand[MAX_CANDIDATES];
+  int nc = candidates(coll, cand, MAX_CANDIDATES);
+  int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
+  int ns = data ? t->nsizes : 1, st = 0;
+  t->first[coll] = t->ncells, t->per[coll] = ns;
+  for (int i = 0; i < t->nranks && !st; i++) {
+    int P = t->ranks[i];
+    tutti_machine_t mach;
+    if ((st = cli_model(cmd, o, P, &mach))) break;
+    tutti_config_t cfg = tutti_config_default(P);
+    cfg.model = &mach.model;
+    tutti_world_t *w = NULL;
+    int rc = tutti_world_create(&w, &cfg);
+    if (rc) {
+      tutti_machine_free(&mach);
+      return cli_fail(CLI_ERUNTIME, cmd, "cannot create a world of %d ranks: %s", P,
+                      tutti_strerror(rc));
+    }
+    for (int s = 0; s < ns && !st; s++) {
+      struct cell *c = &t->cells[t->ncells++];
+      *c = (struct cell){
+          .coll = coll, .P = P, .m = data ? t->sizes[s] : 0, .t = INFINITY, .t2 = INFINITY};
+      double times[MAX_CANDIDATES];
+      for (int a = 0; a < nc; a++) {
+        times[a] = INFINITY; /* skipped or not verified: out of the race */
+        struct cli_point r = {.algo = cand[a], .desc = cand[a].desc, .coll = coll, .bytes = c->m};
+        cli_point_run(&w, &cfg, P, &r);
+        if (r.failed) {
+          st = cli_fail(CLI_ERUNTIME, cmd, "%s on %d ranks, %zu B: %s", cand[a].desc->name, P, c->m,
+                        r.note);
+          break;
+        }
+        if (r.skipped) continue;
+        if (!r.verified) {
+          if (!(*nbad)++)
+            fprintf(stderr, "tutti %s: %s on %d ranks, %zu B: not verified: %s\n", cmd,
+                    cand[a].desc->name, P, c->m, r.note);
+          continue;
+        }
+        times[a] = r.time;
+        if (r.time < c->t * (1 - 1e-12)) /* a new best; ties: the first */
+          c->t = r.time, c->best = cand[a], c->ok = 1;
+      }
+      /* the runner-up: the fastest other algorithm (not a variant of the winner's) */
+      for (int a = 0; c->ok && a < nc; a++)
+        if (cand[a].desc != c->best.desc && times[a] < c->t2 * (1 - 1e-12)) {
+          c->t2 = times[a];
+          tutti_algo_format(&cand[a], c->spec2, sizeof c->spec2);
+        }
+      if (c->ok) tutti_algo_format(&c->best, c->spec, sizeof c->spec);
+    }
+    if (w) tutti_world_destroy(w);
+    tutti_machine_free(&mach);
+  }
+  return st;
+}
+
+/* The buckets of collective coll at rank index i. */
+static int coll_buckets(const struct tune *t, int coll, int i, struct bucket *out) {
+  int n = t->per[coll];
+  return make_buckets(t->cells, t->first[coll] + i * n, n, t->ranks[i],
+                      i + 1 < t->nranks ? t->ranks[i + 1] : 0, out);
+}
+
+static void print_table(const struct tune *t, const tutti_model_t *m, const char *label,
+                        struct bucket *bk) {
+  char desc[512] = "";
+  tutti_model_describe(m, desc, sizeof desc);
+  printf("tutti tune: the fastest verified algorithm per (ranks, size)\nmodel: %s", desc);
+  if (label) printf("  [profile %s]", label);
+  printf("\n");
+  printf("%-10s  %-8s  %-16s  %-20s  %6s  %-40s  %s\n", "collective", "ranks", "bytes", "time",
+         "lead", "winner", "(runner-up)");
+  for (int coll = 0; coll < TUTTI_COLL_N; coll++)
+    for (int i = 0; i < t->nranks; i++) {
+      int nb = coll_buckets(t, coll, i, bk);
+      for (int b = 0; b < nb; b++) {
+        const struct cell *c = t->cells;
+        char pr[32], br[80], t1[32], t2[32], tr[80], lead[32], next[300] = "";
+        if (bk[b].Pnext)
+          snprintf(pr, sizeof pr, "%d..%d", bk[b].P, bk[b].Pnext - 1);
+        else
+          snprintf(pr, sizeof pr, "%d..", bk[b].P);
+        tutti_format_model_time(m, c[bk[b].first].t, t1, sizeof t1);
+        tutti_format_model_time(m, c[bk[b].last].t, t2, sizeof t2);
+        if (bk[b].first == bk[b].last)
+          snprintf(tr, sizeof tr, "%s", t1);
+        else
+          snprintf(tr, sizeof tr, "%s..%s", t1, t2);
+        const char *who;
+        double l = bucket_lead(c, &bk[b], &who);
+        if (!isfinite(l)) {
+          snprintf(lead, sizeof lead, "-"); /* nothing else ran */
+        } else {
+          snprintf(lead, sizeof lead, "%.1f%%", 100 * l);
+          snprintf(next, sizeof next, "(%s)", who);
+        }
+        if (bk[b].hi == TUTTI_RULES_NO_LIMIT)
+          snprintf(br, sizeof br, "%zu..", bk[b].lo);
+        else
+          snprintf(br, sizeof br, "%zu..%zu", bk[b].lo, bk[b].hi);
+        printf("%-10s  %-8s  %-16s  %-20s  %6s  %-40s  %s\n", tutti_coll_name(coll), pr, br, tr,
+               lead, c[bk[b].first].spec, next);
+      }
+    }
+}
+
+static int write_rules(const char *cmd, const char *path, const struct tune *t,
+                       const tutti_model_t *m, struct bucket *bk) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cli_fail(CLI_EUSAGE, cmd, "--rules-out: cannot write '%s'; accepted: a writable path",
+                    path);
+  char desc[512] = "";
+  tutti_model_describe(m, desc, sizeof desc);
+  fprintf(f,
+          "; tutti rules file, written by tutti tune (bench/CLI.md \"Rules files\")\n"
+          "; model: %s\n"
+          "; A rule applies from its 'ranks =' up to the next one, to the bytes per rank\n"
+          "; of its range; `auto` follows it with --rules FILE.\n",
+          desc);
+  for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
+    fprintf(f, "\n[%s]\n", tutti_coll_name(coll));
+    for (int i = 0; i < t->nranks; i++) {
+      int nb = coll_buckets(t, coll, i, bk);
+      if (!nb) continue;
+      fprintf(f, "ranks = %d\n", t->ranks[i]);
+      for (int b = 0; b < nb; b++) {
+        const struct cell *c = t->cells;
+        char a[32], z[32], tm[32];
+        fprintf(f, "; measured %s..%s: %s\n", tutti_format_bytes(c[bk[b].first].m, a, sizeof a),
+                tutti_format_bytes(c[bk[b].last].m, z, sizeof z),
+                tutti_format_model_time(m, c[bk[b].first].t, tm, sizeof tm));
+        if (bk[b].hi == TUTTI_RULES_NO_LIMIT)
+          fprintf(f, "%zu.. = %s\n", bk[b].lo, c[bk[b].first].spec);
+        else
+          fprintf(f, "%zu..%zu = %s\n", bk[b].lo, bk[b].hi, c[bk[b].first].spec);
+      }
+    }
+  }
+  int bad = ferror(f);
+  if (fclose(f) || bad)
+    return cli_fail(CLI_ERUNTIME, cmd, "--rules-out: writing '%s' failed", path);
+  return 0;
+}
+
+/* Open MPI 4.1's classic format: the number of collectives; per
+ * collective its id and the number of rank counts; per rank count the
+ * count and the number of sizes; per size "bytes alg faninout segsize".
+ * No comments (its reader skips none in every version). */
+static int write_ompi(const char *cmd, const char *path, const struct tune *t, struct bucket *bk) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cli_fail(CLI_EUSAGE, cmd, "--ompi-rules: cannot write '%s'; accepted: a writable path",
+                    path);
+  int ncoll = 0;
+  for (int coll = 0; coll < TUTTI_COLL_N; coll++) ncoll += ompi_coll_id(coll) >= 0;
+  fprintf(f, "%d\n", ncoll);
+  for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
+    int id = ompi_coll_id(coll);
+    if (id < 0) continue;
+    int nr = 0;
+    for (int i = 0; i < t->nranks; i++) nr += coll_buckets(t, coll, i, bk) > 0;
+    fprintf(f, "%d\n%d\n", id, nr);
+    int blocks = (tutti_coll_traits(coll) & TUTTI_COLL_BLOCKS) != 0;
+    for (int i = 0; i < t->nranks; i++) {
+      int nb = coll_buckets(t, coll, i, bk);
+      if (!nb) continue;
+      fprintf(f, "%d\n%d\n", t->ranks[i], nb);
+      for (int b = 0; b < nb; b++) {
+        long seg;
+        int alg = ompi_alg(&t->cells[bk[b].first].best, &seg);
+        /* gather and scatter: Open MPI keys on the whole buffer, P blocks */
+        size_t key = blocks ? bk[b].lo * (size_t)t->ranks[i] : bk[b].lo;
+        fprintf(f, "%zu %d 0 %ld\n", key, alg, seg);
+      }
+    }
+  }
+  int bad = ferror(f);
+  if (fclose(f) || bad)
+    return cli_fail(CLI_ERUNTIME, cmd, "--ompi-rules: writing '%s' failed", path);
+  return 0;
+}
+
+int tutti_cli_tune(int argc, char **argv) {
+  const char *cmd = "tune";
+  struct cli_opts o;
+  int st = cli_parse(cmd, TUNE_OPTS, 0, argc, argv, &o);
+  if (st) return st;
+  if (o.given & CLI_O(HELP)) {
+    help();
+    return 0;
+  }
+  struct tune t = {0};
+  struct bucket *bk = NULL;
+  const char *rtext = o.ranks_list ? o.ranks_list : TUNE_DEFAULT_RANKS;
+  if ((st = cli_parse_ranks(cmd, rtext, TUNE_MAX_RANKS, &t.ranks, &t.nranks))) goto out;
+  if ((st = cli_parse_sizes(cmd, o.sizes ? o.sizes : TUNE_DEFAULT_SIZES, &t.sizes, &t.nsizes)))
+    goto out;
+  qsort(t.ranks, (size_t)t.nranks, sizeof *t.ranks, cmp_int);
+  qsort(t.sizes, (size_t)t.nsizes, sizeof *t.sizes, cmp_size);
+  t.cells = calloc((size_t)TUTTI_COLL_N * (size_t)t.nranks * (size_t)t.nsizes, sizeof *t.cells);
+  bk = calloc((size_t)t.nsizes, sizeof *bk);
+  if (!t.cells || !bk) {
+    st = cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(TUTTI_ENOMEM));
+    goto out;
+  }
+  /* the model once, for its description (and to fail early on bad flags) */
+  tutti_machine_t mach;
+  if ((st = cli_model(cmd, &o, t.ranks[0], &mach))) goto out;
+  int nbad = 0;
+  for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++) st = measure(cmd, &o, &t, coll, &nbad);
+  if (!st) {
+    print_table(&t, &mach.model, o.model ? NULL : mach.label, bk);
+    if (o.rules_out) st = write_rules(cmd, o.rules_out, &t, &mach.model, bk);
+    if (!st && o.ompi_rules) st = write_ompi(cmd, o.ompi_rules, &t, bk);
+  }
+  tutti_machine_free(&mach);
+  if (!st && nbad)
+    st = cli_fail(CLI_EVERIFY, cmd, "%d point%s failed verification (left out of the rules)", nbad,
+                  nbad == 1 ? "" : "s");
+out:
+  free(t.cells);
+  free(t.ranks);
+  free(t.sizes);
+  free(bk);
+  return st;
+}

@@ -1,0 +1,586 @@
+/*
+ * test_e2e_tune.c -- `tutti tune`, rules files and every collective's
+ * `auto` (bench/CLI.md "Tune and auto", "Rules files", "Open MPI's dynamic
+ * rules"): the round trip (tune -> rules file -> `run COLL auto --rules`
+ * runs the rule's algorithm, for every collective of the registry, at
+ * every measured (P, m) and between them), the winner no slower than any
+ * registered algorithm at its defaults (a sweep, run separately), the
+ * schemas of the table, the rules file and Open MPI's file, that Open MPI
+ * reads that file (when mpicc and mpirun are here), the rules API's
+ * lookup, and bad input for every new flag with FILE:LINE.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tutti/tutti.h"
+
+#include "cli_helpers.h"
+#include "json_reader.h"
+
+#define RANKS "3,8"
+#define SIZES "8,4KiB,64KiB"
+static const int ranks[] = {3, 8};
+static const size_t sizes[] = {8, 4096, 65536};
+#define NR 2
+#define NS 3
+
+/* ------------------------------------------------------- a rules reader */
+
+/* The test's own reading of a rules file: per collective and rank count,
+ * the ranges in file order. */
+struct rrule {
+  int coll, ranks;
+  size_t lo, hi; /* hi SIZE_MAX: open */
+  char spec[256];
+};
+
+static int read_rules(const char *path, struct rrule *v, int max) {
+  FILE *f = fopen(path, "r");
+  cr_assert(f != NULL, "no rules file %s", path);
+  char line[1024];
+  int n = 0, coll = -1, R = 0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    char name[64];
+    unsigned long long lo, hi;
+    int off = 0;
+    if (!line[0] || line[0] == ';') continue;
+    if (sscanf(line, "[%63[^]]]", name) == 1) {
+      cr_assert(eq(int, tutti_coll_find(name, &coll), 0), "section [%s] is not a collective", name);
+      R = 0;
+    } else if (sscanf(line, "ranks = %d", &R) == 1) {
+      cr_assert(coll >= 0 && R >= 1, "bad line '%s'", line);
+    } else if (sscanf(line, "%llu..%llu = %n", &lo, &hi, &off) == 2 && off) {
+      cr_assert(n < max && R);
+      v[n] = (struct rrule){coll, R, lo, hi, ""};
+      snprintf(v[n++].spec, sizeof v->spec, "%s", line + off);
+    } else if (sscanf(line, "%llu.. = %n", &lo, &off) == 1 && off) {
+      cr_assert(n < max && R);
+      v[n] = (struct rrule){coll, R, lo, SIZE_MAX, ""};
+      snprintf(v[n++].spec, sizeof v->spec, "%s", line + off);
+    } else {
+      cr_fatal("rules file line not understood: '%s'", line);
+    }
+  }
+  fclose(f);
+  return n;
+}
+
+/* The rule of (coll, P = a measured count, m): the one whose range holds m. */
+static const struct rrule *rule_for(const struct rrule *v, int n, int coll, int P, size_t m) {
+  for (int i = 0; i < n; i++)
+    if (v[i].coll == coll && v[i].ranks == P && m >= v[i].lo && m <= v[i].hi) return &v[i];
+  return NULL;
+}
+
+static char dir[] = "/tmp/tutti-tune-XXXXXX";
+static char rules_path[128], ompi_path[128];
+static struct cli tuned; /* the one tune run the tests share */
+
+static void setup(void) {
+  cr_assert(mkdtemp(dir) != NULL);
+  snprintf(rules_path, sizeof rules_path, "%s/rules.ini", dir);
+  snprintf(ompi_path, sizeof ompi_path, "%s/ompi.txt", dir);
+  tuned = CLI("tune", "--ranks", RANKS, "--sizes", SIZES, "--rules-out", rules_path, "--ompi-rules",
+              ompi_path);
+  cr_assert(eq(int, tuned.status, 0), "tune failed: %s", tuned.err);
+}
+
+static void teardown(void) {
+  cli_free(&tuned);
+  unlink(rules_path), unlink(ompi_path), rmdir(dir);
+}
+
+static const char *size_arg(size_t m, char *buf) {
+  sprintf(buf, "%zu", m);
+  return buf;
+}
+
+/* `tutti run COLL auto` on P ranks and m bytes (none for barrier) with
+ * rules (NULL: none), its JSON parsed. */
+static struct cli run_auto(int coll, int P, size_t m, const char *rules, struct jp *j) {
+  char n[16], b[32];
+  sprintf(n, "%d", P);
+  int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
+  const char *args[16] = {"run", tutti_coll_name(coll), "auto", "-n", n, "--json"};
+  int k = 6;
+  if (data) args[k++] = "-m", args[k++] = size_arg(m, b);
+  if (rules) args[k++] = "--rules", args[k++] = rules;
+  args[k] = NULL;
+  struct cli c = run_env(NULL, args);
+  cr_assert(eq(int, c.status, 0), "run %s auto -n %d: %s", tutti_coll_name(coll), P, c.err);
+  *j = json_ok(c.out);
+  return c;
+}
+
+/* A JSON string value without its quotes. */
+static void jstr(const struct jp *j, const char *key, char *out, size_t n) {
+  const char *v = json_get(j, key);
+  cr_assert(eq(chr, *v, '"'), "%s is not a string", key);
+  size_t len = strcspn(v + 1, "\"");
+  snprintf(out, n, "%.*s", (int)len, v + 1);
+}
+
+/* ------------------------------------------------------------ the round trip */
+
+Test(tune, rules_file_schema, .init = setup, .fini = teardown, .timeout = 120) {
+  struct rrule v[512];
+  int n = read_rules(rules_path, v, 512);
+  for (int c = 0; c < TUTTI_COLL_N; c++)
+    for (int r = 0; r < NR; r++) {
+      /* the ranges of (c, P) start at 0, follow each other, the last open */
+      size_t next = 0;
+      int count = 0, open = 0;
+      for (int i = 0; i < n; i++) {
+        if (v[i].coll != c || v[i].ranks != ranks[r]) continue;
+        cr_assert(open == 0, "%s P=%d: a range after an open one", tutti_coll_name(c), ranks[r]);
+        cr_assert(eq(sz, v[i].lo, next), "%s P=%d: a gap or overlap at %zu", tutti_coll_name(c),
+                  ranks[r], v[i].lo);
+        open = v[i].hi == SIZE_MAX;
+        next = v[i].hi + 1;
+        count++;
+        tutti_algo_t a;
+        char err[512];
+        cr_assert(eq(int, tutti_algo_select(c, v[i].spec, NULL, &a, err, sizeof err), 0),
+                  "rule '%s': %s", v[i].spec, err);
+        cr_assert(tutti_algo_is_auto(a.desc) == 0, "a rule names auto");
+        /* a bucket boundary is a measured size */
+        int measured = v[i].lo == 0;
+        for (int s = 0; s < NS; s++) measured |= sizes[s] == v[i].lo;
+        cr_assert(measured, "range starts at %zu, not a measured size", v[i].lo);
+      }
+      cr_assert(count >= 1 && open, "%s P=%d: %d rules, open end %d", tutti_coll_name(c), ranks[r],
+                count, open);
+    }
+}
+
+Test(tune, table_schema, .init = setup, .fini = teardown, .timeout = 120) {
+  struct rrule v[512];
+  int n = read_rules(rules_path, v, 512);
+  /* a header, then one row per rule, in the file's order */
+  char *save, *line = strtok_r(tuned.out, "\n", &save);
+  cr_assert(line && strstr(line, "tutti tune"), "first line: %s", line);
+  line = strtok_r(NULL, "\n", &save);
+  HAS(line, "model:");
+  line = strtok_r(NULL, "\n", &save);
+  for (const char *col = "collective\0ranks\0bytes\0time\0lead\0winner\0"; *col;
+       col += strlen(col) + 1)
+    HAS(line, col);
+  int rows = 0;
+  while ((line = strtok_r(NULL, "\n", &save))) {
+    char coll[32], pr[32], br[64], tok[16][300];
+    cr_assert(eq(int, sscanf(line, "%31s %31s %63s", coll, pr, br), 3), "row: %s", line);
+    int nt = 0, used = 0, len;
+    while (nt < 16 && sscanf(line + used, "%299s%n", tok[nt], &len) == 1) nt++, used += len;
+    cr_assert(lt(int, rows, n), "more rows than rules");
+    const struct rrule *r = &v[rows++];
+    cr_assert(eq(str, coll, (char *)tutti_coll_name(r->coll)), "row %d: %s", rows, line);
+    char want[32];
+    int ri = r->ranks == ranks[0] ? 0 : 1;
+    if (ri + 1 < NR)
+      sprintf(want, "%d..%d", r->ranks, ranks[ri + 1] - 1);
+    else
+      sprintf(want, "%d..", r->ranks);
+    cr_assert(eq(str, pr, want), "row %d ranks: %s", rows, line);
+    /* bytes: the rule's range, as the file writes it */
+    char want_b[64];
+    if (r->hi == SIZE_MAX)
+      sprintf(want_b, "%zu..", r->lo);
+    else
+      sprintf(want_b, "%zu..%zu", r->lo, r->hi);
+    cr_assert(eq(str, br, want_b), "bytes column: %s", line);
+    /* then the time (a number and a unit, or a range), the lead (a
+     * percentage, or '-' when nothing else ran), the winner, the runner-up */
+    int k = 3;
+    while (k < nt && !strchr(tok[k], '%') && strcmp(tok[k], "-")) k++;
+    cr_assert(lt(int, k + 1, nt), "no lead and winner: %s", line);
+    cr_assert(gt(int, k, 4), "no time: %s", line);
+    cr_assert(eq(str, tok[k + 1], (char *)r->spec), "row %d winner: %s (rule %s)", rows, line,
+              r->spec);
+    if (strcmp(tok[k], "-")) {
+      cr_assert(ge(dbl, strtod(tok[k], NULL), 0.0), "lead: %s", line);
+      cr_assert(eq(int, nt, k + 3), "no runner-up: %s", line);
+    }
+  }
+  cr_assert(eq(int, rows, n), "%d rows, %d rules", rows, n);
+}
+
+/* For every collective, every measured (P, m): `auto --rules` runs the
+ * rule's algorithm, in the time the algorithm itself takes, and that time
+ * is no worse than any registered algorithm's at its defaults. */
+Test(tune, round_trip_every_collective, .init = setup, .fini = teardown, .timeout = 240) {
+  struct rrule v[512];
+  int n = read_rules(rules_path, v, 512), checked = 0;
+  for (int c = 0; c < TUTTI_COLL_N; c++) {
+    int data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
+    for (int r = 0; r < NR; r++) {
+      int P = ranks[r];
+      char pn[16];
+      sprintf(pn, "%d", P);
+      struct cli sw =
+          data ? CLI("sweep", tutti_coll_name(c), "--ranks", pn, "--sizes", SIZES, "--json")
+               : CLI("sweep", tutti_coll_name(c), "--ranks", pn, "--json");
+      cr_assert(eq(int, sw.status, 0), "sweep: %s", sw.err);
+      for (int s = 0; s < (data ? NS : 1); s++) {
+        size_t m = data ? sizes[s] : 0;
+        const struct rrule *rule = rule_for(v, n, c, P, m);
+        cr_assert(rule != NULL, "no rule for %s P=%d m=%zu", tutti_coll_name(c), P, m);
+        struct jp j;
+        struct cli a = run_auto(c, P, m, rules_path, &j);
+        char chose[256], why[1024];
+        jstr(&j, "auto_chose", chose, sizeof chose);
+        jstr(&j, "auto_why", why, sizeof why);
+        cr_assert(eq(str, chose, (char *)rule->spec), "%s P=%d m=%zu: auto ran %s, rule %s",
+                  tutti_coll_name(c), P, m, chose, rule->spec);
+        HAS(why, rules_path);
+        double ta = json_num(&j, "modeled_time");
+        /* the rule's algorithm run by name takes the same time */
+        char b[32];
+        const char *args[12] = {"run", tutti_coll_name(c), rule->spec, "-n", pn, "--json"};
+        int k = 6;
+        if (data) args[k++] = "-m", args[k++] = size_arg(m, b);
+        args[k] = NULL;
+        struct cli d = run_env(NULL, args);
+        cr_assert(eq(int, d.status, 0), "%s", d.err);
+        struct jp jd = json_ok(d.out);
+        cr_assert(eq(dbl, json_num(&jd, "modeled_time"), ta), "%s: auto %g, by name %g", rule->spec,
+                  ta, json_num(&jd, "modeled_time"));
+        /* no registered algorithm at its defaults is faster (the sweep's rows) */
+        char key[64];
+        snprintf(key, sizeof key, "\"ranks\":%d,\"bytes\":%zu,", P, m);
+        int rows = 0;
+        for (const char *p = sw.out; (p = strstr(p, key)); p++, rows++) {
+          const char *t = strstr(p, "\"modeled_time\":");
+          cr_assert(t != NULL);
+          double x = strtod(t + 15, NULL);
+          if (strncmp(t + 15, "null", 4)) cr_assert(ge(dbl, x, ta * (1 - 1e-12)), "%g < %g", x, ta);
+        }
+        cr_assert(gt(int, rows, 1), "the sweep has no rows for %s", key);
+        cli_free(&a), cli_free(&d);
+        checked++;
+      }
+      cli_free(&sw);
+    }
+  }
+  cr_assert(eq(int, checked, (TUTTI_COLL_N - 1) * NR * NS + NR), "checked %d", checked);
+}
+
+/* Between and around the measured counts: the nearest rank count at or
+ * below P; below every one, the model choice. */
+Test(tune, ranks_between_and_below, .init = setup, .fini = teardown, .timeout = 120) {
+  struct rrule v[512];
+  int n = read_rules(rules_path, v, 512);
+  for (int c = 0; c < TUTTI_COLL_N; c++) {
+    int data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
+    const int Ps[] = {2, 5, 20};
+    const int at[] = {0, 3, 8};
+    for (int i = 0; i < 3; i++) {
+      size_t m = data ? 1000 : 0; /* between measured sizes: the bucket holding it */
+      struct jp j;
+      struct cli a = run_auto(c, Ps[i], m, rules_path, &j);
+      char chose[256], why[1024];
+      jstr(&j, "auto_chose", chose, sizeof chose);
+      jstr(&j, "auto_why", why, sizeof why);
+      if (!at[i]) {
+        cr_assert(eq(ptr, strstr(why, "rule"), NULL), "P=%d: %s", Ps[i], why);
+      } else {
+        const struct rrule *rule = rule_for(v, n, c, at[i], m);
+        cr_assert(rule != NULL);
+        char want[32];
+        sprintf(want, "ranks >= %d", at[i]);
+        HAS(why, want);
+        /* a rule measured at a power of two may name an algorithm that
+         * cannot run at this P (allgather recursive-doubling): auto says so
+         * and takes the model's choice */
+        if (!strstr(why, "cannot run here"))
+          cr_assert(eq(str, chose, (char *)rule->spec), "%s P=%d: %s, want %s", tutti_coll_name(c),
+                    Ps[i], chose, rule->spec);
+      }
+      cli_free(&a);
+    }
+  }
+}
+
+/* ------------------------------------------------------------ Open MPI */
+
+/* Open MPI 4.1's valid algorithm numbers per COLLTYPE id. */
+static int ompi_max_alg(long id) {
+  switch (id) {
+  case 2:
+    return 6; /* allreduce */
+  case 6:
+    return 6; /* barrier */
+  case 7:
+    return 9; /* bcast */
+  case 9:
+    return 3; /* gather */
+  case 11:
+    return 7; /* reduce */
+  case 15:
+    return 3; /* scatter */
+  default:
+    return -1;
+  }
+}
+
+Test(tune, ompi_file_schema, .init = setup, .fini = teardown, .timeout = 120) {
+  FILE *f = fopen(ompi_path, "r");
+  cr_assert(f != NULL);
+  long ncoll, id, ncs, cs, nms, ms, alg, fan, seg;
+  cr_assert(eq(int, fscanf(f, "%ld", &ncoll), 1));
+  cr_assert(eq(long, ncoll, 6), "collectives: %ld", ncoll);
+  unsigned seen = 0;
+  for (long c = 0; c < ncoll; c++) {
+    cr_assert(eq(int, fscanf(f, "%ld %ld", &id, &ncs), 2));
+    cr_assert(ge(int, ompi_max_alg(id), 0), "collective id %ld", id);
+    cr_assert(eq(u32, seen & (1u << id), 0), "id %ld twice", id);
+    seen |= 1u << id;
+    cr_assert(eq(long, ncs, NR));
+    for (long r = 0; r < ncs; r++) {
+      cr_assert(eq(int, fscanf(f, "%ld %ld", &cs, &nms), 2));
+      cr_assert(eq(long, cs, ranks[r]));
+      long prev = -1;
+      for (long k = 0; k < nms; k++) {
+        cr_assert(eq(int, fscanf(f, "%ld %ld %ld %ld", &ms, &alg, &fan, &seg), 4));
+        cr_assert(k || ms == 0, "the first size is %ld, not 0", ms);
+        cr_assert(gt(long, ms, prev), "sizes not ascending");
+        prev = ms;
+        cr_assert(alg >= 0 && alg <= ompi_max_alg(id), "id %ld: algorithm %ld", id, alg);
+        cr_assert(fan >= 0 && seg >= 0);
+      }
+    }
+  }
+  cr_assert(eq(int, fscanf(f, "%ld", &id), EOF), "trailing data");
+  fclose(f);
+}
+
+static int in_path(const char *prog) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
+  return system(cmd) == 0;
+}
+
+/* Open MPI reads the file: a program calling the six collectives succeeds
+ * with it, and fails when every algorithm number is made invalid -- so the
+ * rules were read and applied, not silently dropped (a release build of
+ * Open MPI reports parse errors nowhere). */
+Test(tune, ompi_reads_the_file, .init = setup, .fini = teardown, .timeout = 240) {
+  if (!in_path("mpicc") || !in_path("mpirun"))
+    cr_skip_test("mpicc or mpirun not found: Open MPI's reading of the file is not tested");
+  char src[256], exe[256], bad[256], cmd[2048];
+  snprintf(src, sizeof src, "%s/t.c", dir);
+  snprintf(exe, sizeof exe, "%s/t", dir);
+  snprintf(bad, sizeof bad, "%s/bad.txt", dir);
+  FILE *f = fopen(src, "w");
+  cr_assert(f != NULL);
+  fputs("#include <mpi.h>\n#include <stdio.h>\n"
+        "int main(int argc, char **argv) {\n"
+        "  int r, bad = 0, buf[64] = {0}, out[1024];\n"
+        "  MPI_Init(&argc, &argv);\n"
+        "  MPI_Comm_rank(MPI_COMM_WORLD, &r);\n"
+        "  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);\n"
+        "  bad += MPI_Bcast(buf, 16, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS;\n"
+        "  bad += MPI_Reduce(buf, out, 16, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD) != 0;\n"
+        "  bad += MPI_Allreduce(buf, out, 16, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != 0;\n"
+        "  bad += MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS;\n"
+        "  bad += MPI_Gather(buf, 4, MPI_INT, out, 4, MPI_INT, 0, MPI_COMM_WORLD) != 0;\n"
+        "  bad += MPI_Scatter(out, 4, MPI_INT, buf, 4, MPI_INT, 0, MPI_COMM_WORLD) != 0;\n"
+        "  if (r == 0) printf(\"failed %d of 6\\n\", bad);\n"
+        "  MPI_Finalize();\n  return 0;\n}\n",
+        f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "mpicc -o %s %s", exe, src);
+  cr_assert(eq(int, system(cmd), 0), "mpicc failed");
+  /* the same file with every algorithm number 99 */
+  snprintf(cmd, sizeof cmd, "awk 'NF==4{$2=99}1' %s > %s", ompi_path, bad);
+  cr_assert(eq(int, system(cmd), 0));
+  const char *files[] = {ompi_path, bad}, *want[] = {"failed 0 of 6", "failed 6 of 6"};
+  for (int i = 0; i < 2; i++) {
+    char outp[256];
+    snprintf(outp, sizeof outp, "%s/out%d", dir, i);
+    /* 4 processes: the rules of 3 ranks apply */
+    snprintf(cmd, sizeof cmd,
+             "mpirun --oversubscribe --allow-run-as-root -n 4 --mca coll_tuned_use_dynamic_rules "
+             "1 --mca coll_tuned_dynamic_rules_filename %s %s > %s 2>&1",
+             files[i], exe, outp);
+    int rc = system(cmd);
+    FILE *o = fopen(outp, "r");
+    cr_assert(o != NULL);
+    char text[4096] = "";
+    size_t len = fread(text, 1, sizeof text - 1, o);
+    text[len] = '\0';
+    fclose(o);
+    unlink(outp);
+    cr_assert(eq(int, rc, 0), "mpirun: %s", text);
+    cr_assert(ne(ptr, strstr(text, want[i]), NULL), "%s: want '%s', got: %s",
+              i ? "invalid numbers" : "tune's file", want[i], text);
+  }
+  unlink(src), unlink(exe), unlink(bad);
+}
+
+/* ------------------------------------------------------------ the API */
+
+Test(tune, rules_lookup_api, .timeout = 30) {
+  tutti_rules_t *rs;
+  cr_assert(eq(int, tutti_rules_create(&rs, "t.ini"), 0));
+  tutti_algo_t flat, bin, aut;
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", NULL, &flat, NULL, 0), 0));
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", NULL, &bin, NULL, 0), 0));
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "auto", NULL, &aut, NULL, 0), 0));
+  char err[256];
+  cr_assert(eq(int, tutti_rules_add(rs, TUTTI_COLL_BCAST, 4, 0, 99, &flat, 3, err, 256), 0));
+  cr_assert(eq(int, tutti_rules_add(rs, TUTTI_COLL_BCAST, 4, 100, SIZE_MAX, &bin, 4, err, 256), 0));
+  cr_assert(eq(int, tutti_rules_add(rs, TUTTI_COLL_BCAST, 16, 0, 10, &bin, 6, err, 256), 0));
+  /* overlap, auto, another collective's algorithm, lo > hi, ranks 0 */
+  cr_assert(
+      eq(int, tutti_rules_add(rs, TUTTI_COLL_BCAST, 4, 50, 150, &bin, 9, err, 256), TUTTI_EINVAL));
+  HAS(err, "line 3");
+  cr_assert(
+      eq(int, tutti_rules_add(rs, TUTTI_COLL_BCAST, 4, 0, 1, &aut, 9, err, 256), TUTTI_EINVAL));
+  cr_assert(
+      eq(int, tutti_rules_add(rs, TUTTI_COLL_REDUCE, 4, 0, 1, &bin, 9, err, 256), TUTTI_EINVAL));
+  cr_assert(
+      eq(int, tutti_rules_add(rs, TUTTI_COLL_BCAST, 8, 5, 4, &bin, 9, err, 256), TUTTI_EINVAL));
+  cr_assert(
+      eq(int, tutti_rules_add(rs, TUTTI_COLL_BCAST, 0, 0, 4, &bin, 9, err, 256), TUTTI_EINVAL));
+  cr_assert(eq(int, tutti_rules_count(rs), 3));
+  tutti_algo_t o;
+  char why[256];
+  struct {
+    int P;
+    size_t m;
+    const char *want; /* NULL: no rule */
+  } cases[] = {{3, 0, NULL},
+               {4, 0, "flat"},
+               {4, 99, "flat"},
+               {4, 100, "binomial"},
+               {15, 1 << 30, "binomial"},
+               {16, 10, "binomial"},
+               {16, 11, NULL},
+               {1000, 5, "binomial"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int rc = tutti_rules_lookup(rs, TUTTI_COLL_BCAST, cases[i].P, cases[i].m, &o, why, sizeof why);
+    if (!cases[i].want) {
+      cr_assert(eq(int, rc, TUTTI_ENOTFOUND), "P=%d m=%zu", cases[i].P, cases[i].m);
+      continue;
+    }
+    cr_assert(eq(int, rc, 0), "P=%d m=%zu", cases[i].P, cases[i].m);
+    cr_assert(eq(str, (char *)o.desc->name, (char *)cases[i].want), "P=%d m=%zu", cases[i].P,
+              cases[i].m);
+    HAS(why, "t.ini:");
+  }
+  cr_assert(eq(int, tutti_rules_lookup(rs, TUTTI_COLL_REDUCE, 8, 0, &o, NULL, 0), TUTTI_ENOTFOUND));
+  cr_assert(
+      eq(int, tutti_rules_lookup(NULL, TUTTI_COLL_BCAST, 8, 0, &o, NULL, 0), TUTTI_ENOTFOUND));
+  /* tutti_auto_choose follows a rule, and falls back when it cannot run */
+  tutti_model_t m;
+  tutti_model_hockney(&m, 1e-6, 1e-9);
+  cr_assert(eq(int, tutti_auto_choose(TUTTI_COLL_BCAST, &m, rs, 4, 8, 0, NULL, &o, why, 256), 0));
+  cr_assert(eq(str, (char *)o.desc->name, "flat"));
+  tutti_rules_free(rs);
+}
+
+/* Every collective's auto without rules: a choice among the others that
+ * runs (never auto itself), and for a non-commutative op never a
+ * commutative-only algorithm (where auto itself takes one). */
+Test(tune, model_choice_every_collective, .timeout = 30) {
+  tutti_model_t models[3];
+  tutti_model_hockney(&models[0], 1e-6, 1e-9);
+  tutti_model_postal(&models[1], 2);
+  tutti_model_none(&models[2]);
+  for (int c = 0; c < TUTTI_COLL_N; c++)
+    for (int k = 0; k < 3; k++)
+      for (int P = 1; P <= 70; P += 23)
+        for (size_t m = 0; m <= 1 << 20; m = m ? m * 64 : 8) {
+          tutti_op_t op = tutti_coll_traits(c) & TUTTI_COLL_REDUCES ? TUTTI_MATMUL2 : NULL;
+          tutti_algo_t a, au;
+          /* an auto that is commutative-only itself (reduce_scatter's) refuses matmul2 */
+          cr_assert(eq(int, tutti_algo_select(c, "auto", NULL, &au, NULL, 0), 0));
+          if (op && (au.desc->restrictions & TUTTI_ALGO_COMMUTATIVE)) op = TUTTI_SUM;
+          char why[1024], err[256];
+          cr_assert(eq(int, tutti_auto_choose(c, &models[k], NULL, P, m, -1, op, &a, why, 1024), 0),
+                    "%s P=%d", tutti_coll_name(c), P);
+          cr_assert(eq(int, a.desc->coll, c));
+          cr_assert(tutti_algo_is_auto(a.desc) == 0);
+          cr_assert(eq(int, tutti_algo_check(&a, P, op, err, sizeof err), 0), "%s: %s",
+                    a.desc->name, err);
+          cr_assert(gt(sz, strlen(why), 0));
+        }
+}
+
+/* ------------------------------------------------------------ bad input */
+
+static void bad_rules(const char *text, const char *line_tag, const char *sub) {
+  char path[] = "/tmp/tutti-badrules-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  cr_assert(eq(long, (long)write(fd, text, strlen(text)), (long)strlen(text)));
+  close(fd);
+  char want[128];
+  snprintf(want, sizeof want, "%s:%s", path, line_tag);
+  const char *cmds[][8] = {{"run", "bcast", "auto", "--rules", path, NULL},
+                           {"sweep", "bcast", "--ranks", "2", "--sizes", "8", "--rules", path},
+                           {"suite", "-n", "2", "--rules", path, NULL}};
+  for (int i = 0; i < 3; i++) {
+    const char *args[10] = {0};
+    for (int k = 0; k < 8 && cmds[i][k]; k++) args[k] = cmds[i][k];
+    struct cli c = run_env(NULL, args);
+    fails_with(c, 2, want);
+    HAS(c.err, "--rules");
+    HAS(c.err, sub);
+    cli_free(&c);
+  }
+  unlink(path);
+}
+
+Test(tune, bad_rules_files, .timeout = 60) {
+  bad_rules("[bcst]\n", "1:", "unknown collective; accepted: [bcast]");
+  bad_rules("[bcast]\nranks = 4\n0..10 = nosuch\n", "3:", "unknown bcast algorithm 'nosuch'");
+  bad_rules("[bcast]\nranks = 4\n0..10 = lambda-tree:lambda=2\n", "3:", "lambda");
+  bad_rules("[bcast]\nranks = 4\n0..10 = binomial:nosuch=1\n", "3:", "nosuch");
+  bad_rules("[bcast]\nranks = 4\n10..5 = binomial\n", "3:", "low end is above");
+  bad_rules("[bcast]\nranks = 4\nx..5 = binomial\n", "3:", "range 'x..5'");
+  bad_rules("[bcast]\nranks = 4\n5 = binomial\n", "3:", "accepted: ranks = N");
+  bad_rules("[bcast]\n0..5 = binomial\n", "2:", "before any 'ranks = N'");
+  bad_rules("[bcast]\nranks = 0\n", "2:", "not a rank count");
+  bad_rules("[bcast]\nranks = 4\n0..100 = flat\n50.. = binomial\n", "4:", "overlaps");
+  bad_rules("[bcast]\nranks = 4\n0.. = auto\n", "3:", "auto");
+  bad_rules("[bcast]\n[reduce]\n[bcast]\n", "3:", "given twice");
+  bad_rules("ranks = 4\n", "1:", "");
+}
+
+Test(tune, bad_flags, .timeout = 60) {
+  struct cli c = CLI("run", "bcast", "auto", "--rules", "/nonexistent/rules.ini");
+  fails_with(c, 2, "/nonexistent/rules.ini: cannot open");
+  cli_free(&c);
+  c = CLI("tune", "--ranks", "0");
+  fails_with(c, 2, "--ranks");
+  cli_free(&c);
+  c = CLI("tune", "--ranks", "4..2x");
+  fails_with(c, 2, "--ranks");
+  cli_free(&c);
+  c = CLI("tune", "--sizes", "8..zz");
+  fails_with(c, 2, "--sizes");
+  cli_free(&c);
+  c = CLI("tune", "--ranks", "2", "--sizes", "8", "--rules-out", "/nonexistent/dir/r.ini");
+  fails_with(c, 2, "--rules-out");
+  cli_free(&c);
+  c = CLI("tune", "--ranks", "2", "--sizes", "8", "--ompi-rules", "/nonexistent/dir/o.txt");
+  fails_with(c, 2, "--ompi-rules");
+  cli_free(&c);
+  c = CLI("tune", "--algos", "flat");
+  fails_with(c, 2, "--algos");
+  cli_free(&c);
+  c = CLI("tune", "--rules", "x.ini"); /* tune measures; it does not follow rules */
+  fails_with(c, 2, "--rules");
+  cli_free(&c);
+  c = CLI("tune", "--ranks", "2", "--model", "nosuch");
+  fails_with(c, 2, "--model");
+  cli_free(&c);
+}
