@@ -37,6 +37,7 @@ declare -A RUNS=(
   [fuzz_mapping]=8000000
   [fuzz_params]=1000000
   [fuzz_machine]=800000
+  [fuzz_rules]=1000000
 )
 seeds() {
   local name=${1#fuzz_}
