@@ -151,7 +151,7 @@ static int make_job(const struct cli_opts *o, struct cli_job *j, size_t *bytes) 
   j->count = (long)(*bytes / tsize);
   if (tutti_algo_check_call(&j->algo, o->nranks, o->root, *bytes, j->op, err, sizeof err))
     return cli_fail(CLI_EUSAGE, "explain", "%s", err);
-  snprintf(j->note, sizeof j->note, "%s", err);
+  snprintf(j->note, sizeof j->note, "%.*s", (int)sizeof j->note - 1, err);
   return 0;
 }
 
