@@ -46,6 +46,16 @@ static inline int bench_once(const char *who, unsigned *seen, unsigned bit, cons
   return 0;
 }
 
+/* "--name VALUE" or "--name=VALUE": the value, advancing *i past it;
+ * NULL if argv[*i] is not this option (or it lacks its value). */
+static inline const char *bench_opt(int argc, char **argv, int *i, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n)) return NULL;
+  if (argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (argv[*i][n] || *i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
 /* The end of a program's output, the one place write errors are caught
  * (a full disk, /dev/full): flush and close stdout; if anything written
  * there was lost, print one line on stderr naming it and return 3

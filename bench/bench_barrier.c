@@ -393,15 +393,6 @@ static void usage(FILE *f) {
              "  --rounds K         --native: alternating rounds (default 21)\n");
 }
 
-/* "--name VALUE" or "--name=VALUE": the value, advancing *i; NULL if not this option. */
-static const char *opt(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n)) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] || *i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
 int tutti_bench_barrier(int argc, char **argv) {
   char profiles[512] = "postal-2,postal-4,sp2-hps,gige";
   long ranks[160] = {2,  3,  4,  5,  6,   7,   8,   9,   12,  16,  17,  24,   32,
@@ -416,10 +407,10 @@ int tutti_bench_barrier(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--native")) {
       if (bench_once(WHO, &seen, 1u << 0, "--native")) return 2;
       native = 1;
-    } else if ((v = opt(argc, argv, &i, "--profiles"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--profiles"))) {
       if (bench_once(WHO, &seen, 1u << 1, "--profiles")) return 2;
       snprintf(profiles, sizeof profiles, "%s", v);
-    } else if ((v = opt(argc, argv, &i, "--ranks"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--ranks"))) {
       if (bench_once(WHO, &seen, 1u << 2, "--ranks")) return 2;
       if ((nranks = parse_list(v, ranks, 160, 1, 4096)) <= 0) {
         fprintf(stderr,
@@ -428,7 +419,7 @@ int tutti_bench_barrier(int argc, char **argv) {
                 v);
         return 2;
       }
-    } else if ((v = opt(argc, argv, &i, "--rounds"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--rounds"))) {
       if (bench_once(WHO, &seen, 1u << 3, "--rounds")) return 2;
       char *end;
       long k = strtol(v, &end, 10);

@@ -52,14 +52,6 @@ static void usage(FILE *f) {
              "                     report the largest difference from the cost\n");
 }
 
-static const char *opt(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n)) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] || *i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
 struct crun {
   const tutti_algo_t *a;
   long count;
@@ -107,10 +99,10 @@ int tutti_bench_dualroot(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--check")) {
       if (bench_once(who, &seen, 1u << 4, "--check")) return 2;
       check = 1;
-    } else if ((v = opt(argc, argv, &i, "--profiles"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--profiles"))) {
       if (bench_once(who, &seen, 1u << 0, "--profiles")) return 2;
       snprintf(profiles, sizeof profiles, "%s", v);
-    } else if ((v = opt(argc, argv, &i, "--ranks"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--ranks"))) {
       if (bench_once(who, &seen, 1u << 1, "--ranks")) return 2;
       nranks = 0;
       for (char *end; *v && nranks < 32; v = *end ? end + 1 : end) {
@@ -122,10 +114,10 @@ int tutti_bench_dualroot(int argc, char **argv) {
         }
         ranks[nranks++] = p;
       }
-    } else if ((v = opt(argc, argv, &i, "--csv"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--csv"))) {
       if (bench_once(who, &seen, 1u << 2, "--csv")) return 2;
       csvpath = v;
-    } else if ((v = opt(argc, argv, &i, "--plot"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--plot"))) {
       if (bench_once(who, &seen, 1u << 3, "--plot")) return 2;
       if (!plot_format(v)) {
         fprintf(stderr, "%s: --plot: '%s': accepted: a .svg or .png file\n", who, v);

@@ -92,15 +92,6 @@ static void usage(FILE *f) {
       "  --calls K          consecutive calls (default 10)\n");
 }
 
-/* "--name VALUE" or "--name=VALUE": the value, advancing *i; NULL if not this option. */
-static const char *opt(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n)) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] || *i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
 struct stat_ {
   int win, lose, tie, best_p, worst_p;
   int win1, lose1; /* the first call alone */
@@ -123,19 +114,19 @@ int tutti_bench_lambda(int argc, char **argv) {
       if (bench_once(who, &seen, 1u << 2, "--all or --ranks")) return 2;
       nranks = 0;
       for (int P = 2; P <= 128; P++) ranks[nranks++] = P;
-    } else if ((v = opt(argc, argv, &i, "--profiles"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--profiles"))) {
       if (bench_once(who, &seen, 1u << 0, "--profiles")) return 2;
       snprintf(profiles, sizeof profiles, "%s", v);
-    } else if ((v = opt(argc, argv, &i, "--counts"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--counts"))) {
       if (bench_once(who, &seen, 1u << 1, "--counts")) return 2;
       if ((ncounts = parse_list(v, counts, 8, 0, 1 << 24)) <= 0) goto bad;
-    } else if ((v = opt(argc, argv, &i, "--ranks"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--ranks"))) {
       if (bench_once(who, &seen, 1u << 2, "--all or --ranks")) return 2;
       if ((nranks = parse_list(v, ranks, 160, 1, 4096)) <= 0) goto bad;
-    } else if ((v = opt(argc, argv, &i, "--lambda"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--lambda"))) {
       if (bench_once(who, &seen, 1u << 3, "--lambda")) return 2;
       snprintf(lambda, sizeof lambda, "lambda=%s", v);
-    } else if ((v = opt(argc, argv, &i, "--calls"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--calls"))) {
       if (bench_once(who, &seen, 1u << 4, "--calls")) return 2;
       if ((calls = atoi(v)) < 1) goto bad;
     } else {

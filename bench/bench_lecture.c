@@ -91,14 +91,6 @@ static void usage(FILE *f) {
              "  --plot FILE          draw time against size with gnuplot into FILE.svg or .png\n");
 }
 
-static const char *opt(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n)) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] || *i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
 /* Part 2: the lecture's slide. 0, or an exit status. */
 static int mapping_part(const char *profile, double *ratio) {
   char err[512], s1[32], s2[32];
@@ -165,10 +157,10 @@ int tutti_bench_lecture(int argc, char **argv) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;
-    } else if ((v = opt(argc, argv, &i, "--profile"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--profile"))) {
       if (bench_once(WHO, &seen, 1u << 0, "--profile")) return 2;
       profile = v;
-    } else if ((v = opt(argc, argv, &i, "--ranks"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--ranks"))) {
       if (bench_once(WHO, &seen, 1u << 1, "--ranks")) return 2;
       nranks = 0;
       for (char *end; *v && nranks < 16; v = *end ? end + 1 : end) {
@@ -180,7 +172,7 @@ int tutti_bench_lecture(int argc, char **argv) {
         }
         ranks[nranks++] = P;
       }
-    } else if ((v = opt(argc, argv, &i, "--sizes"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--sizes"))) {
       if (bench_once(WHO, &seen, 1u << 2, "--sizes")) return 2;
       const char *dots = strstr(v, "..");
       char a[64];
@@ -191,16 +183,16 @@ int tutti_bench_lecture(int argc, char **argv) {
                 v);
         return 2;
       }
-    } else if ((v = opt(argc, argv, &i, "--max-memory"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--max-memory"))) {
       if (bench_once(WHO, &seen, 1u << 3, "--max-memory")) return 2;
       if (tutti_parse_size(v, &maxmem, err, sizeof err)) {
         fprintf(stderr, "%s: --max-memory: %s\n", WHO, err);
         return 2;
       }
-    } else if ((v = opt(argc, argv, &i, "--csv"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--csv"))) {
       if (bench_once(WHO, &seen, 1u << 4, "--csv")) return 2;
       csv_path = v;
-    } else if ((v = opt(argc, argv, &i, "--plot"))) {
+    } else if ((v = bench_opt(argc, argv, &i, "--plot"))) {
       if (bench_once(WHO, &seen, 1u << 5, "--plot")) return 2;
       if (!plot_format(v)) {
         fprintf(stderr, "%s: --plot: '%s' is not .svg or .png; accepted: FILE.svg, FILE.png\n", WHO,
