@@ -337,7 +337,7 @@ static long child_maxrss(const char *const *args, int *status) {
 Test(nodata, buffers_cost_no_memory, .timeout = 120) {
   /* Under a sanitizer the shadow memory dwarfs the bound: the test is for
    * plain builds. */
-#if defined(__SANITIZE_ADDRESS__) || defined(TUTTI_TSAN)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   cr_skip("peak RSS is not meaningful under a sanitizer");
 #endif
   /* 64 ranks x 256 MiB: 32 GiB of user buffers alone in a data run, plus

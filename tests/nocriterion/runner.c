@@ -49,7 +49,9 @@ int main(int argc, char **argv) {
     if (pid == 0) {
       nocrit_current = t;
       nocrit_rearm();
+      if (t->init) t->init();
       t->fn();
+      if (t->fini) t->fini();
       fflush(NULL);
       _exit(nocrit_failed ? 1 : 0);
     }

@@ -3,10 +3,10 @@
  * Criterion's runner cannot start under TSan (Snaipe/Criterion#274, its
  * BoxFort arena), so the same test files are compiled against this header
  * and run by runner.c, one forked process per test with its .timeout.
- * It supports what tutti's tests use: Test(), ParameterizedTest() with
- * cr_make_param_array, cr_skip_test, cr_assert/cr_expect with the new
- * assertion API (eq, ne, lt, le, gt, ge, not, epsilon_eq, ieee_ulp_eq) and
- * messages.
+ * It supports what tutti's tests use: Test() with .timeout/.init/.fini,
+ * ParameterizedTest() with cr_make_param_array, cr_skip/cr_skip_test,
+ * cr_assert_eq, and cr_assert/cr_expect with the new assertion API (eq, ne,
+ * lt, le, gt, ge, not, epsilon_eq, ieee_ulp_eq) and messages.
  */
 #ifndef TUTTI_NOCRITERION_H
 #define TUTTI_NOCRITERION_H
@@ -18,6 +18,7 @@
 struct nocrit_test {
   const char *suite, *name;
   void (*fn)(void);
+  void (*init)(void), (*fini)(void); /* .init/.fini: run in the test's child around fn */
   double timeout;
   int disabled;
   struct nocrit_test *next;
@@ -37,7 +38,8 @@ struct nocrit_opts {
 #define NOCRIT_REGISTER(suite, name, ...)                                                          \
   __attribute__((constructor)) static void suite##_##name##_reg(void) {                            \
     static struct nocrit_opts o = {.timeout = 0, __VA_ARGS__};                                     \
-    static struct nocrit_test t = {#suite, #name, suite##_##name##_fn, 0, 0, NULL};                \
+    static struct nocrit_test t = {#suite, #name, suite##_##name##_fn, NULL, NULL, 0, 0, NULL};    \
+    t.init = o.init, t.fini = o.fini;                                                              \
     t.timeout = o.timeout;                                                                         \
     t.disabled = o.disabled;                                                                       \
     nocrit_register(&t);                                                                           \
@@ -79,6 +81,8 @@ void nocrit_skip(void) __attribute__((noreturn));
     nocrit_skip();                                                                                 \
   } while (0)
 
+#define cr_skip(...) cr_skip_test(__VA_ARGS__)
+
 #define NOCRIT_REPORT(kind, cond, ...)                                                             \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
@@ -91,6 +95,7 @@ void nocrit_skip(void) __attribute__((noreturn));
   } while (0)
 #define cr_assert(cond, ...) NOCRIT_REPORT("cr_assert", cond, __VA_ARGS__)
 #define cr_expect(cond, ...) NOCRIT_REPORT("cr_expect", cond, __VA_ARGS__)
+#define cr_assert_eq(a, b, ...) NOCRIT_REPORT("cr_assert", (a) == (b), __VA_ARGS__)
 #define cr_fatal(...) NOCRIT_REPORT("cr_assert", 0, __VA_ARGS__)
 #define cr_log_info(...) ((void)0)
 
