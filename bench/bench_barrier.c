@@ -261,8 +261,10 @@ static int find_mpi(char *tm, size_t ntm, char *run, size_t nrun, const char **w
 static double mpi_barrier(const char *tm, const char *run, int P, int rounds, int batch, char *lib,
                           size_t nlib) {
   char cmd[2400], line[512];
+  /* </dev/null: mpirun forwards its stdin to rank 0 and would eat ours */
   snprintf(cmd, sizeof cmd,
-           "'%s' --oversubscribe %s -n %d '%s' bench barrier --rounds %d --batch %d 2>/dev/null",
+           "'%s' --oversubscribe %s -n %d '%s' bench barrier --rounds %d --batch %d "
+           "</dev/null 2>/dev/null",
            run, geteuid() == 0 ? "--allow-run-as-root" : "", P, tm, rounds, batch);
   FILE *f = popen(cmd, "r");
   double med = -1, mn;
