@@ -139,7 +139,21 @@ int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
 
 /* --------------------------------------------------- algorithm parameters */
 
-/* A rank list of a choice parameter ("0,2-5,9-7", registry.c): its ranks
+/* The environment variable that selects coll's algorithm (TUTTI_BCAST),
+ * or NULL for no collective (registry.c). */
+const char *tutti__coll_env(int coll);
+
+/* The per-call checks of parameters the registry's table names
+ * (select.c): 0, or TUTTI_EINVAL with the reason in err. check_allgather
+ * only notes a fallback in err and returns 0. */
+int tutti__check_segments(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                          char *err, size_t errlen);
+int tutti__check_order(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes, char *err,
+                       size_t errlen);
+int tutti__check_allgather(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                           char *err, size_t errlen);
+
+/* A rank list of a choice parameter ("0,2-5,9-7", select.c): its ranks
  * in order into out[0..cap), returning how many it has (also past cap),
  * or -1 if the text is not such a list. */
 long tutti__rank_list(const char *list, int *out, long cap);

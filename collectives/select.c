@@ -1,0 +1,637 @@
+/*
+ * select.c -- choosing an algorithm of the registry (registry.c) and
+ * reading its parameters: tutti_algo_select() parses "name:k=v,k=v" once
+ * into the typed tutti_params_t, errors list what is accepted, and the
+ * per-call checks (tutti_algo_check_call) test what only a call knows
+ * (the rank count, the root, the message size). Pure functions on their
+ * arguments: any thread, any time.
+ *
+ * Selection: an explicit name, else the collective's environment variable
+ * (TUTTI_BCAST=lambda-tree:lambda=0.7), else the collective's default
+ * (registry.c's `defaults`). A name matches exactly, or as an unambiguous
+ * leading part ending at a '-' of a registered name: "lambda" is
+ * "lambda-tree", "postal" "postal-optimal".
+ *
+ * Parameter values: REAL and INT as C numbers, SIZE as tutti_parse_size
+ * ("8KiB"), CHOICE as one of its words ("dfs"; a word ending in ':' takes a
+ * rank list, "list:0,2,1,3", whose commas do not end the value), and
+ * "auto" where the parameter allows it (the algorithm then chooses per run,
+ * from the model: bit set in is_auto, NAN or TUTTI_PARAM_AUTO in the typed
+ * field). Values are parsed once, here, into the algorithm's typed
+ * tutti_params_t, which is what it reads. Ranges are inclusive; lambda's
+ * upper bound is the double just below 1 and is shown as "[0.5, 1)".
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "tutti/coll.h"
+#include "tutti/units.h"
+
+/* ----------------------------------------------------------------- lookup */
+
+/* Is d one of the registry's entries (not a caller's forged descriptor)? */
+static int registered(const tutti_algo_desc_t *d) {
+  const tutti_algo_desc_t *e;
+  for (int i = 0; (e = tutti_algo_desc_at(i)); i++)
+    if (d == e) return 1;
+  return 0;
+}
+
+/* Exact name, else the one name that starts with `name` followed by '-'. */
+static const tutti_algo_desc_t *find_name(int coll, const char *name, size_t len) {
+  const tutti_algo_desc_t *hit = NULL;
+  int nhits = 0;
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
+    if (d->coll != coll || strncmp(d->name, name, len)) continue;
+    if (d->name[len] == '\0') return d;
+    if (d->name[len] == '-') hit = d, nhits++;
+  }
+  return nhits == 1 ? hit : NULL;
+}
+
+/* ----------------------------------------------------------------- errors */
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+static void fmt_num(double x, char *buf, size_t n) {
+  tutti_format_shortest(x, buf, n);
+}
+
+int tutti_param_range(const tutti_param_desc_t *p, char *buf, size_t n) {
+  if (!p || !buf || !n) return TUTTI_EINVAL;
+  if (p->type == TUTTI_PARAM_CHOICE) { /* "one of rank, dfs, list:R,R,..." */
+    size_t used = (size_t)snprintf(buf, n, "one of ");
+    for (int w = 0; p->choices && p->choices[w] && used < n; w++) {
+      const char *word = p->choices[w];
+      int colon = word[strlen(word) - 1] == ':';
+      used += (size_t)snprintf(buf + used, n - used, "%s%s%s", w ? ", " : "", word,
+                               colon ? "R,R,... (ranks or ranges a-b)" : "");
+    }
+    return 0;
+  }
+  char lo[32], hi[32], up[32];
+  fmt_num(p->min, lo, sizeof lo);
+  if (isinf(p->max)) {
+    snprintf(buf, n, ">= %s", lo);
+    return 0;
+  }
+  fmt_num(p->max, hi, sizeof hi);
+  fmt_num(nextafter(p->max, INFINITY), up, sizeof up);
+  /* an upper bound that is the double just below a short number is shown
+   * as that number, open: lambda's [0.5, 1) */
+  if (strlen(hi) > 12 && strlen(up) <= 6)
+    snprintf(buf, n, "in [%s, %s)", lo, up);
+  else
+    snprintf(buf, n, "in [%s, %s]", lo, hi);
+  return 0;
+}
+
+/* "a number in [0.5, 1) or auto" */
+static void fmt_accepted(const tutti_param_desc_t *p, char *buf, size_t n) {
+  char range[80];
+  if (p->type == TUTTI_PARAM_CHOICE) {
+    tutti_param_range(p, buf, n);
+    return;
+  }
+  tutti_param_range(p, range, sizeof range);
+  const char *what = p->type == TUTTI_PARAM_REAL  ? "a number"
+                     : p->type == TUTTI_PARAM_INT ? "an integer"
+                                                  : "a size in bytes (e.g. 8KiB)";
+  snprintf(buf, n, "%s %s%s", what, range, p->flags & TUTTI_PARAM_AUTO_OK ? " or auto" : "");
+}
+
+static void list_names(int coll, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = '\0';
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) && used < n; i++) {
+    if (d->coll != coll) continue;
+    int k = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", d->name);
+    if (k < 0) break;
+    used += (size_t)k;
+  }
+}
+
+static void list_params(const tutti_algo_desc_t *d, char *buf, size_t n) {
+  size_t used = 0;
+  if (d->nparams == 0) {
+    snprintf(buf, n, "none (%s takes no parameters)", d->name);
+    return;
+  }
+  buf[0] = '\0';
+  for (int i = 0; i < d->nparams && used < n; i++) {
+    int k = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", d->params[i].name);
+    if (k < 0) break;
+    used += (size_t)k;
+  }
+}
+
+/* ------------------------------------------------------------ rank lists */
+
+/* A rank list "0,2-5,9-7" (spaces ignored): writes its ranks in order to
+ * out[0..cap) and returns how many there are (also past cap), or -1 when
+ * it is not such a list. Ranks are 0..2^30; a range a-b runs down when
+ * a > b. */
+long tutti__rank_list(const char *list, int *out, long cap) {
+  long n = 0;
+  const char *s = list;
+  if (!s) return -1;
+  for (;;) {
+    long a, b;
+    char *end;
+    while (*s == ' ') s++;
+    if (*s < '0' || *s > '9') return -1;
+    a = strtol(s, &end, 10);
+    s = end;
+    while (*s == ' ') s++;
+    b = a;
+    if (*s == '-') {
+      s++;
+      while (*s == ' ') s++;
+      if (*s < '0' || *s > '9') return -1;
+      b = strtol(s, &end, 10);
+      s = end;
+      while (*s == ' ') s++;
+    }
+    if (a > 1L << 30 || b > 1L << 30) return -1;
+    /* written up to cap, counted past it: a range of 2^30 costs nothing */
+    long step = a <= b ? 1 : -1, len = (b - a) * step + 1, room = cap - n;
+    long take = room <= 0 ? 0 : room < len ? room : len;
+    for (long j = 0; j < take; j++) out[n + j] = (int)(a + j * step);
+    n += len;
+    if (!*s) return n;
+    if (*s++ != ',') return -1;
+  }
+}
+
+/* -------------------------------------------------------------- selection */
+
+static int param_find(const tutti_algo_desc_t *d, const char *key, size_t len) {
+  for (int i = 0; i < d->nparams; i++)
+    if (strlen(d->params[i].name) == len && !strncmp(d->params[i].name, key, len)) return i;
+  return -1;
+}
+
+/* Parse one value: 0, or TUTTI_EINVAL with the message. */
+static int parse_value(const char *who, const tutti_param_desc_t *p, const char *v, tutti_algo_t *a,
+                       int i, char *err, size_t errlen) {
+  char acc[160];
+  fmt_accepted(p, acc, sizeof acc);
+  if (!strcmp(v, "auto")) {
+    if (!(p->flags & TUTTI_PARAM_AUTO_OK)) {
+      errf(err, errlen, "%s: parameter '%s' does not take auto; accepted: %s", who, p->name, acc);
+      return TUTTI_EINVAL;
+    }
+    a->value[i] = NAN;
+    a->is_auto |= 1u << i;
+    return 0;
+  }
+  double x;
+  char *end = NULL;
+  errno = 0;
+  if (p->type == TUTTI_PARAM_CHOICE) {
+    for (int w = 0; p->choices[w]; w++) {
+      const char *word = p->choices[w];
+      size_t wl = strlen(word);
+      if (word[wl - 1] != ':') {
+        if (strcmp(v, word)) continue;
+        a->p.list[0] = '\0';
+      } else {
+        if (strncmp(v, word, wl)) continue;
+        /* the rank list, kept without spaces (the canonical spelling) */
+        char list[TUTTI_PARAM_LIST_MAX];
+        size_t k = 0;
+        for (const char *c = v + wl; *c; c++)
+          if (*c != ' ' && k + 1 < sizeof list) list[k++] = *c;
+        list[k] = '\0';
+        if (strlen(v + wl) >= sizeof list) {
+          errf(err, errlen,
+               "%s: parameter '%s': the list is too long (%zu characters); accepted: at most %d "
+               "(ranges a-b shorten it)",
+               who, p->name, strlen(v + wl), TUTTI_PARAM_LIST_MAX - 1);
+          return TUTTI_EINVAL;
+        }
+        if (tutti__rank_list(list, NULL, 0) < 0) goto bad;
+        memcpy(a->p.list, list, k + 1);
+      }
+      a->value[i] = w;
+      a->is_auto &= ~(1u << i);
+      return 0;
+    }
+    goto bad;
+  }
+  if (p->type == TUTTI_PARAM_SIZE) {
+    size_t sz;
+    if (tutti_parse_size(v, &sz, NULL, 0)) goto bad;
+    /* cut to 2^63: a size near SIZE_MAX rounds up to 2^64 as a double, which
+     * no later conversion back could hold; no message is that large, so the
+     * segmenting is the same */
+    x = sz > (size_t)1 << 63 ? 0x1p63 : (double)sz;
+  } else if (p->type == TUTTI_PARAM_INT) {
+    long long k = strtoll(v, &end, 10);
+    if (end == v || *end || errno) goto bad;
+    x = (double)k;
+  } else {
+    x = strtod(v, &end);
+    if (end == v || *end || !isfinite(x)) goto bad;
+  }
+  if (!(x >= p->min && x <= p->max)) {
+    errf(err, errlen, "%s: parameter '%s': '%s' is out of range; accepted: %s", who, p->name, v,
+         acc);
+    return TUTTI_EINVAL;
+  }
+  a->value[i] = x;
+  a->is_auto &= ~(1u << i);
+  return 0;
+bad:
+  errf(err, errlen, "%s: parameter '%s': '%s' is not valid; accepted: %s", who, p->name, v, acc);
+  return TUTTI_EINVAL;
+}
+
+/* Apply "k=v,k=v" (spaces around keys and values are ignored). `seen`
+ * catches a key given twice, also across the name's list and params. */
+static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsigned *seen,
+                        char *err, size_t errlen) {
+  const tutti_algo_desc_t *d = a->desc;
+  char item[TUTTI_PARAM_LIST_MAX + 64], names[160];
+  for (const char *s = list; s && *s;) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    /* A value with a ':' (a choice word and its rank list, order=list:0,2,1)
+     * goes on through the pieces after it that hold no '=' and are not empty. */
+    const char *eq0 = memchr(s, '=', len);
+    if (eq0 && memchr(eq0, ':', len - (size_t)(eq0 - s)))
+      while (comma && comma[1] && comma[1] != ',') {
+        const char *c2 = strchr(comma + 1, ',');
+        size_t l2 = c2 ? (size_t)(c2 - comma - 1) : strlen(comma + 1);
+        if (memchr(comma + 1, '=', l2)) break;
+        comma = c2;
+        len = comma ? (size_t)(comma - s) : strlen(s);
+      }
+    if (len >= sizeof item) {
+      errf(err, errlen, "%s: parameter list item too long: '%.40s...'", who, s);
+      return TUTTI_EINVAL;
+    }
+    memcpy(item, s, len);
+    item[len] = '\0';
+    s = comma ? comma + 1 : s + len;
+    char *k = item, *eq = strchr(item, '=');
+    while (*k == ' ') k++;
+    if (!*k && !comma) break; /* a trailing comma or an empty list */
+    list_params(d, names, sizeof names);
+    if (!eq) {
+      errf(err, errlen, "%s: '%s' is not key=value; accepted keys: %s", who, k, names);
+      return TUTTI_EINVAL;
+    }
+    char *ke = eq, *v = eq + 1;
+    while (ke > k && ke[-1] == ' ') ke--;
+    while (*v == ' ') v++;
+    for (char *ve = v + strlen(v); ve > v && ve[-1] == ' ';) *--ve = '\0';
+    int i = param_find(d, k, (size_t)(ke - k));
+    if (i < 0) {
+      errf(err, errlen, "%s: unknown parameter '%.*s'; accepted: %s", who, (int)(ke - k), k, names);
+      return TUTTI_EINVAL;
+    }
+    if (*seen >> i & 1u) {
+      errf(err, errlen, "%s: parameter '%s' given twice", who, d->params[i].name);
+      return TUTTI_EINVAL;
+    }
+    *seen |= 1u << i;
+    int rc = parse_value(who, &d->params[i], v, a, i, err, errlen);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* The typed values a's parameters stand for: parsed once, at selection. */
+static tutti_params_t typed(const tutti_algo_t *a) {
+  tutti_params_t p = TUTTI_PARAMS_DEFAULT;
+  for (int i = 0; i < a->desc->nparams; i++) {
+    const tutti_param_desc_t *d = &a->desc->params[i];
+    int is_auto = a->is_auto >> i & 1u;
+    char *f = (char *)&p + d->offset;
+    if (d->type == TUTTI_PARAM_CHOICE)
+      *(long *)f = (long)a->value[i];
+    else if (d->type == TUTTI_PARAM_REAL)
+      *(double *)f = is_auto ? NAN : a->value[i];
+    else if (d->type == TUTTI_PARAM_INT)
+      *(long *)f = is_auto ? TUTTI_PARAM_AUTO : (long)a->value[i];
+    else /* at most 2^63: parse_value cut it */
+      *(size_t *)f = is_auto ? SIZE_MAX : (size_t)a->value[i];
+  }
+  memcpy(p.list, a->p.list, sizeof p.list); /* parse_value's, the one text value */
+  return p;
+}
+
+int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out, char *err,
+                      size_t errlen) {
+  if (!out) {
+    errf(err, errlen, "no output algorithm given");
+    return TUTTI_EINVAL;
+  }
+  if (coll < 0 || coll >= TUTTI_COLL_N) {
+    char all[128] = "";
+    for (int i = 0; i < TUTTI_COLL_N; i++)
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "",
+               tutti_coll_name(i));
+    errf(err, errlen, "unknown collective %d; accepted: %s", coll, all);
+    return TUTTI_ENOTFOUND;
+  }
+  const char *from = NULL; /* the environment variable the name came from */
+  if (!name || !*name) {
+    const char *var = tutti__coll_env(coll), *env = getenv(var);
+    if (env && *env) name = env, from = var;
+  }
+  tutti_algo_t a = {0};
+  const char *nparams = NULL;
+  char who[160];
+  if (!name || !*name) {
+    a.desc = tutti_algo_desc_default(coll);
+    if (!a.desc) {
+      errf(err, errlen, "no %s algorithm is registered", tutti_coll_name(coll));
+      return TUTTI_ENOTFOUND;
+    }
+  } else {
+    const char *colon = strchr(name, ':');
+    size_t len = colon ? (size_t)(colon - name) : strlen(name);
+    nparams = colon ? colon + 1 : NULL;
+    a.desc = find_name(coll, name, len);
+    if (!a.desc) {
+      char names[256];
+      list_names(coll, names, sizeof names);
+      if (from)
+        errf(err, errlen, "%s='%s': unknown %s algorithm '%.*s'; accepted: %s", from, name,
+             tutti_coll_name(coll), (int)len, name, names);
+      else
+        errf(err, errlen, "unknown %s algorithm '%.*s'; accepted: %s", tutti_coll_name(coll),
+             (int)len, name, names);
+      return TUTTI_ENOTFOUND;
+    }
+  }
+  if (from)
+    snprintf(who, sizeof who, "%s='%s': %s '%s'", from, name, tutti_coll_name(coll), a.desc->name);
+  else
+    snprintf(who, sizeof who, "%s '%s'", tutti_coll_name(coll), a.desc->name);
+  for (int i = 0; i < a.desc->nparams; i++) {
+    const tutti_param_desc_t *p = &a.desc->params[i];
+    a.value[i] = p->def;
+    if (p->flags & TUTTI_PARAM_AUTO_DEFAULT) a.value[i] = NAN, a.is_auto |= 1u << i;
+  }
+  unsigned seen = 0;
+  int rc = apply_params(who, nparams, &a, &seen, err, errlen);
+  if (!rc) rc = apply_params(who, params, &a, &seen, err, errlen);
+  if (rc) return rc;
+  a.p = typed(&a);
+  *out = a;
+  if (err && errlen) err[0] = '\0';
+  return 0;
+}
+
+double tutti_algo_param(const tutti_algo_t *a, const char *name) {
+  if (!a || !a->desc || !name) return NAN;
+  int i = param_find(a->desc, name, strlen(name));
+  if (i < 0 || (a->is_auto >> i & 1u)) return NAN;
+  return a->value[i];
+}
+
+/* An algorithm value as the registry would have made it: a registered
+ * desc, every value in range or auto where allowed. */
+static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
+  if (!a || !a->desc || !registered(a->desc)) {
+    errf(err, errlen, "not an algorithm of the registry (use tutti_algo_select)");
+    return TUTTI_EINVAL;
+  }
+  const tutti_algo_desc_t *d = a->desc;
+  for (int i = 0; i < d->nparams; i++) {
+    const tutti_param_desc_t *p = &d->params[i];
+    int ok = a->is_auto >> i & 1u ? (p->flags & TUTTI_PARAM_AUTO_OK) != 0
+                                  : a->value[i] >= p->min && a->value[i] <= p->max;
+    if (!ok) {
+      char acc[160];
+      fmt_accepted(p, acc, sizeof acc);
+      errf(err, errlen, "%s '%s': parameter '%s' has an invalid value; accepted: %s",
+           tutti_coll_name(d->coll), d->name, p->name, acc);
+      return TUTTI_EINVAL;
+    }
+  }
+  tutti_params_t want = typed(a); /* no padding: a bitwise compare is exact */
+  if (memcmp(&want, &a->p, sizeof want)) {
+    errf(err, errlen,
+         "%s '%s': its typed parameters disagree with its values (use tutti_algo_select)",
+         tutti_coll_name(d->coll), d->name);
+    return TUTTI_EINVAL;
+  }
+  return 0;
+}
+_Static_assert(sizeof(tutti_params_t) ==
+                   sizeof(double) + 6 * sizeof(long) + sizeof(size_t) + TUTTI_PARAM_LIST_MAX,
+               "tutti_params_t must have no padding (algo_valid compares it bitwise)");
+
+int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen) {
+  int rc = tutti_algo_check_call(a, nranks, -1, SIZE_MAX, op, err, errlen);
+  if (!rc && err && errlen) err[0] = '\0'; /* no notes here */
+  return rc;
+}
+
+int tutti_algo_check_call(const tutti_algo_t *a, int nranks, int root, size_t bytes, tutti_op_t op,
+                          char *err, size_t errlen) {
+  int rc = algo_valid(a, err, errlen);
+  if (rc) return rc;
+  const tutti_algo_desc_t *d = a->desc;
+  if (nranks < 1) {
+    errf(err, errlen, "%d ranks: a world has at least one", nranks);
+    return TUTTI_EINVAL;
+  }
+  if ((d->restrictions & TUTTI_ALGO_POW2) && (nranks & (nranks - 1))) {
+    errf(err, errlen, "%s '%s' needs a power-of-two number of ranks, not %d",
+         tutti_coll_name(d->coll), d->name, nranks);
+    return TUTTI_ENOTSUP;
+  }
+  if (op && (d->restrictions & TUTTI_ALGO_COMMUTATIVE)) {
+    int c = tutti_op_commutative(op);
+    if (c < 0) {
+      errf(err, errlen, "invalid reduction op");
+      return TUTTI_EOP;
+    }
+    if (!c) {
+      errf(err, errlen, "%s '%s' needs a commutative op; '%s' is not (choose another algorithm)",
+           tutti_coll_name(d->coll), d->name, tutti_op_name(op));
+      return TUTTI_ENOTSUP;
+    }
+  }
+  if (root >= nranks) {
+    errf(err, errlen, "root %d is not a rank of 0..%d", root, nranks - 1);
+    return TUTTI_EINVAL;
+  }
+  /* a check that passes may leave a note (a fallback) in err */
+  if (err && errlen) err[0] = '\0';
+  for (int i = 0; i < d->nparams; i++)
+    if (d->params[i].check && (rc = d->params[i].check(a, i, nranks, root, bytes, err, errlen)))
+      return rc;
+  return 0;
+}
+
+/* Sizes in the largest binary unit that divides them: 8KiB, 1000. */
+static void fmt_size(double x, char *buf, size_t n) {
+  static const char *const units[] = {"", "KiB", "MiB", "GiB", "TiB"};
+  uint64_t v = (uint64_t)x;
+  int u = 0;
+  while (u < 4 && v && v % 1024 == 0) v /= 1024, u++;
+  snprintf(buf, n, "%llu%s", (unsigned long long)v, units[u]);
+}
+
+int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n) {
+  if (!buf || !n) return TUTTI_EINVAL;
+  buf[0] = '\0';
+  if (!a || !a->desc) return TUTTI_EINVAL;
+  const tutti_algo_desc_t *d = a->desc;
+  size_t used = (size_t)snprintf(buf, n, "%s", d->name);
+  for (int i = 0; i < d->nparams && used < n; i++) {
+    char v[TUTTI_PARAM_LIST_MAX + 32];
+    tutti_algo_param_text(a, i, v, sizeof v);
+    used += (size_t)snprintf(buf + used, n - used, "%c%s=%s", i ? ',' : ':', d->params[i].name, v);
+  }
+  return used < n ? 0 : TUTTI_EINVAL; /* TUTTI_EINVAL: truncated */
+}
+
+int tutti_algo_param_text(const tutti_algo_t *a, int i, char *buf, size_t n) {
+  if (!buf || !n) return TUTTI_EINVAL;
+  buf[0] = '\0';
+  if (!a || !a->desc || i < 0 || i >= a->desc->nparams) return TUTTI_EINVAL;
+  const tutti_param_desc_t *p = &a->desc->params[i];
+  int k;
+  if (a->is_auto >> i & 1u) {
+    k = snprintf(buf, n, "auto");
+  } else if (p->type == TUTTI_PARAM_CHOICE) {
+    const char *word = p->choices[(int)a->value[i]];
+    k = snprintf(buf, n, "%s%s", word, word[strlen(word) - 1] == ':' ? a->p.list : "");
+  } else {
+    char v[48];
+    if (p->type == TUTTI_PARAM_SIZE)
+      fmt_size(a->value[i], v, sizeof v);
+    else
+      fmt_num(a->value[i], v, sizeof v);
+    k = snprintf(buf, n, "%s", v);
+  }
+  return k >= 0 && (size_t)k < n ? 0 : TUTTI_EINVAL;
+}
+
+/* ---------------------------------------------------- per-call checks */
+
+int tutti__check_segments(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                          char *err, size_t errlen) {
+  (void)nranks, (void)root;
+  const tutti_algo_desc_t *d = a->desc;
+  long S = a->p.segments;
+  if (S == TUTTI_PARAM_AUTO) return 0;
+  if (a->p.segment) {
+    errf(err, errlen,
+         "%s '%s': both segments=%ld and segment=%zu given; accepted: one of them (segment "
+         "sets the segments' size, segments their number)",
+         tutti_coll_name(d->coll), d->name, S, a->p.segment);
+    return TUTTI_EINVAL;
+  }
+  /* an empty message is one empty message, whatever S */
+  if (bytes != SIZE_MAX && bytes > 0 && (size_t)S > bytes) {
+    errf(err, errlen,
+         "%s '%s': parameter '%s': %ld segments of a %zu-byte message; accepted: 1..%zu "
+         "(whole bytes) or auto",
+         tutti_coll_name(d->coll), d->name, d->params[i].name, S, bytes, bytes);
+    return TUTTI_EINVAL;
+  }
+  return 0;
+}
+
+int tutti__check_order(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes, char *err,
+                       size_t errlen) {
+  (void)bytes;
+  if (a->p.order != TUTTI_ORDER_LIST) return 0;
+  const tutti_algo_desc_t *d = a->desc;
+  const char *who = tutti_coll_name(d->coll), *nm = d->params[i].name;
+  char acc[96];
+  snprintf(acc, sizeof acc, "a permutation of the ranks 0..%d starting at the root", nranks - 1);
+  long n = tutti__rank_list(a->p.list, NULL, 0);
+  if (n != nranks) {
+    errf(err, errlen, "%s '%s': %s=list:%.60s%s has %ld ranks for a world of %d; accepted: %s", who,
+         d->name, nm, a->p.list, strlen(a->p.list) > 60 ? "..." : "", n, nranks, acc);
+    return TUTTI_EINVAL;
+  }
+  int *order = malloc((size_t)nranks * sizeof *order);
+  unsigned char *seen = calloc((size_t)nranks, 1);
+  int rc = 0;
+  if (!order || !seen) {
+    errf(err, errlen, "out of memory");
+    rc = TUTTI_ENOMEM;
+    goto out;
+  }
+  tutti__rank_list(a->p.list, order, nranks);
+  for (int k = 0; k < nranks && !rc; k++) {
+    if (order[k] >= nranks) {
+      errf(err, errlen, "%s '%s': %s=list: %d is not a rank of 0..%d; accepted: %s", who, d->name,
+           nm, order[k], nranks - 1, acc);
+      rc = TUTTI_EINVAL;
+    } else if (seen[order[k]]++) {
+      errf(err, errlen, "%s '%s': %s=list: rank %d appears twice; accepted: %s", who, d->name, nm,
+           order[k], acc);
+      rc = TUTTI_EINVAL;
+    }
+  }
+  if (!rc && root >= 0 && order[0] != root) {
+    errf(err, errlen, "%s '%s': %s=list starts at rank %d, not at the root %d; accepted: %s", who,
+         d->name, nm, order[0], root, acc);
+    rc = TUTTI_EINVAL;
+  }
+out:
+  free(order);
+  free(seen);
+  return rc;
+}
+
+/* Not an error: recursive doubling on a P that is not a power of two runs
+ * the ring, and says so. */
+int tutti__check_allgather(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
+                           char *err, size_t errlen) {
+  (void)root, (void)bytes;
+  if (a->p.allgather == TUTTI_ALLGATHER_RECDBL && (nranks & (nranks - 1)))
+    errf(err, errlen,
+         "%s '%s': %s=recursive-doubling needs a power-of-two number of ranks; %d ranks run the "
+         "ring allgather instead",
+         tutti_coll_name(a->desc->coll), a->desc->name, a->desc->params[i].name, nranks);
+  return 0;
+}
+
+double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const tutti_hockney_t *h,
+                       int *bound) {
+  int b = 0;
+  double t = NAN;
+  if (!algo_valid(a, NULL, 0) && a->desc->cost_fn && h && P >= 1 && root >= 0 && root < P)
+    t = a->desc->cost_fn(a, P, root, m, h, &b);
+  if (bound) *bound = b;
+  return t;
+}
+
+int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, tutti_treespec_t *spec) {
+  if (!a || !a->desc || a->desc->tree < 0 || !spec) return TUTTI_EINVAL;
+  *spec = tutti_treespec_default(a->desc->tree);
+  if (L_auto < 1) L_auto = 1;
+  spec->lambda = isnan(a->p.lambda) ? tutti_lambda_auto_postal(L_auto) : a->p.lambda;
+  spec->L = a->p.L == TUTTI_PARAM_AUTO ? L_auto : (int)a->p.L;
+  spec->k = (int)a->p.k;
+  return tutti_tree_check(spec);
+}
