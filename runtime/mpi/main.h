@@ -11,4 +11,8 @@
  * communicator; returns a bench/CLI.md exit status, output on rank 0. */
 int tutti_mpi_bench(tutti_rank_t *r, int argc, char **argv);
 
+/* `tutti-mpi calibrate [PROFILE]` (calibrate.c): a profile of the MPI
+ * library between ranks 0 and 1; same conventions. */
+int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv);
+
 #endif
