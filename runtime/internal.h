@@ -261,6 +261,10 @@ struct tutti_rank {
 struct tutti_world {
   int nranks;
   size_t stack_size;
+  /* the rank stacks, one region carved into guard page + stack slots, kept
+   * across runs (world.c stacks_reserve); NULL: glibc's per-thread stacks */
+  char *stacks;
+  size_t stack_slot, stacks_len;
   tutti_model_t model;
   bool record;  /* events are recorded (modeled run, or TUTTI_RECORD) */
   bool modeled; /* model != none: wildcards rejected */

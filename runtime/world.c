@@ -16,6 +16,8 @@
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,7 +45,7 @@ static size_t default_stack(void) {
       v <<= 20, end++;
     if (*end == 0 && v > 0) return (size_t)v;
   }
-#if defined(__SANITIZE_ADDRESS__) || defined(TUTTI_TSAN)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   return DEFAULT_STACK * 4; /* instrumented frames are larger */
 #else
   return DEFAULT_STACK;
@@ -157,6 +159,7 @@ void tutti_world_destroy(tutti_world_t *w) {
       if (w->ranks[i]) tutti__rank_free(w->ranks[i]);
   }
   free(w->ranks);
+  if (w->stacks) munmap(w->stacks, w->stacks_len);
   tutti__replay_free(w->replay);
   free(w);
 }
@@ -267,6 +270,48 @@ static int read_int_file(const char *path) {
   return v;
 }
 
+#ifndef PR_FUTEX_HASH /* Linux 6.16; Debian 12's headers predate it */
+#define PR_FUTEX_HASH 78
+#define PR_FUTEX_HASH_SET_SLOTS 1
+#define PR_FUTEX_HASH_GET_SLOTS 2
+#endif
+
+/* Since Linux 6.16 a process's private futexes hash into a table of its
+ * own, of 4 x min(threads, CPUs) slots: 16 on two cores, so with 16384
+ * sleeping ranks every wake-up walked a chain of about 1000 waiters, and
+ * futex_wake was 40% of a 16384-rank run's CPU time. Grow the table to
+ * two slots per rank (never shrink it: other worlds of the process may
+ * be running). Older kernels refuse the call, which is fine: their one
+ * global table is sized by the machine. */
+static void futex_hash_grow(int nranks) {
+  long want = 16, cap = 1L << 17, have = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
+  while (want < 2L * nranks && want < cap) want *= 2;
+  if (have >= 0 && have < want) prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0);
+}
+
+/* The rank stacks as one region, reserved at the first run and kept until
+ * the world is destroyed: slot i is a PROT_NONE guard page, then rank i's
+ * stack. glibc's own stacks cost an mmap and an mprotect per thread and,
+ * past its 40 MiB stack cache, an munmap at each join, whose TLB
+ * shootdowns across cores made most of the system time of starting and
+ * joining 16384 ranks. On failure the run falls back to glibc's stacks. */
+static void stacks_reserve(struct tutti_world *w) {
+  if (w->stacks) return;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t slot = page + (w->stack_size + page - 1) / page * page;
+  if (slot > SIZE_MAX / (size_t)w->nranks) return;
+  size_t len = slot * (size_t)w->nranks;
+  char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (p == MAP_FAILED) return;
+  for (int i = 0; i < w->nranks; i++)
+    if (mprotect(p + (size_t)i * slot, page, PROT_NONE)) {
+      munmap(p, len);
+      return;
+    }
+  w->stacks = p, w->stack_slot = slot, w->stacks_len = len;
+}
+
 int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   if (!w || !fn) return TUTTI_EINVAL;
   if (w->running || current_rank) return TUTTI_EBUSY;
@@ -293,7 +338,13 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, w->stack_size);
   double t0 = tutti__now();
+  stacks_reserve(w);
+  futex_hash_grow(w->nranks);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < w->nranks; i++) {
+    if (w->stacks)
+      pthread_attr_setstack(&attr, w->stacks + (size_t)i * w->stack_slot + page,
+                            w->stack_slot - page);
     int e = i == w->thread_refused
                 ? EAGAIN
                 : pthread_create(&w->ranks[i]->thread, &attr, rank_main, w->ranks[i]);

@@ -8,9 +8,12 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include "tutti/tutti.h"
@@ -92,6 +95,70 @@ Test(world, runs_every_rank_and_reruns, .timeout = 20) {
     cr_assert(eq(str, (char *)tutti_world_error(w), ""));
   }
   cr_assert(eq(int, tutti_world_size(w), 5));
+  tutti_world_destroy(w);
+}
+
+/* Each rank's stack as its thread sees it. */
+struct stack {
+  uintptr_t base;
+  size_t size;
+};
+
+static int stack_fn(tutti_rank_t *r, void *arg) {
+  pthread_attr_t a;
+  void *base;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &a)) return -1;
+  pthread_attr_getstack(&a, &base, &size);
+  pthread_attr_destroy(&a);
+  ((struct stack *)arg)[tutti_rank(r)] = (struct stack){(uintptr_t)base, size};
+  return 0;
+}
+
+static int by_base(const void *a, const void *b) {
+  uintptr_t x = ((const struct stack *)a)->base, y = ((const struct stack *)b)->base;
+  return (x > y) - (x < y);
+}
+
+/* The stacks are carved from one region kept by the world (world.c): each
+ * as large as asked, kept across runs, apart from the next by a guard. */
+Test(world, rank_stacks_are_kept_and_guarded, .timeout = 30) {
+  enum { N = 67 };
+  const size_t want = (size_t)256 << 10;
+  tutti_config_t c = tutti_config_default(N);
+  c.stack_size = want;
+  tutti_world_t *w;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  struct stack a[N], b[N];
+  cr_assert(eq(int, tutti_world_run(w, stack_fn, a), 0), "%s", tutti_world_error(w));
+  cr_assert(eq(int, tutti_world_run(w, stack_fn, b), 0), "%s", tutti_world_error(w));
+  for (int i = 0; i < N; i++) {
+    cr_assert(ge(sz, a[i].size, want), "rank %d: a stack of %zu bytes", i, a[i].size);
+    cr_assert(eq(u64, a[i].base, b[i].base), "rank %d's stack moved between runs", i);
+  }
+  qsort(a, N, sizeof *a, by_base);
+  for (int i = 0; i + 1 < N; i++)
+    cr_assert(gt(u64, a[i + 1].base, a[i].base + a[i].size), "stacks without a guard between");
+  tutti_world_destroy(w);
+}
+
+#ifndef PR_FUTEX_HASH
+#define PR_FUTEX_HASH 78
+#define PR_FUTEX_HASH_GET_SLOTS 2
+#endif
+
+/* Linux 6.16+ hashes a process's private futexes into 4 x min(threads,
+ * CPUs) slots unless told otherwise; a world grows the table to two slots
+ * per rank, or every wake-up walks a chain of P/16 sleepers on 2 cores. */
+Test(world, futex_hash_grows_with_the_ranks, .timeout = 60) {
+  if (prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0) < 0)
+    cr_skip_test("this kernel has no private futex hash (PR_FUTEX_HASH, Linux 6.16)");
+  tutti_world_t *w = world(SCALE_RANKS, 64, 0, -1);
+  struct stack *s = calloc(SCALE_RANKS, sizeof *s);
+  cr_assert(eq(int, tutti_world_run(w, stack_fn, s), 0), "%s", tutti_world_error(w));
+  long slots = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
+  cr_assert(ge(i64, (int64_t)slots, 2 * SCALE_RANKS), "%ld futex hash slots", slots);
+  free(s);
   tutti_world_destroy(w);
 }
 
