@@ -7,7 +7,8 @@
  * registered algorithm at its defaults (a sweep, run separately), the
  * schemas of the table, the rules file and Open MPI's file, that Open MPI
  * reads that file (when mpicc and mpirun are here), the rules API's
- * lookup, and bad input for every new flag with FILE:LINE.
+ * lookup, a timing-only tune (--no-data) writing the same rules, and
+ * bad input for every new flag with FILE:LINE.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -539,6 +540,73 @@ static void bad_rules(const char *text, const char *line_tag, const char *sub) {
   unlink(path);
 }
 
+/* ------------------------------------------------------------ --no-data */
+
+/* The lines of a text without those holding `skip` (NULL: none). */
+static char *without(const char *text, const char *skip) {
+  char *out = calloc(strlen(text) + 1, 1), *o = out;
+  cr_assert(ne(ptr, out, NULL));
+  for (const char *l = text; *l;) {
+    size_t len = strcspn(l, "\n");
+    size_t adv = len + (l[len] == '\n');
+    int drop = 0;
+    for (const char *p = l; skip && p + strlen(skip) <= l + len && !drop; p++)
+      drop = !strncmp(p, skip, strlen(skip));
+    if (!drop) memcpy(o, l, adv), o += adv;
+    l += adv;
+  }
+  return out;
+}
+
+static char *slurp_path(const char *path) {
+  int fd = open(path, O_RDONLY);
+  cr_assert(fd >= 0, "cannot open %s", path);
+  char *t = slurp(fd);
+  close(fd);
+  return t;
+}
+
+/* A timing-only tune measures bit-identical modeled times (runtime/MODEL.md
+ * "Timing-only runs"), so it writes the same rules and the same table,
+ * times and leads included, but for the lines that say it checked
+ * nothing: under the default profile, and under an eager profile on a
+ * topology (link contention, both protocols). */
+Test(tune, no_data_same_rules, .timeout = 240) {
+  char d[] = "/tmp/tutti-tune-nd-XXXXXX";
+  cr_assert(mkdtemp(d) != NULL);
+  char pd[128], pn[128];
+  snprintf(pd, sizeof pd, "%s/data.ini", d);
+  snprintf(pn, sizeof pn, "%s/nodata.ini", d);
+  const char *const extra[][5] = {{NULL},
+                                  {"--profile", "infiniband-hdr", "--topology", "tree:2x4", NULL}};
+  for (int e = 0; e < 2; e++) {
+    const char *args[16] = {"tune", "--ranks", RANKS, "--sizes", SIZES, "--rules-out"};
+    int k = 6;
+    args[k++] = pd;
+    for (int x = 0; extra[e][x]; x++) args[k++] = extra[e][x];
+    args[k] = NULL;
+    struct cli a = run_env(NULL, args);
+    args[6] = pn, args[k++] = "--no-data", args[k] = NULL;
+    struct cli b = run_env(NULL, args);
+    cr_assert(eq(int, a.status, 0), "tune: %s", a.err);
+    cr_assert(eq(int, b.status, 0), "tune --no-data: %s", b.err);
+    /* the table: the header says timing only, every row the same */
+    HAS(b.out, "timing only (--no-data");
+    cr_assert(eq(ptr, strstr(a.out, "--no-data"), NULL), "a data tune says --no-data");
+    char *ta = without(strchr(a.out, '\n'), NULL), *tb = without(strchr(b.out, '\n'), NULL);
+    cr_assert(eq(str, ta, tb), "tables differ past the heading (extra set %d)", e);
+    /* the rules file: one more comment line, the rest byte for byte */
+    char *ra = slurp_path(pd), *rb = slurp_path(pn), *rb2 = without(rb, "--no-data");
+    HAS(rb, "; timing only (--no-data)");
+    cr_assert(ne(str, ra, rb));
+    cr_assert(eq(str, ra, rb2), "rules files differ (extra set %d)", e);
+    cr_assert(gt(sz, strlen(ra), (size_t)100));
+    free(ta), free(tb), free(ra), free(rb), free(rb2);
+    cli_free(&a), cli_free(&b);
+  }
+  unlink(pd), unlink(pn), rmdir(d);
+}
+
 Test(tune, bad_rules_files, .timeout = 60) {
   bad_rules("[bcst]\n", "1:", "unknown collective; accepted: [bcast]");
   bad_rules("[bcast]\nranks = 4\n0..10 = nosuch\n", "3:", "unknown bcast algorithm 'nosuch'");
@@ -582,5 +650,11 @@ Test(tune, bad_flags, .timeout = 60) {
   cli_free(&c);
   c = CLI("tune", "--ranks", "2", "--model", "nosuch");
   fails_with(c, 2, "--model");
+  cli_free(&c);
+  c = CLI("tune", "--ranks", "2", "--model", "none", "--no-data");
+  fails_with(c, 2, "--no-data: the none model has no modeled time");
+  cli_free(&c);
+  c = CLI("tune", "--no-data=1");
+  fails_with(c, 2, "--no-data takes no value");
   cli_free(&c);
 }
