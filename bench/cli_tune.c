@@ -3,10 +3,11 @@
  * registered algorithm with its registered parameter choices (each choice
  * word, and "auto" where a parameter takes it) at every (P, m) of the
  * grid, run and verified like a sweep point (cli_point.c); the fastest
- * verified per (P, m) wins. Adjacent sizes with the same winner merge
- * into one bucket. Out: a table on stdout, a rules file (--rules-out,
- * bench/CLI.md "Rules files") that --rules feeds back to `auto`, and Open
- * MPI's coll/tuned dynamic rules file (--ompi-rules).
+ * verified per (P, m) wins (--no-data: timing only, nothing verified;
+ * the modeled times are bit-identical, so are the winners). Adjacent
+ * sizes with the same winner merge into one bucket. Out: a table on stdout, a rules file
+ * (--rules-out, bench/CLI.md "Rules files") that --rules feeds back to `auto`, and Open MPI's
+ * coll/tuned dynamic rules file (--ompi-rules).
  *
  * Also cli_rules, the --rules loader of run, sweep and suite.
  *
@@ -25,7 +26,8 @@
 
 #define TUNE_OPTS                                                                                  \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
-   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(HELP))
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(NO_DATA) |         \
+   CLI_O(HELP))
 #define TUNE_DEFAULT_RANKS "8,32"
 #define TUNE_DEFAULT_SIZES "8..64KiB"
 #define TUNE_MAX_RANKS 4096
@@ -42,7 +44,8 @@ int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out) {
 
 static void help(void) {
   printf("usage: tutti tune [--ranks LIST] [--sizes LIST] [--profile P | --model SPEC]\n"
-         "                  [--topology SPEC|FILE ...] [--rules-out FILE] [--ompi-rules FILE]\n\n"
+         "                  [--topology SPEC|FILE ...] [--rules-out FILE] [--ompi-rules FILE]\n"
+         "                  [--no-data]\n\n"
          "For every collective (%s), run every registered\n"
          "algorithm -- at its defaults, with each other word of a choice parameter, and\n"
          "with \"auto\" where a parameter takes it -- at every rank count and size per rank\n"
@@ -56,7 +59,9 @@ static void help(void) {
          "file that --rules (run, sweep, suite) feeds to `auto`; --ompi-rules writes Open\n"
          "MPI's coll/tuned dynamic rules file (bench/CLI.md). --ranks default %s,\n"
          "--sizes default %s; barrier runs once per rank count. Reductions use sum on\n"
-         "int32 (byte when a size is not a multiple of 4), root 0.\n"
+         "int32 (byte when a size is not a multiple of 4), root 0. --no-data: timing\n"
+         "only -- the same modeled times, so the same winners and rules, no payload\n"
+         "moved, nothing verified (needs a cost model).\n"
          "Exit: 0 done, 1 a verification failed, 2 bad usage, 3 a run failed or a file\n"
          "could not be written.\n\n"
          "options:\n",
@@ -234,6 +239,7 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
     if ((st = cli_model(cmd, o, P, &mach))) break;
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = &mach.model;
+    if (o->no_data) cfg.flags |= TUTTI_NO_DATA;
     tutti_world_t *w = NULL;
     int rc = tutti_world_create(&w, &cfg);
     if (rc) {
@@ -288,10 +294,12 @@ static int coll_buckets(const struct tune *t, int coll, int i, struct bucket *ou
 }
 
 static void print_table(const struct tune *t, const tutti_model_t *m, const char *label,
-                        struct bucket *bk) {
+                        int no_data, struct bucket *bk) {
   char desc[512] = "";
   tutti_model_describe(m, desc, sizeof desc);
-  printf("tutti tune: the fastest verified algorithm per (ranks, size)\nmodel: %s", desc);
+  printf("tutti tune: the fastest %s per (ranks, size)\nmodel: %s",
+         no_data ? "algorithm, timing only (--no-data: nothing verified)," : "verified algorithm",
+         desc);
   if (label) printf("  [profile %s]", label);
   printf("\n");
   printf("%-10s  %-8s  %-16s  %-20s  %6s  %-40s  %s\n", "collective", "ranks", "bytes", "time",
@@ -331,7 +339,7 @@ static void print_table(const struct tune *t, const tutti_model_t *m, const char
 }
 
 static int write_rules(const char *cmd, const char *path, const struct tune *t,
-                       const tutti_model_t *m, struct bucket *bk) {
+                       const tutti_model_t *m, int no_data, struct bucket *bk) {
   FILE *f = fopen(path, "w");
   if (!f)
     return cli_fail(CLI_EUSAGE, cmd, "--rules-out: cannot write '%s'; accepted: a writable path",
@@ -344,6 +352,7 @@ static int write_rules(const char *cmd, const char *path, const struct tune *t,
           "; A rule applies from its 'ranks =' up to the next one, to the bytes per rank\n"
           "; of its range; `auto` follows it with --rules FILE.\n",
           desc);
+  if (no_data) fprintf(f, "; timing only (--no-data): the same times, nothing verified\n");
   for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
     fprintf(f, "\n[%s]\n", tutti_coll_name(coll));
     for (int i = 0; i < t->nranks; i++) {
@@ -433,11 +442,18 @@ int tutti_cli_tune(int argc, char **argv) {
   /* the model once, for its description (and to fail early on bad flags) */
   tutti_machine_t mach;
   if ((st = cli_model(cmd, &o, t.ranks[0], &mach))) goto out;
+  if (o.no_data && mach.model.preset == TUTTI_MODEL_NONE) {
+    tutti_machine_free(&mach);
+    st = cli_fail(CLI_EUSAGE, cmd,
+                  "--no-data: the none model has no modeled time to measure; accepted: "
+                  "--no-data with a cost model (--model hockney:..., --profile)");
+    goto out;
+  }
   int nbad = 0;
   for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++) st = measure(cmd, &o, &t, coll, &nbad);
   if (!st) {
-    print_table(&t, &mach.model, o.model ? NULL : mach.label, bk);
-    if (o.rules_out) st = write_rules(cmd, o.rules_out, &t, &mach.model, bk);
+    print_table(&t, &mach.model, o.model ? NULL : mach.label, o.no_data, bk);
+    if (o.rules_out) st = write_rules(cmd, o.rules_out, &t, &mach.model, o.no_data, bk);
     if (!st && o.ompi_rules) st = write_ompi(cmd, o.ompi_rules, &t, bk);
   }
   tutti_machine_free(&mach);

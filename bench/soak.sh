@@ -9,7 +9,10 @@
 #      one line;
 #   4. determinism at scale: a 16384-rank modeled bcast and barrier, three
 #      times under TUTTI_PERTURB with different seeds and once without:
-#      the JSON reports identical but for wall_time.
+#      the JSON reports identical but for wall_time;
+#   5. a timing-only run at scale: a 16384-rank binomial reduce of 1 GiB a
+#      rank with --no-data runs, in the Hockney time ceil(log2 P)(alpha +
+#      beta m) of the default profile; its peak memory and seconds.
 # Usage: bench/soak.sh [BUILD_DIR]  (default build; needs GNU time at /usr/bin/time)
 set -euo pipefail
 build=${1:-build}
@@ -55,3 +58,16 @@ for coll in "bcast binomial -m 8" "barrier lambda-tree"; do
     exit 1
   fi
 done
+
+echo "== --no-data at scale: reduce binomial, 16384 ranks, 1 GiB a rank (peak KiB, seconds)"
+read -r kib secs < <(peak "$tutti" run reduce binomial -n 16384 -m 1GiB --no-data)
+"$tutti" run reduce binomial -n 16384 -m 1GiB --no-data --json >"$tmp/big"
+got=$(grep -o '"modeled_time":[^,]*' "$tmp/big" | cut -d: -f2)
+# teaching-hockney: alpha 1 us, beta 1 ns/B; ceil(log2 16384) = 14 rounds
+want=$(awk 'BEGIN { printf "%.9f", 14 * (1e-6 + 1e-9 * 1073741824) }')
+if awk -v g="$got" -v w="$want" 'BEGIN { exit !(g - w < 1e-9 && w - g < 1e-9) }'; then
+  echo "  peak $kib KiB in $secs s; modeled $got s = 14 (alpha + beta m)"
+else
+  echo "  modeled $got s, want $want s"
+  exit 1
+fi

@@ -20,6 +20,7 @@
  * the others' costs (an upper bound when that candidate's is one).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,6 +87,66 @@ static double one_message(const tutti_model_t *m, double x) {
   return m->eager_limit == 0 ? t : t + tutti_cost_eval(&m->send_cpu, x);
 }
 
+/* ------------------------------------------------------------ the shared choice */
+
+/* The model choice is a pure function of (coll, P, root, bytes, whether
+ * the op commutes, the model's costs), and every rank of a call makes it.
+ * Some candidates' costs replay their schedule (scatter-allgather's ring:
+ * O(P^2)), so 1024 ranks each choosing cost a 1024-rank `auto` bcast ~10
+ * CPU seconds. The ranks of a call share one computation here: the first
+ * computes it holding the lock, the others then find it. Keys compare the
+ * model's fields bit for bit (not its topology, which no estimate reads);
+ * a miss only recomputes. */
+struct memo {
+  int used, coll, P, root, opc, rc;
+  size_t bytes;
+  tutti_model_t model; /* topo NULL */
+  tutti_algo_t chosen;
+};
+#define MEMO_N 8
+static struct memo memo[MEMO_N];
+static int memo_next;
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int model_same(const tutti_model_t *a, const tutti_model_t *b) {
+  return a->preset == b->preset && a->eager_limit == b->eager_limit &&
+         !memcmp(a->params, b->params, sizeof a->params) &&
+         !memcmp(&a->send_cpu, &b->send_cpu, sizeof a->send_cpu) &&
+         !memcmp(&a->send_port, &b->send_port, sizeof a->send_port) &&
+         !memcmp(&a->latency, &b->latency, sizeof a->latency) &&
+         !memcmp(&a->recv_port, &b->recv_port, sizeof a->recv_port) &&
+         !memcmp(&a->recv_cpu, &b->recv_cpu, sizeof a->recv_cpu) &&
+         !memcmp(&a->gamma, &b->gamma, sizeof a->gamma);
+}
+
+static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
+                        tutti_op_t op, tutti_algo_t *chosen, char *why, size_t whylen, size_t used);
+
+/* model_choice through the memo (why NULL: nothing to explain). */
+static int model_choice_shared(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
+                               tutti_op_t op, tutti_algo_t *chosen) {
+  struct memo k = {.used = 1, .coll = coll, .P = P, .root = root, .bytes = bytes, .model = *m};
+  k.opc = op ? tutti_op_commutative(op) : 2;
+  k.model.topo = NULL;
+  pthread_mutex_lock(&memo_lock);
+  for (int i = 0; i < MEMO_N; i++) {
+    struct memo *e = &memo[i];
+    if (e->used && e->coll == coll && e->P == P && e->root == root && e->bytes == bytes &&
+        e->opc == k.opc && model_same(&e->model, &k.model)) {
+      *chosen = e->chosen;
+      int rc = e->rc;
+      pthread_mutex_unlock(&memo_lock);
+      return rc;
+    }
+  }
+  k.rc = model_choice(coll, m, P, bytes, root, op, &k.chosen, NULL, 0, 0);
+  memo[memo_next] = k;
+  memo_next = (memo_next + 1) % MEMO_N;
+  *chosen = k.chosen;
+  pthread_mutex_unlock(&memo_lock);
+  return k.rc;
+}
+
 int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules, int P,
                       size_t bytes, int root, tutti_op_t op, tutti_algo_t *chosen, char *why,
                       size_t whylen) {
@@ -103,6 +164,15 @@ int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rul
     if (why && whylen) /* a rule for another op or shape: the model decides */
       used = (size_t)snprintf(why, whylen, "rule %s cannot run here (%s); ", rwhy, err);
   }
+  if (!why || !whylen) return model_choice_shared(coll, m, P, bytes, root, op, chosen);
+  return model_choice(coll, m, P, bytes, root, op, chosen, why, whylen, used);
+}
+
+/* The model choice (tutti_auto_choose without the rules); why gets the
+ * reasons from *used on. */
+static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
+                        tutti_op_t op, tutti_algo_t *chosen, char *why, size_t whylen,
+                        size_t used) {
   if (coll == TUTTI_COLL_BARRIER) {
     int rc = tutti_barrier_auto_choose(m, P, chosen, why ? why + used : NULL,
                                        why && used < whylen ? whylen - used : 0);

@@ -7,11 +7,14 @@
  * registered algorithm at its defaults (a sweep, run separately), the
  * schemas of the table, the rules file and Open MPI's file, that Open MPI
  * reads that file (when mpicc and mpirun are here), the rules API's
- * lookup, and bad input for every new flag with FILE:LINE.
+ * lookup, the model choice the ranks of a call share (every key of its
+ * memo), a timing-only tune (--no-data) writing the same rules, and
+ * bad input for every new flag with FILE:LINE.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,6 +517,85 @@ Test(tune, model_choice_every_collective, .timeout = 30) {
         }
 }
 
+/* The ranks of a call share one model choice (auto.c's memo): without a
+ * `why` the choice is the one the explaining path makes, for every key
+ * of the memo -- collective, P, bytes, root, the op's commutativity and
+ * every field of the model -- so that models, ops or roots that choose
+ * differently at the same (P, m) never see each other's choice. Threads
+ * ask at once, as the ranks of a world do. */
+#define SHARED_MODELS 5
+static tutti_model_t shared_models[SHARED_MODELS];
+
+struct shared_ask {
+  int c, P, root, k, opi;
+  size_t m;
+};
+
+static tutti_op_t shared_op(int c, int opi) {
+  if (!(tutti_coll_traits(c) & TUTTI_COLL_REDUCES)) return NULL;
+  tutti_algo_t au;
+  tutti_algo_select(c, "auto", NULL, &au, NULL, 0);
+  if (opi == 1 && !(au.desc->restrictions & TUTTI_ALGO_COMMUTATIVE)) return TUTTI_MATMUL2;
+  return opi == 2 ? NULL : TUTTI_SUM;
+}
+
+/* Every key of the grid: the explained choice and the shared one agree.
+ * differ (may be NULL) counts the keys that chose otherwise than model 0
+ * with only the model changed ([0]), and with only the op ([1]). */
+static void *shared_grid(void *arg) {
+  int *differ = arg;
+  for (int c = 0; c < TUTTI_COLL_N; c++)
+    for (int P = 2; P <= 130; P += 64)
+      for (size_t m = 8; m <= 1 << 20; m *= 128)
+        for (int root = 0; root < 2; root++)
+          for (int opi = 0; opi < 3; opi++)
+            for (int k = 0; k < SHARED_MODELS; k++) {
+              tutti_op_t op = shared_op(c, opi);
+              tutti_algo_t a, b, base;
+              char why[1024], sa[256], sb[256], s0[256];
+              int r = tutti_coll_traits(c) & TUTTI_COLL_ROOTED ? root : -1;
+              cr_assert(eq(
+                  int,
+                  tutti_auto_choose(c, &shared_models[k], NULL, P, m, r, op, &a, why, sizeof why),
+                  0));
+              for (int again = 0; again < 2; again++) { /* a miss, then (maybe) a hit */
+                cr_assert(
+                    eq(int, tutti_auto_choose(c, &shared_models[k], NULL, P, m, r, op, &b, NULL, 0),
+                       0));
+                tutti_algo_format(&a, sa, sizeof sa), tutti_algo_format(&b, sb, sizeof sb);
+                cr_assert(eq(str, sa, sb), "%s P=%d m=%zu root=%d op=%d model %d",
+                          tutti_coll_name(c), P, m, r, opi, k);
+              }
+              cr_assert(eq(int,
+                           tutti_auto_choose(c, &shared_models[0], NULL, P, m, r < 0 ? -1 : 0,
+                                             shared_op(c, 0), &base, NULL, 0),
+                           0));
+              tutti_algo_format(&base, s0, sizeof s0);
+              if (differ && strcmp(s0, sa) && r <= 0) {
+                if (opi == 0) differ[0]++;
+                if (k == 0) differ[1]++;
+              }
+            }
+  return NULL;
+}
+
+Test(tune, model_choice_shared_by_the_ranks, .timeout = 120) {
+  tutti_model_hockney(&shared_models[0], 1e-6, 1e-9);
+  tutti_model_hockney(&shared_models[1], 1e-6, 1e-7); /* only beta differs */
+  tutti_model_postal(&shared_models[2], 2);
+  tutti_model_none(&shared_models[3]);
+  shared_models[4] = shared_models[0];
+  shared_models[4].gamma = 1e-8; /* only gamma: reductions choose otherwise */
+  int differ[2] = {0, 0};
+  shared_grid(differ);
+  /* else the grid could not tell a memo that ignores them */
+  cr_assert(gt(int, differ[0], 0), "no model chose otherwise");
+  cr_assert(gt(int, differ[1], 0), "no op chose otherwise");
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) cr_assert(eq(int, pthread_create(&t[i], NULL, shared_grid, NULL), 0));
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+}
+
 /* ------------------------------------------------------------ bad input */
 
 static void bad_rules(const char *text, const char *line_tag, const char *sub) {
@@ -537,6 +619,73 @@ static void bad_rules(const char *text, const char *line_tag, const char *sub) {
     cli_free(&c);
   }
   unlink(path);
+}
+
+/* ------------------------------------------------------------ --no-data */
+
+/* The lines of a text without those holding `skip` (NULL: none). */
+static char *without(const char *text, const char *skip) {
+  char *out = calloc(strlen(text) + 1, 1), *o = out;
+  cr_assert(ne(ptr, out, NULL));
+  for (const char *l = text; *l;) {
+    size_t len = strcspn(l, "\n");
+    size_t adv = len + (l[len] == '\n');
+    int drop = 0;
+    for (const char *p = l; skip && p + strlen(skip) <= l + len && !drop; p++)
+      drop = !strncmp(p, skip, strlen(skip));
+    if (!drop) memcpy(o, l, adv), o += adv;
+    l += adv;
+  }
+  return out;
+}
+
+static char *slurp_path(const char *path) {
+  int fd = open(path, O_RDONLY);
+  cr_assert(fd >= 0, "cannot open %s", path);
+  char *t = slurp(fd);
+  close(fd);
+  return t;
+}
+
+/* A timing-only tune measures bit-identical modeled times (runtime/MODEL.md
+ * "Timing-only runs"), so it writes the same rules and the same table,
+ * times and leads included, but for the lines that say it checked
+ * nothing: under the default profile, and under an eager profile on a
+ * topology (link contention, both protocols). */
+Test(tune, no_data_same_rules, .timeout = 240) {
+  char d[] = "/tmp/tutti-tune-nd-XXXXXX";
+  cr_assert(mkdtemp(d) != NULL);
+  char pd[128], pn[128];
+  snprintf(pd, sizeof pd, "%s/data.ini", d);
+  snprintf(pn, sizeof pn, "%s/nodata.ini", d);
+  const char *const extra[][5] = {{NULL},
+                                  {"--profile", "infiniband-hdr", "--topology", "tree:2x4", NULL}};
+  for (int e = 0; e < 2; e++) {
+    const char *args[16] = {"tune", "--ranks", RANKS, "--sizes", SIZES, "--rules-out"};
+    int k = 6;
+    args[k++] = pd;
+    for (int x = 0; extra[e][x]; x++) args[k++] = extra[e][x];
+    args[k] = NULL;
+    struct cli a = run_env(NULL, args);
+    args[6] = pn, args[k++] = "--no-data", args[k] = NULL;
+    struct cli b = run_env(NULL, args);
+    cr_assert(eq(int, a.status, 0), "tune: %s", a.err);
+    cr_assert(eq(int, b.status, 0), "tune --no-data: %s", b.err);
+    /* the table: the header says timing only, every row the same */
+    HAS(b.out, "timing only (--no-data");
+    cr_assert(eq(ptr, strstr(a.out, "--no-data"), NULL), "a data tune says --no-data");
+    char *ta = without(strchr(a.out, '\n'), NULL), *tb = without(strchr(b.out, '\n'), NULL);
+    cr_assert(eq(str, ta, tb), "tables differ past the heading (extra set %d)", e);
+    /* the rules file: one more comment line, the rest byte for byte */
+    char *ra = slurp_path(pd), *rb = slurp_path(pn), *rb2 = without(rb, "--no-data");
+    HAS(rb, "; timing only (--no-data)");
+    cr_assert(ne(str, ra, rb));
+    cr_assert(eq(str, ra, rb2), "rules files differ (extra set %d)", e);
+    cr_assert(gt(sz, strlen(ra), (size_t)100));
+    free(ta), free(tb), free(ra), free(rb), free(rb2);
+    cli_free(&a), cli_free(&b);
+  }
+  unlink(pd), unlink(pn), rmdir(d);
 }
 
 Test(tune, bad_rules_files, .timeout = 60) {
@@ -582,5 +731,11 @@ Test(tune, bad_flags, .timeout = 60) {
   cli_free(&c);
   c = CLI("tune", "--ranks", "2", "--model", "nosuch");
   fails_with(c, 2, "--model");
+  cli_free(&c);
+  c = CLI("tune", "--ranks", "2", "--model", "none", "--no-data");
+  fails_with(c, 2, "--no-data: the none model has no modeled time");
+  cli_free(&c);
+  c = CLI("tune", "--no-data=1");
+  fails_with(c, 2, "--no-data takes no value");
   cli_free(&c);
 }
