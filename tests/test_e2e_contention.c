@@ -334,7 +334,7 @@ Test(determinism, perturbed_runs_bit_identical, .timeout = 300) {
  * flows may meet on a shared link, so there the times must be equal
  * whenever no message waited for a link. */
 
-#ifdef __SANITIZE_THREAD__ /* far slower: a smaller grid */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) /* far slower: a smaller grid */
 static const int grid_ranks[] = {3, 4, 5, 7, 8, 9, 16};
 static const size_t grid_sizes[] = {8, 1000};
 #else
