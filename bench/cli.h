@@ -254,6 +254,10 @@ void cli_page_free(struct cli_page *p);
  * CLI_ERUNTIME after "tutti CMD: --html: writing 'path' failed: why". */
 int cli_page_write(const char *cmd, const char *path, FILE *f, const char *heading,
                    const struct cli_page *pages, int n);
+/* `tutti run --html`: the page of one run (fill, write, close f, free):
+ * CLI_OK or CLI_ERUNTIME after the one-line error. */
+int cli_page_run(const char *path, FILE *f, const tutti_world_t *w, const struct cli_job *j,
+                 const tutti_machine_t *mach, const struct cli_result *res, int P, size_t bytes);
 
 /* ------------------------------------------------------------ points */
 

@@ -94,6 +94,22 @@ int cli_page_write(const char *cmd, const char *path, FILE *f, const char *headi
                   e ? strerror(e) : tutti_strerror(rc));
 }
 
+int cli_page_run(const char *path, FILE *f, const tutti_world_t *w, const struct cli_job *j,
+                 const tutti_machine_t *mach, const struct cli_result *res, int P, size_t bytes) {
+  struct cli_page pg;
+  int rc = cli_page_fill(&pg, w, j, mach, res, P, bytes), st;
+  if (rc) {
+    fclose(f);
+    st = cli_fail(CLI_ERUNTIME, "run", "--html: %s", tutti_strerror(rc));
+  } else {
+    char heading[400];
+    snprintf(heading, sizeof heading, "tutti run %s", pg.title);
+    st = cli_page_write("run", path, f, heading, &pg, 1);
+  }
+  cli_page_free(&pg);
+  return st;
+}
+
 /* ------------------------------------------------------------ the command */
 
 #define COMPARE_OPTS                                                                               \

@@ -809,19 +809,7 @@ int tutti_cli_run(int argc, char **argv) {
       st = cli_fail(CLI_ERUNTIME, "run", "--trace: writing '%s' failed%s%s", o.trace, e ? ": " : "",
                     e ? strerror(e) : "");
   }
-  if (page) {
-    struct cli_page pg;
-    if ((rc = cli_page_fill(&pg, w, &j, &mach, &res, o.nranks, bytes))) {
-      fclose(page);
-      st = cli_fail(CLI_ERUNTIME, "run", "--html: %s", tutti_strerror(rc));
-    } else {
-      char heading[400];
-      snprintf(heading, sizeof heading, "tutti run %s", pg.title);
-      int wst = cli_page_write("run", o.html, page, heading, &pg, 1);
-      if (wst) st = wst;
-    }
-    cli_page_free(&pg);
-  }
+  if (page && (rc = cli_page_run(o.html, page, w, &j, &mach, &res, o.nranks, bytes))) st = rc;
   fflush(stdout); /* the report before a verification failure's line on stderr */
   tutti_world_destroy(w);
   tutti_rules_free(rules);   /* the world pointed to them */

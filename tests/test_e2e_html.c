@@ -211,11 +211,6 @@ static void check_run_page(const struct page_case *c, int screenshot) {
   cli_free(&r);
 }
 
-Test(html, run_flat_16, .timeout = 300) {
-  struct page_case c = {"html_run_flat16", {"bcast", "flat", "-n", "16", NULL}};
-  check_run_page(&c, 0);
-}
-
 Test(html, run_binomial_16, .timeout = 300) {
   struct page_case c = {"html_run_binomial16", {"bcast", "binomial", "-n", "16", NULL}};
   check_run_page(&c, 1);
