@@ -12,7 +12,9 @@
  * screenshot of each page goes into the build directory (html_*.png).
  * Without chromium those tests skip, unless TUTTI_REQUIRE_CHROMIUM=1 (CI),
  * which makes them fail. Bad input (too many ranks, an unwritable file, a
- * write error, compare's usage) is exit 2 or 3 with one line.
+ * write error, compare's usage) is exit 2 or 3 with one line. The link
+ * passages the page's link lanes draw (tutti_explain_t.hops) follow each
+ * message's route, never overlap on a link, and add up to its link_wait.
  *
  * TUTTI_TSAN_SKIP: the browser is a separate program that TSan does not
  * instrument, and each load takes seconds; the page's data path is the
@@ -28,6 +30,7 @@
 
 #include "cli_helpers.h"
 #include "json_reader.h"
+#include "tutti/tutti.h"
 
 /* ------------------------------------------------------------ the browser */
 
@@ -362,4 +365,85 @@ Test(html, compare_table, .timeout = 120) {
   HAS(r.out, "x fastest");
   HAS(r.out, "binomial");
   cli_free(&r);
+}
+
+/* ------------------------------------------------------------ the data */
+
+/* tutti_world_explain's link passages, which the page's link lanes draw:
+ * every message crosses exactly the links of its route, in path order;
+ * a passage starts when its link is free (a link's passages never
+ * overlap), after the message arrived; its queueing adds up to the
+ * message's link_wait. Without a topology there are none. */
+static int bcast_64k(tutti_rank_t *r, void *arg) {
+  static char buf[8][65536];
+  return tutti_bcast(r, buf[tutti_rank(r)], 65536, TUTTI_BYTE, 0, arg);
+}
+
+static int by_head(const void *a, const void *b) {
+  const tutti_hop_info_t *p = a, *q = b;
+  if (p->link != q->link) return p->link < q->link ? -1 : 1;
+  return p->head < q->head ? -1 : p->head > q->head;
+}
+
+Test(html, explain_hops, .timeout = 120) {
+  for (int topo = 0; topo < 2; topo++) {
+    tutti_machine_spec_t ms = tutti_machine_spec_default();
+    tutti_machine_t mc;
+    char err[512] = "";
+    ms.topology = topo ? "tree:2x4" : NULL;
+    ms.mapping = topo ? "roundrobin" : NULL;
+    ms.nranks = topo ? 8 : 0;
+    cr_assert(eq(int, tutti_machine_build(&ms, &mc, NULL, err, sizeof err), 0), "%s", err);
+    tutti_config_t cfg = tutti_config_default(8);
+    cfg.model = &mc.model;
+    tutti_world_t *w;
+    tutti_algo_t a;
+    cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", NULL, &a, NULL, 0), 0));
+    cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+    cr_assert(eq(int, tutti_world_run(w, bcast_64k, &a), 0));
+    tutti_explain_t ex;
+    cr_assert(eq(int, tutti_world_explain(w, &ex), 0));
+    cr_assert(eq(sz, ex.nmsgs, 7));
+    if (!topo) {
+      cr_assert(eq(sz, ex.nhops, 0));
+      cr_assert(ex.hops == NULL);
+    }
+    size_t k = 0, queued = 0;
+    for (size_t i = 0; topo && i < ex.nmsgs; i++) {
+      const tutti_msg_info_t *g = &ex.msgs[i];
+      int la = tutti_topo_leaf_of_rank(mc.topo, g->src),
+          lb = tutti_topo_leaf_of_rank(mc.topo, g->dst);
+      int len = tutti_topo_path_len(mc.topo, la, lb), seen = 0;
+      double wait = 0, prev = g->start;
+      for (size_t h = 0; h < ex.nhops; h++) {
+        const tutti_hop_info_t *p = &ex.hops[h];
+        if (p->msg != i) continue;
+        cr_assert(eq(int, p->link, tutti_topo_path_link(mc.topo, la, lb, seen)), "hop %d of %d->%d",
+                  seen, g->src, g->dst);
+        cr_assert(p->arrive >= prev && p->head >= p->arrive && p->end >= p->head);
+        wait += p->head - p->arrive;
+        prev = p->head; /* the next link: after this one started carrying it */
+        seen++, k++;
+        queued += p->head > p->arrive;
+      }
+      cr_assert(eq(int, seen, len), "%d->%d crosses %d links, its route has %d", g->src, g->dst,
+                seen, len);
+      cr_assert(fabs(wait - g->link_wait) <= 1e-12 * (1 + g->link_wait), "queueing %g vs %g", wait,
+                g->link_wait);
+    }
+    cr_assert(eq(sz, k, ex.nhops), "every passage belongs to a message");
+    if (topo) {
+      cr_assert(gt(sz, queued, 0), "the round-robin mapping makes messages queue");
+      tutti_hop_info_t *s = malloc(ex.nhops * sizeof *s);
+      memcpy(s, ex.hops, ex.nhops * sizeof *s);
+      qsort(s, ex.nhops, sizeof *s, by_head);
+      for (size_t h = 1; h < ex.nhops; h++)
+        if (s[h].link == s[h - 1].link)
+          cr_assert(s[h].head >= s[h - 1].end, "link %d carries two messages at once", s[h].link);
+      free(s);
+    }
+    tutti_explain_free(&ex);
+    tutti_world_destroy(w);
+    tutti_machine_free(&mc);
+  }
 }
