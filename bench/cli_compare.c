@@ -85,9 +85,12 @@ int cli_page_write(const char *cmd, const char *path, FILE *f, const char *headi
                    const struct cli_page *pages, int n) {
   struct html_run runs[CLI_MAX_POS];
   for (int i = 0; i < n && i < CLI_MAX_POS; i++) runs[i] = pages[i].run;
-  int rc = html_write(f, heading, runs, n), e = 0;
-  errno = 0;
-  if (fflush(f) || ferror(f)) rc = rc ? rc : TUTTI_EIO, e = errno;
+  errno = 0; /* a failing write inside html_write leaves its cause here */
+  int rc = html_write(f, heading, runs, n), e = errno;
+  if (fflush(f) || ferror(f)) {
+    if (!rc) rc = TUTTI_EIO;
+    if (errno) e = errno;
+  }
   if (fclose(f) && !rc) rc = TUTTI_EIO, e = errno;
   if (!rc) return CLI_OK;
   return cli_fail(CLI_ERUNTIME, cmd, "--html: writing '%s' failed: %s", path,
