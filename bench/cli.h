@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "html.h"
 #include "tutti/tutti.h"
 
 enum cli_status { CLI_OK = 0, CLI_EVERIFY = 1, CLI_EUSAGE = 2, CLI_ERUNTIME = 3 };
@@ -35,6 +36,7 @@ int tutti_cli_sweep(int argc, char **argv);
 int tutti_cli_calibrate(int argc, char **argv);
 int tutti_cli_explain(int argc, char **argv);
 int tutti_cli_tune(int argc, char **argv);
+int tutti_cli_compare(int argc, char **argv);
 
 /* ------------------------------------------------------------ options */
 
@@ -67,6 +69,8 @@ int tutti_cli_tune(int argc, char **argv);
   X(JSON, 0, "json", NULL, "print one JSON object instead of the table")                           \
   X(TRACE, 0, "trace", "FILE", "write a Chrome trace-event JSON of every message (Perfetto)")      \
   X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \
+  X(HTML, 0, "html", "FILE",                                                                       \
+    "write a self-contained page that steps through the run (at most 32 ranks)")                   \
   X(DOT, 0, "dot", NULL, "print a Graphviz digraph instead of the drawing")                        \
   X(MARKDOWN, 0, "markdown", NULL, "print a Markdown table (the README's algorithm table)")        \
   X(ALGOS, 0, "algos", "LIST",                                                                     \
@@ -91,7 +95,7 @@ enum cli_opt_id {
 };
 #define CLI_O(e) (1u << CLI_OPT_##e)
 
-#define CLI_MAX_POS 4
+#define CLI_MAX_POS 8 /* compare COLL and up to 7 algorithms */
 
 /* What the parser found; every field keeps its default unless given. */
 struct cli_opts {
@@ -110,6 +114,7 @@ struct cli_opts {
   int npos;
   const char *pos[CLI_MAX_POS];
   const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
+  const char *html;                           /* --html FILE, NULL unless given */
 };
 
 /* Parse argv for command `cmd`, accepting the options in `accepted` and up
@@ -210,6 +215,49 @@ struct cli_result {
  * call against verify.c's reference. Returns 0, or TUTTI_ENOMEM before
  * running. res->rc says whether the world ran. */
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
+
+/* The job of `tutti explain`, `compare` (cli_explain.c): collective
+ * coll_name, algorithm algo_name (with o->params) and o's --bytes, --root,
+ * --op, --dtype, checked as `tutti run` checks them; one call. *bytes the
+ * bytes per rank it moves. 0, or CLI_EUSAGE after the one-line error
+ * naming `cmd` (coll_name or algo_name NULL: "missing COLL and ALGO"). */
+int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_name,
+                 const char *algo_name, struct cli_job *j, size_t *bytes);
+/* The tree a tree algorithm of job j uses on model m (its auto parameters
+ * resolved as the ranks resolve them), into *spec: 0, or TUTTI_ENOTSUP for
+ * an algorithm that is not a tree. */
+int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
+                 tutti_treespec_t *spec);
+
+/* ------------------------------------------------------------ pages */
+
+/* One run drawn on a --html page (cli_compare.c), with what it points to. */
+struct cli_page {
+  struct html_run run;
+  tutti_explain_t ex;
+  tutti_treespec_t tree;
+  char title[320], sub[1024];
+};
+
+/* --html's checks (nothing without o->html): at most HTML_MAX_RANKS ranks;
+ * with a machine, a cost model, and FILE opened for writing into *f. 0,
+ * or CLI_EUSAGE after the one-line error naming `cmd`. */
+int cli_page_check(const char *cmd, const struct cli_opts *o, const tutti_machine_t *mach,
+                   FILE **f);
+/* Fill *p from world w's last run of job j (P ranks, bytes per rank): the
+ * explanation (tutti_world_explain), the tree, a title and a subtitle.
+ * 0 or a TUTTI_E* code; free with cli_page_free either way. */
+int cli_page_fill(struct cli_page *p, const tutti_world_t *w, const struct cli_job *j,
+                  const tutti_machine_t *mach, const struct cli_result *res, int P, size_t bytes);
+void cli_page_free(struct cli_page *p);
+/* Write pages[0..n) (n <= CLI_MAX_POS) to f and close it: CLI_OK, or
+ * CLI_ERUNTIME after "tutti CMD: --html: writing 'path' failed: why". */
+int cli_page_write(const char *cmd, const char *path, FILE *f, const char *heading,
+                   const struct cli_page *pages, int n);
+/* `tutti run --html`: the page of one run (fill, write, close f, free):
+ * CLI_OK or CLI_ERUNTIME after the one-line error. */
+int cli_page_run(const char *path, FILE *f, const tutti_world_t *w, const struct cli_job *j,
+                 const tutti_machine_t *mach, const struct cli_result *res, int P, size_t bytes);
 
 /* ------------------------------------------------------------ points */
 

@@ -153,6 +153,9 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   case CLI_OPT_TRACE:
     o->trace = v;
     return 0;
+  case CLI_OPT_HTML:
+    o->html = v;
+    return 0;
   case CLI_OPT_TOPOLOGY:
     o->topology = v;
     return 0;

@@ -345,7 +345,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
-   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES))
+   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -372,6 +372,11 @@ static void run_help(FILE *f) {
              "--no-data: a timing-only run: every message keeps its size, protocol and modeled\n"
              "time (bit-identical to a data run's) but carries no payload, reductions compute\n"
              "nothing, nothing is verified, and buffers of any size cost no memory.\n"
+             "--html FILE: one self-contained page (no network needed) drawing the tree or\n"
+             "schedule, the ranks' timeline with every message an arrow from send to receive,\n"
+             "the links' queues; step through it with buttons, a slider or the arrow keys.\n"
+             "It needs a cost model and at most 32 ranks (tutti compare --html: several\n"
+             "algorithms on one time axis).\n"
              "Exit: 0 verified, 1 verification failed, 2 bad usage or input, 3 runtime\n"
              "failure (deadlock, a rank's error, output that could not be written).\n");
 }
@@ -694,6 +699,7 @@ int tutti_cli_run(int argc, char **argv) {
   if (o.root >= o.nranks)
     return cli_fail(CLI_EUSAGE, "run", "--root: %d is out of range for %d ranks; accepted: 0..%d",
                     o.root, o.nranks, o.nranks - 1);
+  if ((st = cli_page_check("run", &o, NULL, NULL))) return st;
   j.rotate = (o.given & CLI_O(ROTATE)) != 0;
   if ((st = resolve_types(&o, coll, &j.op, &j.type))) return st;
   size_t bytes = traits & TUTTI_COLL_DATA ? o.bytes : 0, tsize = tutti_type_size(j.type);
@@ -734,8 +740,14 @@ int tutti_cli_run(int argc, char **argv) {
                     "--topology: the none model has no modeled time for links to shape; "
                     "accepted: a topology with a cost model (--model hockney:..., --profile)");
   }
+  FILE *page = NULL;
+  if ((st = cli_page_check("run", &o, &mach, &page))) {
+    tutti_machine_free(&mach);
+    return st;
+  }
   FILE *trace = NULL;
   if (o.trace && !(trace = fopen(o.trace, "w"))) {
+    if (page) fclose(page);
     tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run", "--trace: cannot write '%s'; accepted: a writable file path",
                     o.trace);
@@ -744,6 +756,7 @@ int tutti_cli_run(int argc, char **argv) {
   tutti_rules_t *rules = NULL;
   if ((st = cli_rules("run", &o, &rules))) {
     if (trace) fclose(trace);
+    if (page) fclose(page);
     tutti_machine_free(&mach);
     return st;
   }
@@ -760,6 +773,7 @@ int tutti_cli_run(int argc, char **argv) {
     if (trace) fclose(trace);
     tutti_rules_free(rules);
     tutti_machine_free(&mach);
+    if (page) fclose(page);
     return cli_fail(CLI_ERUNTIME, "run", "cannot create a world of %d ranks: %s", o.nranks,
                     tutti_strerror(rc));
   }
@@ -770,6 +784,7 @@ int tutti_cli_run(int argc, char **argv) {
     tutti_rules_free(rules);
     tutti_machine_free(&mach);
     if (trace) fclose(trace);
+    if (page) fclose(page);
     return cli_fail(CLI_ERUNTIME, "run", "%s", rc ? tutti_strerror(rc) : res.error);
   }
   struct auto_choice ac;
@@ -794,6 +809,7 @@ int tutti_cli_run(int argc, char **argv) {
       st = cli_fail(CLI_ERUNTIME, "run", "--trace: writing '%s' failed%s%s", o.trace, e ? ": " : "",
                     e ? strerror(e) : "");
   }
+  if (page && (rc = cli_page_run(o.html, page, w, &j, &mach, &res, o.nranks, bytes))) st = rc;
   fflush(stdout); /* the report before a verification failure's line on stderr */
   tutti_world_destroy(w);
   tutti_rules_free(rules);   /* the world pointed to them */

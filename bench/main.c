@@ -30,6 +30,8 @@ static int bench_main(int argc, char **argv);
     "algorithms x rank counts x sizes -> CSV, JSON, a gnuplot plot")                               \
   X(tune, tutti_cli_tune, "tune [options]",                                                        \
     "the best algorithm per (ranks, size) -> table, rules file, Open MPI rules")                   \
+  X(compare, tutti_cli_compare, "compare COLL ALGO ALGO...",                                       \
+    "two or more algorithms side by side: a table, or a step-through page (--html)")               \
   X(tree, tutti_cli_tree, "tree ALGO -n N [options]",                                              \
     "print the tree an algorithm uses (ASCII, or --dot)")                                          \
   X(explain, tutti_cli_explain, "explain COLL ALGO -n N [options]",                                \

@@ -248,25 +248,31 @@ static void causes(struct ex *x, tutti_msg_info_t *out) {
   }
 }
 
-/* Link queues: the replay again with its hops recorded. */
-static int links(const struct tutti_replay *rp, tutti_msg_info_t *out) {
+/* Link queues: the replay again with its hops recorded, kept for the
+ * caller too (ex->hops). */
+static int links(const struct tutti_replay *rp, tutti_msg_info_t *out, tutti_explain_t *ex) {
   struct tutti_replay *again = NULL;
   int rc =
       tutti__replay_run_ex(&rp->model, rp->nranks, rp->logs, TUTTI__REPLAY_HOPS, &again, NULL, 0);
   if (rc) return rc;
   double *most = calloc(rp->nmsgs ? rp->nmsgs : 1, sizeof *most);
-  if (!most) {
+  tutti_hop_info_t *hops = malloc((again->nhops ? again->nhops : 1) * sizeof *hops);
+  if (!most || !hops) {
+    free(most), free(hops);
     tutti__replay_free(again);
     return TUTTI_ENOMEM;
   }
   for (uint64_t i = 0; i < again->nhops; i++) {
     const struct tutti_replay_hop *h = &again->hops[i];
+    hops[i] = (tutti_hop_info_t){h->msg, h->link, sec(h->arrive), sec(h->head), sec(h->end)};
     if (h->head <= h->arrive || h->msg >= rp->nmsgs) continue;
     double q = sec(h->head - h->arrive);
     out[h->msg].link_wait += q;
     if (q > most[h->msg]) most[h->msg] = q, out[h->msg].link = h->link;
   }
   free(most);
+  ex->hops = hops;
+  ex->nhops = again->nhops;
   tutti__replay_free(again);
   return 0;
 }
@@ -449,13 +455,18 @@ static int explain(const struct tutti_replay *rp, tutti_explain_t *ex) {
     for (uint32_t i = 0; i < rp->logs[r]->n; i++)
       if (rp->logs[r]->ev[i].kind == TUTTI_EV_SEND && (id = ev_msg(rp, r, i)) != NONE)
         out[id].tag = rp->logs[r]->ev[i].tag;
-  if (rp->model.topo && (rc = links(rp, out))) goto out;
+  if (rp->model.topo && (rc = links(rp, out, ex))) goto out;
   if ((rc = critical(&x, out, ex))) goto out;
   ex->msgs = out;
   ex->nmsgs = n;
   out = NULL;
   rc = 0;
 out:
+  if (rc) { /* nothing of a failed explanation is the caller's */
+    free(ex->hops);
+    ex->hops = NULL;
+    ex->nhops = 0;
+  }
   free(out);
   free(x.src);
   free(x.post);
@@ -480,5 +491,6 @@ void tutti_explain_free(tutti_explain_t *ex) {
   if (!ex) return;
   free(ex->msgs);
   free(ex->path);
+  free(ex->hops);
   memset(ex, 0, sizeof *ex);
 }

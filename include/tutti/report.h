@@ -155,6 +155,17 @@ typedef struct tutti_msg_info {
   int critical;          /* on the critical path */
 } tutti_msg_info_t;
 
+/* One passage of a message over one link of the topology (runtime/MODEL.md
+ * "Topology"): a link carries one message at a time, so a link's passages
+ * never overlap, and head - arrive is the time the message queued there. */
+typedef struct tutti_hop_info {
+  uint32_t msg;  /* the message (index into tutti_explain_t.msgs) */
+  int link;      /* its link id (topo.h "Ids"; tutti_topo_link_name) */
+  double arrive; /* the message's head reached the link */
+  double head;   /* the link started to carry it */
+  double end;    /* its tail left the link, which is free again */
+} tutti_hop_info_t;
+
 typedef struct tutti_explain {
   size_t nmsgs;
   tutti_msg_info_t *msgs; /* one per message, by sender then send order;
@@ -167,6 +178,11 @@ typedef struct tutti_explain {
                      each waiting for the one before (through its
                      sender's clock, a busy port, or a receiver that
                      posted late) */
+  size_t nhops;
+  tutti_hop_info_t *hops; /* with a topology: every passage of a message
+                             over a link, in the order the replay decided
+                             them (a message's hops in path order);
+                             NULL and 0 without one */
 } tutti_explain_t;
 
 /* Why w's last run took its modeled time, message by message: fill *out
