@@ -67,6 +67,8 @@ int tutti_cli_tune(int argc, char **argv);
   X(JSON, 0, "json", NULL, "print one JSON object instead of the table")                           \
   X(TRACE, 0, "trace", "FILE", "write a Chrome trace-event JSON of every message (Perfetto)")      \
   X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \
+  X(REALTIME, 0, "realtime", "SCALE",                                                              \
+    "pace the run: SCALE wall seconds per modeled second (postal: per step)")                      \
   X(DOT, 0, "dot", NULL, "print a Graphviz digraph instead of the drawing")                        \
   X(MARKDOWN, 0, "markdown", NULL, "print a Markdown table (the README's algorithm table)")        \
   X(ALGOS, 0, "algos", "LIST",                                                                     \
@@ -107,6 +109,7 @@ struct cli_opts {
   const char *algos, *sizes, *csv, *plot; /* NULL unless given */
   uint32_t max_events;                    /* 0: the library's automatic limit */
   int no_data;                            /* --no-data: a timing-only run (TUTTI_NO_DATA) */
+  double realtime;                        /* --realtime SCALE (TUTTI_WALLCLOCK); 0: not paced */
   int npos;
   const char *pos[CLI_MAX_POS];
   const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
@@ -166,6 +169,17 @@ char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n);
  * was not given. 0, or CLI_EUSAGE after the one-line error ("tutti CMD:
  * --rules: FILE:LINE: what; accepted: what"). Free with tutti_rules_free. */
 int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out);
+
+/* --realtime --timeline on a terminal (cli_live.c): while `paced` runs
+ * (a TUTTI_WALLCLOCK world), a thread redraws `frame` -- the timeline
+ * text of the same job's unpaced run, whose modeled time is T -- on f,
+ * each rank's row shown up to tutti_world_paced_clock, so the class sees
+ * every message when it arrives. cli_live_stop erases the frame. NULL:
+ * the thread could not start (the run goes on without the live view). */
+struct cli_live;
+struct cli_live *cli_live_start(FILE *f, const tutti_world_t *paced, const char *frame, double T,
+                                double scale);
+void cli_live_stop(struct cli_live *l);
 
 /* ------------------------------------------------------------ JSON */
 

@@ -174,6 +174,20 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   case CLI_OPT_PLOT:
     o->plot = v;
     return 0;
+  case CLI_OPT_REALTIME: {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    /* an upper bound so that wall seconds stay finite; 1e9 s per modeled
+     * second shows a microsecond as a quarter of an hour */
+    if (end == v || *end || errno == ERANGE || !(x > 0) || !(x <= 1e9))
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--realtime: '%s' is not a scale; accepted: wall seconds per modeled "
+                      "second (postal: per step), a number > 0 and <= 1e9: 0.2, 1e5",
+                      v);
+    o->realtime = x;
+    return 0;
+  }
   case CLI_OPT_RULES:
     o->rules = v;
     return 0;

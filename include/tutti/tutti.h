@@ -118,6 +118,14 @@ typedef struct tutti_stats {
   double wall_time; /* seconds from the first thread start to the last join */
 } tutti_stats_t;
 TUTTI_API int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
+/* TUTTI_WALLCLOCK: how far `rank` has come in the running (or last) run,
+ * in modeled seconds (postal: steps): its paced clock as real time has
+ * reached it (wall seconds since the start / time_scale, at most the
+ * modeled time of what it has sent, received and computed so far; it
+ * stands still while the rank waits for a message). Readable from another
+ * thread while tutti_world_run runs (a live view: `tutti run --realtime
+ * --timeline`). NaN for a world without TUTTI_WALLCLOCK or a bad rank. */
+TUTTI_API double tutti_world_paced_clock(const tutti_world_t *w, int rank);
 
 /* The world a rank belongs to (for programs; collectives never need it). */
 TUTTI_API tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
