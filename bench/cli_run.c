@@ -378,11 +378,13 @@ static void run_help(FILE *f) {
              "10 us as 1 s; postal: 0.5 is half a second per step); with --timeline on a\n"
              "terminal the timeline is redrawn as messages arrive (elsewhere it prints once,\n"
              "at the end). Modeled times and results are those of an unpaced run. What\n"
-             "pacing cannot show: ports and links are not paced (port and link queueing is\n"
-             "in the modeled times, not in the wall clock), and with more ranks than cores\n"
-             "the threads wake late -- events never come earlier than modeled, but later,\n"
-             "and ranks that act at the same modeled moment take turns, so the wall time is\n"
-             "a lower bound and simultaneity is not visible on an oversubscribed machine.\n"
+             "pacing cannot show: on an oversubscribed machine (more ranks than cores) the\n"
+             "threads wake late -- events never come earlier than modeled, but later, and\n"
+             "ranks that act at the same modeled moment take turns, so simultaneity is not\n"
+             "visible and the wall time is only a lower bound. A rank's sends are paced\n"
+             "through its send port, but receive ports and links are not: where messages\n"
+             "queue at a receiver (a gather's root) or on a link, the modeled times have\n"
+             "the queueing and the wall clock does not.\n"
              "Exit: 0 verified, 1 verification failed, 2 bad usage or input, 3 runtime\n"
              "failure (deadlock, a rank's error, output that could not be written).\n");
 }

@@ -46,10 +46,12 @@ enum tutti_world_flags {
   /* Live demos: pace the run in real time by the model. A message is
    * delivered no earlier than its modeled arrival, a blocking send holds
    * the sender for O_s, local work sleeps for its modeled time -- scaled by
-   * time_scale wall seconds per modeled second (postal: per step). Ports
-   * and links are not paced (the replay still computes exact times), and
-   * on an oversubscribed machine threads wake late: events come no
-   * earlier than modeled, but may come later. */
+   * time_scale wall seconds per modeled second (postal: per step). A
+   * rank's send port is paced (rule 1: its sends start one after another);
+   * receive ports and links are not (the replay still computes exact
+   * times, so where messages queue there the run may take less wall time
+   * than modeled), and on an oversubscribed machine threads wake late:
+   * events may come later than modeled. */
   TUTTI_WALLCLOCK = 1u << 2,
   /* Timing-only runs (runtime/MODEL.md "Timing-only runs"): messages carry
    * their sizes, protocols and events exactly as in a data run -- so the
