@@ -18,6 +18,7 @@
 #define TUTTI_CLI_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "html.h"
@@ -71,6 +72,8 @@ int tutti_cli_compare(int argc, char **argv);
   X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \
   X(HTML, 0, "html", "FILE",                                                                       \
     "write a self-contained page that steps through the run (at most 32 ranks)")                   \
+  X(REALTIME, 0, "realtime", "SCALE",                                                              \
+    "pace the run: SCALE wall seconds per modeled second (postal: per step)")                      \
   X(DOT, 0, "dot", NULL, "print a Graphviz digraph instead of the drawing")                        \
   X(MARKDOWN, 0, "markdown", NULL, "print a Markdown table (the README's algorithm table)")        \
   X(ALGOS, 0, "algos", "LIST",                                                                     \
@@ -93,13 +96,13 @@ enum cli_opt_id {
 #undef CLI_X_ID
       CLI_NOPTS
 };
-#define CLI_O(e) (1u << CLI_OPT_##e)
+#define CLI_O(e) (UINT64_C(1) << CLI_OPT_##e)
 
 #define CLI_MAX_POS 8 /* compare COLL and up to 7 algorithms */
 
 /* What the parser found; every field keeps its default unless given. */
 struct cli_opts {
-  unsigned given; /* CLI_O(...) bits of the options seen */
+  uint64_t given; /* CLI_O(...) bits of the options seen (64: room to grow) */
   int nranks;     /* 16 */
   size_t bytes;   /* 8 */
   int root;       /* 0 */
@@ -111,6 +114,7 @@ struct cli_opts {
   const char *algos, *sizes, *csv, *plot; /* NULL unless given */
   uint32_t max_events;                    /* 0: the library's automatic limit */
   int no_data;                            /* --no-data: a timing-only run (TUTTI_NO_DATA) */
+  double realtime;                        /* --realtime SCALE (TUTTI_WALLCLOCK); 0: not paced */
   int npos;
   const char *pos[CLI_MAX_POS];
   const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
@@ -123,7 +127,7 @@ struct cli_opts {
  * with a value given twice is an error (--param repeats; a flag without a
  * value may). Returns 0, or CLI_EUSAGE after printing the one-line error.
  * --help sets CLI_O(HELP). */
-int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **argv,
+int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o);
 /* --ranks and --sizes lists: items separated by commas, each a value or a
  * range A..B that doubles from A up to B (8..64MiB: 8, 16, ..., 64MiB).
@@ -134,7 +138,7 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
 int cli_parse_ranks(const char *cmd, const char *text, int max_ranks, int **out, int *n);
 int cli_parse_sizes(const char *cmd, const char *text, size_t **out, int *n);
 /* The option lines of a --help text, for the options in `accepted`. */
-void cli_print_options(FILE *f, unsigned accepted);
+void cli_print_options(FILE *f, uint64_t accepted);
 /* Print "tutti CMD: <message>\n" on stderr ("tutti: " for a NULL cmd), control
  * bytes shown as \xNN; returns `status`. */
 int cli_fail(int status, const char *cmd, const char *fmt, ...)
@@ -171,6 +175,17 @@ char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n);
  * was not given. 0, or CLI_EUSAGE after the one-line error ("tutti CMD:
  * --rules: FILE:LINE: what; accepted: what"). Free with tutti_rules_free. */
 int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out);
+
+/* --realtime --timeline on a terminal (cli_live.c): while `paced` runs
+ * (a TUTTI_WALLCLOCK world), a thread redraws `frame` -- the timeline
+ * text of the same job's unpaced run, whose modeled time is T -- on f,
+ * each rank's row shown up to tutti_world_paced_clock, so the class sees
+ * every message when it arrives. cli_live_stop erases the frame. NULL:
+ * the thread could not start (the run goes on without the live view). */
+struct cli_live;
+struct cli_live *cli_live_start(FILE *f, const tutti_world_t *paced, const char *frame, double T,
+                                double scale);
+void cli_live_stop(struct cli_live *l);
 
 /* ------------------------------------------------------------ JSON */
 

@@ -49,10 +49,10 @@ int cli_fail(int status, const char *cmd, const char *fmt, ...) {
   return status;
 }
 
-void cli_print_options(FILE *f, unsigned accepted) {
+void cli_print_options(FILE *f, uint64_t accepted) {
   int values = 0;
   for (int i = 0; i < CLI_NOPTS; i++) {
-    if (!(accepted & (1u << i))) continue;
+    if (!(accepted & (UINT64_C(1) << i))) continue;
     values |= opts[i].meta && i != CLI_OPT_PARAM;
     char head[64];
     snprintf(head, sizeof head, "%c%c%s--%s%s%s", opts[i].shrt ? '-' : ' ',
@@ -67,12 +67,12 @@ void cli_print_options(FILE *f, unsigned accepted) {
 }
 
 /* "-n/--ranks, --root, ..." of the accepted options. */
-static const char *accepted_list(unsigned accepted) {
+static const char *accepted_list(uint64_t accepted) {
   static char buf[1024];
   size_t len = 0;
   buf[0] = '\0';
   for (int i = 0; i < CLI_NOPTS && len < sizeof buf; i++) {
-    if (!(accepted & (1u << i))) continue;
+    if (!(accepted & (UINT64_C(1) << i))) continue;
     char one[64];
     if (opts[i].shrt)
       snprintf(one, sizeof one, "-%c/--%s", opts[i].shrt, opts[i].lng);
@@ -177,6 +177,20 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   case CLI_OPT_PLOT:
     o->plot = v;
     return 0;
+  case CLI_OPT_REALTIME: {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    /* an upper bound so that wall seconds stay finite; 1e9 s per modeled
+     * second shows a microsecond as a quarter of an hour */
+    if (end == v || *end || errno == ERANGE || !(x > 0) || !(x <= 1e9))
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--realtime: '%s' is not a scale; accepted: wall seconds per modeled "
+                      "second (postal: per step), a number > 0 and <= 1e9: 0.2, 1e5",
+                      v);
+    o->realtime = x;
+    return 0;
+  }
   case CLI_OPT_RULES:
     o->rules = v;
     return 0;
@@ -191,7 +205,7 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   }
 }
 
-int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **argv,
+int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o) {
   memset(o, 0, sizeof *o);
   o->nranks = 16, o->bytes = 8, o->root = 0, o->iters = 1;
@@ -222,7 +236,7 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
         if (opts[k].shrt && opts[k].shrt == arg[1]) i = k;
       if (arg[2]) val = arg + 2, attached = 1;
     }
-    if (i < 0 || !(accepted & (1u << i))) {
+    if (i < 0 || !(accepted & (UINT64_C(1) << i))) {
       char shown[128];
       snprintf(shown, sizeof shown, "%s", arg);
       char *eq = strchr(shown, '=');
@@ -231,7 +245,7 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
                       accepted_list(accepted));
     }
     if (!opts[i].meta) {
-      o->given |= 1u << i;
+      o->given |= UINT64_C(1) << i;
       if (i == CLI_OPT_NO_DATA) o->no_data = 1;
       if (attached)
         return cli_fail(CLI_EUSAGE, cmd, "--%s takes no value (got '%s'); accepted: --%s alone",
@@ -253,7 +267,7 @@ int cli_parse(const char *cmd, unsigned accepted, int maxpos, int argc, char **a
                       "--param repeats)",
                       opts[i].lng, first[i], val);
     first[i] = val;
-    o->given |= 1u << i;
+    o->given |= UINT64_C(1) << i;
     if (i == CLI_OPT_RANKS && (accepted & CLI_O(SIZES))) {
       o->ranks_list = val; /* a command that sweeps sizes sweeps ranks too: a list */
       continue;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -345,7 +346,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
-   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML))
+   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -377,6 +378,18 @@ static void run_help(FILE *f) {
              "the links' queues; step through it with buttons, a slider or the arrow keys.\n"
              "It needs a cost model and at most 32 ranks (tutti compare --html: several\n"
              "algorithms on one time axis).\n"
+             "--realtime SCALE paces the run by the model for live demos: a message arrives\n"
+             "no earlier than SCALE x its modeled arrival in wall time (hockney: 1e5 shows\n"
+             "10 us as 1 s; postal: 0.5 is half a second per step); with --timeline on a\n"
+             "terminal the timeline is redrawn as messages arrive (elsewhere it prints once,\n"
+             "at the end). Modeled times and results are those of an unpaced run. What\n"
+             "pacing cannot show: on an oversubscribed machine (more ranks than cores) the\n"
+             "threads wake late -- events never come earlier than modeled, but later, and\n"
+             "ranks that act at the same modeled moment take turns, so simultaneity is not\n"
+             "visible and the wall time is only a lower bound. A rank's sends are paced\n"
+             "through its send port, but receive ports and links are not: where messages\n"
+             "queue at a receiver (a gather's root) or on a link, the modeled times have\n"
+             "the queueing and the wall clock does not.\n"
              "Exit: 0 verified, 1 verification failed, 2 bad usage or input, 3 runtime\n"
              "failure (deadlock, a rank's error, output that could not be written).\n");
 }
@@ -491,6 +504,10 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
          (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
+  if (o->realtime > 0)
+    printf("paced         %g wall s per modeled %s (--realtime): wall time >= %s\n", o->realtime,
+           m->preset == TUTTI_MODEL_POSTAL ? "step" : "s",
+           tutti_format_time(o->realtime * res->report.modeled_time, s1, sizeof s1));
   print_split(res);
   if (res->unchecked)
     printf("verified      not checked (--no-data: no payload moved)\n");
@@ -584,6 +601,11 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
           (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   fputs(",\"wall_time\":", f);
   cli_json_num(f, res->stats.wall_time);
+  fputs(",\"realtime\":", f); /* --realtime's scale, null when not paced */
+  if (o->realtime > 0)
+    cli_json_num(f, o->realtime);
+  else
+    fputs("null", f);
   fputs(",\"replay_wall_time\":", f);
   if (res->has_report)
     cli_json_num(f, res->report.replay_wall_time);
@@ -657,6 +679,29 @@ static int resolve_types(const struct cli_opts *o, int coll, tutti_op_t *op,
                       tutti_op_name(*op), tutti_type_name(*type));
   }
   return 0;
+}
+
+/* --realtime --timeline on a terminal: run the job once unpaced and keep
+ * its timeline text (*frame, malloc'd) and modeled time; on any failure
+ * *frame stays NULL and the paced run goes on without the live view. */
+static void live_frame(const struct cli_job *j, const tutti_config_t *cfg, char **frame,
+                       double *T) {
+  tutti_world_t *w;
+  if (tutti_world_create(&w, cfg)) return;
+  struct cli_result res;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem;
+  if (!cli_exec(w, j, &res) && !res.rc && res.has_report && (mem = open_memstream(&text, &len))) {
+    int bad = tutti_world_timeline(w, mem, 0) != 0;
+    if (fclose(mem) || bad) {
+      free(text);
+      text = NULL;
+    }
+    *T = res.report.modeled_time;
+  }
+  *frame = text;
+  tutti_world_destroy(w);
 }
 
 int tutti_cli_run(int argc, char **argv) {
@@ -734,6 +779,12 @@ int tutti_cli_run(int argc, char **argv) {
                     "--no-data: the none model has no modeled time to measure; accepted: "
                     "--no-data with a cost model (--model hockney:..., --profile)");
   }
+  if (o.realtime > 0 && mach.model.preset == TUTTI_MODEL_NONE) {
+    tutti_machine_free(&mach);
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--realtime: the none model has no modeled time to pace by; accepted: "
+                    "--realtime with a cost model (--model hockney:..., --profile)");
+  }
   if (mach.topo && mach.model.preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run",
@@ -768,8 +819,17 @@ int tutti_cli_run(int argc, char **argv) {
   if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
   j.no_data = o.no_data;
   tutti_world_t *w;
+  /* live: the timeline of an unpaced run first, the picture the paced run reveals */
+  char *frame = NULL;
+  double frame_T = 0;
+  if (o.realtime > 0 && timeline && isatty(fileno(stdout))) live_frame(&j, &cfg, &frame, &frame_T);
+  if (o.realtime > 0) {
+    cfg.flags |= TUTTI_WALLCLOCK;
+    cfg.time_scale = o.realtime;
+  }
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {
+    free(frame);
     if (trace) fclose(trace);
     tutti_rules_free(rules);
     tutti_machine_free(&mach);
@@ -778,7 +838,10 @@ int tutti_cli_run(int argc, char **argv) {
                     tutti_strerror(rc));
   }
   struct cli_result res;
+  struct cli_live *live = frame ? cli_live_start(stdout, w, frame, frame_T, o.realtime) : NULL;
   rc = cli_exec(w, &j, &res);
+  cli_live_stop(live);
+  free(frame);
   if (rc || res.rc) {
     tutti_world_destroy(w);
     tutti_rules_free(rules);

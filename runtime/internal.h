@@ -251,6 +251,11 @@ struct tutti_rank {
 
   uint64_t rng;
   double vclock; /* TUTTI_WALLCLOCK: the rank's modeled clock, paced online */
+  double vsport; /* TUTTI_WALLCLOCK: when its send port is free (rule 1's SP) */
+  /* how far real time has taken vclock (wall since start / time_scale,
+   * at most vclock): read by other threads (tutti_world_paced_clock, a
+   * live view), so only touched atomically */
+  double vreached;
   uint64_t n_msgs, n_bytes, n_eager, n_rdv, n_sleeps, n_wakeups;
   uint64_t n_posts; /* sends and receives posted this run (the fault hook counts them) */
   int err;          /* its rank function's return value */

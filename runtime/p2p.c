@@ -328,8 +328,13 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
     r->n_rdv++;
   }
   if (w->wallclock) { /* q exists: a paced run always has one */
-    m->vdepart = r->vclock;
-    if (eager) q->vdone = r->vclock + cost(&w->model.send_cpu, bytes);
+    /* rule 1's send port, in posting order as in the replay: a flat tree's
+     * root sends one message after another in wall time too. For a
+     * rendezvous the replay may start later (the receiver), never earlier. */
+    double s = r->vclock > r->vsport ? r->vclock : r->vsport;
+    r->vsport = s + cost(&w->model.send_port, bytes);
+    m->vdepart = s;
+    if (eager) q->vdone = s + cost(&w->model.send_cpu, bytes);
   }
   uint32_t seq = o->seq = next_seq(o->seq);
   m->src = r->rank;

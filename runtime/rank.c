@@ -72,7 +72,9 @@ void tutti__rank_reset(struct tutti_rank *r) {
   tutti__evlog_clear(&r->log);
   r->post_seq = r->arrival_seq = r->n_unexpected = 0;
   r->coll_seq = 0;
-  r->vclock = 0;
+  r->vclock = r->vsport = 0;
+  double zero = 0;
+  __atomic_store(&r->vreached, &zero, __ATOMIC_RELAXED);
   r->n_msgs = r->n_bytes = r->n_eager = r->n_rdv = r->n_sleeps = r->n_wakeups = 0;
   r->n_posts = 0;
   r->in_span = false;

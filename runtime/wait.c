@@ -175,10 +175,15 @@ void tutti__pace(struct tutti_rank *r, double v) {
   if (v > r->vclock) r->vclock = v;
   double target = w->wall_start + r->vclock * w->time_scale;
   for (;;) {
-    double left = target - tutti__now();
-    if (left <= 0 || aborted(w)) return;
+    double now = tutti__now(), left = target - now;
+    if (left <= 0 || aborted(w)) break;
+    /* a live view sees the clock advance with real time, never ahead of it */
+    double at = (now - w->wall_start) / w->time_scale, was;
+    __atomic_load(&r->vreached, &was, __ATOMIC_RELAXED);
+    if (at > was) __atomic_store(&r->vreached, &at, __ATOMIC_RELAXED);
     if (left > 0.01) left = 0.01;
     struct timespec ts = {0, (long)(left * 1e9)};
     nanosleep(&ts, NULL);
   }
+  __atomic_store(&r->vreached, &r->vclock, __ATOMIC_RELAXED);
 }

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,13 @@ int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out) {
     out->events += r->log.n;
   }
   return 0;
+}
+
+double tutti_world_paced_clock(const tutti_world_t *w, int rank) {
+  if (!w || !w->wallclock || rank < 0 || rank >= w->nranks) return NAN;
+  double v;
+  __atomic_load(&w->ranks[rank]->vreached, &v, __ATOMIC_RELAXED);
+  return v;
 }
 
 /* ------------------------------------------------------------- test hooks */

@@ -46,10 +46,12 @@ enum tutti_world_flags {
   /* Live demos: pace the run in real time by the model. A message is
    * delivered no earlier than its modeled arrival, a blocking send holds
    * the sender for O_s, local work sleeps for its modeled time -- scaled by
-   * time_scale wall seconds per modeled second (postal: per step). Ports
-   * and links are not paced (the replay still computes exact times), and
-   * on an oversubscribed machine threads wake late: events come no
-   * earlier than modeled, but may come later. */
+   * time_scale wall seconds per modeled second (postal: per step). A
+   * rank's send port is paced (rule 1: its sends start one after another);
+   * receive ports and links are not (the replay still computes exact
+   * times, so where messages queue there the run may take less wall time
+   * than modeled), and on an oversubscribed machine threads wake late:
+   * events may come later than modeled. */
   TUTTI_WALLCLOCK = 1u << 2,
   /* Timing-only runs (runtime/MODEL.md "Timing-only runs"): messages carry
    * their sizes, protocols and events exactly as in a data run -- so the
@@ -118,6 +120,14 @@ typedef struct tutti_stats {
   double wall_time; /* seconds from the first thread start to the last join */
 } tutti_stats_t;
 TUTTI_API int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
+/* TUTTI_WALLCLOCK: how far `rank` has come in the running (or last) run,
+ * in modeled seconds (postal: steps): its paced clock as real time has
+ * reached it (wall seconds since the start / time_scale, at most the
+ * modeled time of what it has sent, received and computed so far; it
+ * stands still while the rank waits for a message). Readable from another
+ * thread while tutti_world_run runs (a live view: `tutti run --realtime
+ * --timeline`). NaN for a world without TUTTI_WALLCLOCK or a bad rank. */
+TUTTI_API double tutti_world_paced_clock(const tutti_world_t *w, int rank);
 
 /* The world a rank belongs to (for programs; collectives never need it). */
 TUTTI_API tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
