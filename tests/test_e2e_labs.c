@@ -1,7 +1,7 @@
 /*
  * test_e2e_labs.c -- the labs of bench/labs/ never go stale: every fenced
  * block of a lab whose first line is "$ tutti ARGS" is re-run with this
- * build's tutti (ARGS split at blanks; the values of --csv and --plot go to
+ * build's tutti (ARGS split at blanks; the values of --csv, --plot and --html go to
  * a temporary file instead of the lab's folder; it runs in the lab's
  * folder, as a reader runs it), and its standard output
  * must equal the block's remaining lines, line by line -- but the lines
@@ -50,12 +50,14 @@ static void check_block(const char *lab, int cmdline, char *cmd, char **want, co
                         int nwant) {
   const char *args[64];
   int n = 0;
-  char tmp[2][64];
+  char tmp[3][64];
   int ntmp = 0;
   for (char *t = strtok(cmd + strlen("tutti"), " "); t; t = strtok(NULL, " ")) {
     cr_assert(lt(int, n, 60), "%s:%d: too many arguments", lab, cmdline);
     args[n++] = t;
-    if ((!strcmp(t, "--csv") || !strcmp(t, "--plot")) && (t = strtok(NULL, " "))) {
+    if ((!strcmp(t, "--csv") || !strcmp(t, "--plot") || !strcmp(t, "--html")) &&
+        (t = strtok(NULL, " "))) {
+      cr_assert(lt(int, ntmp, 3), "%s:%d: too many output files", lab, cmdline);
       const char *dot = strrchr(t, '.');
       snprintf(tmp[ntmp], sizeof tmp[ntmp], "/tmp/tutti_lab_%d_%d%s", (int)getpid(), ntmp,
                dot ? dot : "");
