@@ -134,7 +134,9 @@ Test(world, rank_stacks_are_kept_and_guarded, .timeout = 30) {
   cr_assert(eq(int, tutti_world_run(w, stack_fn, b), 0), "%s", tutti_world_error(w));
   for (int i = 0; i < N; i++) {
     cr_assert(ge(sz, a[i].size, want), "rank %d: a stack of %zu bytes", i, a[i].size);
+#ifndef __SANITIZE_THREAD__ /* under TSan the world uses glibc's stacks (world.c) */
     cr_assert(eq(u64, a[i].base, b[i].base), "rank %d's stack moved between runs", i);
+#endif
   }
   qsort(a, N, sizeof *a, by_base);
   for (int i = 0; i + 1 < N; i++)
