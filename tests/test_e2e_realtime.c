@@ -10,10 +10,14 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <errno.h>
 #include <math.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli_helpers.h"
 #include "json_reader.h"
@@ -99,6 +103,53 @@ Test(realtime, timeline_off_a_terminal_prints_once, .timeout = 120) {
   cr_assert(eq(ptr, strstr(tp + 1, "\nmodeled time"), NULL), "printed more than once");
   HAS(p.out, "paced         0.01 wall s per modeled step (--realtime): wall time >= 60 ms");
   cli_free(&u), cli_free(&p);
+}
+
+/* How many of S, R, '.' and '#' a frame of the live timeline shows. */
+static int marks(const char *from, const char *to) {
+  int n = 0;
+  for (const char *p = from; p < to; p++) n += *p == 'S' || *p == 'R' || *p == '.' || *p == '#';
+  return n;
+}
+
+/* On a terminal (a pseudo-terminal here) the timeline is drawn live:
+ * several frames, each over the last (cursor up), the rows growing as the
+ * paced run goes on, then the report with the whole timeline. */
+Test(realtime, timeline_on_a_terminal_is_redrawn, .timeout = 120) {
+  const char *dir = getenv("TUTTI_BINARY_DIR");
+  char bin[4096];
+  snprintf(bin, sizeof bin, "%s/tutti", dir && *dir ? dir : ".");
+  int fd;
+  pid_t pid = forkpty(&fd, NULL, NULL, NULL);
+  cr_assert(ge(int, (int)pid, 0), "forkpty: %s", strerror(errno));
+  if (pid == 0) {
+    execl(bin, "tutti", "run", "bcast", "flat", "-n", "6", "--model", "postal:L=2", "--timeline",
+          "--realtime", "0.1", (char *)NULL);
+    _exit(127);
+  }
+  size_t cap = 1 << 20, len = 0;
+  char *out = malloc(cap);
+  ssize_t k;
+  while (len + 1 < cap && (k = read(fd, out + len, cap - 1 - len)) > 0) len += (size_t)k;
+  out[len] = '\0'; /* read ends with EIO once the child has exited */
+  close(fd);
+  int st;
+  cr_assert(eq(int, (int)waitpid(pid, &st, 0), (int)pid));
+  cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0), "%s", out);
+  /* the frames: each starts "live: "; 6 modeled steps x 0.1 s are >= 0.6 s
+   * of wall time, redrawn about every 0.1 s */
+  const char *frame[64];
+  int nf = 0;
+  for (const char *p = strstr(out, "live: "); p && nf < 64; p = strstr(p + 1, "live: "))
+    frame[nf++] = p;
+  cr_assert(ge(int, nf, 2), "%d frames:\n%s", nf, out);
+  cr_assert(ne(ptr, strstr(out, "\033["), NULL), "no cursor movement");
+  const char *end = strstr(frame[nf - 1], "collective"); /* the tty turns \n to \r\n */
+  cr_assert(ne(ptr, (void *)end, NULL), "no report after the frames");
+  int first = marks(frame[0], frame[1]), last = marks(frame[nf - 1], end);
+  cr_assert(lt(int, first, last), "the rows did not grow: %d marks, then %d", first, last);
+  cr_assert(ne(ptr, strstr(end, "modeled time 6 steps"), NULL), "%s", end);
+  free(out);
 }
 
 Test(realtime, bad_values, .timeout = 60) {
