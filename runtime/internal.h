@@ -10,6 +10,7 @@
  *   doorbell                        d (-1 before sleep),  d, senders, aborter
  *                                   wakers: -1 -> 1 -> 0
  *   retbufs (lfstack)               receivers: push       d only: pop_all
+ *   runq, queued (fibers)           wakers: 0 -> 1, push  d's worker: pop, 1 -> 0
  *   everything else                 d only                d; the world thread
  *                                                         after join; the
  *                                                         deadlock detector
@@ -35,6 +36,7 @@
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -214,12 +216,21 @@ struct tutti_rank {
   struct cds_wfcq_tail inbox_tail TUTTI_ALIGNED;
   int32_t doorbell TUTTI_ALIGNED; /* 0 awake, -1 sleeping or about to, 1 being woken */
   struct __cds_lfs_stack retbufs TUTTI_ALIGNED;
+  /* Fibers (fiber.c): the link in its worker's run queue, and 1 while it
+   * is there (a waker that swaps 0 -> 1 pushes it). */
+  struct cds_wfcq_node runq TUTTI_ALIGNED;
+  int32_t queued;
 
-  /* Private to the rank thread. */
+  /* Private to the rank thread (or fiber). */
   struct tutti_world *world TUTTI_ALIGNED;
   int rank, size;
   pthread_t thread;
   bool started;
+  /* fibers: its saved context, its worker, whether its function has ended */
+  void *fctx;
+  struct tutti_worker *worker;
+  bool fdone;
+  void *san_fiber; /* ThreadSanitizer's fiber, or AddressSanitizer's fake stack */
 
   struct chan *chans;    /* open-addressed table keyed by src */
   struct chan *lastchan; /* the one chan_get found last (into chans) */
@@ -267,9 +278,12 @@ struct tutti_world {
   int nranks;
   size_t stack_size;
   /* the rank stacks, one region carved into guard page + stack slots, kept
-   * across runs (world.c stacks_reserve); NULL: glibc's per-thread stacks */
+   * across runs (world.c stacks_reserve); NULL: glibc's per-thread stacks;
+   * stack_guard is 0 when fibers are too many for a guard page each */
   char *stacks;
-  size_t stack_slot, stacks_len;
+  size_t stack_slot, stacks_len, stack_guard;
+  bool fibers;  /* ranks are fibers (fiber.c), not threads */
+  int nworkers; /* fibers: the worker threads */
   tutti_model_t model;
   bool record;  /* events are recorded (modeled run, or TUTTI_RECORD) */
   bool modeled; /* model != none: wildcards rejected */
@@ -335,6 +349,27 @@ void tutti__wake(struct tutti_rank *r);
 void tutti__perturb(struct tutti_rank *r);
 void tutti__rank_departs(struct tutti_rank *r);
 bool tutti__membarrier_ready(void);
+
+/* world.c: a rank's whole life on its thread or fiber, after the start:
+ * its function, the failure it returns, its departure. */
+void tutti__rank_body(struct tutti_rank *r);
+
+/* fiber.c: ranks as fibers. tutti__fibers_run runs the world's ranks on
+ * its workers (the rank stacks reserved) and returns once all have ended;
+ * the world's failure says why if they could not start. */
+void tutti__fibers_run(struct tutti_world *w);
+void tutti__fiber_ready(struct tutti_rank *r);   /* any thread: make r runnable */
+void tutti__fiber_suspend(struct tutti_rank *r); /* r: to the worker, until made runnable */
+void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the others */
+__attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);
+bool tutti__fiber_here(void); /* the caller is a fiber rank */
+/* Give the core away while waiting for another rank's short step. */
+static inline void tutti__relax(struct tutti_rank *r) {
+  if (r->world->fibers)
+    tutti__fiber_yield(r);
+  else
+    sched_yield();
+}
 
 /* world.c: test hooks, for tests/test_e2e_faults.c (not exported by
  * libtutti.so; tests link tutti_internal). Called by the world's owner

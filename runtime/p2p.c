@@ -60,7 +60,7 @@
  * no other thread touches this rank's memory. Owner only; an error path. */
 static void cancel_sends(struct tutti_rank *r) {
   for (struct req_chunk *c = r->reqchunks; c; c = c->next)
-    for (int i = 0; i < REQ_CHUNK; i++) {
+    for (int i = 0; i < c->n; i++) {
       struct tutti_request *q = &c->reqs[i];
       if (q->kind != REQ_SEND || q->rts.kind != MSG_RTS || tutti__load_acq(&q->done)) continue;
       int posted = RTS_POSTED;
@@ -68,7 +68,7 @@ static void cancel_sends(struct tutti_rank *r) {
                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
           posted == RTS_CANCELLED)
         continue;
-      while (!tutti__load_acq(&q->done)) sched_yield(); /* RTS_COPYING: the copy ends */
+      while (!tutti__load_acq(&q->done)) tutti__relax(r); /* RTS_COPYING: the copy ends */
       tsan_acquire(q);
     }
 }
@@ -435,7 +435,7 @@ static int wait_done(struct tutti_rank *r, struct tutti_request *q) {
       /* Now and then give the core away: if the peer we wait for shares
        * it, spinning alone would only burn our time slice. */
       if ((i & 255) == 255)
-        sched_yield();
+        tutti__relax(r);
       else
         caa_cpu_relax();
     }
@@ -520,6 +520,8 @@ int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t 
   if (!tutti__load_acq(&(*req)->done)) {
     *flag = 0;
     if (aborted(r->world)) return cancel_sends(r), TUTTI_EABORTED;
+    /* A fiber that polls gives its worker to the rank it waits for. */
+    if (r->world->fibers) tutti__fiber_yield(r);
     return 0;
   }
   tsan_acquire(*req);

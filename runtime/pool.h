@@ -184,22 +184,30 @@ static inline void pool_return(struct tutti_rank *r, struct msg *m) {
 
 /* ----------------------------------------------------------------- requests */
 
-#define REQ_CHUNK 64
+/* Request storage grows by chunks that double from 4 to 64 requests: a
+ * rank of a tree algorithm needs a few, and a first chunk of 64 (16 KiB)
+ * was most of the memory and start-up time of worlds of 10^4-10^5 ranks. */
+#define REQ_CHUNK_MIN 4
+#define REQ_CHUNK_MAX 64
 struct req_chunk {
   struct req_chunk *next;
-  struct tutti_request reqs[REQ_CHUNK];
+  int n;
+  struct tutti_request reqs[];
 };
 
 static inline struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
   struct tutti_request *q = r->freereqs;
   if (!q) {
-    struct req_chunk *c = line_alloc(sizeof *c);
+    int n = r->reqchunks ? 2 * r->reqchunks->n : REQ_CHUNK_MIN;
+    if (n > REQ_CHUNK_MAX) n = REQ_CHUNK_MAX;
+    size_t size = sizeof(struct req_chunk) + (size_t)n * sizeof(struct tutti_request);
+    struct req_chunk *c = line_alloc(size);
     if (!c) return NULL;
-    memset(c, 0, sizeof *c);
+    memset(c, 0, size);
+    c->n = n;
     c->next = r->reqchunks;
     r->reqchunks = c;
-    for (int i = REQ_CHUNK - 1; i >= 0; i--)
-      c->reqs[i].next = r->freereqs, r->freereqs = &c->reqs[i];
+    for (int i = n - 1; i >= 0; i--) c->reqs[i].next = r->freereqs, r->freereqs = &c->reqs[i];
     q = r->freereqs;
   }
   r->freereqs = q->next;

@@ -49,11 +49,16 @@ void tutti__wake(struct tutti_rank *d) {
   wake(NULL, d);
 }
 
-/* Sleep until the doorbell is 0 again (through the "being woken" state). */
+/* Sleep until the doorbell is 0 again (through the "being woken" state).
+ * A fiber yields to its worker instead: its waker makes it runnable after
+ * setting the doorbell to 0, and a stale wake-up finds it still nonzero. */
 static void sleep_until_awake(struct tutti_rank *r) {
   int32_t v;
   while ((v = __atomic_load_n(&r->doorbell, __ATOMIC_SEQ_CST)) != 0)
-    syscall(SYS_futex, &r->doorbell, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+    if (r->world->fibers)
+      tutti__fiber_suspend(r);
+    else
+      syscall(SYS_futex, &r->doorbell, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
 }
 
 static void declare_deadlock(struct tutti_world *w);
@@ -160,7 +165,7 @@ static uint64_t rng_next(struct tutti_rank *r) {
 /* Yields and sleeps of up to 50 us (PERTURB, wait.h). */
 void tutti__perturb(struct tutti_rank *r) {
   uint64_t x = rng_next(r);
-  if ((x & 7) == 0) sched_yield();
+  if ((x & 7) == 0) tutti__relax(r);
   if ((x & 0x3f0) == 0) {
     struct timespec ts = {0, (long)(1000 + (x >> 20) % 50000)};
     nanosleep(&ts, NULL);

@@ -12,7 +12,9 @@
  * membarrier flavour: senders, who are many and in a hurry, issue none; the
  * rare sleeper issues membarrier(), which runs a full barrier on every
  * running thread of the process, so that either it sees the message or the
- * sender sees -1.
+ * sender sees -1. A fiber rank follows the same protocol; only its sleep
+ * and wake differ (it yields to its worker, the waker pushes it onto the
+ * worker's run queue: fiber.c).
  */
 #ifndef TUTTI_WAIT_H
 #define TUTTI_WAIT_H
@@ -48,7 +50,10 @@ static inline void wake(struct tutti_rank *waker, struct tutti_rank *d) {
     return;
   __atomic_fetch_sub(&d->world->live_blocked, 1, __ATOMIC_SEQ_CST);
   __atomic_store_n(&d->doorbell, 0, __ATOMIC_SEQ_CST);
-  syscall(SYS_futex, &d->doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  if (d->world->fibers)
+    tutti__fiber_ready(d); /* a queue push; a system call only if its worker idles */
+  else
+    syscall(SYS_futex, &d->doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   if (waker) waker->n_wakeups++;
 }
 

@@ -9,7 +9,9 @@
  * Failure: the first failure (a rank's error, tutti_abort, a deadlock, a
  * refused thread) is claimed once, with a text naming the rank; then every
  * rank is woken and every blocking call returns an error (tutti__fail and
- * tutti__abort_all, in wait.c, which the message path calls too).
+ * tutti__abort_all, in wait.c, which the message path calls too). *
+ * With fibers (config ranks_as) the ranks run on fiber.c's workers instead;
+ * everything else here is the same for both.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +28,7 @@
 #include "replay.h"
 
 #define DEFAULT_STACK ((size_t)128 << 10)
+#define DEFAULT_FIBER_STACK ((size_t)32 << 10)
 #define NONE_EAGER_LIMIT ((size_t)64 << 10)
 #define MAX_RANKS (1 << 20)
 
@@ -35,7 +38,7 @@ tutti_config_t tutti_config_default(int nranks) {
   return (tutti_config_t){.nranks = nranks, .spin = -1};
 }
 
-static size_t default_stack(void) {
+static size_t default_stack(bool fibers) {
   const char *s = getenv("TUTTI_STACK");
   if (s && *s) {
     char *end;
@@ -46,11 +49,22 @@ static size_t default_stack(void) {
       v <<= 20, end++;
     if (*end == 0 && v > 0) return (size_t)v;
   }
+  size_t d = fibers ? DEFAULT_FIBER_STACK : DEFAULT_STACK;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return DEFAULT_STACK * 4; /* instrumented frames are larger */
-#else
-  return DEFAULT_STACK;
+  d *= 4; /* instrumented frames are larger */
 #endif
+  return d;
+}
+
+/* What the ranks run on: the config's choice, else $TUTTI_RANKS_AS, else
+ * threads. 1 fibers, 0 threads, -1 a value neither accepts. */
+static int ranks_as_fibers(int ranks_as) {
+  if (ranks_as == TUTTI_RANKS_AS_THREADS) return 0;
+  if (ranks_as == TUTTI_RANKS_AS_FIBERS) return 1;
+  if (ranks_as != TUTTI_RANKS_AS_DEFAULT) return -1;
+  const char *s = getenv("TUTTI_RANKS_AS");
+  if (!s || !*s || strcmp(s, "threads") == 0) return 0;
+  return strcmp(s, "fibers") == 0 ? 1 : -1;
 }
 
 /* TUTTI_PERTURB=SEED turns the perturbation switch on for every world, with
@@ -92,7 +106,7 @@ static int model_ok(const tutti_model_t *m) {
 int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   if (!out || !cfg) return TUTTI_EINVAL;
   *out = NULL;
-  if (current_rank) return TUTTI_EBUSY;
+  if (current_rank || tutti__fiber_here()) return TUTTI_EBUSY;
   if (cfg->nranks < 1 || cfg->nranks > MAX_RANKS) return TUTTI_ERANK;
   if (cfg->model && !model_ok(cfg->model)) return TUTTI_EINVAL;
   /* A topology must be bound to exactly these ranks (tutti_topo_bind):
@@ -100,11 +114,16 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   if (cfg->model && cfg->model->topo && tutti_topo_nranks(cfg->model->topo) != cfg->nranks)
     return TUTTI_EINVAL;
   if (cfg->stack_size && cfg->stack_size < (size_t)PTHREAD_STACK_MIN) return TUTTI_EINVAL;
+  int fibers = ranks_as_fibers(cfg->ranks_as);
+  if (fibers < 0 || cfg->workers < 0) return TUTTI_EINVAL;
+  /* Pacing sleeps in the rank, which would hold a worker's other fibers. */
+  if (fibers && (cfg->flags & TUTTI_WALLCLOCK)) return TUTTI_ENOTSUP;
   struct tutti_world *w = calloc(1, sizeof *w);
   if (!w) return TUTTI_ENOMEM;
   w->nranks = cfg->nranks;
   w->fault_rank = w->thread_refused = -1;
-  w->stack_size = cfg->stack_size ? cfg->stack_size : default_stack();
+  w->fibers = fibers;
+  w->stack_size = cfg->stack_size ? cfg->stack_size : default_stack(fibers);
   if (cfg->model)
     w->model = *cfg->model;
   else
@@ -127,13 +146,19 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->nodata = (cfg->flags & TUTTI_NO_DATA) != 0;
   w->time_scale = cfg->time_scale > 0 ? cfg->time_scale : 1.0;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0)
+    ncpu = CPU_COUNT(&cpus);
+  w->nworkers = cfg->workers ? cfg->workers : (int)ncpu;
+  if (w->nworkers > w->nranks) w->nworkers = w->nranks;
   /* Spin about as long as a sleep and wake-up would cost (~35 us) when each
    * rank has a core; when oversubscribed, the peer we wait for needs our
-   * core, so sleep almost at once. */
-  w->spin = cfg->spin >= 0 ? cfg->spin : (w->nranks <= ncpu ? 2000 : 16);
+   * core, so sleep almost at once. A fiber yields at once: its peer may
+   * be the next fiber of its worker, and a switch costs less than a poll. */
+  w->spin = cfg->spin >= 0 ? cfg->spin : fibers ? 0 : (w->nranks <= ncpu ? 2000 : 16);
   /* Ranks that each have a core send often and sleep seldom: let the
    * sleeper pay for the barrier (see tutti__block in wait.c). */
-  w->asym = w->nranks <= ncpu && tutti__membarrier_ready();
+  w->asym = !fibers && w->nranks <= ncpu && tutti__membarrier_ready();
   w->ranks = calloc((size_t)w->nranks, sizeof *w->ranks);
   if (!w->ranks) goto nomem;
   for (int i = 0; i < w->nranks; i++) {
@@ -184,7 +209,7 @@ int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out
 int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out) {
   if (!w || !out) return TUTTI_EINVAL;
   if (w->running) return TUTTI_EBUSY;
-  *out = (tutti_stats_t){.wall_time = w->wall_time};
+  *out = (tutti_stats_t){.wall_time = w->wall_time, .workers = w->fibers ? w->nworkers : 0};
   for (int i = 0; i < w->nranks; i++) {
     const struct tutti_rank *r = w->ranks[i];
     out->messages += r->n_msgs;
@@ -238,17 +263,14 @@ void tutti_abort(tutti_rank_t *r, int err) {
   r->err = err;
   tutti__rank_departs(r);
   current_rank = NULL;
+  if (w->fibers) tutti__fiber_exit(r);
   pthread_exit(NULL);
 }
 
 /* ------------------------------------------------------------------ running */
 
-static void *rank_main(void *arg) {
-  struct tutti_rank *r = arg;
+void tutti__rank_body(struct tutti_rank *r) {
   struct tutti_world *w = r->world;
-  while (__atomic_load_n(&w->gate, __ATOMIC_ACQUIRE) == 0)
-    syscall(SYS_futex, &w->gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-  if (w->start_failed) return NULL; /* the run never started: no rank function runs */
   current_rank = r;
   int rc = w->fn(r, w->arg);
   current_rank = NULL;
@@ -265,6 +287,14 @@ static void *rank_main(void *arg) {
     tutti__abort_all(w);
   }
   tutti__rank_departs(r);
+}
+
+static void *rank_main(void *arg) {
+  struct tutti_rank *r = arg;
+  struct tutti_world *w = r->world;
+  while (__atomic_load_n(&w->gate, __ATOMIC_ACQUIRE) == 0)
+    syscall(SYS_futex, &w->gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+  if (!w->start_failed) tutti__rank_body(r); /* else the run never started */
   return NULL;
 }
 
@@ -297,62 +327,49 @@ static void futex_hash_grow(int nranks) {
   if (have >= 0 && have < want) prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0);
 }
 
+/* Each guard page splits the region's mapping in two; past this many
+ * ranks the guards would use up vm.max_map_count (65530 by default), so
+ * fibers that many go without (fiber.c checks a canary instead). */
+static bool guards_affordable(int nranks) {
+  long cap = read_int_file("/proc/sys/vm/max_map_count");
+  return cap <= 0 || 2L * nranks + 8192 < cap;
+}
+
 /* The rank stacks as one region, reserved at the first run and kept until
  * the world is destroyed: slot i is a PROT_NONE guard page, then rank i's
  * stack. glibc's own stacks cost an mmap and an mprotect per thread and,
  * past its 40 MiB stack cache, an munmap at each join, whose TLB
  * shootdowns across cores made most of the system time of starting and
- * joining 16384 ranks. If the region cannot be had the run uses glibc's
- * stacks, and so it does under ThreadSanitizer, whose ~900 KiB of thread
- * state per thread does not fit in a given stack (pthread_create fails). */
+ * joining 16384 ranks. If the region cannot be had, threads use glibc's
+ * stacks, and so they do under ThreadSanitizer, whose ~900 KiB of thread
+ * state per thread does not fit in a given stack (pthread_create fails);
+ * fibers cannot run without it. */
 static void stacks_reserve(struct tutti_world *w) {
 #ifdef __SANITIZE_THREAD__
-  return;
+  if (!w->fibers) return;
 #endif
   if (w->stacks) return;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  size_t slot = page + (w->stack_size + page - 1) / page * page;
+  size_t guard = !w->fibers || guards_affordable(w->nranks) ? page : 0;
+  size_t slot = guard + (w->stack_size + page - 1) / page * page;
   if (slot > SIZE_MAX / (size_t)w->nranks) return;
   size_t len = slot * (size_t)w->nranks;
   char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (p == MAP_FAILED) return;
-  for (int i = 0; i < w->nranks; i++)
-    if (mprotect(p + (size_t)i * slot, page, PROT_NONE)) {
+  for (int i = 0; guard && i < w->nranks; i++)
+    if (mprotect(p + (size_t)i * slot, guard, PROT_NONE)) {
       munmap(p, len);
       return;
     }
-  w->stacks = p, w->stack_slot = slot, w->stacks_len = len;
+  w->stacks = p, w->stack_slot = slot, w->stacks_len = len, w->stack_guard = guard;
 }
 
-int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
-  if (!w || !fn) return TUTTI_EINVAL;
-  if (w->running || current_rank) return TUTTI_EBUSY;
-  w->running = true;
-  w->fn = fn;
-  w->arg = arg;
-  w->aborted = 0;
-  w->failed = 0;
-  w->fail_err = 0;
-  w->fail_rank = -1;
-  w->errtext[0] = 0;
-  w->gate = 0;
-  w->start_failed = false;
-  w->live_blocked = (uint64_t)w->nranks << 32;
-  tutti__replay_free(w->replay);
-  w->replay = NULL;
-  for (int i = 0; i < w->nranks; i++) tutti__rank_drop_messages(w->ranks[i]);
-  for (int i = 0; i < w->nranks; i++) {
-    tutti__rank_reset(w->ranks[i]);
-    w->ranks[i]->started = false;
-  }
-
+/* One thread per rank, created behind the closed gate, then joined. */
+static void threads_run(struct tutti_world *w) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, w->stack_size);
-  double t0 = tutti__now();
-  stacks_reserve(w);
-  futex_hash_grow(w->nranks);
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   for (int i = 0; i < w->nranks; i++) {
     if (w->stacks)
@@ -380,6 +397,38 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   syscall(SYS_futex, &w->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
   for (int i = 0; i < w->nranks; i++)
     if (w->ranks[i]->started) pthread_join(w->ranks[i]->thread, NULL);
+}
+
+int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
+  if (!w || !fn) return TUTTI_EINVAL;
+  if (w->running || current_rank || tutti__fiber_here()) return TUTTI_EBUSY;
+  w->running = true;
+  w->fn = fn;
+  w->arg = arg;
+  w->aborted = 0;
+  w->failed = 0;
+  w->fail_err = 0;
+  w->fail_rank = -1;
+  w->errtext[0] = 0;
+  w->gate = 0;
+  w->start_failed = false;
+  w->live_blocked = (uint64_t)w->nranks << 32;
+  tutti__replay_free(w->replay);
+  w->replay = NULL;
+  for (int i = 0; i < w->nranks; i++) tutti__rank_drop_messages(w->ranks[i]);
+  for (int i = 0; i < w->nranks; i++) {
+    tutti__rank_reset(w->ranks[i]);
+    w->ranks[i]->started = false;
+  }
+
+  double t0 = tutti__now();
+  stacks_reserve(w);
+  if (w->fibers) {
+    tutti__fibers_run(w);
+  } else {
+    futex_hash_grow(w->nranks);
+    threads_run(w);
+  }
   w->wall_time = tutti__now() - t0;
   w->running = false;
 

@@ -58,7 +58,8 @@ extern "C" {
   X(ENOTFOUND, -18, "no such name")                                                                \
   X(ENOTSUP, -19, "not supported by this algorithm or configuration")                              \
   X(EIO, -20, "an input/output error")                                                             \
-  X(EVERIFY, -21, "the result failed verification")
+  X(EVERIFY, -21, "the result failed verification")                                                \
+  X(ESTACK, -22, "a rank overflowed its stack (give ranks a larger one)")
 
 enum tutti_errno {
   TUTTI_OK = 0,

@@ -65,9 +65,26 @@ enum tutti_world_flags {
   TUTTI_NO_DATA = 1u << 3,
 };
 
+/* What a rank runs on (tutti_config_t.ranks_as). Threads: one POSIX thread
+ * per rank, which the kernel schedules and wakes. Fibers: each rank a
+ * user-level context with its own small stack, run M:N by one worker
+ * thread per core (runtime/fiber.c); a rank that would sleep yields to its
+ * worker instead, so a wake-up is a queue push, not a system call, and the
+ * a world may have as many ranks as memory allows (up to 2^20), far past
+ * the OS's thread limits. Modeled times are the same in both. A
+ * fiber rank must wait only in tutti calls (a mutex or a condition
+ * variable shared by ranks would block its worker's other ranks). */
+enum tutti_ranks_as {
+  TUTTI_RANKS_AS_DEFAULT = 0, /* $TUTTI_RANKS_AS ("threads" or "fibers"), else threads */
+  TUTTI_RANKS_AS_THREADS,
+  TUTTI_RANKS_AS_FIBERS,
+};
+
 typedef struct tutti_config {
-  int nranks;                 /* >= 1 */
-  size_t stack_size;          /* bytes per rank thread; 0: default (128 KiB, or $TUTTI_STACK) */
+  int nranks; /* >= 1 */
+  /* bytes per rank stack; 0: $TUTTI_STACK, else 128 KiB for a thread, 32 KiB
+   * for a fiber (4x both under sanitizers); at least 16 KiB */
+  size_t stack_size;
   const tutti_model_t *model; /* NULL: the none model (eager_limit 64 KiB) */
   unsigned flags;             /* enum tutti_world_flags */
   unsigned seed;              /* seed of TUTTI_PERTURB */
@@ -81,6 +98,8 @@ typedef struct tutti_config {
   /* What `auto` algorithms follow (coll.h, tutti_rules_t); NULL: none. Not
    * copied: it must outlive the world. */
   const struct tutti_rules *rules;
+  int ranks_as; /* enum tutti_ranks_as */
+  int workers;  /* fibers: worker threads; 0: one per CPU the process may use */
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */
@@ -114,10 +133,11 @@ typedef struct tutti_stats {
   uint64_t messages; /* messages sent */
   uint64_t bytes;    /* payload bytes sent */
   uint64_t eager, rendezvous;
-  uint64_t sleeps;  /* times a rank slept on its futex doorbell */
-  uint64_t wakeups; /* futex wakes issued */
+  uint64_t sleeps;  /* times a rank slept on its futex doorbell (a fiber: yielded to wait) */
+  uint64_t wakeups; /* futex wakes issued (fibers: ranks made runnable) */
   uint64_t events;  /* events recorded for replay */
   double wall_time; /* seconds from the first thread start to the last join */
+  int workers;      /* the worker threads that ran the ranks as fibers; 0: ranks were threads */
 } tutti_stats_t;
 TUTTI_API int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
 /* TUTTI_WALLCLOCK: how far `rank` has come in the running (or last) run,

@@ -1,0 +1,413 @@
+/*
+ * fiber.c -- ranks as fibers (tutti_config_t.ranks_as): each rank a
+ * user-level context with its own small stack, run M:N on one worker
+ * thread per core, as SimGrid SMPI, Adaptive MPI and MPC run MPI ranks.
+ *
+ * Why: a rank thread that must wait sleeps in the kernel, and waking it
+ * costs a futex system call and a switch (33-37 us across cores on the
+ * machines we measure, 1.5-4 us on one), and the kernel stops at some
+ * tens of thousands of threads (pid_max, max_map_count). A fiber that must
+ * wait switches to its worker's scheduler instead (tens of nanoseconds),
+ * and a waker pushes it onto that worker's run queue.
+ *
+ * What stays: the mailboxes, the doorbell protocol and the deadlock count
+ * (wait.h, wait.c) are the same for both; only sleeping and waking differ
+ * (sleep_until_awake in wait.c suspends, wake() in wait.h calls
+ * tutti__fiber_ready). A fiber never migrates: the ranks are dealt to the
+ * workers in contiguous blocks (neighbours in rank order, which the tree
+ * algorithms pair most, share a worker and its cache) and each worker alone
+ * resumes its fibers, so a fiber's context is never touched by two threads.
+ *
+ * The run queue is a wait-free concurrent queue (urcu's wfcqueue, as the
+ * inboxes): wakers on any worker push, the worker alone pops. `queued`
+ * keeps a rank in it at most once. A wake-up may be stale (the fiber saw
+ * its doorbell cleared and went on before it was resumed); it then finds
+ * its doorbell nonzero again and suspends, so stale runs are harmless.
+ * A worker with nothing to run sleeps on its `idle` futex: idle = 1, full
+ * barrier, re-check the queue; a waker pushes (a full barrier) and clears
+ * idle if set -- one of the two sees the other.
+ *
+ * Context switching is boost.context's make_fcontext/jump_fcontext (a few
+ * instructions, no system call: Debian's libboost-context-dev) when the
+ * build found it, else glibc's makecontext/swapcontext (a sigprocmask
+ * system call per switch). Both sanitizers are told of every switch.
+ *
+ * Stacks come from the world's one region (world.c stacks_reserve): a
+ * guard page below each while vm.max_map_count allows (a rank that runs
+ * into it ends the run with TUTTI_ESTACK naming the rank, caught by a
+ * SIGSEGV handler on an alternate stack), and always a canary at the
+ * bottom, checked whenever the fiber switches out (a rank that has written
+ * over it fails the same way, after the fact: without a guard page an
+ * overflow may first have corrupted the stack below).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifdef TUTTI_HAVE_FCONTEXT
+/* boost/context/detail/fcontext.hpp, C linkage */
+typedef void *fcontext_t;
+typedef struct {
+  fcontext_t fctx;
+  void *data;
+} transfer_t;
+transfer_t jump_fcontext(fcontext_t const to, void *vp);
+fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
+#else
+#include <ucontext.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define TUTTI_ASAN 1
+#endif
+#ifdef TUTTI_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+#define CANARY 0x7475747469737461ull /* "tuttista" */
+#define CANARY_WORDS 8
+
+struct tutti_worker {
+  struct __cds_wfcq_head head TUTTI_ALIGNED; /* the run queue */
+  struct cds_wfcq_tail tail TUTTI_ALIGNED;
+  int32_t idle TUTTI_ALIGNED; /* futex: 1 while it sleeps for want of work */
+
+  /* private to the worker thread */
+  struct tutti_world *world TUTTI_ALIGNED;
+  pthread_t thread;
+  bool started;
+  int first, n, live; /* its ranks [first, first + n), those not ended */
+  struct tutti_rank *cur;
+  sigjmp_buf overflow; /* where the SIGSEGV handler returns to */
+  stack_t altstack;
+#ifdef TUTTI_HAVE_FCONTEXT
+  fcontext_t sched; /* the scheduler, while a fiber runs */
+#else
+  ucontext_t sched;
+#endif
+#ifdef TUTTI_ASAN
+  const void *sched_lo; /* the scheduler's stack, for ASan */
+  size_t sched_size;
+#endif
+#ifdef TUTTI_TSAN
+  void *tsan_sched;
+#endif
+};
+
+static __thread struct tutti_worker *self; /* set on worker threads */
+
+bool tutti__fiber_here(void) {
+  return self != NULL;
+}
+
+static char *stack_lo(const struct tutti_rank *r) {
+  const struct tutti_world *w = r->world;
+  return w->stacks + (size_t)r->rank * w->stack_slot + w->stack_guard;
+}
+
+static size_t stack_size(const struct tutti_world *w) {
+  return w->stack_slot - w->stack_guard;
+}
+
+/* ------------------------------------------------------------ switching */
+
+/* The sanitizers' view of a switch: before it, where we go; after it,
+ * where we came from. `save` NULL: the fiber leaving ends for good. */
+static inline void san_leave_to(void **save, const void *lo, size_t size) {
+#ifdef TUTTI_ASAN
+  __sanitizer_start_switch_fiber(save, lo, size);
+#else
+  (void)save, (void)lo, (void)size;
+#endif
+}
+
+static inline void san_arrived(void *save, const void **lo, size_t *size) {
+#ifdef TUTTI_ASAN
+  __sanitizer_finish_switch_fiber(save, lo, size);
+#else
+  (void)save, (void)lo, (void)size;
+#endif
+}
+
+#ifdef TUTTI_HAVE_FCONTEXT
+static void fiber_entry(transfer_t t) {
+  struct tutti_rank *r = t.data;
+  r->worker->sched = t.fctx;
+#else
+static void fiber_entry(unsigned lo, unsigned hi) {
+  struct tutti_rank *r = (struct tutti_rank *)(((uintptr_t)hi << 32) | lo);
+#endif
+#ifdef TUTTI_ASAN
+  san_arrived(NULL, &r->worker->sched_lo, &r->worker->sched_size);
+#endif
+  tutti__rank_body(r);
+  tutti__fiber_exit(r);
+}
+
+/* The worker runs r until it suspends or ends. */
+static void resume(struct tutti_worker *k, struct tutti_rank *r) {
+  k->cur = r;
+#ifdef TUTTI_TSAN
+  __tsan_switch_to_fiber(r->san_fiber, 0);
+#endif
+#ifdef TUTTI_ASAN
+  void *fake = NULL;
+  san_leave_to(&fake, stack_lo(r), stack_size(r->world));
+#endif
+#ifdef TUTTI_HAVE_FCONTEXT
+  r->fctx = jump_fcontext(r->fctx, r).fctx;
+#else
+  swapcontext(&k->sched, r->fctx);
+#endif
+#ifdef TUTTI_ASAN
+  san_arrived(fake, NULL, NULL);
+#endif
+  k->cur = NULL;
+}
+
+/* From the fiber r to its worker's scheduler; back when resumed. */
+static void to_scheduler(struct tutti_rank *r, bool for_good) {
+  struct tutti_worker *k = r->worker;
+#ifdef TUTTI_TSAN
+  __tsan_switch_to_fiber(k->tsan_sched, 0);
+#endif
+#ifdef TUTTI_ASAN
+  san_leave_to(for_good ? NULL : &r->san_fiber, k->sched_lo, k->sched_size);
+#endif
+#ifdef TUTTI_HAVE_FCONTEXT
+  k->sched = jump_fcontext(k->sched, NULL).fctx;
+#else
+  swapcontext(r->fctx, &k->sched);
+#endif
+#ifdef TUTTI_ASAN
+  san_arrived(r->san_fiber, &k->sched_lo, &k->sched_size);
+#endif
+  (void)for_good;
+}
+
+void tutti__fiber_suspend(struct tutti_rank *r) {
+  to_scheduler(r, false);
+}
+
+void tutti__fiber_exit(struct tutti_rank *r) {
+  r->fdone = true;
+  to_scheduler(r, true);
+  abort(); /* never resumed */
+}
+
+/* ---------------------------------------------------------------- waking */
+
+static void futex(int32_t *addr, int op, int32_t val) {
+  syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
+}
+
+void tutti__fiber_ready(struct tutti_rank *r) {
+  if (__atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST)) return; /* already queued */
+  struct tutti_worker *k = r->worker;
+  cds_wfcq_node_init(&r->runq);
+  cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the push, before reading idle */
+  if (__atomic_load_n(&k->idle, __ATOMIC_SEQ_CST) == 1 &&
+      __atomic_exchange_n(&k->idle, 0, __ATOMIC_SEQ_CST) == 1)
+    futex(&k->idle, FUTEX_WAKE_PRIVATE, 1);
+}
+
+void tutti__fiber_yield(struct tutti_rank *r) {
+  tutti__fiber_ready(r);
+  tutti__fiber_suspend(r);
+}
+
+/* Sleep until a waker clears idle, unless the queue has something. */
+static void idle_wait(struct tutti_worker *k) {
+  __atomic_store_n(&k->idle, 1, __ATOMIC_SEQ_CST);
+  if (!cds_wfcq_empty(&k->head, &k->tail)) {
+    __atomic_store_n(&k->idle, 0, __ATOMIC_SEQ_CST);
+    return;
+  }
+  while (__atomic_load_n(&k->idle, __ATOMIC_SEQ_CST) == 1) futex(&k->idle, FUTEX_WAIT_PRIVATE, 1);
+}
+
+/* ------------------------------------------------------------- overflow */
+
+static void overflowed(struct tutti_worker *k, struct tutti_rank *r, const char *how) {
+  struct tutti_world *w = k->world;
+  tutti__fail(w, r->rank, TUTTI_ESTACK,
+              "rank %d overflowed its stack of %zu KiB (%s; give ranks more: tutti --stack "
+              "SIZE, TUTTI_STACK or tutti_config_t.stack_size)",
+              r->rank, stack_size(w) >> 10, how);
+  tutti__abort_all(w);
+  r->fdone = true; /* its stack is lost: it is never resumed */
+}
+
+static bool canary_intact(const struct tutti_rank *r) {
+  const uint64_t *c = (const uint64_t *)stack_lo(r);
+  for (int i = 0; i < CANARY_WORDS; i++)
+    if (c[i] != CANARY) return false;
+  return true;
+}
+
+static struct sigaction old_segv;
+
+/* A fault in the guard page of the fiber that runs: back to its worker's
+ * scheduler (siglongjmp restores the signal mask). Any other fault is not
+ * ours: the handler before ours gets it when the access is retried. */
+static void on_segv(int sig, siginfo_t *si, void *uc) {
+  struct tutti_worker *k = self;
+  if (k && k->cur && k->world->stack_guard) {
+    char *a = si->si_addr, *lo = stack_lo(k->cur);
+    if (a < lo && a >= lo - k->world->stack_guard) siglongjmp(k->overflow, 1);
+  }
+  (void)sig, (void)uc;
+  sigaction(SIGSEGV, &old_segv, NULL);
+}
+
+static void install_segv(void) {
+  struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_ONSTACK};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, &old_segv);
+}
+
+/* --------------------------------------------------------------- workers */
+
+static void fiber_make(struct tutti_worker *k, struct tutti_rank *r) {
+  r->worker = k;
+  r->fdone = false;
+  r->queued = 1;
+  uint64_t *c = (uint64_t *)stack_lo(r);
+  for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
+#ifdef TUTTI_HAVE_FCONTEXT
+  r->fctx = make_fcontext(stack_lo(r) + stack_size(r->world), stack_size(r->world), fiber_entry);
+#else
+  ucontext_t *uc = r->fctx;
+  getcontext(uc);
+  uc->uc_stack.ss_sp = stack_lo(r);
+  uc->uc_stack.ss_size = stack_size(r->world);
+  uc->uc_link = NULL;
+  uintptr_t p = (uintptr_t)r;
+  makecontext(uc, (void (*)(void))fiber_entry, 2, (unsigned)p, (unsigned)(p >> 32));
+#endif
+#ifdef TUTTI_TSAN
+  r->san_fiber = __tsan_create_fiber(0);
+#else
+  r->san_fiber = NULL;
+#endif
+  cds_wfcq_node_init(&r->runq);
+  cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
+}
+
+static void *worker_main(void *arg) {
+  struct tutti_worker *k = arg;
+  struct tutti_world *w = k->world;
+  while (__atomic_load_n(&w->gate, __ATOMIC_ACQUIRE) == 0) futex(&w->gate, FUTEX_WAIT_PRIVATE, 0);
+  if (w->start_failed) return NULL;
+  self = k;
+  k->altstack.ss_size = 64 << 10;
+  k->altstack.ss_sp = malloc(k->altstack.ss_size);
+  if (k->altstack.ss_sp) sigaltstack(&k->altstack, NULL);
+#ifdef TUTTI_TSAN
+  k->tsan_sched = __tsan_get_current_fiber();
+#endif
+  for (int i = k->first; i < k->first + k->n; i++) fiber_make(k, w->ranks[i]);
+  k->live = k->n;
+  if (sigsetjmp(k->overflow, 1)) { /* on_segv: k->cur ran into its guard page */
+#ifdef TUTTI_TSAN
+    __tsan_switch_to_fiber(k->tsan_sched, 0);
+#endif
+    struct tutti_rank *r = k->cur;
+    k->cur = NULL;
+    overflowed(k, r, "it ran into the guard page below");
+    k->live--;
+  }
+  while (k->live > 0) {
+    struct cds_wfcq_node *n = __cds_wfcq_dequeue_blocking(&k->head, &k->tail);
+    if (!n) {
+      idle_wait(k);
+      continue;
+    }
+    struct tutti_rank *r = caa_container_of(n, struct tutti_rank, runq);
+    __atomic_store_n(&r->queued, 0, __ATOMIC_SEQ_CST); /* a wake-up from now on pushes it again */
+    if (r->fdone) continue;                            /* a stale wake-up of an ended rank */
+    resume(k, r);
+    if (!canary_intact(r)) {
+      if (!r->fdone) overflowed(k, r, "its canary at the bottom was overwritten");
+      r->fdone = true;
+    }
+    if (r->fdone) k->live--;
+  }
+#ifdef TUTTI_TSAN
+  for (int i = k->first; i < k->first + k->n; i++) __tsan_destroy_fiber(w->ranks[i]->san_fiber);
+#endif
+  if (k->altstack.ss_sp) {
+    stack_t off = {.ss_flags = SS_DISABLE};
+    sigaltstack(&off, NULL);
+    free(k->altstack.ss_sp);
+  }
+  self = NULL;
+  return NULL;
+}
+
+void tutti__fibers_run(struct tutti_world *w) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  int W = w->nworkers;
+  struct tutti_worker *ks = NULL;
+  if (!w->stacks || posix_memalign((void **)&ks, TUTTI_CACHELINE, (size_t)W * sizeof *ks)) {
+    free(ks);
+    tutti__fail(w, -1, TUTTI_ENOMEM,
+                "could not reserve %d fiber stacks of %zu KiB (use fewer ranks or a smaller "
+                "stack: tutti --stack SIZE, TUTTI_STACK)",
+                w->nranks, w->stack_size >> 10);
+    return;
+  }
+#ifndef TUTTI_HAVE_FCONTEXT
+  ucontext_t *ucs = calloc((size_t)w->nranks, sizeof *ucs);
+  if (!ucs) {
+    free(ks);
+    tutti__fail(w, -1, TUTTI_ENOMEM, "out of memory for %d fiber contexts", w->nranks);
+    return;
+  }
+  for (int i = 0; i < w->nranks; i++) w->ranks[i]->fctx = &ucs[i];
+#endif
+  if (w->stack_guard) pthread_once(&once, install_segv);
+  memset(ks, 0, (size_t)W * sizeof *ks);
+  for (int j = 0; j < W; j++) {
+    struct tutti_worker *k = &ks[j];
+    __cds_wfcq_init(&k->head, &k->tail);
+    k->world = w;
+    k->first = (int)((int64_t)w->nranks * j / W);
+    k->n = (int)((int64_t)w->nranks * (j + 1) / W) - k->first;
+  }
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, (size_t)1 << 20);
+  for (int j = 0; j < W; j++) {
+    int e = j == 0 && w->thread_refused >= 0
+                ? EAGAIN
+                : pthread_create(&ks[j].thread, &attr, worker_main, &ks[j]);
+    if (e) {
+      tutti__fail(w, -1, TUTTI_ETHREADS, "could not create fiber worker thread %d of %d: %s", j, W,
+                  strerror(e));
+      w->start_failed = true;
+      break;
+    }
+    ks[j].started = true;
+  }
+  pthread_attr_destroy(&attr);
+  w->wall_start = tutti__now();
+  __atomic_store_n(&w->gate, 1, __ATOMIC_RELEASE);
+  futex(&w->gate, FUTEX_WAKE_PRIVATE, INT_MAX);
+  for (int j = 0; j < W; j++)
+    if (ks[j].started) pthread_join(ks[j].thread, NULL);
+  free(ks);
+#ifndef TUTTI_HAVE_FCONTEXT
+  free(ucs);
+#endif
+}

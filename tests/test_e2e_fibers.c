@@ -1,0 +1,345 @@
+/*
+ * test_e2e_fibers.c -- ranks as fibers (runtime/fiber.c): every registered
+ * algorithm gives the modeled times of thread mode to the bit; worlds far
+ * past the thread limits run and match the registered cost; the ranks
+ * really share a few worker threads; failure in fiber mode (deadlock,
+ * abort, a rank's error, a stack overflow into the guard page or over the
+ * canary) ends the run with an error naming the rank; polling with
+ * tutti_test gives the worker away; bad configurations are refused.
+ * (The registry-wide correctness sweep, test_e2e_coll, runs again in fiber
+ * mode as test_e2e_coll_fibers: tests/CMakeLists.txt.)
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tutti/tutti.h"
+
+#include "coll_helpers.h"
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+static tutti_world_t *fworld(int n, int ranks_as, int workers, const tutti_model_t *m) {
+  tutti_config_t c = tutti_config_default(n);
+  c.ranks_as = ranks_as;
+  c.workers = workers;
+  c.model = m;
+  tutti_world_t *w = NULL;
+  int rc = tutti_world_create(&w, &c);
+  cr_assert(eq(int, rc, 0), "create %d ranks: %s", n, tutti_strerror(rc));
+  return w;
+}
+
+/* ------------------------------------------------------------ determinism */
+
+struct outcome {
+  double modeled;
+  double *end;
+  tutti_stats_t st;
+};
+
+static struct outcome run_one(int P, int ranks_as, const tutti_model_t *m, struct one *o) {
+  tutti_world_t *w = fworld(P, ranks_as, 0, m);
+  char spec[128] = "";
+  tutti_algo_format(&o->algo, spec, sizeof spec);
+  cr_assert(eq(int, tutti_world_run(w, one_call, o), 0), "%s %s P=%d (%s): %s",
+            tutti_coll_name(o->coll), spec, P,
+            ranks_as == TUTTI_RANKS_AS_FIBERS ? "fibers" : "threads", tutti_world_error(w));
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  struct outcome x = {.modeled = rep.modeled_time, .end = malloc((size_t)P * sizeof(double))};
+  cr_assert(ne(ptr, x.end, NULL));
+  memcpy(x.end, rep.rank_end, (size_t)P * sizeof(double));
+  cr_assert(eq(int, tutti_world_stats(w, &x.st), 0));
+  tutti_world_destroy(w);
+  return x;
+}
+
+/* Every registered algorithm, threads against fibers: the modeled time,
+ * every rank's end and the message and event counts, to the bit. */
+Test(determinism, every_algorithm_same_times_as_threads, .timeout = 600) {
+  tutti_model_t hk = hockney(1e-6, 1e-9), lg;
+  cr_assert(eq(int, tutti_model_loggp(&lg, 5e-6, 1e-6, 2e-6, 1e-9), 0));
+  lg.eager_limit = 2048; /* both protocols */
+  const tutti_model_t *models[] = {&hk, &lg};
+  const struct {
+    int P;
+    size_t m;
+  } pts[] = {{1, 8}, {7, 4000}, {64, 8}, {64, 4000}, {SANITIZED ? 33 : 300, 8}};
+  int compared = 0, fibered = 0;
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
+    tutti_algo_t a = pick(d->coll, d->name, NULL);
+    int data = (tutti_coll_traits(d->coll) & TUTTI_COLL_DATA) != 0;
+    for (size_t p = 0; p < sizeof pts / sizeof *pts; p++) {
+      int P = pts[p].P;
+      if (!data && p > 0 && pts[p].P == pts[p - 1].P) continue; /* no size to vary */
+      const tutti_model_t *m = models[p % 2];
+      struct one o = {d->coll, a, data ? (long)(pts[p].m / 4) : 0, TUTTI_INT32, P / 2};
+      if (tutti_algo_check_call(&a, P, o.root, (size_t)o.count * 4, TUTTI_SUM, NULL, 0))
+        continue; /* a restriction (a power of two only, say) */
+      struct outcome t = run_one(P, TUTTI_RANKS_AS_THREADS, m, &o);
+      struct outcome f = run_one(P, TUTTI_RANKS_AS_FIBERS, m, &o);
+      cr_assert(eq(int, memcmp(&t.modeled, &f.modeled, sizeof t.modeled), 0),
+                "%s %s P=%d: %.17g s with threads, %.17g with fibers", tutti_coll_name(d->coll),
+                d->name, P, t.modeled, f.modeled);
+      cr_assert(eq(int, memcmp(t.end, f.end, (size_t)P * sizeof(double)), 0), "%s %s P=%d",
+                tutti_coll_name(d->coll), d->name, P);
+      cr_assert(eq(u64, t.st.messages, f.st.messages));
+      cr_assert(eq(u64, t.st.events, f.st.events));
+      cr_assert(eq(int, t.st.workers, 0));
+      cr_assert(gt(int, f.st.workers, 0));
+      free(t.end), free(f.end);
+      compared++;
+      fibered += P > 1;
+    }
+  }
+  int n = 0;
+  while (tutti_algo_desc_at(n)) n++;
+  cr_assert(ge(int, fibered, 3 * n), "%d comparisons with P > 1 for %d algorithms", fibered, n);
+  cr_assert(ge(int, compared, fibered));
+}
+
+/* ------------------------------------------------------------------ scale */
+
+/* Past the thread limits (and past the ranks that get a guard page each):
+ * a binomial broadcast's modeled time is its registered Hockney cost. */
+Test(scale, forty_thousand_fiber_ranks_match_the_registered_cost, .timeout = 300) {
+  int P = SANITIZED ? 3000 : 40000;
+  tutti_model_t m = hockney(1e-6, 1e-9);
+  tutti_world_t *w = fworld(P, TUTTI_RANKS_AS_FIBERS, 0, &m);
+  struct one o = {TUTTI_COLL_BCAST, pick(TUTTI_COLL_BCAST, "binomial", NULL), 2, TUTTI_INT32, 0};
+  cr_assert(eq(int, tutti_world_run(w, one_call, &o), 0), "%s", tutti_world_error(w));
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  tutti_hockney_t h = {1e-6, 1e-9, 0};
+  int bound = 1;
+  double want = tutti_algo_cost(&o.algo, P, 0, 8, &h, &bound);
+  cr_assert(eq(int, bound, 0));
+  cr_assert(ieee_ulp_eq(dbl, rep.calls[0].time, want, 64), "%.17g against %.17g", rep.calls[0].time,
+            want);
+  tutti_stats_t st;
+  cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+  cr_assert(eq(u64, st.messages, (uint64_t)P - 1));
+  cr_assert(le(int, st.workers, P));
+  tutti_world_destroy(w);
+}
+
+/* ---------------------------------------------------- M ranks on N threads */
+
+struct seen {
+  pthread_mutex_t lock;
+  pthread_t who[64];
+  int n;
+};
+
+static int note_thread(tutti_rank_t *r, void *arg) {
+  struct seen *s = arg;
+  pthread_t me = pthread_self();
+  pthread_mutex_lock(&s->lock); /* held without waiting in tutti: allowed */
+  int known = 0;
+  for (int i = 0; i < s->n; i++) known |= pthread_equal(s->who[i], me);
+  if (!known && s->n < 64) s->who[s->n++] = me;
+  pthread_mutex_unlock(&s->lock);
+  return tutti_barrier(r, NULL);
+}
+
+Test(workers, ranks_share_the_worker_threads, .timeout = 60) {
+  const int W[] = {1, 2, 3};
+  for (int k = 0; k < 3; k++) {
+    struct seen s = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    tutti_world_t *w = fworld(100, TUTTI_RANKS_AS_FIBERS, W[k], NULL);
+    for (int run = 0; run < 2; run++) { /* a world runs again */
+      s.n = 0;
+      cr_assert(eq(int, tutti_world_run(w, note_thread, &s), 0), "%s", tutti_world_error(w));
+      cr_assert(eq(int, s.n, W[k]), "%d ranks ran on %d threads, not %d", 100, s.n, W[k]);
+    }
+    tutti_stats_t st;
+    cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+    cr_assert(eq(int, st.workers, W[k]));
+    tutti_world_destroy(w);
+  }
+}
+
+/* A rank that polls with tutti_test while the rank it waits for shares its
+ * only worker: the poll must give the worker away. */
+static int poll_fn(tutti_rank_t *r, void *arg) {
+  int me = tutti_rank(r), x = 0, flag = 0, rc;
+  if (me == 1) return tutti_send(r, &me, 1, TUTTI_INT32, 0, 5);
+  tutti_request_t q;
+  if ((rc = tutti_irecv(r, &x, 1, TUTTI_INT32, 1, 5, &q))) return rc;
+  long polls = 0;
+  while (!flag) {
+    if ((rc = tutti_test(r, &q, &flag, NULL))) return rc;
+    polls++;
+  }
+  *(long *)arg = polls;
+  return x == 1 ? 0 : TUTTI_EVERIFY;
+}
+
+Test(workers, polling_gives_the_worker_away, .timeout = 30) {
+  tutti_world_t *w = fworld(2, TUTTI_RANKS_AS_FIBERS, 1, NULL);
+  long polls = 0;
+  cr_assert(eq(int, tutti_world_run(w, poll_fn, &polls), 0), "%s", tutti_world_error(w));
+  cr_assert(ge(long, polls, 1));
+  tutti_world_destroy(w);
+}
+
+static int create_inside(tutti_rank_t *r, void *arg) {
+  tutti_config_t c = tutti_config_default(2);
+  tutti_world_t *w2 = NULL;
+  int rc = tutti_world_create(&w2, &c);
+  tutti_world_destroy(w2);
+  return rc == TUTTI_EBUSY ? tutti_barrier(r, NULL) : TUTTI_EVERIFY;
+}
+
+Test(workers, a_world_from_a_fiber_is_refused, .timeout = 30) {
+  tutti_world_t *w = fworld(5, TUTTI_RANKS_AS_FIBERS, 2, NULL);
+  cr_assert(eq(int, tutti_world_run(w, create_inside, NULL), 0), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+}
+
+/* --------------------------------------------------------------- failure */
+
+static int ring_recv_first(tutti_rank_t *r, void *arg) {
+  int me = tutti_rank(r), p = tutti_size(r), x;
+  int rc = tutti_recv(r, &x, 1, TUTTI_INT32, (me + p - 1) % p, 0, NULL);
+  if (rc) return rc;
+  return tutti_send(r, &me, 1, TUTTI_INT32, (me + 1) % p, 0);
+}
+
+Test(failure, deadlock_is_detected_and_named, .timeout = 60) {
+  const int Ps[] = {2, 5, SANITIZED ? 500 : 5000};
+  for (int k = 0; k < 3; k++) {
+    tutti_world_t *w = fworld(Ps[k], TUTTI_RANKS_AS_FIBERS, 0, NULL);
+    cr_assert(eq(int, tutti_world_run(w, ring_recv_first, NULL), TUTTI_EDEADLOCK));
+    const char *e = tutti_world_error(w);
+    cr_assert(ne(ptr, strstr(e, "deadlock:"), NULL), "%s", e);
+    cr_assert(ne(ptr, strstr(e, "rank 1 waits in recv from 0 (tag 0)"), NULL), "%s", e);
+    tutti_waitinfo_t wi;
+    cr_assert(eq(int, tutti_world_waitinfo(w, 1, &wi), 0));
+    cr_assert(eq(int, wi.blocked, 1));
+    cr_assert(eq(int, wi.peer, 0));
+    cr_assert(eq(str, (char *)wi.op, "recv"));
+    tutti_world_destroy(w);
+  }
+}
+
+static int abort_at_3(tutti_rank_t *r, void *arg) {
+  int x;
+  if (tutti_rank(r) == 3) tutti_abort(r, TUTTI_EINVAL);
+  return tutti_recv(r, &x, 1, TUTTI_INT32, 3, 0, NULL);
+}
+
+static int fail_at_2(tutti_rank_t *r, void *arg) {
+  int x;
+  if (tutti_rank(r) == 2) return TUTTI_ETYPE;
+  return tutti_recv(r, &x, 1, TUTTI_INT32, 2, 0, NULL);
+}
+
+Test(failure, abort_and_a_rank_error_name_the_rank, .timeout = 60) {
+  tutti_world_t *w = fworld(9, TUTTI_RANKS_AS_FIBERS, 2, NULL);
+  int rc = tutti_world_run(w, abort_at_3, NULL);
+  cr_assert(eq(int, rc, TUTTI_EINVAL), "%d: %s", rc, tutti_world_error(w));
+  cr_assert(ne(ptr, strstr(tutti_world_error(w), "rank 3 called tutti_abort"), NULL), "%s",
+            tutti_world_error(w));
+  rc = tutti_world_run(w, fail_at_2, NULL);
+  cr_assert(eq(int, rc, TUTTI_ETYPE), "%d: %s", rc, tutti_world_error(w));
+  cr_assert(ne(ptr, strstr(tutti_world_error(w), "rank 2 failed: TUTTI_ETYPE"), NULL), "%s",
+            tutti_world_error(w));
+  cr_assert(eq(int, tutti_world_run(w, ring_recv_first, NULL), TUTTI_EDEADLOCK)); /* and again */
+  tutti_world_destroy(w);
+}
+
+/* ------------------------------------------------------------------ stacks */
+
+static long deep(int n) {
+  volatile char pad[512];
+  pad[0] = (char)n;
+  pad[511] = (char)(n >> 8);
+  return n == 0 ? pad[0] : deep(n - 1) + pad[511] + pad[0];
+}
+
+static int recurse_at_2(tutti_rank_t *r, void *arg) {
+  if (tutti_rank(r) == 2) {
+    volatile long sink = deep(1 << 20); /* 512 MiB of frames: far past any stack */
+    (void)sink;
+  }
+  return tutti_barrier(r, NULL);
+}
+
+Test(stack, overflow_into_the_guard_page_names_the_rank, .timeout = 60) {
+  tutti_world_t *w = fworld(6, TUTTI_RANKS_AS_FIBERS, 2, NULL);
+  int rc = tutti_world_run(w, recurse_at_2, NULL);
+  cr_assert(eq(int, rc, TUTTI_ESTACK), "%d: %s", rc, tutti_world_error(w));
+  const char *e = tutti_world_error(w);
+  cr_assert(ne(ptr, strstr(e, "rank 2 overflowed its stack of"), NULL), "%s", e);
+  cr_assert(ne(ptr, strstr(e, "guard page"), NULL), "%s", e);
+  cr_assert(ne(ptr, strstr(e, "--stack"), NULL), "%s", e);
+  /* the world is usable again, and a larger stack is accepted */
+  cr_assert(eq(int, tutti_world_run(w, ring_recv_first, NULL), TUTTI_EDEADLOCK));
+  tutti_world_destroy(w);
+}
+
+/* Rank 4 writes over the bottom of its own stack, as a deep frame would
+ * where no guard page is affordable. */
+static int smash_canary_at_4(tutti_rank_t *r, void *arg) {
+  struct tutti_world *w = r->world;
+  if (r->rank == 4) memset(w->stacks + (size_t)4 * w->stack_slot + w->stack_guard, 0x55, 16);
+  return tutti_barrier(r, NULL);
+}
+
+Test(stack, a_smashed_canary_names_the_rank, .timeout = 60) {
+  tutti_world_t *w = fworld(8, TUTTI_RANKS_AS_FIBERS, 2, NULL);
+  int rc = tutti_world_run(w, smash_canary_at_4, NULL);
+  cr_assert(eq(int, rc, TUTTI_ESTACK), "%d: %s", rc, tutti_world_error(w));
+  cr_assert(ne(ptr, strstr(tutti_world_error(w), "rank 4 overflowed its stack"), NULL), "%s",
+            tutti_world_error(w));
+  cr_assert(ne(ptr, strstr(tutti_world_error(w), "canary"), NULL), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+}
+
+/* -------------------------------------------------------------- bad input */
+
+Test(config, bad_choices_are_refused, .timeout = 30) {
+  tutti_world_t *w = NULL;
+  tutti_config_t c = tutti_config_default(4);
+  c.ranks_as = 7;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL));
+  c.ranks_as = TUTTI_RANKS_AS_FIBERS;
+  c.workers = -1;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL));
+  c.workers = 0;
+  c.flags = TUTTI_WALLCLOCK; /* pacing would hold a worker's other fibers */
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_ENOTSUP));
+  c.flags = 0;
+  c.stack_size = 4096;
+  cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL));
+  cr_assert(eq(ptr, w, NULL));
+
+  /* $TUTTI_RANKS_AS decides when the config does not */
+  tutti_config_t e = tutti_config_default(3);
+  setenv("TUTTI_RANKS_AS", "fibres", 1);
+  cr_assert(eq(int, tutti_world_create(&w, &e), TUTTI_EINVAL));
+  setenv("TUTTI_RANKS_AS", "fibers", 1);
+  cr_assert(eq(int, tutti_world_create(&w, &e), 0));
+  cr_assert(eq(int, tutti_world_run(w, ring_recv_first, NULL), TUTTI_EDEADLOCK));
+  tutti_stats_t st;
+  cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+  cr_assert(gt(int, st.workers, 0));
+  tutti_world_destroy(w);
+  e.ranks_as = TUTTI_RANKS_AS_THREADS; /* the config wins over the environment */
+  cr_assert(eq(int, tutti_world_create(&w, &e), 0));
+  cr_assert(eq(int, tutti_world_run(w, ring_recv_first, NULL), TUTTI_EDEADLOCK));
+  cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+  cr_assert(eq(int, st.workers, 0));
+  tutti_world_destroy(w);
+  unsetenv("TUTTI_RANKS_AS");
+}
