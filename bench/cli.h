@@ -84,6 +84,10 @@ int tutti_cli_compare(int argc, char **argv);
     "draw modeled time against size with gnuplot into FILE.svg or FILE.png")                       \
   X(NO_DATA, 0, "no-data", NULL,                                                                   \
     "timing only: message sizes without payload, no verification, buffers cost no memory")         \
+  X(RANKS_AS, 0, "ranks-as", "KIND",                                                               \
+    "threads | fibers: what each rank runs on (default threads, or $TUTTI_RANKS_AS)")              \
+  X(STACK, 0, "stack", "SIZE",                                                                     \
+    "stack per rank, >= 16KiB (default 128KiB for a thread, 32KiB for a fiber)")                   \
   X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \
   X(RULES_OUT, 0, "rules-out", "FILE", "write the winners as a rules file (--rules reads it)")     \
   X(OMPI_RULES, 0, "ompi-rules", "FILE",                                                           \
@@ -119,6 +123,8 @@ struct cli_opts {
   const char *pos[CLI_MAX_POS];
   const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
   const char *html;                           /* --html FILE, NULL unless given */
+  int ranks_as;                               /* enum tutti_ranks_as; 0: the default */
+  size_t stack;                               /* --stack SIZE; 0: the default */
 };
 
 /* Parse argv for command `cmd`, accepting the options in `accepted` and up
@@ -154,6 +160,9 @@ int cli_fail(int status, const char *cmd, const char *fmt, ...)
  * last world using mach->model. Returns 0, or CLI_EUSAGE after printing
  * the error (CLI_ERUNTIME when out of memory). */
 int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machine_t *mach);
+/* What every command's worlds take from the options: --ranks-as, --stack,
+ * --no-data, --max-events. */
+void cli_config(const struct cli_opts *o, tutti_config_t *cfg);
 /* The lines "topology ..." and "links ..." of the run and suite tables,
  * labels padded to `width` columns. */
 void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width);

@@ -191,6 +191,18 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
     o->realtime = x;
     return 0;
   }
+  case CLI_OPT_RANKS_AS:
+    if (strcmp(v, "threads") && strcmp(v, "fibers"))
+      return cli_fail(CLI_EUSAGE, cmd, "--ranks-as: '%s' is not a kind; accepted: threads, fibers",
+                      v);
+    o->ranks_as = strcmp(v, "fibers") ? TUTTI_RANKS_AS_THREADS : TUTTI_RANKS_AS_FIBERS;
+    return 0;
+  case CLI_OPT_STACK: {
+    if (tutti_parse_size(v, &o->stack, err, sizeof err) || o->stack < ((size_t)16 << 10))
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--stack: '%s' is not a stack size; accepted: 16KiB or more: 64KiB, 1MiB", v);
+    return 0;
+  }
   case CLI_OPT_RULES:
     o->rules = v;
     return 0;
@@ -403,6 +415,13 @@ int cli_parse_sizes(const char *cmd, const char *text, size_t **out, int *n) {
 /* The machine is the library's (tutti_machine_build); what is left here is
  * naming the flag at fault: a profile's own values are named by the
  * profile, given flags by their flag. */
+void cli_config(const struct cli_opts *o, tutti_config_t *cfg) {
+  cfg->ranks_as = o->ranks_as;
+  cfg->stack_size = o->stack;
+  cfg->max_events = o->max_events;
+  if (o->no_data) cfg->flags |= TUTTI_NO_DATA;
+}
+
 int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machine_t *mach) {
   tutti_machine_spec_t spec = tutti_machine_spec_default();
   spec.model = o->model, spec.profile = o->profile;

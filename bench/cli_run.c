@@ -346,7 +346,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
-   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME))
+   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME) | CLI_O(RANKS_AS) | \
+   CLI_O(STACK))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -785,6 +786,12 @@ int tutti_cli_run(int argc, char **argv) {
                     "--realtime: the none model has no modeled time to pace by; accepted: "
                     "--realtime with a cost model (--model hockney:..., --profile)");
   }
+  if (o.realtime > 0 && o.ranks_as == TUTTI_RANKS_AS_FIBERS) {
+    tutti_machine_free(&mach);
+    return cli_fail(CLI_EUSAGE, "run",
+                    "--realtime: not with --ranks-as fibers (a paced rank sleeps, and a fiber "
+                    "would hold its worker's other ranks); accepted: --realtime with threads");
+  }
   if (mach.topo && mach.model.preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run",
@@ -813,10 +820,9 @@ int tutti_cli_run(int argc, char **argv) {
   }
   tutti_config_t cfg = tutti_config_default(o.nranks);
   cfg.model = &mach.model;
-  cfg.max_events = o.max_events;
+  cli_config(&o, &cfg);
   cfg.rules = rules;
   if (trace || timeline) cfg.flags |= TUTTI_RECORD;
-  if (o.no_data) cfg.flags |= TUTTI_NO_DATA;
   j.no_data = o.no_data;
   tutti_world_t *w;
   /* live: the timeline of an unpaced run first, the picture the paced run reveals */
@@ -824,6 +830,7 @@ int tutti_cli_run(int argc, char **argv) {
   double frame_T = 0;
   if (o.realtime > 0 && timeline && isatty(fileno(stdout))) live_frame(&j, &cfg, &frame, &frame_T);
   if (o.realtime > 0) {
+    cfg.ranks_as = TUTTI_RANKS_AS_THREADS; /* whatever $TUTTI_RANKS_AS says: checked above */
     cfg.flags |= TUTTI_WALLCLOCK;
     cfg.time_scale = o.realtime;
   }

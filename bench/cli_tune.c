@@ -27,7 +27,7 @@
 #define TUNE_OPTS                                                                                  \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(NO_DATA) |         \
-   CLI_O(HELP))
+   CLI_O(RANKS_AS) | CLI_O(STACK) | CLI_O(HELP))
 #define TUNE_DEFAULT_RANKS "8,32"
 #define TUNE_DEFAULT_SIZES "8..64KiB"
 #define TUNE_MAX_RANKS 4096
@@ -239,7 +239,7 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
     if ((st = cli_model(cmd, o, P, &mach))) break;
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = &mach.model;
-    if (o->no_data) cfg.flags |= TUTTI_NO_DATA;
+    cli_config(o, &cfg);
     tutti_world_t *w = NULL;
     int rc = tutti_world_create(&w, &cfg);
     if (rc) {
