@@ -230,6 +230,11 @@ struct cli_result {
  * call against verify.c's reference. Returns 0, or TUTTI_ENOMEM before
  * running. res->rc says whether the world ran. */
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
+/* One call of job's collective (its algorithm, count, type, op) rooted at
+ * `root`: a is the send buffer, b the receive buffer, big the P blocks
+ * (gather's result and scatter's source at the root, allgather's result,
+ * reduce_scatter's input; NULL where this rank has none). The call's code. */
+int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void *b, void *big);
 
 /* The job of `tutti explain`, `compare` (cli_explain.c): collective
  * coll_name, algorithm algo_name (with o->params) and o's --bytes, --root,

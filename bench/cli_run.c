@@ -45,44 +45,45 @@ struct exec {
   double *cpu; /* per rank: [0] its thread's CPU seconds, [1] of them checking */
 };
 
+/* One call of job j's collective rooted at `root` on the commands' buffer
+ * layout: a (send), b (receive), big (P blocks where this rank has them:
+ * the root of gather and scatter, every rank of allgather and
+ * reduce_scatter; NULL elsewhere). */
+int cli_call(tutti_rank_t *r, const struct cli_job *j, int root, void *a, void *b, void *big) {
+  int me = tutti_rank(r);
+  long n = j->count;
+  switch (j->coll) {
+  case TUTTI_COLL_BCAST:
+    return tutti_bcast(r, a, n, j->type, root, &j->algo);
+  case TUTTI_COLL_REDUCE:
+    return tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
+  case TUTTI_COLL_ALLREDUCE:
+    return tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
+  case TUTTI_COLL_GATHER:
+    return tutti_gather(r, a, n, j->type, me == root ? big : NULL, me == root ? n : 0, j->type,
+                        root, &j->algo);
+  case TUTTI_COLL_SCATTER:
+    return tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
+                         root, &j->algo);
+  case TUTTI_COLL_ALLGATHER:
+    return tutti_allgather(r, a, big, n, j->type, &j->algo);
+  case TUTTI_COLL_REDUCE_SCATTER:
+    return tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
+  case TUTTI_COLL_BARRIER:
+    return tutti_barrier(r, &j->algo);
+  default:
+    return TUTTI_EINVAL;
+  }
+}
+
 /* A rank's buffers in a no-data run: views into the shared region. */
 static int rank_nodata(tutti_rank_t *r, struct exec *x) {
   const struct cli_job *j = x->job;
-  int me = tutti_rank(r), P = tutti_size(r), rc = 0;
+  int P = tutti_size(r), rc = 0;
   unsigned char *a = x->region, *b = x->region + x->slot, *big = x->region + 2 * x->slot;
-  long n = j->count;
   for (int k = 0; k < j->iters && !rc; k++) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
-    switch (j->coll) {
-    case TUTTI_COLL_BCAST:
-      rc = tutti_bcast(r, a, n, j->type, root, &j->algo);
-      break;
-    case TUTTI_COLL_REDUCE:
-      rc = tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
-      break;
-    case TUTTI_COLL_ALLREDUCE:
-      rc = tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
-      break;
-    case TUTTI_COLL_GATHER:
-      rc = tutti_gather(r, a, n, j->type, me == root ? big : NULL, me == root ? n : 0, j->type,
-                        root, &j->algo);
-      break;
-    case TUTTI_COLL_SCATTER:
-      rc = tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
-                         root, &j->algo);
-      break;
-    case TUTTI_COLL_ALLGATHER:
-      rc = tutti_allgather(r, a, big, n, j->type, &j->algo);
-      break;
-    case TUTTI_COLL_REDUCE_SCATTER:
-      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
-      break;
-    case TUTTI_COLL_BARRIER:
-      rc = tutti_barrier(r, &j->algo);
-      break;
-    default:
-      rc = TUTTI_EINVAL;
-    }
+    rc = cli_call(r, j, root, a, b, big);
   }
   return rc;
 }
