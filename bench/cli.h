@@ -207,6 +207,7 @@ struct cli_job {
   int iters;
   int rotate;     /* root of call k: (root + k) mod nranks */
   int no_data;    /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
+  int ungated;    /* calls do not start together (a paced run): no call_wall */
   char note[256]; /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
 };
 
@@ -224,6 +225,13 @@ struct cli_result {
    * the part spent preparing and checking buffers (the rest is the
    * collective calls). The replay's wall time is report.replay_wall_time. */
   double reference_time, ranks_cpu, check_cpu;
+  /* Wall seconds per call without the checking: the slowest rank's wall
+   * time inside the calls over the number of calls. A checked run starts
+   * every call on every rank together, after each rank prepared its
+   * buffers (so no rank's call waits for another's checking); a no-data
+   * run has no checking and times its calls back to back. NAN when not
+   * measured (an ungated job, or a gate that gave up: see cli_run.c). */
+  double call_wall;
 };
 
 /* Run job on world w (its size is the number of ranks), verifying each
