@@ -306,8 +306,9 @@ static int mjob_start(struct mpiprog *m, int P, struct mjob *j, char *why, size_
 }
 
 /* One batch of the library's collective: seconds per call (the maximum
- * over ranks), 0 when the program has no twin of coll, -1 on failure. */
-static double mjob_round(struct mjob *j, const char *coll, size_t bytes, char *why, size_t nwhy) {
+ * over ranks; *batch the calls it timed), 0 when the program has no twin of coll, -1 on failure. */
+static double mjob_round(struct mjob *j, const char *coll, size_t bytes, int *batch, char *why,
+                         size_t nwhy) {
   char cmd[128], line[256];
   int n = snprintf(cmd, sizeof cmd, "run %s %zu %g\n", coll, bytes, TARGET);
   for (int r = 0; r < j->P; r++)
@@ -318,8 +319,7 @@ static double mjob_round(struct mjob *j, const char *coll, size_t bytes, char *w
   if (mjob_line(j, line, sizeof line, MPI_TIMEOUT, why, nwhy)) return -1;
   if (!strcmp(line, "none")) return 0;
   double t;
-  int batch;
-  if (sscanf(line, "time %lf %d", &t, &batch) != 2 || !(t > 0)) {
+  if (sscanf(line, "time %lf %d", &t, batch) != 2 || !(t > 0)) {
     snprintf(why, nwhy, "the MPI program answered '%.100s'", line);
     return -1;
   }
@@ -339,6 +339,7 @@ struct cx {
   int batch[MAXA + 1];
   struct mjob *mj; /* NULL: no Open MPI row */
   double *tm;      /* per round: Open MPI's seconds per call; 0 none, -1 failed */
+  int mbatch;      /* Open MPI's calls per batch, the last round's */
   char mpi_why[512];
 };
 
@@ -400,7 +401,8 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     /* Open MPI's batch while every rank thread sleeps in the gate */
     if (gate_wait(&x->gate, NULL, NULL)) goto out;
     if (me == 0 && x->mj->pid > 0) {
-      x->tm[k] = mjob_round(x->mj, tutti_coll_name(j0->coll), blk, x->mpi_why, sizeof x->mpi_why);
+      x->tm[k] = mjob_round(x->mj, tutti_coll_name(j0->coll), blk, &x->mbatch, x->mpi_why,
+                            sizeof x->mpi_why);
       if (x->tm[k] < 0) mjob_stop(x->mj, NULL);
     }
   }
@@ -542,8 +544,8 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
       if (x->tm[k] > 0) v[m] = x->tm[k], q[m++] = x->tm[k] / tk[k * n];
     snprintf(name, sizeof name, "Open MPI %s", tutti_coll_name(coll));
     double med = median(v, m);
-    printf("  %-28s %13s %9.2f %10s %9s\n", name, tutti_format_time(med, s2, sizeof s2),
-           median(q, m), "1.00", "-");
+    printf("  %-28s %13s %9.2f %10s %9d\n", name, tutti_format_time(med, s2, sizeof s2),
+           median(q, m), "1.00", x->mbatch);
   } else if (x->mj && none) {
     printf("  Open MPI: no %s here (bench_coll_mpi.c has no MPI twin of it)\n",
            tutti_coll_name(coll));
