@@ -357,7 +357,7 @@ static int calls_of(tutti_rank_t *r, struct cx *x, int j, int calls, void *a, vo
 static int rank_fn(tutti_rank_t *r, void *arg) {
   struct cx *x = arg;
   const struct cli_job *j0 = &x->job[0];
-  int me = tutti_rank(r), P = x->P, rc = 0, n = x->na + 1;
+  int me = tutti_rank(r), P = x->P, rc = 0, n = x->na + 1, batch[MAXA + 1];
   size_t tsize = tutti_type_size(j0->type), blk = (size_t)j0->count * tsize;
   unsigned tr = tutti_coll_traits(j0->coll);
   int has_big = (tr & TUTTI_COLL_BLOCKS) && (me == 0 || !(tr & TUTTI_COLL_ROOTED));
@@ -387,15 +387,15 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     double w = 0;
     for (int i = 0; i < P; i++) w = x->warm[i] > w ? x->warm[i] : w;
     double want = w > 0 ? TARGET / w : MAX_BATCH;
-    x->batch[j] = want < 1 ? 1 : want > MAX_BATCH ? MAX_BATCH : (int)want; /* same on every rank */
+    batch[j] = want < 1 ? 1 : want > MAX_BATCH ? MAX_BATCH : (int)want; /* the same on every rank */
+    if (me == 0) x->batch[j] = batch[j];
   }
   for (int k = 0; k < x->rounds && !rc; k++) {
     for (int j = 0; j < n && !rc; j++) {
       if (gate_wait(&x->gate, NULL, NULL)) goto out;
       double t0 = now();
-      rc = calls_of(r, x, j, x->batch[j], a, b, big);
-      x->t[((size_t)k * (size_t)n + (size_t)j) * (size_t)P + (size_t)me] =
-          (now() - t0) / x->batch[j];
+      rc = calls_of(r, x, j, batch[j], a, b, big);
+      x->t[((size_t)k * (size_t)n + (size_t)j) * (size_t)P + (size_t)me] = (now() - t0) / batch[j];
     }
     if (rc || !x->mj) continue;
     /* Open MPI's batch while every rank thread sleeps in the gate */
