@@ -437,7 +437,7 @@ static int wanted(const char *algos, const tutti_algo_desc_t *d, char *spec, siz
 /* One (collective, P, size) on world w: rows, runs, the table. 0, or
  * CLI_ERUNTIME after the one-line error. */
 static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *algos, int rounds,
-                 struct mjob *mj, int *mpi_failed) {
+                 struct mjob *mj) {
   unsigned tr = tutti_coll_traits(coll);
   int reduces = (tr & TUTTI_COLL_REDUCES) != 0;
   tutti_datatype_t type = reduces && bytes % 4 == 0 ? TUTTI_INT32 : TUTTI_BYTE;
@@ -516,7 +516,6 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
   int nm = 0; /* rounds with an Open MPI figure */
   for (int k = 0; k < rounds; k++) nm += x->tm[k] > 0;
   int none = x->mj && x->tm[0] == 0; /* the program has no twin of this collective */
-  if (x->mj && !none && nm < rounds) *mpi_failed = 1;
   /* j = 0 is the floor; the rows of the algorithms follow in registry order */
   for (int i = -1; i < nrows; i++) {
     int j = i < 0 ? 0 : rows[i].job + 1;
@@ -551,6 +550,8 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
            tutti_coll_name(coll));
   } else if (x->mj) {
     printf("  Open MPI: failed: %s\n", x->mpi_why);
+  } else if (mj) {
+    printf("  Open MPI: not measured (its job on %d ranks was stopped after a failure)\n", P);
   }
   fflush(stdout);
 done:
@@ -702,10 +703,12 @@ int tutti_bench_coll(int argc, char **argv) {
     snprintf(mp.why, sizeof mp.why, "left out (--no-mpi)");
   else
     mpi_build(&mp);
-  printf("Native wall time per call (model none), the floor (pthread_barrier_wait) and Open "
-         "MPI\nmeasured in turn each round; x floor, x Open MPI: medians of per-round ratios.\n");
+  printf("Native wall time per call (model none), the floor (pthread_barrier_wait) and Open MPI\n"
+         "measured in turn each round. per call: the median over rounds of the slowest rank's\n"
+         "time per call; x floor, x Open MPI: medians of the per-round ratios of a row's time\n"
+         "to the floor's and to Open MPI's (above 1: slower).\n");
   if (!mp.ok) printf("Open MPI: not measured: %s\n", mp.why);
-  int st = 0, mpi_failed = 0;
+  int st = 0;
   for (int i = 0; i < nranks && !st; i++) {
     int P = ranks[i];
     tutti_config_t cfg = tutti_config_default(P);
@@ -727,7 +730,7 @@ int tutti_bench_coll(int argc, char **argv) {
     for (int c = 0; c < ncolls && !st; c++) {
       int data = (tutti_coll_traits(colls[c]) & TUTTI_COLL_DATA) != 0;
       for (int s = 0; s < (data ? nsizes : 1) && !st; s++)
-        st = block(w, P, colls[c], data ? sizes[s] : 0, algos, rounds, mjp, &mpi_failed);
+        st = block(w, P, colls[c], data ? sizes[s] : 0, algos, rounds, mjp);
     }
     if (mjp) mjob_stop(mjp, &mp);
     tutti_world_destroy(w);

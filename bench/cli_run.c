@@ -579,7 +579,8 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
   if (!isnan(res->call_wall))
-    printf("wall per call %s (the slowest rank's time inside the calls / %d; checking excluded)\n",
+    printf("wall time     %s per call, checking excluded (the slowest rank's time inside the "
+           "calls / %d)\n",
            tutti_format_time(res->call_wall, s1, sizeof s1), j->iters);
   if (o->realtime > 0)
     printf("paced         %g wall s per modeled %s (--realtime): wall time >= %s\n", o->realtime,

@@ -176,8 +176,17 @@ Test(bench_coll, open_mpi_row_when_installed, .timeout = 600) {
 }
 
 Test(bench_coll, open_mpi_absent_is_a_note, .timeout = 120) {
-  setenv("PATH", "/nonexistent", 1); /* this test's process only; the command has its path */
+  /* the command is run by its path, so it needs no PATH; put this one back
+   * after (a runner may run the next test in this process) */
+  const char *old = getenv("PATH");
+  char *keep = old ? strdup(old) : NULL;
+  setenv("PATH", "/nonexistent", 1);
   struct cli c = CLI("bench", "coll", "barrier", "-n", "2", "--rounds", "1");
+  if (keep)
+    setenv("PATH", keep, 1);
+  else
+    unsetenv("PATH");
+  free(keep);
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   HAS(c.out, "Open MPI: not measured: Open MPI is not installed");
   every_algorithm_has_rows(c.out, TUTTI_COLL_BARRIER, 1, 0);
@@ -225,8 +234,7 @@ Test(run_iters, wall_per_call_excludes_the_check, .timeout = 300) {
   struct cli c = CLI("run", "bcast", tutti_algo_desc_default(TUTTI_COLL_BCAST)->name, "-n", "3",
                      "--iters", "3");
   cr_assert(eq(int, c.status, 0));
-  HAS(c.out, "wall per call ");
-  HAS(c.out, "checking excluded");
+  HAS(c.out, " per call, checking excluded");
   cli_free(&c);
 }
 
