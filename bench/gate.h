@@ -9,50 +9,56 @@
  * Used by `tutti run` (cli_run.c) to start every call of a checked run
  * together, so each rank's time in the call leaves out the other ranks'
  * checking, and by `tutti bench coll` (bench_coll.c) between its timed
- * batches. Any thread may call any function; gate_init before, gate_destroy
- * after every rank is done.
+ * batches.
+ *
+ * How: the last to arrive bumps the generation word and wakes every
+ * sleeper on it with one FUTEX_WAKE; a woken rank returns without taking a
+ * lock, so thousands of ranks leave as fast as the cores let them (a
+ * condition variable would hand its mutex from one to the next). Memory
+ * order: arrivals are acq_rel read-modify-writes of `count` and the bump is
+ * a release, read with acquire by the waiters, so whatever a rank wrote
+ * before it arrived is visible to every rank after it passed. Any thread
+ * may call any function; no caller exclusion.
  */
 #ifndef TUTTI_BENCH_GATE_H
 #define TUTTI_BENCH_GATE_H
 
 #include <errno.h>
-#include <pthread.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 struct gate {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int n, count; /* ranks, and how many of them wait now */
-  unsigned gen; /* passages so far */
-  int open;     /* gate_open was called: waits return at once */
+  int n;             /* ranks */
+  atomic_int count;  /* ranks waiting in this generation */
+  atomic_uint gen;   /* passages so far (the futex word) */
+  atomic_int opened; /* gate_open was called: waits return at once */
 };
 
-static inline int gate_init(struct gate *g, int n) {
-  pthread_condattr_t ca;
-  if (pthread_condattr_init(&ca)) return -1;
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* timed waits by the monotonic clock */
-  int bad = pthread_mutex_init(&g->mu, NULL) != 0;
-  if (!bad && pthread_cond_init(&g->cv, &ca)) {
-    pthread_mutex_destroy(&g->mu);
-    bad = 1;
-  }
-  pthread_condattr_destroy(&ca);
-  g->n = n, g->count = 0, g->gen = 0, g->open = 0;
-  return bad ? -1 : 0;
+static inline void gate_init(struct gate *g, int n) {
+  g->n = n;
+  atomic_init(&g->count, 0);
+  atomic_init(&g->gen, 0);
+  atomic_init(&g->opened, 0);
 }
 
-static inline void gate_destroy(struct gate *g) {
-  pthread_cond_destroy(&g->cv);
-  pthread_mutex_destroy(&g->mu);
+static inline void gate_wake_all(struct gate *g) {
+  syscall(SYS_futex, (unsigned *)&g->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* Open the gate for good: every waiter returns -1, and so does every later
  * wait. */
 static inline void gate_open(struct gate *g) {
-  pthread_mutex_lock(&g->mu);
-  g->open = 1;
-  pthread_cond_broadcast(&g->cv);
-  pthread_mutex_unlock(&g->mu);
+  atomic_store(&g->opened, 1);
+  atomic_fetch_add(&g->gen, 1); /* sleepers compare the word: change it, then wake */
+  gate_wake_all(g);
+}
+
+static inline int gate_is_open(struct gate *g) {
+  return atomic_load(&g->opened);
 }
 
 /* Wait until all n ranks have arrived: 0. -1 when the gate is open (or
@@ -61,38 +67,31 @@ static inline void gate_open(struct gate *g) {
  * missing; when it says 1, the gate opens (and this returns -1). */
 static inline int gate_wait(struct gate *g, int (*stuck)(void *arg, double waited, int missing),
                             void *arg) {
-  pthread_mutex_lock(&g->mu);
-  if (g->open) {
-    pthread_mutex_unlock(&g->mu);
-    return -1;
+  unsigned gen = atomic_load_explicit(&g->gen, memory_order_acquire);
+  /* after the load: an opening that bumped gen before it is seen here, a
+   * later one changes the word this rank sleeps on */
+  if (atomic_load(&g->opened)) return -1;
+  if (atomic_fetch_add_explicit(&g->count, 1, memory_order_acq_rel) + 1 == g->n) {
+    /* everyone is here and waits for this generation: nobody arrives for
+     * the next until the bump below */
+    atomic_store_explicit(&g->count, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g->gen, 1, memory_order_release);
+    gate_wake_all(g);
+    return atomic_load(&g->opened) ? -1 : 0;
   }
-  unsigned gen = g->gen;
-  if (++g->count == g->n) {
-    g->count = 0;
-    g->gen++;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->mu);
-    return 0;
-  }
-  struct timespec t0, dl;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  dl = t0;
-  while (gen == g->gen && !g->open) {
-    if (!stuck) {
-      pthread_cond_wait(&g->cv, &g->mu);
-      continue;
-    }
-    dl.tv_sec += 1;
-    if (pthread_cond_timedwait(&g->cv, &g->mu, &dl) != ETIMEDOUT) continue;
-    double waited = (double)(dl.tv_sec - t0.tv_sec);
-    if (gen == g->gen && !g->open && stuck(arg, waited, g->n - g->count)) {
-      g->open = 1;
-      pthread_cond_broadcast(&g->cv);
+  double waited = 0;
+  while (atomic_load_explicit(&g->gen, memory_order_acquire) == gen) {
+    struct timespec second = {1, 0};
+    long rc = syscall(SYS_futex, (unsigned *)&g->gen, FUTEX_WAIT_PRIVATE, gen,
+                      stuck ? &second : NULL, NULL, 0);
+    if (rc && errno == ETIMEDOUT) {
+      waited += 1;
+      if (atomic_load_explicit(&g->gen, memory_order_acquire) == gen &&
+          stuck(arg, waited, g->n - atomic_load(&g->count)))
+        gate_open(g);
     }
   }
-  int rc = gen == g->gen ? -1 : 0; /* passed, unless it opened first */
-  pthread_mutex_unlock(&g->mu);
-  return rc;
+  return atomic_load(&g->opened) ? -1 : 0;
 }
 
 #endif
