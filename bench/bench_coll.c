@@ -466,6 +466,10 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
     rw->job = x->na++;
   }
   char sb[32], s1[32], s2[32];
+  if (!nrows) { /* --algos named none of this collective's */
+    free(x), free(rows);
+    return 0;
+  }
   printf("\n%s on %d ranks", tutti_coll_name(coll), P);
   if (tr & TUTTI_COLL_DATA)
     printf(", %s per rank (%ld x %s%s%s)", tutti_format_bytes(bytes, sb, sizeof sb), count,
