@@ -33,6 +33,8 @@
 
 struct gate {
   int n;             /* ranks */
+  int spin;          /* polls of the word before sleeping: with a core per rank, the
+                        last arrival is microseconds away and a futex round trip is not */
   atomic_int count;  /* ranks waiting in this generation */
   atomic_uint gen;   /* passages so far (the futex word) */
   atomic_int opened; /* gate_open was called: waits return at once */
@@ -40,6 +42,7 @@ struct gate {
 
 static inline void gate_init(struct gate *g, int n) {
   g->n = n;
+  g->spin = n <= sysconf(_SC_NPROCESSORS_ONLN) ? 256 : 0;
   atomic_init(&g->count, 0);
   atomic_init(&g->gen, 0);
   atomic_init(&g->opened, 0);
@@ -78,6 +81,13 @@ static inline int gate_wait(struct gate *g, int (*stuck)(void *arg, double waite
     atomic_fetch_add_explicit(&g->gen, 1, memory_order_release);
     gate_wake_all(g);
     return atomic_load(&g->opened) ? -1 : 0;
+  }
+  for (int i = 0; i < g->spin; i++) {
+    if (atomic_load_explicit(&g->gen, memory_order_acquire) != gen)
+      return atomic_load(&g->opened) ? -1 : 0;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
   }
   double waited = 0;
   while (atomic_load_explicit(&g->gen, memory_order_acquire) == gen) {
