@@ -531,8 +531,8 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
     for (int k = 0; k < rounds; k++)
       if (x->tm[k] > 0) q[m++] = tk[k * n + j] / x->tm[k];
     char xm[32] = "-";
-    if (m) snprintf(xm, sizeof xm, "%.2f", median(q, m));
-    printf("  %-28s %13s %9.2f %10s %9d\n", name, tutti_format_time(med, s1, sizeof s1), xf, xm,
+    if (m) snprintf(xm, sizeof xm, "%.3g", median(q, m));
+    printf("  %-28s %13s %9.3g %10s %9d\n", name, tutti_format_time(med, s1, sizeof s1), xf, xm,
            x->batch[j]);
   }
   if (x->mj && nm) {
@@ -542,8 +542,8 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
       if (x->tm[k] > 0) v[m] = x->tm[k], q[m++] = x->tm[k] / tk[k * n];
     snprintf(name, sizeof name, "Open MPI %s", tutti_coll_name(coll));
     double med = median(v, m);
-    printf("  %-28s %13s %9.2f %10s %9d\n", name, tutti_format_time(med, s2, sizeof s2),
-           median(q, m), "1.00", x->mbatch);
+    printf("  %-28s %13s %9.3g %10s %9d\n", name, tutti_format_time(med, s2, sizeof s2),
+           median(q, m), "1", x->mbatch);
   } else if (x->mj && none) {
     printf("  Open MPI: no %s here (bench_coll_mpi.c has no MPI twin of it)\n",
            tutti_coll_name(coll));
