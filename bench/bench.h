@@ -17,6 +17,7 @@ int tutti_bench_lambda(int argc, char **argv);
 int tutti_bench_barrier(int argc, char **argv);
 int tutti_bench_lecture(int argc, char **argv);
 int tutti_bench_dualroot(int argc, char **argv);
+int tutti_bench_coll(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
@@ -31,7 +32,9 @@ int tutti_bench_dualroot(int argc, char **argv);
   X(lecture, tutti_bench_lecture,                                                                  \
     "X. Yuan's MPI_Bcast lecture: 5 broadcasts 8 B..64 MiB, crossovers, contention-free mapping")  \
   X(dualroot, tutti_bench_dualroot,                                                                \
-    "Traff's dual-root allreduce vs single-tree, reduce+bcast and ring, 1 KiB..64 MiB")
+    "Traff's dual-root allreduce vs single-tree, reduce+bcast and ring, 1 KiB..64 MiB")            \
+  X(coll, tutti_bench_coll,                                                                        \
+    "native wall time per call of every algorithm vs pthread_barrier and Open MPI, one run")
 
 /* A benchmark's option with a value given twice is refused, as the
  * commands' are (bench/CLI.md), not silently replaced by the last: `bit`

@@ -216,6 +216,7 @@ struct cli_job {
   int iters;
   int rotate;     /* root of call k: (root + k) mod nranks */
   int no_data;    /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
+  int ungated;    /* calls do not start together (a paced run): no call_wall */
   char note[256]; /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
 };
 
@@ -233,12 +234,24 @@ struct cli_result {
    * the part spent preparing and checking buffers (the rest is the
    * collective calls). The replay's wall time is report.replay_wall_time. */
   double reference_time, ranks_cpu, check_cpu;
+  /* Wall seconds per call without the checking: the slowest rank's wall
+   * time inside the calls over the number of calls. A checked run starts
+   * every call on every rank together, after each rank prepared its
+   * buffers (so no rank's call waits for another's checking); a no-data
+   * run has no checking and times its calls back to back. NAN when not
+   * measured (an ungated job, or a gate that gave up: see cli_run.c). */
+  double call_wall;
 };
 
 /* Run job on world w (its size is the number of ranks), verifying each
  * call against verify.c's reference. Returns 0, or TUTTI_ENOMEM before
  * running. res->rc says whether the world ran. */
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
+/* One call of job's collective (its algorithm, count, type, op) rooted at
+ * `root`: a is the send buffer, b the receive buffer, big the P blocks
+ * (gather's result and scatter's source at the root, allgather's result,
+ * reduce_scatter's input; NULL where this rank has none). The call's code. */
+int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void *b, void *big);
 
 /* The job of `tutti explain`, `compare` (cli_explain.c): collective
  * coll_name, algorithm algo_name (with o->params) and o's --bytes, --root,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gate.h"
 
 /* ------------------------------------------------------------ one job */
 
@@ -43,47 +44,66 @@ struct exec {
   unsigned char *region;
   size_t region_size, slot;
   double *cpu; /* per rank: [0] its thread's CPU seconds, [1] of them checking */
+  /* The wall time per call without the checking: every call of a checked
+   * run starts on every rank together (the gate, passed after the rank
+   * prepared its buffers), and each rank adds up its wall time inside the
+   * calls (wall[rank]). in_call: ranks inside a call now (what the gate
+   * asks before it gives up on ranks that never come: a deadlock the
+   * runtime cannot see while others wait here). */
+  struct gate gate;
+  int gated;
+  atomic_int in_call;
+  double *wall;
 };
+
+/* One call of job j's collective rooted at `root` on the commands' buffer
+ * layout: a (send), b (receive), big (P blocks where this rank has them:
+ * the root of gather and scatter, every rank of allgather and
+ * reduce_scatter; NULL elsewhere). */
+int cli_call(tutti_rank_t *r, const struct cli_job *j, int root, void *a, void *b, void *big) {
+  int me = tutti_rank(r);
+  long n = j->count;
+  switch (j->coll) {
+  case TUTTI_COLL_BCAST:
+    return tutti_bcast(r, a, n, j->type, root, &j->algo);
+  case TUTTI_COLL_REDUCE:
+    return tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
+  case TUTTI_COLL_ALLREDUCE:
+    return tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
+  case TUTTI_COLL_GATHER:
+    return tutti_gather(r, a, n, j->type, me == root ? big : NULL, me == root ? n : 0, j->type,
+                        root, &j->algo);
+  case TUTTI_COLL_SCATTER:
+    return tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
+                         root, &j->algo);
+  case TUTTI_COLL_ALLGATHER:
+    return tutti_allgather(r, a, big, n, j->type, &j->algo);
+  case TUTTI_COLL_REDUCE_SCATTER:
+    return tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
+  case TUTTI_COLL_BARRIER:
+    return tutti_barrier(r, &j->algo);
+  default:
+    return TUTTI_EINVAL;
+  }
+}
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* A rank's buffers in a no-data run: views into the shared region. */
 static int rank_nodata(tutti_rank_t *r, struct exec *x) {
   const struct cli_job *j = x->job;
-  int me = tutti_rank(r), P = tutti_size(r), rc = 0;
+  int P = tutti_size(r), rc = 0;
   unsigned char *a = x->region, *b = x->region + x->slot, *big = x->region + 2 * x->slot;
-  long n = j->count;
+  double t0 = wall_now(); /* nothing is checked: the calls run back to back */
   for (int k = 0; k < j->iters && !rc; k++) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
-    switch (j->coll) {
-    case TUTTI_COLL_BCAST:
-      rc = tutti_bcast(r, a, n, j->type, root, &j->algo);
-      break;
-    case TUTTI_COLL_REDUCE:
-      rc = tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
-      break;
-    case TUTTI_COLL_ALLREDUCE:
-      rc = tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
-      break;
-    case TUTTI_COLL_GATHER:
-      rc = tutti_gather(r, a, n, j->type, me == root ? big : NULL, me == root ? n : 0, j->type,
-                        root, &j->algo);
-      break;
-    case TUTTI_COLL_SCATTER:
-      rc = tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
-                         root, &j->algo);
-      break;
-    case TUTTI_COLL_ALLGATHER:
-      rc = tutti_allgather(r, a, big, n, j->type, &j->algo);
-      break;
-    case TUTTI_COLL_REDUCE_SCATTER:
-      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
-      break;
-    case TUTTI_COLL_BARRIER:
-      rc = tutti_barrier(r, &j->algo);
-      break;
-    default:
-      rc = TUTTI_EINVAL;
-    }
+    rc = cli_call(r, j, root, a, b, big);
   }
+  x->wall[tutti_rank(r)] = wall_now() - t0;
   return rc;
 }
 
@@ -108,16 +128,41 @@ static double thread_cpu(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The gate's question after a second of waiting: open it (1) when every
+ * rank still missing has been inside a call for a long while -- ranks that
+ * may be deadlocked, which the runtime detects only once these waiters are
+ * back in calls too. The run goes on ungated (its per-call wall time is
+ * then not reported). */
+#define GATE_PATIENCE 10.0 /* seconds */
+static int gate_stuck(void *arg, double waited, int missing) {
+  struct exec *x = arg;
+  return waited >= GATE_PATIENCE && atomic_load(&x->in_call) >= missing;
+}
+
+/* Before a call: pass the gate (checked runs); the wall clock at entry. */
+static double call_enter(struct exec *x) {
+  if (x->gated) gate_wait(&x->gate, gate_stuck, x);
+  atomic_fetch_add(&x->in_call, 1);
+  return wall_now();
+}
+
+/* After it: the call's wall time, added to *sum. */
+static void call_leave(struct exec *x, double t, double *sum) {
+  *sum += wall_now() - t;
+  atomic_fetch_sub(&x->in_call, 1);
+}
+
 /* A broadcast's buffers from one shared reference (verify_ref_get): a
  * memcpy to prepare, a memcmp to check, whatever the rank count. Returns
  * the first bad index or -1; *rc the call's code. */
 static long bcast_shared(tutti_rank_t *r, struct exec *x, const struct verify_ref *ref, int root,
-                         unsigned char *a, size_t blk, double *chk, int *rc) {
+                         unsigned char *a, size_t blk, double *chk, double *wall, int *rc) {
   const struct cli_job *j = x->job;
   double t = thread_cpu();
   memcpy(a, tutti_rank(r) == root ? ref->data : ref->inv, blk);
-  double t1 = thread_cpu();
+  double t1 = thread_cpu(), tw = call_enter(x);
   *rc = tutti_bcast(r, a, j->count, j->type, root, &j->algo);
+  call_leave(x, tw, wall);
   double t2 = thread_cpu();
   long at = *rc ? -1 : verify_check_ref(&x->v, ref, a);
   *chk += (t1 - t) + (thread_cpu() - t2);
@@ -138,14 +183,18 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   const struct cli_job *j = x->job;
   const struct verify *v = &x->v;
   int me = tutti_rank(r), P = tutti_size(r), rc = 0;
-  double t0 = thread_cpu(), chk = 0, tc = t0, tcall = 0, tb;
-/* rc = call, its CPU time added to tcall: checking is the rest */
-#define TIMED(rc, call) (tb = thread_cpu(), (rc) = (call), tcall += thread_cpu() - tb)
+  double t0 = thread_cpu(), chk = 0, tc = t0, tcall = 0, tb, tw, wall = 0;
+/* rc = call, its CPU time added to tcall (checking is the rest), its wall
+ * time to wall; the gate before it is not counted as either */
+#define TIMED(rc, call)                                                                            \
+  (tw = call_enter(x), tb = thread_cpu(), (rc) = (call), tcall += thread_cpu() - tb,               \
+   call_leave(x, tw, &wall))
   long n = j->count, at;
   size_t blk = (size_t)n * tutti_type_size(j->type);
   unsigned char *a = buf_alloc(blk), *b = buf_alloc(blk), *big = NULL;
   if (!a || !b) {
     free(a), free(b);
+    if (x->gated) gate_open(&x->gate); /* the others must not wait for it at the gate */
     return TUTTI_ENOMEM;
   }
   for (int k = 0; k < j->iters && !rc; k++) {
@@ -161,7 +210,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     }
     const struct verify_ref *ref;
     if (j->coll == TUTTI_COLL_BCAST && (ref = verify_ref_get(&x->v, root, k)) != NULL) {
-      at = bcast_shared(r, x, ref, root, a, blk, &chk, &rc);
+      at = bcast_shared(r, x, ref, root, a, blk, &chk, &wall, &rc);
       verify_ref_put(&x->v, ref);
       if (at >= 0) mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
       continue; /* big is NULL: a broadcast has no blocks */
@@ -219,7 +268,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_ALLGATHER:
       verify_input(v, me, k, a, 0, n);
       for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
-      rc = tutti_allgather(r, a, big, n, j->type, &j->algo);
+      TIMED(rc, tutti_allgather(r, a, big, n, j->type, &j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -232,7 +281,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_REDUCE_SCATTER:
       verify_input(v, me, k, big, 0, n * P);
       verify_poison_fold_range(v, k, b, (long)me * n, n);
-      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
+      TIMED(rc, tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, big, 0, n * P)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -254,10 +303,19 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     big = NULL;
   }
   free(a), free(b);
+  if (rc && x->gated) gate_open(&x->gate); /* it leaves early: nobody waits for it */
   x->cpu[2 * me] = thread_cpu() - t0;
   x->cpu[2 * me + 1] = chk;
+  x->wall[me] = wall;
   return rc;
 #undef TIMED
+}
+
+/* The largest of v[0..n). */
+static double slowest(const double *v, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m = v[i] > m ? v[i] : m;
+  return m;
 }
 
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res) {
@@ -266,7 +324,13 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   struct exec x = {.job = job};
   atomic_init(&x.entered, 0);
   x.bad = malloc(sizeof *x.bad * (size_t)P);
-  if (!x.bad) return TUTTI_ENOMEM;
+  x.wall = calloc((size_t)P, sizeof *x.wall);
+  atomic_init(&x.in_call, 0);
+  res->call_wall = NAN;
+  if (!x.bad || !x.wall) {
+    free(x.bad), free(x.wall);
+    return TUTTI_ENOMEM;
+  }
   for (int i = 0; i < P; i++) x.bad[i].call = -1;
   if (job->no_data) {
     /* One region for all ranks, never touched: MAP_NORESERVE, so even
@@ -275,14 +339,14 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
     x.slot = (blk + line - 1) / line * line + line;
     size_t blocks = tutti_coll_traits(job->coll) & TUTTI_COLL_BLOCKS ? (size_t)P : 1;
     if (x.slot > (SIZE_MAX - x.slot * 2) / blocks) {
-      free(x.bad);
+      free(x.bad), free(x.wall);
       return TUTTI_ENOMEM;
     }
     x.region_size = 2 * x.slot + blocks * x.slot;
     x.region = mmap(NULL, x.region_size, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (x.region == MAP_FAILED) {
-      free(x.bad);
+      free(x.bad), free(x.wall);
       return TUTTI_ENOMEM;
     }
     res->rc = tutti_world_run(w, rank_fn, &x);
@@ -295,13 +359,16 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
     res->has_report = !res->rc && tutti_world_report(w, &res->report) == 0;
     res->verified = !res->rc; /* nothing checked: only that it ran */
     res->unchecked = 1;
-    free(x.bad);
+    res->call_wall = slowest(x.wall, P) / job->iters;
+    free(x.bad), free(x.wall);
     return 0;
   }
   if (!(x.cpu = calloc(2 * (size_t)P, sizeof *x.cpu))) {
-    free(x.bad);
+    free(x.bad), free(x.wall);
     return TUTTI_ENOMEM;
   }
+  x.gated = !job->ungated;
+  if (x.gated) gate_init(&x.gate, P);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = verify_init(&x.v, job->coll, job->type,
@@ -309,12 +376,14 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
                        job->count, job->iters);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (rc) {
-    free(x.bad), free(x.cpu);
+    free(x.bad), free(x.cpu), free(x.wall);
     return rc;
   }
   res->reference_time = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   res->rc = tutti_world_run(w, rank_fn, &x);
   for (int i = 0; i < P; i++) res->ranks_cpu += x.cpu[2 * i], res->check_cpu += x.cpu[2 * i + 1];
+  /* an ungated run's calls waited for the others' checking: not reported */
+  if (x.gated && !gate_is_open(&x.gate)) res->call_wall = slowest(x.wall, P) / job->iters;
   if (res->rc) {
     const char *e = tutti_world_error(w);
     snprintf(res->error, sizeof res->error, "%s", e && *e ? e : tutti_strerror(res->rc));
@@ -336,7 +405,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
                b->call + 1, b->index, b->what, from);
   }
   verify_free(&x.v);
-  free(x.bad), free(x.cpu);
+  free(x.bad), free(x.cpu), free(x.wall);
   return 0;
 }
 
@@ -505,6 +574,10 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
          (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   printf("wall time     %s (thread start to last join, verification included)\n",
          tutti_format_time(res->stats.wall_time, s1, sizeof s1));
+  if (!isnan(res->call_wall))
+    printf("wall time     %s per call, checking excluded (the slowest rank's time inside the "
+           "calls / %d)\n",
+           tutti_format_time(res->call_wall, s1, sizeof s1), j->iters);
   if (o->realtime > 0)
     printf("paced         %g wall s per modeled %s (--realtime): wall time >= %s\n", o->realtime,
            m->preset == TUTTI_MODEL_POSTAL ? "step" : "s",
@@ -602,6 +675,8 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
           (unsigned long long)res->stats.eager, (unsigned long long)res->stats.rendezvous);
   fputs(",\"wall_time\":", f);
   cli_json_num(f, res->stats.wall_time);
+  fputs(",\"wall_per_call\":", f); /* null: not measured (cli_result.call_wall) */
+  cli_json_num(f, res->call_wall);
   fputs(",\"realtime\":", f); /* --realtime's scale, null when not paced */
   if (o->realtime > 0)
     cli_json_num(f, o->realtime);
@@ -824,6 +899,7 @@ int tutti_cli_run(int argc, char **argv) {
   cfg.rules = rules;
   if (trace || timeline) cfg.flags |= TUTTI_RECORD;
   j.no_data = o.no_data;
+  j.ungated = o.realtime > 0; /* paced: calls keep the model's pace, not a common start */
   tutti_world_t *w;
   /* live: the timeline of an unpaced run first, the picture the paced run reveals */
   char *frame = NULL;
