@@ -152,6 +152,13 @@ static void call_leave(struct exec *x, double t, double *sum) {
   atomic_fetch_sub(&x->in_call, 1);
 }
 
+/* The process's CPU seconds (user and system), all threads. */
+static double process_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* A broadcast's buffers from one shared reference (verify_ref_get): a
  * memcpy to prepare, a memcmp to check, whatever the rank count. Returns
  * the first bad index or -1; *rc the call's code. */
@@ -367,7 +374,9 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
     free(x.bad), free(x.wall);
     return TUTTI_ENOMEM;
   }
-  x.gated = !job->ungated;
+  /* Fibers wait in tutti calls only: a rank asleep at the gate would hold
+   * its worker's other ranks, which could then never arrive. */
+  x.gated = !job->ungated && tutti_world_workers(w) == 0;
   if (x.gated) gate_init(&x.gate, P);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -380,8 +389,13 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
     return rc;
   }
   res->reference_time = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  double cpu0 = process_cpu();
   res->rc = tutti_world_run(w, rank_fn, &x);
   for (int i = 0; i < P; i++) res->ranks_cpu += x.cpu[2 * i], res->check_cpu += x.cpu[2 * i + 1];
+  /* A fiber's thread clock also runs while the worker runs the others:
+   * the ranks' CPU is the workers' (the caller only waits meanwhile). The
+   * checking is still each rank's own: it never waits. */
+  if (tutti_world_workers(w) > 0) res->ranks_cpu = process_cpu() - cpu0;
   /* an ungated run's calls waited for the others' checking: not reported */
   if (x.gated && !gate_is_open(&x.gate)) res->call_wall = slowest(x.wall, P) / job->iters;
   if (res->rc) {
@@ -527,7 +541,10 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
            by_rule ? " (by the rules file)" : " (least estimate; ties: first registered)");
     printf("%-13s %s\n", by_rule ? "rule" : "estimates", by_rule ? ac->why + 5 : ac->why);
   }
-  printf("ranks         %d\n", P);
+  if (res->stats.workers > 0)
+    printf("ranks         %d, fibers on %d worker threads\n", P, res->stats.workers);
+  else
+    printf("ranks         %d\n", P);
   if (tutti_coll_traits(j->coll) & TUTTI_COLL_DATA)
     printf("bytes         %s per rank (%ld x %s)\n", tutti_format_bytes(bytes, s1, sizeof s1),
            j->count, tutti_type_name(j->type));
@@ -699,6 +716,7 @@ static void print_json(const struct cli_job *j, const struct cli_opts *o,
   cli_json_num(f, res->ranks_cpu);
   fputs(",\"check_cpu_time\":", f);
   cli_json_num(f, res->check_cpu);
+  fprintf(f, ",\"workers\":%d", res->stats.workers);
   fprintf(f, ",\"wakeups\":%llu,\"sleeps\":%llu", (unsigned long long)res->stats.wakeups,
           (unsigned long long)res->stats.sleeps);
   fprintf(f, ",\"verified\":%s,\"no_data\":%s",

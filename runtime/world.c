@@ -190,6 +190,10 @@ void tutti_world_destroy(tutti_world_t *w) {
   free(w);
 }
 
+int tutti_world_workers(const tutti_world_t *w) {
+  return !w ? TUTTI_EINVAL : w->fibers ? w->nworkers : 0;
+}
+
 int tutti_world_size(const tutti_world_t *w) {
   return w ? w->nranks : TUTTI_EINVAL;
 }

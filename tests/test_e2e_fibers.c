@@ -18,6 +18,7 @@
 #include "internal.h"
 #include "tutti/tutti.h"
 
+#include "cli_helpers.h"
 #include "coll_helpers.h"
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
@@ -342,4 +343,46 @@ Test(config, bad_choices_are_refused, .timeout = 30) {
   cr_assert(eq(int, st.workers, 0));
   tutti_world_destroy(w);
   unsetenv("TUTTI_RANKS_AS");
+}
+
+/* ------------------------------------------------------------ the command */
+
+Test(cli, ranks_as_and_stack, .timeout = 120) {
+  struct cli t = CLI("run", "reduce", "binomial", "-n", "33", "-m", "64", "--json");
+  struct cli f =
+      CLI("run", "reduce", "binomial", "-n", "33", "-m", "64", "--json", "--ranks-as", "fibers");
+  cr_assert(eq(int, t.status, 0), "%s", t.err);
+  cr_assert(eq(int, f.status, 0), "%s", f.err);
+  HAS(t.out, "\"workers\":0,");
+  cr_assert(eq(ptr, strstr(f.out, "\"workers\":0,"), NULL), "%s", f.out);
+  /* the same modeled result, verified both ways */
+  const char *keys[] = {"\"modeled_time\":", "\"verified\":true", "\"messages\":"};
+  for (int k = 0; k < 3; k++) {
+    const char *a = strstr(t.out, keys[k]), *b = strstr(f.out, keys[k]);
+    cr_assert(a && b, "%s", keys[k]);
+    size_t n = strcspn(a, ",}");
+    cr_assert(eq(int, strncmp(a, b, n + 1), 0), "%.*s against %.*s", (int)n, a, (int)n, b);
+  }
+  cli_free(&t), cli_free(&f);
+
+  f = CLI_ENV("TUTTI_RANKS_AS=fibers", "run", "bcast", "flat", "-n", "5");
+  cr_assert(eq(int, f.status, 0), "%s", f.err);
+  HAS(f.out, "fibers on");
+  cli_free(&f);
+  f = CLI("run", "bcast", "flat", "-n", "5", "--ranks-as", "fibers", "--stack", "1MiB");
+  cr_assert(eq(int, f.status, 0), "%s", f.err);
+  cli_free(&f);
+  /* --realtime runs threads whatever the environment says */
+  f = CLI_ENV("TUTTI_RANKS_AS=fibers", "run", "bcast", "flat", "-n", "3", "--realtime", "1e3");
+  cr_assert(eq(int, f.status, 0), "%s", f.err);
+  cr_assert(eq(ptr, strstr(f.out, "fibers on"), NULL), "%s", f.out);
+  cli_free(&f);
+
+  fails_with(CLI("run", "bcast", "flat", "--ranks-as", "fiber"), 2, "accepted: threads, fibers");
+  fails_with(CLI("suite", "--ranks-as", "green"), 2, "--ranks-as");
+  fails_with(CLI("run", "bcast", "flat", "--stack", "8KiB"), 2, "16KiB or more");
+  fails_with(CLI("sweep", "bcast", "--stack", "lots"), 2, "--stack");
+  fails_with(CLI("run", "bcast", "flat", "--ranks-as", "fibers", "--realtime", "1"), 2,
+             "not with --ranks-as fibers");
+  fails_with(CLI_ENV("TUTTI_RANKS_AS=fibres", "run", "bcast", "flat"), 3, "invalid argument");
 }

@@ -149,6 +149,10 @@ TUTTI_API int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
  * --timeline`). NaN for a world without TUTTI_WALLCLOCK or a bad rank. */
 TUTTI_API double tutti_world_paced_clock(const tutti_world_t *w, int rank);
 
+/* The worker threads that run w's ranks as fibers (tutti_config_t.ranks_as),
+ * or 0 when each rank is a thread; TUTTI_EINVAL for NULL. */
+TUTTI_API int tutti_world_workers(const tutti_world_t *w);
+
 /* The world a rank belongs to (for programs; collectives never need it). */
 TUTTI_API tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
 
