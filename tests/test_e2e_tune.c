@@ -36,11 +36,11 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #define RANKS "3,5"
-static const int ranks[] = {3, 5};
+static const int ranks[] = {3, 5}, between = 4; /* a count between the two */
 #else
 #define SANITIZED 0
 #define RANKS "3,8"
-static const int ranks[] = {3, 8};
+static const int ranks[] = {3, 8}, between = 5;
 #endif
 #define SIZES "8,4KiB,64KiB"
 static const size_t sizes[] = {8, 4096, 65536};
@@ -295,7 +295,7 @@ Test(tune, ranks_between_and_below, .init = setup, .fini = teardown, .timeout = 
   int n = read_rules(rules_path, v, 512);
   for (int c = 0; c < TUTTI_COLL_N; c++) {
     int data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
-    const int Ps[] = {2, ranks[1] - 1, 20}; /* below, between and above */
+    const int Ps[] = {2, between, 20}; /* below, between and above */
     const int at[] = {0, ranks[0], ranks[1]};
     for (int i = 0; i < 3; i++) {
       size_t m = data ? 1000 : 0; /* between measured sizes: the bucket holding it */
