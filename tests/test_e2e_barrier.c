@@ -32,7 +32,10 @@
 #include "coll_helpers.h"
 
 /* Sanitizers (CI runs this file under ASan and TSan) slow threads down
- * many times: fewer rounds there, and one 1000+ world. */
+ * many times: fewer rounds there, sparser rank counts in the modeled-time
+ * sweeps (every P to 12 or 17 instead of 20 or 34, then the same steps;
+ * k-way dissemination every sixth P, not every third), and one 1000+
+ * world. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #else
@@ -261,7 +264,7 @@ Test(modeled_time, fibonacci_is_f_L_and_dissemination_log_L, .timeout = 120) {
   tutti_algo_t dis = pick(TUTTI_COLL_BARRIER, "dissemination", NULL);
   for (int L = 1; L <= 4; L++) {
     tutti_model_t m = postal(L);
-    for (int P = 1; P <= 70; P += (P < 20 ? 1 : 7)) {
+    for (int P = 1; P <= 70; P += (P < (SANITIZED ? 12 : 20) ? 1 : 7)) {
       double tf = timed(P, &m, TUTTI_COLL_BARRIER, &fib, 0, TUTTI_BYTE, 0);
       double td = timed(P, &m, TUTTI_COLL_BARRIER, &dis, 0, TUTTI_BYTE, 0);
       cr_expect(eq(dbl, tf, postal_f(L, P)), "fibonacci L=%d P=%d: %g", L, P, tf);
@@ -284,7 +287,7 @@ Test(modeled_time, dissemination_k_postal, .timeout = 120) {
     tutti_algo_t a = pick(TUTTI_COLL_BARRIER, "dissemination", kv);
     for (int L = 1; L <= 3; L++) {
       tutti_model_t m = postal(L);
-      for (int P = 2; P <= 40; P += 3) {
+      for (int P = 2; P <= 40; P += SANITIZED ? 6 : 3) {
         double want = 0;
         for (long d = 1; d < P; d *= k) {
           long n = (P + d - 1) / d - 1;
@@ -311,7 +314,7 @@ Test(modeled_time, hockney_closed_forms, .timeout = 120) {
   tutti_algo_t tour = pick(TUTTI_COLL_BARRIER, "tournament", NULL);
   tutti_algo_t bin = pick(TUTTI_COLL_BARRIER, "binomial", NULL);
   tutti_algo_t fib = pick(TUTTI_COLL_BARRIER, "fibonacci", NULL);
-  for (int P = 1; P <= 70; P += (P < 34 ? 1 : 9)) {
+  for (int P = 1; P <= 70; P += (P < (SANITIZED ? 17 : 34) ? 1 : 9)) {
     int lg = ceil_log(P, 2), fl = P > 1 ? ceil_log(P + 1, 2) - 1 : 0; /* floor(log2 P) */
     int pow2 = (P & (P - 1)) == 0;
     double tol = 1e-12;

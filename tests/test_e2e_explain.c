@@ -8,7 +8,8 @@
  * MODEL.md's worked examples read as they should (flat tree: the root
  * sends 7 times in a row, 14 us; binomial: 3 rounds, 6 us; postal flat:
  * 4 steps); the waits show (a receiver that posts late, a link queue);
- * bad input is exit 2 with one line.
+ * bad input is exit 2 with one line. Under the sanitizers, where each
+ * `tutti` process starts slowly, every algorithm at P = 1, 5 and 8.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -105,7 +106,11 @@ Test(explain, every_registered_algorithm, .timeout = 300) {
   const tutti_algo_desc_t *d;
   int count = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    static const int ranks[] = {1, 5, 8}; /* the header comment */
+#else
     static const int ranks[] = {1, 2, 5, 8};
+#endif
     for (size_t k = 0; k < sizeof ranks / sizeof *ranks; k++) {
       tutti_algo_t a;
       cr_assert(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, NULL, 0), 0));

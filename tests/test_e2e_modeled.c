@@ -9,6 +9,9 @@
  * and sleeps in the runtime) give bit-identical modeled times. Wall-clock
  * mode never delivers earlier than modeled. The integer time base: exact
  * sums, its resolution and its range.
+ * Under the sanitizers, whose thread starts are slow, the sweeps over P
+ * take every P to 16 and then every eighth (24, 32, ..., 64, ..., 128),
+ * and the determinism check 10 perturbed runs a program, not 50.
  * The replay engine's rules on hand-built logs: test_unit_replay.c; on
  * links: test_unit_contention.c and test_e2e_contention.c.
  *
@@ -25,6 +28,18 @@
 #include "coll_helpers.h"
 
 #define US 1e-6
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+/* The next rank count of a sweep: every one, or under the sanitizers
+ * every one to 16 and then every eighth (the header comment). */
+static int next_P(int P) {
+  return SANITIZED && P >= 16 ? P + 8 : P + 1;
+}
 
 /* ------------------------------------------------------------ programs */
 
@@ -189,7 +204,7 @@ Test(closed_forms, hockney_P_1_to_64, .timeout = 240) {
   for (size_t s = 0; s < 3; s++) {
     tutti_model_t m = hockney(1 * US, 1e-9);
     double step = 1 * US + 1e-9 * (double)sizes[s];
-    for (int n = 1; n <= 64; n++) {
+    for (int n = 1; n <= 64; n = next_P(n)) {
       struct prog p = {"closed", sizes[s], n > 3 ? n / 3 : 0, 1}; /* a nonzero root too */
       expect_time(run_modeled(&m, n, bcast_flat, &p, 0, -1, NULL), (n - 1) * step, "flat bcast", n);
       expect_time(run_modeled(&m, n, bcast_binomial, &p, 0, -1, NULL), ceil_log2(n) * step,
@@ -203,7 +218,7 @@ Test(closed_forms, hockney_P_1_to_64, .timeout = 240) {
 Test(closed_forms, postal_flat_broadcast, .timeout = 120) {
   for (int L = 1; L <= 4; L++) {
     tutti_model_t m = postal(L);
-    for (int n = 2; n <= 64; n++) {
+    for (int n = 2; n <= 64; n = next_P(n)) {
       struct prog p = {"postal flat", 0, 0, 1};
       expect_time(run_modeled(&m, n, bcast_flat, &p, 0, -1, NULL), (n - 2) + L, "postal flat", n);
     }
@@ -248,11 +263,12 @@ Test(determinism, fifty_perturbed_runs_are_bit_identical, .timeout = 600) {
   h.gamma = 1e-10;
   tutti_model_t lg;
   cr_assert(eq(int, tutti_model_loggp(&lg, 5 * US, 1 * US, 2 * US, 1e-9), 0));
-  check_deterministic(&h, 16, mixed, "mixed/hockney", 50);
-  check_deterministic(&lg, 13, mixed, "mixed/loggp", 50);
-  check_deterministic(&h, 24, gather_flat, "gather/hockney", 50);
-  check_deterministic(&lg, 24, gather_flat, "gather/loggp", 50);
-  check_deterministic(&lg, 33, bcast_binomial, "binomial/loggp", 50);
+  const int runs = SANITIZED ? 10 : 50; /* the header comment */
+  check_deterministic(&h, 16, mixed, "mixed/hockney", runs);
+  check_deterministic(&lg, 13, mixed, "mixed/loggp", runs);
+  check_deterministic(&h, 24, gather_flat, "gather/hockney", runs);
+  check_deterministic(&lg, 24, gather_flat, "gather/loggp", runs);
+  check_deterministic(&lg, 33, bcast_binomial, "binomial/loggp", runs);
 }
 
 /* ------------------------------------------------------ wall-clock mode */
@@ -442,7 +458,7 @@ Test(modeled, hockney_binomial_and_flat_bcast, .timeout = 60) {
   tutti_model_t m = hockney(1e-6, 1e-9);
   tutti_algo_t bin = pick(TUTTI_COLL_BCAST, "binomial", NULL);
   tutti_algo_t flat = pick(TUTTI_COLL_BCAST, "flat", NULL);
-  for (int P = 1; P <= 64; P++) {
+  for (int P = 1; P <= 64; P = next_P(P)) {
     double tb = timed(P, &m, TUTTI_COLL_BCAST, &bin, 1000, TUTTI_BYTE, 0);
     double tf = timed(P, &m, TUTTI_COLL_BCAST, &flat, 1000, TUTTI_BYTE, P / 2);
     cr_expect(REL_EQ(tb, ceil_log2(P) * 2e-6), "binomial P=%d: %.17g", P, tb);
@@ -505,7 +521,7 @@ Test(modeled, postal_vectors, .timeout = 60) {
 }
 
 Test(modeled, postal_optimal_is_f, .timeout = 60) {
-  for (int P = 2; P <= 128; P++) {
+  for (int P = 2; P <= 128; P = next_P(P)) {
     double t = postal_bcast(P, 2, "postal-optimal", NULL);
     cr_expect(eq(dbl, t, (double)tutti_postal_f(2, P)), "P=%d", P);
   }

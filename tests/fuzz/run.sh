@@ -9,8 +9,8 @@
 # seed (-seed=1), a fresh work corpus, the seeds in a fixed order, relative
 # paths and a fixed environment (the fuzzer mutates with values it saw
 # compared, so even the stack's layout could steer it), so it passes or
-# fails the same way on every machine; RUNS below is tuned to
-# 30-60 s a target on a 2-core machine. With --seconds the work corpus
+# fails the same way on every machine; RUNS below is tuned to about
+# 20 s a target on a 2-core machine (CI's fuzz step: about 3 minutes). With --seconds the work corpus
 # under BUILD/tests/fuzz/work/ is kept from one run to the next. A crash,
 # leak, out-of-memory or timeout stops the target: its input is written to
 # BUILD/tests/fuzz/artifacts/ and this script exits 1 after the others ran.
@@ -29,15 +29,15 @@ bin=$build/tests/fuzz
 
 # target -> runs for CI, then its seed directories
 declare -A RUNS=(
-  [fuzz_units]=6000000
-  [fuzz_model]=7000000
-  [fuzz_profile]=4000000
-  [fuzz_topo_ini]=2500000
-  [fuzz_topo_spec]=500000
-  [fuzz_mapping]=8000000
-  [fuzz_params]=1000000
-  [fuzz_machine]=800000
-  [fuzz_rules]=1000000
+  [fuzz_units]=3000000
+  [fuzz_model]=2800000
+  [fuzz_profile]=1300000
+  [fuzz_topo_ini]=800000
+  [fuzz_topo_spec]=200000
+  [fuzz_mapping]=4000000
+  [fuzz_params]=300000
+  [fuzz_machine]=700000
+  [fuzz_rules]=700000
 )
 seeds() {
   local name=${1#fuzz_}
