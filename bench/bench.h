@@ -18,6 +18,7 @@ int tutti_bench_barrier(int argc, char **argv);
 int tutti_bench_lecture(int argc, char **argv);
 int tutti_bench_dualroot(int argc, char **argv);
 int tutti_bench_coll(int argc, char **argv);
+int tutti_bench_fibers(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
@@ -34,7 +35,9 @@ int tutti_bench_coll(int argc, char **argv);
   X(dualroot, tutti_bench_dualroot,                                                                \
     "Traff's dual-root allreduce vs single-tree, reduce+bcast and ring, 1 KiB..64 MiB")            \
   X(coll, tutti_bench_coll,                                                                        \
-    "native wall time per call of every algorithm vs pthread_barrier and Open MPI, one run")
+    "native wall time per call of every algorithm vs pthread_barrier and Open MPI, one run")       \
+  X(fibers, tutti_bench_fibers,                                                                    \
+    "ranks as fibers vs threads: native oversubscribed calls, modeled 1024 ranks; --scale: 2^20")
 
 /* A benchmark's option with a value given twice is refused, as the
  * commands' are (bench/CLI.md), not silently replaced by the last: `bit`

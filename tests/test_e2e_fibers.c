@@ -386,3 +386,17 @@ Test(cli, ranks_as_and_stack, .timeout = 120) {
              "not with --ranks-as fibers");
   fails_with(CLI_ENV("TUTTI_RANKS_AS=fibres", "run", "bcast", "flat"), 3, "invalid argument");
 }
+
+Test(cli, bench_fibers_runs_both_modes, .timeout = 120) {
+  struct cli c = CLI("bench", "fibers", "-n", "3", "--rounds", "1", "--modeled-ranks", "8");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "barrier");
+  HAS(c.out, "allreduce 8 B");
+  HAS(c.out, "threads  bcast      scatter-allgather");
+  HAS(c.out, "fibers   bcast      scatter-allgather");
+  cli_free(&c);
+  fails_with(CLI("bench", "fibers", "--rounds", "0"), 2, "--rounds");
+  fails_with(CLI("bench", "fibers", "-n", "1"), 2, "-n");
+  fails_with(CLI("bench", "fibers", "--modeled-ranks", "x"), 2, "--modeled-ranks");
+  fails_with(CLI("bench", "fibers", "--bogus"), 2, "unknown option");
+}
