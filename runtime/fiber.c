@@ -65,9 +65,15 @@ fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 #include <ucontext.h>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/common_interface_defs.h>
+#if defined(__SANITIZE_ADDRESS__) /* gcc */
 #define TUTTI_ASAN 1
+#elif defined(__has_feature) /* clang */
+#if __has_feature(address_sanitizer)
+#define TUTTI_ASAN 1
+#endif
+#endif
+#ifdef TUTTI_ASAN
+#include <sanitizer/common_interface_defs.h>
 #endif
 #ifdef TUTTI_TSAN
 #include <sanitizer/tsan_interface.h>
@@ -120,23 +126,17 @@ static size_t stack_size(const struct tutti_world *w) {
 
 /* ------------------------------------------------------------ switching */
 
-/* The sanitizers' view of a switch: before it, where we go; after it,
+#ifdef TUTTI_ASAN
+/* AddressSanitizer's view of a switch: before it, where we go; after it,
  * where we came from. `save` NULL: the fiber leaving ends for good. */
 static inline void san_leave_to(void **save, const void *lo, size_t size) {
-#ifdef TUTTI_ASAN
   __sanitizer_start_switch_fiber(save, lo, size);
-#else
-  (void)save, (void)lo, (void)size;
-#endif
 }
 
 static inline void san_arrived(void *save, const void **lo, size_t *size) {
-#ifdef TUTTI_ASAN
   __sanitizer_finish_switch_fiber(save, lo, size);
-#else
-  (void)save, (void)lo, (void)size;
-#endif
 }
+#endif
 
 #ifdef TUTTI_HAVE_FCONTEXT
 static void fiber_entry(transfer_t t) {
