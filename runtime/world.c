@@ -9,7 +9,8 @@
  * Failure: the first failure (a rank's error, tutti_abort, a deadlock, a
  * refused thread) is claimed once, with a text naming the rank; then every
  * rank is woken and every blocking call returns an error (tutti__fail and
- * tutti__abort_all, in wait.c, which the message path calls too). *
+ * tutti__abort_all, in wait.c, which the message path calls too).
+ *
  * With fibers (config ranks_as) the ranks run on fiber.c's workers instead;
  * everything else here is the same for both.
  */
