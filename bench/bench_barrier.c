@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "stats.h"
 #include "tutti/tutti.h"
 
 int tutti_bench_barrier(int argc, char **argv);
@@ -184,17 +185,6 @@ static int run_modeled(char *profiles, const long *ranks, int nranks) {
 
 /* ------------------------------------------------------------ native */
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 struct nat {
   const tutti_algo_t *a; /* na barriers; index na is pthread_barrier_wait */
   int na, rounds, batch, with_pthread;
@@ -211,22 +201,17 @@ static int native_rank(tutti_rank_t *r, void *arg) {
   for (int k = 0; k < x->rounds && !rc; k++) {
     for (int j = 0; j < x->na && !rc; j++) {
       rc = tutti_barrier(r, &x->a[j]);
-      double t0 = now();
+      double t0 = bench_now();
       for (int i = 0; i < x->batch && !rc; i++) rc = tutti_barrier(r, &x->a[j]);
-      if (me == 0) x->t[k * (x->na + 1) + j] = (now() - t0) / x->batch;
+      if (me == 0) x->t[k * (x->na + 1) + j] = (bench_now() - t0) / x->batch;
     }
     if (rc || !x->with_pthread) continue;
     pthread_barrier_wait(&x->pb);
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < x->batch; i++) pthread_barrier_wait(&x->pb);
-    if (me == 0) x->t[k * (x->na + 1) + x->na] = (now() - t0) / x->batch;
+    if (me == 0) x->t[k * (x->na + 1) + x->na] = (bench_now() - t0) / x->batch;
   }
   return rc;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Above this many processes the MPI column is skipped: each Open MPI
@@ -342,7 +327,7 @@ static int run_native(const long *ranks, int nranks, int rounds) {
     double med[MAXC + 1];
     for (int j = 0; j <= na; j++) {
       for (int k = 0; k < rounds; k++) v[k] = t[k * (na + 1) + j];
-      med[j] = median(v, rounds);
+      med[j] = bench_median(v, rounds);
     }
     int b = 0, s = -1;
     for (int j = 1; j < na; j++)
@@ -351,7 +336,7 @@ static int run_native(const long *ranks, int nranks, int rounds) {
       else if (s < 0 || med[j] < med[s])
         s = j;
     for (int k = 0; k < rounds; k++) v[k] = t[k * (na + 1) + b] / t[k * (na + 1) + na];
-    double q = median(v, rounds);
+    double q = bench_median(v, rounds);
     /* wake-ups: the runtime counts them per run */
     struct nat y = {&run[b], 1, 1, batch, 0, .t = t};
     tutti_stats_t sts;

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "stats.h"
 #include "cli.h"
 #include "gate.h"
 #include "tutti/tutti.h"
@@ -63,24 +64,6 @@ extern char **environ;
 static const unsigned char mpi_source[] = {
 #include "bench_coll_mpi.inc"
 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n) (reordered); NAN for n = 0. */
-static double median(double *v, int n) {
-  if (n <= 0) return NAN;
-  qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ------------------------------------------------------------ Open MPI */
 
@@ -195,7 +178,7 @@ struct mjob {
 /* A line from the program (rank 0) within `timeout` seconds: 0, or -1
  * (mpirun exited, or the time ran out; why says which). */
 static int mjob_line(struct mjob *j, char *line, size_t n, double timeout, char *why, size_t nwhy) {
-  double end = now() + timeout;
+  double end = bench_now() + timeout;
   for (;;) {
     char *nl = memchr(j->buf, '\n', j->len);
     if (nl) {
@@ -212,7 +195,7 @@ static int mjob_line(struct mjob *j, char *line, size_t n, double timeout, char 
                WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
       return -1;
     }
-    if (now() > end || j->len == sizeof j->buf) {
+    if (bench_now() > end || j->len == sizeof j->buf) {
       snprintf(why, nwhy, "no answer from mpirun in %.0f s", timeout);
       return -1;
     }
@@ -380,9 +363,9 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   /* warm-up: each one's batch from its slowest rank's warm-up calls */
   for (int j = 0; j < n && !rc; j++) {
     if (gate_wait(&x->gate, NULL, NULL)) goto out;
-    double t0 = now();
+    double t0 = bench_now();
     rc = calls_of(r, x, j, WARM, a, b, big);
-    x->warm[me] = (now() - t0) / WARM;
+    x->warm[me] = (bench_now() - t0) / WARM;
     if (rc || gate_wait(&x->gate, NULL, NULL)) goto out;
     double w = 0;
     for (int i = 0; i < P; i++) w = x->warm[i] > w ? x->warm[i] : w;
@@ -393,9 +376,10 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   for (int k = 0; k < x->rounds && !rc; k++) {
     for (int j = 0; j < n && !rc; j++) {
       if (gate_wait(&x->gate, NULL, NULL)) goto out;
-      double t0 = now();
+      double t0 = bench_now();
       rc = calls_of(r, x, j, batch[j], a, b, big);
-      x->t[((size_t)k * (size_t)n + (size_t)j) * (size_t)P + (size_t)me] = (now() - t0) / batch[j];
+      x->t[((size_t)k * (size_t)n + (size_t)j) * (size_t)P + (size_t)me] =
+          (bench_now() - t0) / batch[j];
     }
     if (rc || !x->mj) continue;
     /* Open MPI's batch while every rank thread sleeps in the gate */
@@ -524,14 +508,14 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
       continue;
     }
     for (int k = 0; k < rounds; k++) v[k] = tk[k * n + j];
-    double med = median(v, rounds);
+    double med = bench_median(v, rounds);
     for (int k = 0; k < rounds; k++) v[k] = tk[k * n + j] / tk[k * n];
-    double xf = median(v, rounds);
+    double xf = bench_median(v, rounds);
     int m = 0;
     for (int k = 0; k < rounds; k++)
       if (x->tm[k] > 0) q[m++] = tk[k * n + j] / x->tm[k];
     char xm[32] = "-";
-    if (m) snprintf(xm, sizeof xm, "%.3g", median(q, m));
+    if (m) snprintf(xm, sizeof xm, "%.3g", bench_median(q, m));
     printf("  %-28s %13s %9.3g %10s %9d\n", name, tutti_format_time(med, s1, sizeof s1), xf, xm,
            x->batch[j]);
   }
@@ -541,9 +525,9 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
     for (int k = 0; k < rounds; k++)
       if (x->tm[k] > 0) v[m] = x->tm[k], q[m++] = x->tm[k] / tk[k * n];
     snprintf(name, sizeof name, "Open MPI %s", tutti_coll_name(coll));
-    double med = median(v, m);
+    double med = bench_median(v, m);
     printf("  %-28s %13s %9.3g %10s %9d\n", name, tutti_format_time(med, s2, sizeof s2),
-           median(q, m), "1", x->mbatch);
+           bench_median(q, m), "1", x->mbatch);
   } else if (x->mj && none) {
     printf("  Open MPI: no %s here (bench_coll_mpi.c has no MPI twin of it)\n",
            tutti_coll_name(coll));

@@ -32,30 +32,15 @@
 #include <time.h>
 
 #include "bench.h"
+#include "stats.h"
 #include "tutti/tutti.h"
 
 int tutti_bench_fibers(int argc, char **argv);
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double peak_rss_gib(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return (double)ru.ru_maxrss / (1 << 20);
-}
-
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ------------------------------------------------------------- native */
@@ -71,7 +56,7 @@ static int batch_fn(tutti_rank_t *r, void *arg) {
   struct batch *b = arg;
   int64_t x = tutti_rank(r), y = 0;
   int rc = tutti_barrier(r, NULL);
-  double t0 = now();
+  double t0 = bench_now();
   for (int i = 0; i < b->calls && !rc; i++) switch (b->coll) {
     case TUTTI_COLL_BARRIER:
       rc = tutti_barrier(r, &b->algo);
@@ -83,7 +68,7 @@ static int batch_fn(tutti_rank_t *r, void *arg) {
       rc = tutti_allreduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, &b->algo);
     }
   if (!rc) rc = tutti_barrier(r, NULL);
-  if (tutti_rank(r) == 0) b->per_call = (now() - t0) / b->calls;
+  if (tutti_rank(r) == 0) b->per_call = (bench_now() - t0) / b->calls;
   return rc;
 }
 
@@ -141,9 +126,9 @@ static int native(const int *Ps, int nP, int rounds) {
       char s1[32], s2[32], ws[2][32];
       for (int k = 0; k < 2; k++) snprintf(ws[k], sizeof ws[k], "%.2f / %.2f", wake[k], sleep[k]);
       printf("%6d  %-14s %12s %12s %8.2fx   %-22s %-22s\n", P, cases[c].what,
-             tutti_format_time(median(tt, rounds), s1, sizeof s1),
-             tutti_format_time(median(tf, rounds), s2, sizeof s2), median(ratio, rounds), ws[0],
-             ws[1]);
+             tutti_format_time(bench_median(tt, rounds), s1, sizeof s1),
+             tutti_format_time(bench_median(tf, rounds), s2, sizeof s2),
+             bench_median(ratio, rounds), ws[0], ws[1]);
       fflush(stdout);
       continue;
     failed:
@@ -210,9 +195,9 @@ static int modeled_row(int P, int ranks_as, int coll, const char *algo, int call
   c.flags = TUTTI_NO_DATA;
   tutti_world_t *w;
   int rc = tutti_world_create(&w, &c);
-  double t0 = now();
+  double t0 = bench_now();
   if (!rc) rc = tutti_world_run(w, modeled_fn, &m);
-  double wall = now() - t0;
+  double wall = bench_now() - t0;
   tutti_report_t rep;
   tutti_stats_t st = {0};
   if (!rc) rc = tutti_world_report(w, &rep);

@@ -21,14 +21,9 @@
 #include <time.h>
 
 #include "bench.h"
+#include "stats.h"
 #include "pingpong.h"
 #include "tutti/tutti.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------------- the floors */
 
@@ -75,11 +70,11 @@ static double cacheline_oneway(long iters) {
   pin(0);
   double t0 = 0;
   for (long i = 0; i < iters + WARMUP; i++) {
-    if (i == WARMUP) t0 = now();
+    if (i == WARMUP) t0 = bench_now();
     __atomic_store_n(&p.flag, 1, __ATOMIC_RELEASE);
     while (__atomic_load_n(&p.flag, __ATOMIC_ACQUIRE) != 0) __builtin_ia32_pause();
   }
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   pthread_join(t, NULL);
   unpin();
   return dt / (2.0 * (double)iters);
@@ -90,10 +85,10 @@ static double memcpy_rate(size_t bytes, int reps) {
   memset(a, 1, bytes), memset(b, 2, bytes);
   double best = 1e30;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     memcpy(b, a, bytes);
     __asm__ volatile("" ::"r"(b) : "memory");
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     if (dt < best) best = dt;
   }
   free(a), free(b);
@@ -114,7 +109,7 @@ static int latency_fn(tutti_rank_t *r, void *arg) {
   struct lat_arg *a = arg;
   char buf[64] = {0};
   pin(tutti_rank(r));
-  int rc = pp_latency(r, buf, a->bytes, a->iters, WARMUP, now, &a->oneway);
+  int rc = pp_latency(r, buf, a->bytes, a->iters, WARMUP, bench_now, &a->oneway);
   unpin();
   return rc;
 }
@@ -131,7 +126,7 @@ static int bandwidth_fn(tutti_rank_t *r, void *arg) {
   int me = tutti_rank(r);
   /* Warm both buffers so page faults are not measured. */
   memset(a->buf[me], me, a->bytes);
-  return pp_stream(r, a->buf[me], a->bytes, a->msgs, now, &a->rate);
+  return pp_stream(r, a->buf[me], a->bytes, a->msgs, bench_now, &a->rate);
 }
 
 struct rate_arg {
@@ -147,7 +142,7 @@ static int rate_fn(tutti_rank_t *r, void *arg) {
   int *perm = malloc(sizeof(int) * (size_t)p), *inv = malloc(sizeof(int) * (size_t)p);
   uint64_t x = 88172645463325252ull;
   int64_t v = me, got;
-  double t0 = now();
+  double t0 = bench_now();
   for (int k = 0; k < a->rounds && !rc; k++) {
     for (int i = 0; i < p; i++) perm[i] = i;
     for (int i = p - 1; i > 0; i--) {
@@ -158,7 +153,7 @@ static int rate_fn(tutti_rank_t *r, void *arg) {
     for (int i = 0; i < p; i++) inv[perm[i]] = i;
     rc = tutti_sendrecv(r, &v, 1, TUTTI_INT64, perm[me], k, &got, 1, TUTTI_INT64, inv[me], k, NULL);
   }
-  if (me == 0) a->seconds = now() - t0;
+  if (me == 0) a->seconds = bench_now() - t0;
   free(perm), free(inv);
   return rc;
 }
@@ -175,17 +170,6 @@ static int run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   int rc = tutti_world_run(w, fn, arg);
   if (rc) fprintf(stderr, "tutti bench p2p: %s\n", tutti_world_error(w));
   return rc;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (v is sorted in place). */
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static void fmt_size(size_t b, char *out, size_t n) {
@@ -246,12 +230,12 @@ int tutti_bench_p2p(int argc, char **argv) {
       "             tutti (median)  floor (median, cache-line ping-pong)  ratio (median of rounds)"
       "  sleeps/msg\n",
       rounds, lat_iters);
-  double flm = median(fl, rounds);
+  double flm = bench_median(fl, rounds);
   for (int s = 0; s < NLAT; s++)
     printf("  %4zu B        %8.1f ns      %8.1f ns                            %6.2fx"
            "                   %.4f\n",
-           lat_sizes[s], median(lat[s], rounds) * 1e9, flm * 1e9, median(ratio[s], rounds),
-           sleeps[s] / (2.0 * (double)lat_iters * rounds));
+           lat_sizes[s], bench_median(lat[s], rounds) * 1e9, flm * 1e9,
+           bench_median(ratio[s], rounds), sleeps[s] / (2.0 * (double)lat_iters * rounds));
 
   printf("\nbandwidth              tutti       memcpy (one thread)   ratio  protocol\n");
   for (size_t bytes = 1024; bytes <= ((size_t)64 << 20); bytes *= 4) {
@@ -301,9 +285,9 @@ int tutti_bench_p2p(int argc, char **argv) {
     if (tutti_world_create(&w, &c)) return 3;
     double best = 1e30;
     for (int rep = 0; rep < (k ? 1 : reps); rep++) {
-      double t0 = now();
+      double t0 = bench_now();
       if (run(w, ring_fn, NULL)) return 3;
-      double dt = now() - t0;
+      double dt = bench_now() - t0;
       if (dt < best) best = dt;
     }
     tutti_stats_t st;

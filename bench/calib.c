@@ -17,17 +17,8 @@
 #include <string.h>
 
 #include "calib.h"
+#include "stats.h"
 #include "tutti/units.h"
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int burst,
                   double (*clock)(void), struct calib_data *d) {
@@ -63,8 +54,8 @@ int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int bur
     }
     if (me == 0 && !rc) {
       d->bytes[i] = sizes[i];
-      d->pp[i] = median(t, reps);
-      if (i == 0) d->o_send = median(o, reps);
+      d->pp[i] = bench_median(t, reps);
+      if (i == 0) d->o_send = bench_median(o, reps);
     }
     /* back-to-back bursts */
     for (int k = -1; k < reps && !rc; k++) {
@@ -77,7 +68,7 @@ int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int bur
                    : tutti_send(r, NULL, 0, TUTTI_BYTE, peer, tag + 1);
       if (k >= 0) t[k] = (clock() - t0) / burst;
     }
-    if (me == 0 && !rc) d->gap[i] = median(t, reps);
+    if (me == 0 && !rc) d->gap[i] = bench_median(t, reps);
   }
   free(buf), free(t), free(o);
   return rc;
