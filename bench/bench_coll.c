@@ -5,8 +5,8 @@
  * two yardsticks measured in the same run: pthread_barrier_wait on the
  * same threads (the floor: what synchronizing the ranks alone costs) and,
  * when Open MPI is installed, the MPI library's own collective (MPI_Bcast
- * for bcast, ...) from bench_coll_mpi.c, built here with mpicc and run
- * under `mpirun --oversubscribe -n P`.
+ * for bcast, ...) from bench_coll_mpi.c, built with mpicc and run under
+ * `mpirun --oversubscribe -n P` by mpijob.c.
  *
  * How a figure is made. Every rank count P has one world; every
  * (collective, size) one run of it, in which each algorithm first warms up
@@ -24,31 +24,22 @@
  * multiple of 4 bytes), as `tutti suite` does; results are not checked
  * here (`tutti run` and `tutti suite` check them).
  */
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "bench.h"
 #include "stats.h"
 #include "cli.h"
 #include "gate.h"
+#include "mpijob.h"
 #include "tutti/tutti.h"
 
 int tutti_bench_coll(int argc, char **argv);
-
-extern char **environ;
 
 #define CMD "bench coll" /* cli_fail's "tutti bench coll: " */
 #define MAXA 64          /* algorithms of one collective */
@@ -56,259 +47,6 @@ extern char **environ;
 #define WARM 4      /* warm-up calls, timed to size the batch */
 #define TARGET 3e-3 /* seconds a batch should last */
 #define MAX_BATCH 100000
-/* Above this many processes the Open MPI row is skipped: each process is a
- * whole program (tens of MB, seconds to start under load). */
-#define MPI_MAX_P 64
-#define MPI_TIMEOUT 180.0 /* seconds mpirun may take to start or to answer */
-
-static const unsigned char mpi_source[] = {
-#include "bench_coll_mpi.inc"
-};
-
-/* ------------------------------------------------------------ Open MPI */
-
-/* The MPI program, built once per bench run in a directory of its own. */
-struct mpiprog {
-  int ok;
-  char dir[512], prog[600], mpirun[1024], lib[256];
-  char why[512]; /* not ok: why */
-};
-
-/* A program on the PATH: its path in out, or 0. */
-static int find_in_path(const char *name, char *out, size_t n) {
-  const char *path = getenv("PATH");
-  for (const char *p = path ? path : ""; *p;) {
-    size_t len = strcspn(p, ":");
-    if (len && (size_t)snprintf(out, n, "%.*s/%s", (int)len, p, name) < n && !access(out, X_OK))
-      return 1;
-    p += len + (p[len] == ':');
-  }
-  return 0;
-}
-
-/* Spawn argv with stdin from /dev/null and stdout, stderr appended to log:
- * the child's pid, or -1. */
-static pid_t spawn_logged(char *const argv[], const char *log) {
-  posix_spawn_file_actions_t fa;
-  if (posix_spawn_file_actions_init(&fa)) return -1;
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  return rc ? -1 : pid;
-}
-
-/* The first line of a file, for an error text. */
-static void first_line(const char *path, char *out, size_t n) {
-  FILE *f = fopen(path, "r");
-  out[0] = '\0';
-  if (f && fgets(out, (int)n, f)) out[strcspn(out, "\n")] = '\0';
-  if (f) fclose(f);
-}
-
-/* mpicc and mpirun on the PATH, the program written out and built. */
-static void mpi_build(struct mpiprog *m) {
-  char mpicc[1024], path[700], log[700];
-  m->ok = 0;
-  m->dir[0] = '\0';
-  if (!find_in_path("mpirun", m->mpirun, sizeof m->mpirun) ||
-      !find_in_path("mpicc", mpicc, sizeof mpicc)) {
-    snprintf(m->why, sizeof m->why,
-             "Open MPI is not installed (no mpirun and mpicc on the PATH; Debian: apt-get install "
-             "openmpi-bin libopenmpi-dev)");
-    return;
-  }
-  const char *tmp = getenv("TMPDIR");
-  snprintf(m->dir, sizeof m->dir, "%s/tutti-bench-coll.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(m->dir)) {
-    snprintf(m->why, sizeof m->why, "cannot make a directory for the MPI program: %s",
-             strerror(errno));
-    m->dir[0] = '\0';
-    return;
-  }
-  snprintf(path, sizeof path, "%s/coll_mpi.c", m->dir);
-  snprintf(m->prog, sizeof m->prog, "%s/coll_mpi", m->dir);
-  snprintf(log, sizeof log, "%s/mpicc.log", m->dir);
-  FILE *f = fopen(path, "w");
-  int bad = !f || fwrite(mpi_source, 1, sizeof mpi_source, f) != sizeof mpi_source;
-  if (f && fclose(f)) bad = 1;
-  if (bad) {
-    snprintf(m->why, sizeof m->why, "cannot write the MPI program into %.300s", m->dir);
-    return;
-  }
-  char *argv[] = {mpicc, "-O2", "-o", m->prog, path, NULL};
-  pid_t pid = spawn_logged(argv, log);
-  int ws = 0;
-  if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) || WEXITSTATUS(ws)) {
-    char line[256];
-    first_line(log, line, sizeof line);
-    snprintf(m->why, sizeof m->why, "mpicc failed to build the MPI program: %s",
-             line[0] ? line : "no output");
-    return;
-  }
-  m->ok = 1;
-}
-
-/* Remove what mpi_build and the jobs left in the directory. */
-static void mpi_cleanup(struct mpiprog *m) {
-  static const char *const files[] = {"coll_mpi.c", "coll_mpi", "mpicc.log", "mpirun.log", "res"};
-  char path[700];
-  if (!m->dir[0]) return;
-  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-    snprintf(path, sizeof path, "%s/%s", m->dir, files[i]);
-    unlink(path);
-  }
-  for (int r = 0; r < MPI_MAX_P; r++) {
-    snprintf(path, sizeof path, "%s/in.%d", m->dir, r);
-    unlink(path);
-  }
-  rmdir(m->dir);
-}
-
-/* One mpirun of the program on P processes, alive for all the runs of P. */
-struct mjob {
-  pid_t pid;
-  int P, res, in[MPI_MAX_P];
-  char buf[1024];
-  size_t len;
-};
-
-/* A line from the program (rank 0) within `timeout` seconds: 0, or -1
- * (mpirun exited, or the time ran out; why says which). */
-static int mjob_line(struct mjob *j, char *line, size_t n, double timeout, char *why, size_t nwhy) {
-  double end = bench_now() + timeout;
-  for (;;) {
-    char *nl = memchr(j->buf, '\n', j->len);
-    if (nl) {
-      size_t len = (size_t)(nl - j->buf);
-      snprintf(line, n, "%.*s", (int)len, j->buf);
-      memmove(j->buf, nl + 1, j->len - len - 1);
-      j->len -= len + 1;
-      return 0;
-    }
-    int ws;
-    if (waitpid(j->pid, &ws, WNOHANG) == j->pid) {
-      j->pid = -1;
-      snprintf(why, nwhy, "mpirun exited (status %d) before answering",
-               WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
-      return -1;
-    }
-    if (bench_now() > end || j->len == sizeof j->buf) {
-      snprintf(why, nwhy, "no answer from mpirun in %.0f s", timeout);
-      return -1;
-    }
-    struct pollfd p = {j->res, POLLIN, 0};
-    if (poll(&p, 1, 100) > 0) {
-      ssize_t got = read(j->res, j->buf + j->len, sizeof j->buf - j->len);
-      if (got > 0) j->len += (size_t)got;
-    }
-  }
-}
-
-static void mjob_stop(struct mjob *j, const struct mpiprog *m) {
-  char path[700];
-  if (j->pid > 0) {
-    for (int r = 0; r < j->P; r++)
-      if (j->in[r] >= 0 && write(j->in[r], "quit\n", 5) != 5) break;
-    int ws, gone = 0;
-    for (int i = 0; i < 200 && !gone; i++) { /* 10 s to finish, then the signals */
-      gone = waitpid(j->pid, &ws, WNOHANG) == j->pid;
-      if (!gone) nanosleep(&(struct timespec){0, 50000000}, NULL);
-    }
-    if (!gone) {
-      kill(j->pid, SIGTERM);
-      nanosleep(&(struct timespec){1, 0}, NULL);
-      if (waitpid(j->pid, &ws, WNOHANG) != j->pid) {
-        kill(j->pid, SIGKILL);
-        waitpid(j->pid, &ws, 0);
-      }
-    }
-  }
-  j->pid = -1;
-  for (int r = 0; r < j->P; r++)
-    if (j->in[r] >= 0) close(j->in[r]), j->in[r] = -1;
-  if (j->res >= 0) close(j->res);
-  j->res = -1;
-  if (!m) return; /* the FIFOs go when the job of P is done */
-  for (int r = 0; r < j->P; r++) {
-    snprintf(path, sizeof path, "%s/in.%d", m->dir, r);
-    unlink(path);
-  }
-  snprintf(path, sizeof path, "%s/res", m->dir);
-  unlink(path);
-}
-
-/* Start `mpirun --oversubscribe -n P PROG DIR` and wait for its "ready":
- * 0, or -1 with why. The FIFOs are opened read-write here first, so that
- * neither side's open blocks and no write to them raises SIGPIPE. */
-static int mjob_start(struct mpiprog *m, int P, struct mjob *j, char *why, size_t nwhy) {
-  char path[700], log[700], np[16], line[512];
-  *j = (struct mjob){.pid = -1, .P = P, .res = -1};
-  for (int r = 0; r < MPI_MAX_P; r++) j->in[r] = -1;
-  for (int r = 0; r <= P; r++) {
-    if (r < P)
-      snprintf(path, sizeof path, "%s/in.%d", m->dir, r);
-    else
-      snprintf(path, sizeof path, "%s/res", m->dir);
-    int fd = mkfifo(path, 0600) ? -1 : open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-      snprintf(why, nwhy, "cannot make the FIFO %.300s: %s", path, strerror(errno));
-      mjob_stop(j, m);
-      return -1;
-    }
-    *(r < P ? &j->in[r] : &j->res) = fd;
-  }
-  snprintf(log, sizeof log, "%s/mpirun.log", m->dir);
-  snprintf(np, sizeof np, "%d", P);
-  char *argv[10];
-  int a = 0;
-  argv[a++] = m->mpirun;
-  argv[a++] = "--oversubscribe";
-  if (geteuid() == 0) argv[a++] = "--allow-run-as-root";
-  argv[a++] = "-n", argv[a++] = np, argv[a++] = m->prog, argv[a++] = m->dir, argv[a] = NULL;
-  if ((j->pid = spawn_logged(argv, log)) < 0) {
-    snprintf(why, nwhy, "cannot start %.300s", m->mpirun);
-    mjob_stop(j, m);
-    return -1;
-  }
-  int got = -1;
-  if (mjob_line(j, line, sizeof line, MPI_TIMEOUT, why, nwhy) ||
-      sscanf(line, "ready %d", &got) != 1 || got != P) {
-    char l[256];
-    first_line(log, l, sizeof l);
-    if (got >= 0 || !why[0]) snprintf(why, nwhy, "mpirun did not start %d processes", P);
-    if (l[0]) snprintf(why + strlen(why), nwhy - strlen(why), " (%s)", l);
-    mjob_stop(j, m);
-    return -1;
-  }
-  const char *lib = strchr(strchr(line, ' ') + 1, ' ');
-  if (lib) snprintf(m->lib, sizeof m->lib, "%s", lib + 1);
-  return 0;
-}
-
-/* One batch of the library's collective: seconds per call (the maximum
- * over ranks; *batch the calls it timed), 0 when the program has no twin of coll, -1 on failure. */
-static double mjob_round(struct mjob *j, const char *coll, size_t bytes, int *batch, char *why,
-                         size_t nwhy) {
-  char cmd[128], line[256];
-  int n = snprintf(cmd, sizeof cmd, "run %s %zu %g\n", coll, bytes, TARGET);
-  for (int r = 0; r < j->P; r++)
-    if (write(j->in[r], cmd, (size_t)n) != n) {
-      snprintf(why, nwhy, "cannot write to the MPI program: %s", strerror(errno));
-      return -1;
-    }
-  if (mjob_line(j, line, sizeof line, MPI_TIMEOUT, why, nwhy)) return -1;
-  if (!strcmp(line, "none")) return 0;
-  double t;
-  if (sscanf(line, "time %lf %d", &t, batch) != 2 || !(t > 0)) {
-    snprintf(why, nwhy, "the MPI program answered '%.100s'", line);
-    return -1;
-  }
-  return t;
-}
-
 /* ------------------------------------------------------------ one run */
 
 /* One (collective, P, size): the algorithms that can run, and the times. */
@@ -320,9 +58,9 @@ struct cx {
   double *warm; /* per rank: seconds per warm-up call */
   double *t;    /* [(k * (na + 1) + j) * P + rank]: round k, j = 0 floor, 1.. algorithms */
   int batch[MAXA + 1];
-  struct mjob *mj; /* NULL: no Open MPI row */
-  double *tm;      /* per round: Open MPI's seconds per call; 0 none, -1 failed */
-  int mbatch;      /* Open MPI's calls per batch, the last round's */
+  struct mpijob *mj; /* NULL: no Open MPI row */
+  double *tm;        /* per round: Open MPI's seconds per call; 0 none, -1 failed */
+  int mbatch;        /* Open MPI's calls per batch, the last round's */
   char mpi_why[512];
 };
 
@@ -385,9 +123,9 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     /* Open MPI's batch while every rank thread sleeps in the gate */
     if (gate_wait(&x->gate, NULL, NULL)) goto out;
     if (me == 0 && x->mj->pid > 0) {
-      x->tm[k] = mjob_round(x->mj, tutti_coll_name(j0->coll), blk, &x->mbatch, x->mpi_why,
-                            sizeof x->mpi_why);
-      if (x->tm[k] < 0) mjob_stop(x->mj, NULL);
+      x->tm[k] = mpijob_round(x->mj, tutti_coll_name(j0->coll), blk, TARGET, &x->mbatch, x->mpi_why,
+                              sizeof x->mpi_why);
+      if (x->tm[k] < 0) mpijob_stop(x->mj, NULL);
     }
   }
 out:
@@ -421,7 +159,7 @@ static int wanted(const char *algos, const tutti_algo_desc_t *d, char *spec, siz
 /* One (collective, P, size) on world w: rows, runs, the table. 0, or
  * CLI_ERUNTIME after the one-line error. */
 static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *algos, int rounds,
-                 struct mjob *mj) {
+                 struct mpijob *mj) {
   unsigned tr = tutti_coll_traits(coll);
   int reduces = (tr & TUTTI_COLL_REDUCES) != 0;
   tutti_datatype_t type = reduces && bytes % 4 == 0 ? TUTTI_INT32 : TUTTI_BYTE;
@@ -567,7 +305,7 @@ static void usage(FILE *f) {
           "  --no-mpi            leave Open MPI out\n"
           "  -h, --help          this text\n\n"
           "Exit: 0 measured, 2 bad usage, 3 a run failed.\n",
-          MPI_MAX_P, TARGET * 1e3, MAX_RANKS);
+          MPIJOB_MAX_P, TARGET * 1e3, MAX_RANKS);
 }
 
 /* -m/--bytes: a list of sizes (tutti_parse_size's units). */
@@ -685,7 +423,7 @@ int tutti_bench_coll(int argc, char **argv) {
   if (no_mpi)
     snprintf(mp.why, sizeof mp.why, "left out (--no-mpi)");
   else
-    mpi_build(&mp);
+    mpijob_build(&mp);
   printf("Native wall time per call (model none), the floor (pthread_barrier_wait) and Open MPI\n"
          "measured in turn each round. per call: the median over rounds of the slowest rank's\n"
          "time per call; x floor, x Open MPI: medians of the per-round ratios of a row's time\n"
@@ -702,11 +440,11 @@ int tutti_bench_coll(int argc, char **argv) {
                     tutti_strerror(rc));
       break;
     }
-    struct mjob mj = {.pid = -1, .res = -1}, *mjp = NULL;
+    struct mpijob mj = {.pid = -1, .res = -1}, *mjp = NULL;
     char why[512] = "";
-    if (mp.ok && P > MPI_MAX_P)
-      printf("\nOpen MPI: not measured on %d ranks (more than %d processes)\n", P, MPI_MAX_P);
-    else if (mp.ok && mjob_start(&mp, P, &mj, why, sizeof why))
+    if (mp.ok && P > MPIJOB_MAX_P)
+      printf("\nOpen MPI: not measured on %d ranks (more than %d processes)\n", P, MPIJOB_MAX_P);
+    else if (mp.ok && mpijob_start(&mp, P, &mj, why, sizeof why))
       printf("\nOpen MPI: not measured on %d ranks: %s\n", P, why);
     else if (mp.ok)
       mjp = &mj;
@@ -715,11 +453,11 @@ int tutti_bench_coll(int argc, char **argv) {
       for (int s = 0; s < (data ? nsizes : 1) && !st; s++)
         st = block(w, P, colls[c], data ? sizes[s] : 0, algos, rounds, mjp);
     }
-    if (mjp) mjob_stop(mjp, &mp);
+    if (mjp) mpijob_stop(mjp, &mp);
     tutti_world_destroy(w);
   }
   if (mp.ok && mp.lib[0]) printf("\nOpen MPI rows: %s\n", mp.lib);
-  mpi_cleanup(&mp);
+  mpijob_cleanup(&mp);
   free(ranks);
   return st;
 }

@@ -1,9 +1,10 @@
 /*
- * bench_coll_mpi.c -- the MPI side of `tutti bench coll`: a small program
- * that uses MPI alone (no tutti), compiled into the command as text
- * (bench/CMakeLists.txt) and built with mpicc by the bench itself, then
- * run under `mpirun --oversubscribe -n P PROG DIR` beside the bench's rank
- * threads, so both sides run in the same minutes of a shared machine.
+ * bench_coll_mpi.c -- the MPI side of `tutti bench coll` and `tutti bench
+ * fibers`: a small program that uses MPI alone (no tutti), compiled into
+ * the command as text (bench/CMakeLists.txt) and built with mpicc by the
+ * bench itself (mpijob.c), then run under `mpirun --oversubscribe -n P PROG
+ * DIR` beside the bench's rank threads, so both sides run in the same
+ * minutes of a shared machine.
  *
  * Commands come one line at a time on DIR/in.R, a FIFO of each rank
  * (reading it blocks, so an idle process takes no CPU while the rank
