@@ -1,14 +1,17 @@
 /*
  * bench_fibers.c -- `tutti bench fibers`: ranks as fibers (runtime/fiber.c)
- * against ranks as threads, in one run.
+ * against ranks as threads and against Open MPI, in one run.
  *
  * Native (model none), oversubscribed: a barrier (dissemination), a
  * broadcast of 8 B (binomial) and an allreduce of 8 B (recursive
  * doubling) at 16 and 1024 ranks on this machine's cores. One world of each
- * kind per P, kept; each round times a batch of calls in the thread world
- * and then in the fiber world (the order alternates), rank 0 timing from a
- * barrier before the batch to a barrier after it; the ratio is threads'
- * time per call over fibers', the median of the per-round ratios (the
+ * kind per P, kept, and for P up to 64 one Open MPI job (mpijob.c: the
+ * MPI_Barrier, MPI_Bcast, MPI_Allreduce of bench_coll_mpi.c under mpirun
+ * --oversubscribe). Each round times a batch of calls in the thread world,
+ * in the fiber world and in the MPI job, in turn (the order rotates): rank 0
+ * timing from a barrier before the batch to a barrier after it, the MPI
+ * program the slowest rank's time per call. The ratios (threads over
+ * fibers, Open MPI over each) are medians of the per-round ratios (the
  * machine's speed swings between rounds, not within one). Also the
  * wake-ups (futex wakes for threads, ranks made runnable for fibers) and
  * sleeps per call and rank.
@@ -32,10 +35,13 @@
 #include <time.h>
 
 #include "bench.h"
+#include "mpijob.h"
 #include "stats.h"
 #include "tutti/tutti.h"
 
 int tutti_bench_fibers(int argc, char **argv);
+
+#define TARGET 0.02 /* seconds a timed batch should last, tutti's and Open MPI's */
 
 static double peak_rss_gib(void) {
   struct rusage ru;
@@ -74,18 +80,63 @@ static int batch_fn(tutti_rank_t *r, void *arg) {
 
 static const struct {
   int coll;
+  size_t bytes; /* Open MPI's side: the same 8 B (it sums 2 x int32 where tutti sums 1 x int64) */
   const char *algo, *what;
-} cases[] = {{TUTTI_COLL_BARRIER, "dissemination", "barrier"},
-             {TUTTI_COLL_BCAST, "binomial", "bcast 8 B"},
-             {TUTTI_COLL_ALLREDUCE, "recursive-doubling", "allreduce 8 B"}};
+} cases[] = {{TUTTI_COLL_BARRIER, 0, "dissemination", "barrier"},
+             {TUTTI_COLL_BCAST, 8, "binomial", "bcast 8 B"},
+             {TUTTI_COLL_ALLREDUCE, 8, "recursive-doubling", "allreduce 8 B"}};
 
-static int native(const int *Ps, int nP, int rounds) {
-  printf("native (model none), %d rounds; ratio = threads' time per call over fibers', median of "
-         "per-round ratios\n\n",
-         rounds);
-  printf("%6s  %-14s %12s %12s %9s   %-22s %-22s\n", "P", "collective", "threads", "fibers",
-         "ratio", "threads wake/sleep", "fibers wake/sleep");
-  for (int p = 0; p < nP; p++) {
+/* Open MPI at one P: the program (built at the first P that may use it) and
+ * the job of P. Returns whether the job runs; if not, one line said why. */
+static int mpi_at(int P, int no_mpi, struct mpiprog *mp, int *built, struct mpijob *mj) {
+  char why[512] = "";
+  if (no_mpi) {
+    printf("Open MPI: not run at P=%d (--no-mpi)\n", P);
+    return 0;
+  }
+  if (P > MPIJOB_MAX_P) {
+    printf("Open MPI: not run at P=%d (above %d processes: each is a whole program, tens of MB "
+           "and seconds to start)\n",
+           P, MPIJOB_MAX_P);
+    return 0;
+  }
+  if (!*built) {
+    mpijob_build(mp);
+    *built = 1;
+  }
+  if (!mp->ok) {
+    printf("Open MPI: not run at P=%d: %s\n", P, mp->why);
+    return 0;
+  }
+  if (mpijob_start(mp, P, mj, why, sizeof why)) {
+    printf("Open MPI: not run at P=%d: %s\n", P, why);
+    return 0;
+  }
+  return 1;
+}
+
+/* "1.23x", the median of v[0..n), or "-" when there is none. */
+static const char *ratio_cell(double *v, int n, char *buf, size_t len) {
+  if (!n) return "-";
+  snprintf(buf, len, "%.2fx", bench_median(v, n));
+  return buf;
+}
+
+static int native(const int *Ps, int nP, int rounds, int no_mpi) {
+  printf(
+      "native (model none), %d rounds: threads, fibers and Open MPI (P up to %d) timed in\n"
+      "turn each round (the order rotates), batches of about %g ms on each side. Per call: the\n"
+      "median over rounds; tutti's is rank 0's time from a barrier before its batch to one after\n"
+      "it, Open MPI's the slowest rank's (mpirun --oversubscribe). thr/fib: threads' time over\n"
+      "fibers'; MPI/fib, MPI/thr: Open MPI's time over fibers' and over threads' (above 1: tutti\n"
+      "is faster); each ratio the median of the per-round ratios.\n\n",
+      rounds, MPIJOB_MAX_P, TARGET * 1e3);
+  printf("%6s  %-14s %11s %11s %8s %11s %8s %8s   %-20s %s\n", "P", "collective", "threads",
+         "fibers", "thr/fib", "Open MPI", "MPI/fib", "MPI/thr", "threads wake/sleep",
+         "fibers wake/sleep");
+  struct mpiprog mp = {0};
+  int built = 0, st = 0;
+  for (int p = 0; p < nP && !st; p++) {
     int P = Ps[p];
     tutti_world_t *w[2];
     for (int k = 0; k < 2; k++) {
@@ -96,52 +147,86 @@ static int native(const int *Ps, int nP, int rounds) {
         fprintf(stderr, "tutti bench fibers: cannot create a world of %d ranks: %s\n", P,
                 tutti_strerror(rc));
         if (k) tutti_world_destroy(w[0]);
-        return 3;
+        st = 3;
+        break;
       }
     }
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    if (st) break;
+    struct mpijob mj = {.pid = -1, .res = -1};
+    int mpi = mpi_at(P, no_mpi, &mp, &built, &mj), started = mpi;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases && !st; c++) {
       struct batch b = {.coll = cases[c].coll};
-      char err[256];
+      char err[256], mwhy[512] = "";
       if (tutti_algo_select(cases[c].coll, cases[c].algo, NULL, &b.algo, err, sizeof err)) {
         fprintf(stderr, "tutti bench fibers: %s\n", err);
-        return 3;
+        st = 3;
+        break;
       }
-      /* a batch of about 20 ms in thread mode, at least 5 calls */
+      /* a batch of about TARGET in thread mode, at least 5 calls */
       b.calls = 5;
       if (tutti_world_run(w[0], batch_fn, &b)) goto failed;
-      b.calls = (int)fmin(20000, fmax(5, 0.02 / fmax(b.per_call, 1e-9)));
-      double tt[64], tf[64], ratio[64], wake[2] = {0}, sleep[2] = {0};
+      b.calls = (int)fmin(20000, fmax(5, TARGET / fmax(b.per_call, 1e-9)));
+      double tt[64], tf[64], tm[64], ratio[64], mf[64], mt[64], wake[2] = {0}, sleep[2] = {0};
+      int sides = mpi ? 3 : 2, mbatch = 0;
       for (int i = 0; i < rounds; i++) {
-        for (int j = 0; j < 2; j++) {
-          int k = (i + j) % 2; /* alternate which goes first */
+        tm[i] = 0;
+        for (int j = 0; j < sides; j++) {
+          int k = (i + j) % sides; /* rotate which goes first */
+          if (k == 2) {
+            if (mj.pid <= 0) continue; /* failed in this round */
+            tm[i] = mpijob_round(&mj, tutti_coll_name(cases[c].coll), cases[c].bytes, TARGET,
+                                 &mbatch, mwhy, sizeof mwhy);
+            if (tm[i] <= 0) {
+              if (!tm[i])
+                snprintf(mwhy, sizeof mwhy, "the MPI program has no %s",
+                         tutti_coll_name(cases[c].coll));
+              mpijob_stop(&mj, NULL);
+              tm[i] = 0;
+            }
+            continue;
+          }
           if (tutti_world_run(w[k], batch_fn, &b)) goto failed;
           (k ? tf : tt)[i] = b.per_call;
-          tutti_stats_t st;
-          tutti_world_stats(w[k], &st);
-          wake[k] += (double)st.wakeups / ((double)b.calls * P * rounds);
-          sleep[k] += (double)st.sleeps / ((double)b.calls * P * rounds);
+          tutti_stats_t ts;
+          tutti_world_stats(w[k], &ts);
+          wake[k] += (double)ts.wakeups / ((double)b.calls * P * rounds);
+          sleep[k] += (double)ts.sleeps / ((double)b.calls * P * rounds);
         }
         ratio[i] = tt[i] / tf[i];
       }
-      char s1[32], s2[32], ws[2][32];
+      int nm = 0; /* rounds with an Open MPI figure */
+      for (int i = 0; i < rounds; i++)
+        if (tm[i] > 0) mf[nm] = tm[i] / tf[i], mt[nm] = tm[i] / tt[i], tm[nm++] = tm[i];
+      char s1[32], s2[32], s3[32] = "-", c1[16], c2[16], ws[2][32];
+      if (nm) tutti_format_time(bench_median(tm, nm), s3, sizeof s3);
       for (int k = 0; k < 2; k++) snprintf(ws[k], sizeof ws[k], "%.2f / %.2f", wake[k], sleep[k]);
-      printf("%6d  %-14s %12s %12s %8.2fx   %-22s %-22s\n", P, cases[c].what,
+      printf("%6d  %-14s %11s %11s %7.2fx %11s %8s %8s   %-20s %s\n", P, cases[c].what,
              tutti_format_time(bench_median(tt, rounds), s1, sizeof s1),
              tutti_format_time(bench_median(tf, rounds), s2, sizeof s2),
-             bench_median(ratio, rounds), ws[0], ws[1]);
+             bench_median(ratio, rounds), s3, ratio_cell(mf, nm, c1, sizeof c1),
+             ratio_cell(mt, nm, c2, sizeof c2), ws[0], ws[1]);
+      if (mpi && mj.pid <= 0) { /* the job failed: no more Open MPI at this P */
+        printf("Open MPI: failed at P=%d (%s): not run for the rest of P=%d\n", P, mwhy, P);
+        mpi = 0;
+      }
       fflush(stdout);
       continue;
     failed:
       fprintf(stderr, "tutti bench fibers: %s at P=%d failed: %s\n", cases[c].what, P,
               tutti_world_error(w[0])[0] ? tutti_world_error(w[0]) : tutti_world_error(w[1]));
-      tutti_world_destroy(w[0]), tutti_world_destroy(w[1]);
-      return 3;
+      st = 3;
     }
+    if (started) mpijob_stop(&mj, &mp);
     tutti_world_destroy(w[0]), tutti_world_destroy(w[1]);
   }
-  printf("\n(wake = ranks woken per call and rank: a futex wake for threads, a queue push for "
-         "fibers)\n");
-  return 0;
+  if (built) {
+    if (mp.ok && mp.lib[0]) printf("\nOpen MPI column: %s\n", mp.lib);
+    mpijob_cleanup(&mp);
+  }
+  if (!st)
+    printf("\n(wake = ranks woken per call and rank: a futex wake for threads, a queue push for "
+           "fibers;\nOpen MPI's are not counted)\n");
+  return st;
 }
 
 /* ------------------------------------------------------------- modeled */
@@ -268,16 +353,31 @@ static int scale(void) {
 
 int tutti_bench_fibers(int argc, char **argv) {
   int Ps[8] = {16, 1024}, nP = 2, rounds = 9, do_scale = 0, do_native = 1, mranks = 1024;
+  int no_mpi = 0;
   for (int i = 0; i < argc; i++) {
     const char *v;
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       printf("usage: tutti bench fibers [-n P,Q,..] [--rounds K] [--modeled-ranks P] [--scale]\n"
-             "                          [--no-native]\n\n"
-             "Ranks as fibers against ranks as threads in one run: native barrier, bcast 8 B\n"
-             "and allreduce 8 B at P ranks (default 16,1024), the median of per-round ratios;\n"
-             "a modeled 1024-rank scatter-allgather bcast, 10 calls, in both modes; with\n"
-             "--scale, 262144 fiber ranks for every bcast, reduce and barrier algorithm and\n"
-             "1048576 for binomial bcast and lambda-tree reduce (timing only).\n");
+             "                          [--no-native] [--no-mpi]\n\n"
+             "Ranks as fibers against ranks as threads, and against Open MPI, in one run: native\n"
+             "barrier, bcast 8 B and allreduce 8 B at P ranks (default 16,1024), each round a\n"
+             "batch of about %g ms in each mode and of Open MPI's own collective (a small MPI\n"
+             "program built with mpicc, run under mpirun --oversubscribe when Open MPI is\n"
+             "installed, P up to %d), the medians of the per-round ratios (above 1 for Open\n"
+             "MPI's time over tutti's: tutti is faster) and the wake-ups per call and rank;\n"
+             "a modeled scatter-allgather bcast of 8 B, 10 calls, in both modes; with --scale,\n"
+             "262144 fiber ranks for every bcast, reduce and barrier algorithm and 1048576 for\n"
+             "binomial bcast and lambda-tree reduce (timing only).\n\n"
+             "options:\n"
+             "  -n P,Q,..           rank counts of the native part, each 2..16384 (default\n"
+             "                      16,1024)\n"
+             "  --rounds K          rounds of the native part, 1..64 (default 9)\n"
+             "  --modeled-ranks P   ranks of the modeled part, 2..16384 (default 1024)\n"
+             "  --scale             then the 262144- and 1048576-rank worlds\n"
+             "  --no-native         skip the native part\n"
+             "  --no-mpi            leave Open MPI out of the native part\n"
+             "  -h, --help          this text\n",
+             TARGET * 1e3, MPIJOB_MAX_P);
       return 0;
     } else if ((v = bench_opt(argc, argv, &i, "-n"))) {
       nP = 0;
@@ -308,15 +408,17 @@ int tutti_bench_fibers(int argc, char **argv) {
       do_scale = 1;
     } else if (!strcmp(argv[i], "--no-native")) {
       do_native = 0;
+    } else if (!strcmp(argv[i], "--no-mpi")) {
+      no_mpi = 1;
     } else {
       fprintf(stderr,
               "tutti bench fibers: unknown option '%s'; accepted: -n, --rounds, --modeled-ranks, "
-              "--scale, --no-native, --help\n",
+              "--scale, --no-native, --no-mpi, --help\n",
               argv[i]);
       return 2;
     }
   }
-  int rc = do_native ? native(Ps, nP, rounds) : 0;
+  int rc = do_native ? native(Ps, nP, rounds, no_mpi) : 0;
   if (!rc) rc = modeled(mranks);
   if (!rc && do_scale) rc = scale();
   return rc;

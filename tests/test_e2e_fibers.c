@@ -5,13 +5,18 @@
  * really share a few worker threads; failure in fiber mode (deadlock,
  * abort, a rank's error, a stack overflow into the guard page or over the
  * canary) ends the run with an error naming the rank; polling with
- * tutti_test gives the worker away; bad configurations are refused.
+ * tutti_test gives the worker away; bad configurations are refused;
+ * `tutti bench fibers` runs both modes and, with Open MPI installed, puts
+ * Open MPI's time and its ratios to both modes in the same rows (and says
+ * why not when --no-mpi is given or P is above 64).
  * (The registry-wide correctness sweep, test_e2e_coll, runs again in fiber
  * mode as test_e2e_coll_fibers: tests/CMakeLists.txt.)
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,4 +410,102 @@ Test(cli, bench_fibers_runs_both_modes, .timeout = 120) {
   fails_with(CLI("bench", "fibers", "-n", "1"), 2, "-n");
   fails_with(CLI("bench", "fibers", "--modeled-ranks", "x"), 2, "--modeled-ranks");
   fails_with(CLI("bench", "fibers", "--bogus"), 2, "unknown option");
+}
+
+/* ------------------------------------------------- bench fibers: Open MPI */
+
+static int on_path(const char *name) {
+  const char *path = getenv("PATH");
+  char buf[4096];
+  for (const char *p = path ? path : ""; *p;) {
+    size_t n = strcspn(p, ":");
+    snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
+    if (n && !access(buf, X_OK)) return 1;
+    p += n + (p[n] == ':');
+  }
+  return 0;
+}
+
+static double unit_scale(const char *u) {
+  static const char *const units[] = {"s", "ms", "us", "ns", "ps"};
+  static const double scale[] = {1, 1e-3, 1e-6, 1e-9, 1e-12};
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(u, units[i])) return scale[i];
+  cr_fatal("unknown time unit '%s'", u);
+  return 0;
+}
+
+/* One native row: "P  WHAT  THREADS U  FIBERS U  R1x  MPI U|-  R2x|-  R3x|-  ...". */
+struct frow {
+  double thr, fib, thr_fib, mpi, mpi_fib, mpi_thr; /* mpi: 0 when "-" */
+};
+
+static struct frow native_row(const char *out, int P, const char *what) {
+  char head[64];
+  snprintf(head, sizeof head, "%6d  %s ", P, what);
+  const char *line = strstr(out, head);
+  cr_assert(ne(ptr, (void *)line, NULL), "no row '%s' in:\n%s", head, out);
+  line += strlen(head);
+  struct frow r = {0};
+  char u1[8], u2[8], mpi[32], u3[8], c1[32], c2[32];
+  int n = sscanf(line, "%lf %7s %lf %7s %lfx %31s", &r.thr, u1, &r.fib, u2, &r.thr_fib, mpi);
+  cr_assert(eq(int, n, 6), "row '%s' does not parse: %.120s", head, line);
+  r.thr *= unit_scale(u1), r.fib *= unit_scale(u2);
+  if (strcmp(mpi, "-")) {
+    n = sscanf(line, "%*f %*s %*f %*s %*fx %lf %7s %31s %31s", &r.mpi, u3, c1, c2);
+    cr_assert(eq(int, n, 4), "row '%s': Open MPI cells do not parse: %.120s", head, line);
+    r.mpi *= unit_scale(u3);
+    r.mpi_fib = strtod(c1, NULL), r.mpi_thr = strtod(c2, NULL);
+  }
+  return r;
+}
+
+/* One round: each ratio is the one round's ratio of the printed times, to
+ * the printed precision (times 6 digits, ratios 2 decimals). */
+static void ratio_of(double printed, double num, double den, const char *what) {
+  double want = num / den;
+  cr_assert(le(dbl, fabs(printed - want), 0.006 + 1e-4 * want), "%s: %.2f printed, %g / %g = %g",
+            what, printed, num, den, want);
+}
+
+Test(cli, bench_fibers_open_mpi_column, .timeout = 600) {
+  if (!on_path("mpirun") || !on_path("mpicc"))
+    cr_skip_test("Open MPI is not installed (no mpirun and mpicc on the PATH)");
+  struct cli c = CLI("bench", "fibers", "-n", "3", "--rounds", "1", "--modeled-ranks", "8");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cr_assert(eq(ptr, strstr(c.out, "Open MPI: not run"), NULL), "%s", c.out);
+  HAS(c.out, "Open MPI column: ");
+  const char *what[] = {"barrier", "bcast 8 B", "allreduce 8 B"};
+  for (int i = 0; i < 3; i++) {
+    struct frow r = native_row(c.out, 3, what[i]);
+    cr_assert(gt(dbl, r.thr, 0));
+    cr_assert(gt(dbl, r.fib, 0));
+    cr_assert(gt(dbl, r.mpi, 0), "%s: no Open MPI time", what[i]);
+    cr_assert(gt(dbl, r.mpi_fib, 0));
+    cr_assert(gt(dbl, r.mpi_thr, 0));
+    ratio_of(r.thr_fib, r.thr, r.fib, "thr/fib");
+    ratio_of(r.mpi_fib, r.mpi, r.fib, "MPI/fib");
+    ratio_of(r.mpi_thr, r.mpi, r.thr, "MPI/thr");
+  }
+  cli_free(&c);
+}
+
+Test(cli, bench_fibers_says_why_open_mpi_is_not_run, .timeout = 120) {
+  struct cli c =
+      CLI("bench", "fibers", "-n", "3", "--rounds", "1", "--modeled-ranks", "8", "--no-mpi");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "Open MPI: not run at P=3 (--no-mpi)");
+  cr_assert(eq(ptr, strstr(c.out, "Open MPI column: "), NULL));
+  struct frow r = native_row(c.out, 3, "barrier");
+  cr_assert(gt(dbl, r.fib, 0));
+  cr_assert(eq(dbl, r.mpi, 0), "an Open MPI time with --no-mpi");
+  cli_free(&c);
+  /* above the MPI limit: no job is started, whether Open MPI is installed or not */
+  c = CLI("bench", "fibers", "-n", "65", "--rounds", "1", "--modeled-ranks", "8");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "Open MPI: not run at P=65 (above 64 processes");
+  r = native_row(c.out, 65, "allreduce 8 B");
+  cr_assert(gt(dbl, r.thr, 0));
+  cr_assert(eq(dbl, r.mpi, 0));
+  cli_free(&c);
 }
