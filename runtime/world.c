@@ -370,13 +370,23 @@ static void stacks_reserve(struct tutti_world *w) {
   w->stacks = p, w->stack_slot = slot, w->stacks_len = len, w->stack_guard = guard;
 }
 
-/* One thread per rank, created behind the closed gate, then joined. */
-static void threads_run(struct tutti_world *w) {
+/* A slice of the ranks whose threads one spawner creates. */
+struct spawn {
+  struct tutti_world *w;
+  int lo, hi;
+  int failed, err; /* the first rank whose thread was refused (hi: none), errno */
+  pthread_t thread;
+};
+
+static void *spawn_slice(void *arg) {
+  struct spawn *s = arg;
+  struct tutti_world *w = s->w;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, w->stack_size);
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  for (int i = 0; i < w->nranks; i++) {
+  s->failed = s->hi;
+  for (int i = s->lo; i < s->hi; i++) {
     if (w->stacks)
       pthread_attr_setstack(&attr, w->stacks + (size_t)i * w->stack_slot + page,
                             w->stack_slot - page);
@@ -384,19 +394,55 @@ static void threads_run(struct tutti_world *w) {
                 ? EAGAIN
                 : pthread_create(&w->ranks[i]->thread, &attr, rank_main, w->ranks[i]);
     if (e) {
-      tutti__fail(w, i, TUTTI_ETHREADS,
-                  "could not create rank thread %d of %d: %s (limits: kernel.pid_max %d, "
-                  "kernel.threads-max %d, vm.max_map_count %d, stack %zu KiB per rank; use fewer "
-                  "ranks or a smaller stack, TUTTI_STACK)",
-                  i, w->nranks, strerror(e), read_int_file("/proc/sys/kernel/pid_max"),
-                  read_int_file("/proc/sys/kernel/threads-max"),
-                  read_int_file("/proc/sys/vm/max_map_count"), w->stack_size >> 10);
-      w->start_failed = true; /* read by the threads after the gate opens */
+      s->failed = i, s->err = e;
       break;
     }
     w->ranks[i]->started = true;
   }
   pthread_attr_destroy(&attr);
+  return NULL;
+}
+
+/* Ranks per spawner thread: creating a thread is mostly kernel work (its
+ * kernel stack, its task) done on the creator's core, so past a few
+ * thousand ranks one spawner per CPU shares it out (16384 bare threads on
+ * two cores: created in 0.85 s instead of 1.1 s). */
+#define SPAWN_SLICE 2048
+
+/* One thread per rank, created behind the closed gate by the spawners,
+ * then joined. The lowest refused rank is the one reported. */
+static void threads_run(struct tutti_world *w) {
+  enum { MAX_SPAWNERS = 16 };
+  struct spawn sp[MAX_SPAWNERS];
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n > w->nranks / SPAWN_SLICE) n = w->nranks / SPAWN_SLICE;
+  if (n > MAX_SPAWNERS) n = MAX_SPAWNERS;
+  if (n < 1) n = 1;
+  for (int k = 0; k < n; k++)
+    sp[k] = (struct spawn){
+        .w = w, .lo = (int)((long)w->nranks * k / n), .hi = (int)((long)w->nranks * (k + 1) / n)};
+  /* slice 0 on this thread; a spawner that cannot be had leaves its slice here too */
+  int helpers = 0;
+  for (int k = 1; k < n; k++) {
+    if (pthread_create(&sp[k].thread, NULL, spawn_slice, &sp[k])) break;
+    helpers = k;
+  }
+  spawn_slice(&sp[0]);
+  for (int k = 1; k <= helpers; k++) pthread_join(sp[k].thread, NULL);
+  for (int k = helpers + 1; k < n; k++) spawn_slice(&sp[k]);
+  for (int k = 0; k < n; k++)
+    if (sp[k].failed < sp[k].hi) {
+      int i = sp[k].failed;
+      tutti__fail(w, i, TUTTI_ETHREADS,
+                  "could not create rank thread %d of %d: %s (limits: kernel.pid_max %d, "
+                  "kernel.threads-max %d, vm.max_map_count %d, stack %zu KiB per rank; use fewer "
+                  "ranks or a smaller stack, TUTTI_STACK)",
+                  i, w->nranks, strerror(sp[k].err), read_int_file("/proc/sys/kernel/pid_max"),
+                  read_int_file("/proc/sys/kernel/threads-max"),
+                  read_int_file("/proc/sys/vm/max_map_count"), w->stack_size >> 10);
+      w->start_failed = true; /* read by the threads after the gate opens */
+      break;
+    }
   w->wall_start = tutti__now();
   __atomic_store_n(&w->gate, 1, __ATOMIC_RELEASE);
   syscall(SYS_futex, &w->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);

@@ -361,3 +361,23 @@ Test(threads, refused_thread_anywhere_is_a_clean_error, .timeout = 60) {
   cr_assert(eq(int, started, P));
   tutti_world_destroy(w);
 }
+
+/* Past 4096 ranks the threads are created by one spawner per CPU, each a
+ * slice (world.c): a refusal in a later slice is as clean, names that
+ * rank, and no rank function starts though the other slices' threads are
+ * all up. */
+Test(threads, refused_thread_in_a_later_slice_is_a_clean_error, .timeout = 120) {
+  const int P = 4100, k = 3001;
+  tutti_world_t *w = hockney_world(P, 0);
+  cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_THREAD, k, 0, 0), 0));
+  int started = 0;
+  cr_assert(eq(int, tutti_world_run(w, recording_fn, &started), TUTTI_ETHREADS));
+  cr_assert(eq(int, started, 0), "no rank function may start");
+  char want[64];
+  snprintf(want, sizeof want, "could not create rank thread %d of %d", k, P);
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), want), NULL)), "%s", tutti_world_error(w));
+  cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_THREAD, -1, 0, 0), 0));
+  cr_assert(eq(int, tutti_world_run(w, recording_fn, &started), 0), "%s", tutti_world_error(w));
+  cr_assert(eq(int, started, P));
+  tutti_world_destroy(w);
+}
