@@ -310,7 +310,8 @@ struct cli_point {
   int unchecked; /* --no-data: timing only, verified stays 1 but means nothing was checked */
   double time;   /* modeled, or wall under the none model */
   struct cli_result res;
-  char note[512]; /* skipped: the reason; failed: the error; not verified: why */
+  char note[512];        /* skipped: the reason; failed: the error; not verified: why */
+  char same_run_as[256]; /* an `auto` whose figures are this spec's run (cli_points_run) */
 };
 
 /* Run point r on *w (cfg made it; P ranks): reductions sum on int32 (byte
@@ -319,6 +320,16 @@ struct cli_point {
  * replaces *w by a fresh world (NULL if that fails). The report's arrays
  * are dropped: they live only until the world's next run. */
 void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *r);
+/* Run the points pts[0..n) of one (collective, P, size) by cli_point_run,
+ * an `auto` after the others; points marked failed already are left
+ * alone. In a timing-only world (TUTTI_NO_DATA) an `auto` whose choice
+ * (tutti_auto_choose) is one of the points, parameters and all, takes
+ * that point's figures (same_run_as) instead of running it again: the
+ * same code on the same sizes gives the same modeled time, and at 1024
+ * ranks the large sizes' `auto` was a third of a sweep's time. With data
+ * every point runs, so `auto`'s own dispatch is verified. */
+void cli_points_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *pts,
+                    int n);
 /* One point as a JSON object (the suite's "results" entries; with_ranks
  * adds "ranks", as a sweep's entries have). */
 void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks);

@@ -50,6 +50,41 @@ void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct c
                                                                         : r->res.stats.wall_time;
 }
 
+/* An `auto` point of a timing-only run: the figures of the point among
+ * pts[0..n) that ran what it would run, if there is one (1). */
+static int reuse(const tutti_config_t *cfg, int P, struct cli_point *r, const struct cli_point *pts,
+                 int n) {
+  if (!(cfg->flags & TUTTI_NO_DATA) || !tutti_algo_is_auto(r->desc)) return 0;
+  int red = (tutti_coll_traits(r->coll) & TUTTI_COLL_REDUCES) != 0;
+  tutti_algo_t c;
+  char want[256], spec[256];
+  if (tutti_auto_choose(r->coll, cfg->model, cfg->rules, P, r->bytes, 0, red ? TUTTI_SUM : NULL, &c,
+                        NULL, 0) ||
+      tutti_algo_format(&c, want, sizeof want) < 0)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    const struct cli_point *d = &pts[i];
+    if (d == r || !d->nranks || d->skipped || d->failed || tutti_algo_is_auto(d->desc)) continue;
+    tutti_algo_format(&d->algo, spec, sizeof spec);
+    if (strcmp(spec, want)) continue;
+    r->nranks = P, r->dtype = d->dtype, r->res = d->res, r->time = d->time;
+    r->verified = d->verified, r->unchecked = d->unchecked;
+    snprintf(r->same_run_as, sizeof r->same_run_as, "%s", spec);
+    return 1;
+  }
+  return 0;
+}
+
+void cli_points_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *pts,
+                    int n) {
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n; i++) {
+      struct cli_point *r = &pts[i];
+      if (r->failed || tutti_algo_is_auto(r->desc) != pass) continue;
+      if (!pass || !reuse(cfg, P, r, pts, n)) cli_point_run(w, cfg, P, r);
+    }
+}
+
 void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks) {
   char spec[256] = "";
   tutti_algo_format(&r->algo, spec, sizeof spec);
@@ -92,6 +127,11 @@ void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ra
   fputs(",\"error\":", f);
   if (r->failed || (ran && !r->verified))
     cli_json_str(f, r->note);
+  else
+    fputs("null", f);
+  fputs(",\"same_run_as\":", f);
+  if (r->same_run_as[0])
+    cli_json_str(f, r->same_run_as);
   else
     fputs("null", f);
   fputc('}', f);
@@ -145,6 +185,9 @@ void cli_point_csv(FILE *f, const struct cli_point *r, int modeled) {
           : ran && r->verified ? "true"
                                : "false",
           r->winner ? "true" : "false");
-  csv_str(f, r->skipped ? r->note : r->failed || !r->verified ? r->note : "");
+  char same[300] = "";
+  if (r->same_run_as[0])
+    snprintf(same, sizeof same, "the run of %s, auto's choice", r->same_run_as);
+  csv_str(f, r->skipped || r->failed || !r->verified ? r->note : same);
   fputc('\n', f);
 }

@@ -314,10 +314,9 @@ int tutti_cli_suite(int argc, char **argv) {
             r->failed = 1;
             snprintf(r->note, sizeof r->note, "%s", err);
             r->algo.desc = d;
-            continue;
           }
-          cli_point_run(&w, &cfg, P, r);
         }
+        cli_points_run(&w, &cfg, P, tab, n);
         if (!n) continue;
         qsort(tab, (size_t)n, sizeof *tab, by_time);
         for (int i = 0; i < n; i++) {

@@ -393,9 +393,9 @@ int tutti_cli_sweep(int argc, char **argv) {
         memset(r, 0, sizeof *r);
         r->algo = al.v[a], r->desc = al.v[a].desc, r->coll = coll, r->order = a;
         r->bytes = sizes[s];
-        cli_point_run(&w, &cfg, P, r);
-        if (tty) progress(++done, total, r);
       }
+      cli_points_run(&w, &cfg, P, g, al.n);
+      if (tty) progress(done += al.n, total, &g[al.n - 1]);
       double best = INFINITY;
       for (int a = 0; a < al.n; a++) {
         struct cli_point *r = &g[a];

@@ -332,3 +332,68 @@ Test(suite, bad_input, .timeout = 30) {
   fails_with(CLI("suite", "--plot", "a.gif"), 2, ".svg");
   fails_with(CLI("suite", "--json", "--csv", "-"), 2, "--csv");
 }
+
+/* A row of a CSV sweep whose (algorithm_spec, ranks, bytes) are those given. */
+static int find_row(const char *csv, const char *spec, const char *ranks, const char *bytes,
+                    char f[][256]) {
+  char *copy = strdup(csv), *s = copy, *l;
+  int found = 0;
+  next_line(&s); /* the header */
+  while (!found && (l = next_line(&s)))
+    found = csv_fields(l, f, NCOLS + 1) == NCOLS && !strcmp(f[2], spec) && !strcmp(f[3], ranks) &&
+            !strcmp(f[4], bytes);
+  free(copy);
+  return found;
+}
+
+/* A timing-only sweep runs `auto` once per (P, m) fewer: its row carries
+ * the figures of the row that ran its choice, and says so. That the two
+ * are the same run is checked against a data sweep, where auto runs
+ * itself: its modeled time and messages equal the named row's. */
+Test(sweep, no_data_auto_takes_its_choices_run, .timeout = 240) {
+  const char *colls[] = {"bcast", "allreduce", "gather", "reduce_scatter"};
+  for (int c = 0; c < 4; c++) {
+    struct cli nd = CLI("sweep", colls[c], "--ranks", "12", "--sizes", "8,64KiB,1MiB", "--no-data",
+                        "--csv", "-");
+    struct cli da =
+        CLI("sweep", colls[c], "--ranks", "12", "--sizes", "8,64KiB,1MiB", "--csv", "-");
+    cr_assert(eq(int, nd.status, 0), "%s", nd.err);
+    cr_assert(eq(int, da.status, 0), "%s", da.err);
+    /* next_line cuts the text it walks: walk a copy, search the original */
+    char *walk = strdup(nd.out), *s = walk, *l, f[NCOLS + 1][256], g[NCOLS + 1][256],
+         h[NCOLS + 1][256];
+    int autos = 0;
+    next_line(&s);
+    while ((l = next_line(&s))) {
+      cr_assert(eq(int, csv_fields(l, f, NCOLS + 1), NCOLS), "row: %s", l);
+      if (strcmp(f[1], "auto")) {
+        cr_expect(eq(str, f[12], ""), "only auto rows borrow a run: %s", l);
+        continue;
+      }
+      autos++;
+      const char *pre = "the run of ", *post = ", auto's choice";
+      size_t n = strlen(f[12]);
+      cr_assert(eq(int, strncmp(f[12], pre, strlen(pre)), 0), "auto's note: %s", l);
+      cr_assert(gt(sz, n, strlen(pre) + strlen(post)));
+      cr_assert(eq(str, f[12] + n - strlen(post), (char *)post), "%s", l);
+      char spec[256];
+      snprintf(spec, sizeof spec, "%.*s", (int)(n - strlen(pre) - strlen(post)),
+               f[12] + strlen(pre));
+      cr_assert(find_row(nd.out, spec, f[3], f[4], g), "%s: no row %s", colls[c], spec);
+      for (int k = 6; k <= 9; k++) /* modeled_time, wall_time, messages, bytes_moved */
+        cr_expect(eq(str, f[k], g[k]), "%s column %s: auto %s, %s %s", colls[c], header[k], f[k],
+                  spec, g[k]);
+      /* with data, auto runs itself and lands on the same figures */
+      cr_assert(find_row(da.out, "auto", f[3], f[4], g), "%s: data auto row", colls[c]);
+      cr_assert(find_row(da.out, spec, f[3], f[4], h), "%s: data %s row", colls[c], spec);
+      cr_expect(eq(str, g[12], ""), "a data run's auto runs itself: %s", g[12]);
+      cr_expect(eq(str, g[6], h[6]), "%s m=%s: auto %s, %s %s", colls[c], f[4], g[6], spec, h[6]);
+      cr_expect(eq(str, g[8], h[8]), "%s m=%s messages", colls[c], f[4]);
+      cr_expect(eq(str, g[10], "true"));
+    }
+    cr_expect(eq(int, autos, 3), "%s: one auto row per size", colls[c]);
+    free(walk);
+    cli_free(&nd);
+    cli_free(&da);
+  }
+}
