@@ -85,7 +85,8 @@ int tutti_cli_compare(int argc, char **argv);
   X(NO_DATA, 0, "no-data", NULL,                                                                   \
     "timing only: message sizes without payload, no verification, buffers cost no memory")         \
   X(RANKS_AS, 0, "ranks-as", "KIND",                                                               \
-    "threads | fibers: what each rank runs on (default threads, or $TUTTI_RANKS_AS)")              \
+    "threads | fibers: what each rank runs on (default threads, or $TUTTI_RANKS_AS; fibers with "  \
+    "--no-data)")                                                                                  \
   X(STACK, 0, "stack", "SIZE",                                                                     \
     "stack per rank, >= 16KiB (default 128KiB for a thread, 32KiB for a fiber)")                   \
   X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \
@@ -163,6 +164,16 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
 /* What every command's worlds take from the options: --ranks-as, --stack,
  * --no-data, --max-events. */
 void cli_config(const struct cli_opts *o, tutti_config_t *cfg);
+/* For the commands that run many points in one process (suite, sweep,
+ * tune): memory a run frees stays in the process for the next one instead
+ * of going back to the kernel (glibc: no mmap'd chunks, no trimming). A
+ * page the process touches first costs the kernel a clearing, and on the
+ * VMs this was measured on (a host fault behind it) about 3.5 ms per MB:
+ * a 1024-rank pipelined-chain replay spent 2.4 of its 3.2 s first-touching
+ * its op and message arrays. A timing-only 1024-rank sweep of
+ * pipelined-chain and scatter-allgather, 1..16 MiB: 0.75x the wall time,
+ * 1.24x the peak RSS. */
+void cli_keep_memory(void);
 /* The lines "topology ..." and "links ..." of the run and suite tables,
  * labels padded to `width` columns. */
 void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width);

@@ -123,6 +123,7 @@ static void summary_line(const struct cli_point *rows, int n, const tutti_model_
 }
 
 int tutti_cli_suite(int argc, char **argv) {
+  cli_keep_memory();
   struct cli_opts o;
   int st = cli_parse("suite", SUITE_OPTS, 0, argc, argv, &o);
   if (st) return st;

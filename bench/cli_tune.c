@@ -417,6 +417,7 @@ static int write_ompi(const char *cmd, const char *path, const struct tune *t, s
 }
 
 int tutti_cli_tune(int argc, char **argv) {
+  cli_keep_memory();
   const char *cmd = "tune";
   struct cli_opts o;
   int st = cli_parse(cmd, TUNE_OPTS, 0, argc, argv, &o);

@@ -358,6 +358,28 @@ Test(config, bad_choices_are_refused, .timeout = 30) {
 
 /* ------------------------------------------------------------ the command */
 
+/* A timing-only run runs fibers unless --ranks-as or $TUTTI_RANKS_AS says
+ * otherwise, with the modeled time of a data run on threads. */
+Test(cli, no_data_runs_fibers_by_default, .timeout = 120) {
+  unsetenv("TUTTI_RANKS_AS"); /* the children inherit this process's environment */
+#define RUN_ARGS "run", "allreduce", "ring", "-n", "40", "-m", "1KiB", "--json"
+  struct cli v[] = {CLI(RUN_ARGS, "--no-data"), CLI(RUN_ARGS, "--no-data", "--ranks-as", "threads"),
+                    CLI_ENV("TUTTI_RANKS_AS=threads", RUN_ARGS, "--no-data"), CLI(RUN_ARGS)};
+#undef RUN_ARGS
+  const char *t0 = NULL;
+  for (int i = 0; i < 4; i++) {
+    cr_assert(eq(int, v[i].status, 0), "%d: %s", i, v[i].err);
+    int threads = strstr(v[i].out, "\"workers\":0,") != NULL;
+    cr_expect(eq(int, threads, i > 0), "run %d: %s", i, v[i].out);
+    const char *t = strstr(v[i].out, "\"modeled_time\":");
+    cr_assert(ne(ptr, (void *)t, NULL));
+    if (!t0) t0 = t;
+    size_t n = strcspn(t0, ",}");
+    cr_expect(eq(int, strncmp(t, t0, n + 1), 0), "%.*s against %.*s", (int)n, t, (int)n, t0);
+  }
+  for (int i = 0; i < 4; i++) cli_free(&v[i]);
+}
+
 Test(cli, ranks_as_and_stack, .timeout = 120) {
   struct cli t = CLI("run", "reduce", "binomial", "-n", "33", "-m", "64", "--json");
   struct cli f =
