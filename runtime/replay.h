@@ -185,6 +185,9 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
 /* Free a replay (NULL is fine). Does not touch the logs. */
 void tutti__replay_free(struct tutti_replay *rp);
 
+/* Test hook: from this many events on, the replay's first pass over the
+ * logs runs on one thread per CPU (replay_prep.c); 0: always. */
+extern uint64_t tutti__replay_wide_events;
 /* For world.c: replay the joined ranks' logs of a recorded run into
  * w->replay (the previous one is freed first). Does nothing and returns 0
  * when !w->record. On failure w->replay is NULL, w->errtext holds

@@ -5,14 +5,18 @@
  * messages numbered in each sender's order with every RECV and WAIT naming
  * its message, the spans as calls -- and, with a topology, find the links
  * that carry one rank's messages only. Every error names the rank and the
- * event. The logs are read, never written.
+ * event. The logs are read, never written. With millions of events the
+ * first pass and the zeroing of the big arrays run on one thread per CPU
+ * (first touching memory is most of their cost; see zero_wide).
  */
 #include "replay_sim.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define OP(kind, peer, id) ((uint64_t)(id) << 32 | (uint64_t)(uint32_t)(peer) << 8 | (kind))
 
@@ -125,64 +129,176 @@ static void *big_alloc(size_t bytes) {
   return p;
 }
 
+/* Up to this many threads share the first touch of the replay's memory. */
+enum { WIDE_MAX = 8 };
+
+static int wide_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > WIDE_MAX ? WIDE_MAX : (int)n;
+}
+
+/* fn on each of parts[0..n) (each `size` bytes): part 0 on this thread,
+ * the others on threads of their own (on this one when none can be had). */
+static void run_wide(void *(*fn)(void *), void *parts, size_t size, int n) {
+  pthread_t t[WIDE_MAX];
+  int started[WIDE_MAX] = {0};
+  for (int k = 1; k < n; k++)
+    started[k] = !pthread_create(&t[k], NULL, fn, (char *)parts + k * size);
+  fn(parts);
+  for (int k = 1; k < n; k++)
+    if (started[k])
+      pthread_join(t[k], NULL);
+    else
+      fn((char *)parts + k * size);
+}
+
+/* Zeroing a big array on every CPU at once. The first write to a page is
+ * most of what the array costs -- the kernel clears the page, and on the
+ * VMs this was measured on a hypervisor fault comes with it: 1 GiB took
+ * 5-6 s to first-touch on one thread, 2.8-3.3 s on two -- so the replay's
+ * arrays are first touched by one thread per CPU (below 64 MiB by this one
+ * alone). */
+struct zpart {
+  char *p;
+  size_t n;
+};
+
+static void *zero_part(void *arg) {
+  struct zpart *z = arg;
+  memset(z->p, 0, z->n);
+  return NULL;
+}
+
+static void zero_wide(void *p, size_t bytes) {
+  int n = bytes < ((size_t)64 << 20) ? 1 : wide_threads();
+  struct zpart z[WIDE_MAX];
+  size_t chunk = bytes / (size_t)n & ~(size_t)4095;
+  for (int k = 0; k < n; k++)
+    z[k] = (struct zpart){(char *)p + (size_t)k * chunk,
+                          k == n - 1 ? bytes - (size_t)k * chunk : chunk};
+  run_wide(zero_part, z, sizeof *z, n);
+}
+
 /* ------------------------------------------------------- indexing the logs */
 
-/* Pass 1, rank by rank: build the ops of everything but RECV and WAIT,
- * number the messages (in each sender's log order), check local
- * references. Rank 0's spans are the calls. */
-static int prepare_local(struct sim *s, uint64_t *nmsgs_out) {
-  struct tutti_replay *rp = s->rp;
-  int P = rp->nranks;
+/* Pass 1 over ranks [r0, r1): build the ops of everything but RECV and
+ * WAIT, number the messages from 0 in the range (in each sender's log
+ * order), check local references, count rank 0's spans (the calls).
+ * Errors go to e, the first in rank order. */
+struct pass1 {
+  struct sim *s; /* what is read: s->rp, s->ranks */
+  int r0, r1;
+  uint64_t nmsgs; /* sends in the range */
+  int ncalls;
+  struct sim e; /* its errors */
+  char errbuf[512];
+};
+
+static void *prepare_local(void *arg) {
+  struct pass1 *x = arg;
+  struct sim *s = x->s, *e = &x->e;
+  int P = s->rp->nranks;
   uint64_t nmsgs = 0;
-  for (int r = 0; r < P; r++) {
+  for (int r = x->r0; r < x->r1; r++) {
     struct rp_rank *R = &s->ranks[r];
-    uint64_t *op = rp->ops + rp->evoff[r];
+    uint64_t *op = s->rp->ops + s->rp->evoff[r];
     for (uint32_t i = 0; i < R->n; i++) {
-      const struct tutti_ev *e = &R->ev[i];
-      switch (e->kind) {
+      const struct tutti_ev *v = &R->ev[i];
+      switch (v->kind) {
       case TUTTI_EV_SEND:
-        if (e->peer < 0 || e->peer >= P)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: SEND to rank %d, out of range 0..%d", r,
-                      i, (int)e->peer, P - 1);
+        if (v->peer < 0 || v->peer >= P)
+          return fail(e, TUTTI_EINVAL, "rank %d event %u: SEND to rank %d, out of range 0..%d", r,
+                      i, (int)v->peer, P - 1),
+                 NULL;
         if (nmsgs >= NONE)
-          return fail(s, TUTTI_EINVAL, "more than %u messages: too many for the replay", NONE - 1);
+          return fail(e, TUTTI_EINVAL, "more than %u messages: too many for the replay", NONE - 1),
+                 NULL;
         op[i] = OP(RPO_SEND, 0, nmsgs++);
         break;
       case TUTTI_EV_RECV:
         op[i] = OP(RPO_NOP, 0, 0); /* pass 2 */
         break;
       case TUTTI_EV_WAIT:
-        if (e->ref >= i)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, not an earlier one", r,
-                      i, e->ref);
-        if (R->ev[e->ref].kind != TUTTI_EV_SEND && R->ev[e->ref].kind != TUTTI_EV_RECV)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, a %s", r, i, e->ref,
-                      kind_name(R->ev[e->ref].kind));
+        if (v->ref >= i)
+          return fail(e, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, not an earlier one", r,
+                      i, v->ref),
+                 NULL;
+        if (R->ev[v->ref].kind != TUTTI_EV_SEND && R->ev[v->ref].kind != TUTTI_EV_RECV)
+          return fail(e, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, a %s", r, i, v->ref,
+                      kind_name(R->ev[v->ref].kind)),
+                 NULL;
         op[i] = OP(RPO_NOP, 0, 0); /* pass 2 */
         break;
       case TUTTI_EV_COMPUTE:
-        if (!isfinite(e->u.seconds) || e->u.seconds < 0)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: COMPUTE of %g s", r, i, e->u.seconds);
+        if (!isfinite(v->u.seconds) || v->u.seconds < 0)
+          return fail(e, TUTTI_EINVAL, "rank %d event %u: COMPUTE of %g s", r, i, v->u.seconds),
+                 NULL;
         op[i] = OP(RPO_COMPUTE, 0, 0);
         break;
       case TUTTI_EV_REDUCE: /* the size in the op, unless it is huge */
-        op[i] = e->bytes < (UINT64_C(1) << 56) ? (e->bytes << 8 | RPO_REDUCE)
+        op[i] = v->bytes < (UINT64_C(1) << 56) ? (v->bytes << 8 | RPO_REDUCE)
                                                : OP(RPO_REDUCE_LOG, 0, 0);
         break;
       case TUTTI_EV_SPAN_BEGIN:
-        if (r == 0) rp->ncalls++;
+        if (r == 0) x->ncalls++;
         op[i] = OP(RPO_SPAN_BEGIN, 0, 0);
         break;
       case TUTTI_EV_SPAN_END:
         op[i] = OP(RPO_SPAN_END, 0, 0);
         break;
       default:
-        return fail(s, TUTTI_EINVAL, "rank %d event %u: unknown event kind %d", r, i, e->kind);
+        return fail(e, TUTTI_EINVAL, "rank %d event %u: unknown event kind %d", r, i, v->kind),
+               NULL;
       }
     }
   }
-  *nmsgs_out = nmsgs;
-  return 0;
+  x->nmsgs = nmsgs;
+  return NULL;
+}
+
+/* Pass 1 on one thread per CPU (up to 8), each a range of ranks with
+ * about as many events, when there are millions of events: it is the
+ * first read of the logs by this thread, and on the VMs this was measured
+ * on a first read of pages another thread wrote costs a hypervisor fault
+ * each -- 3.1 of the 9.4 s replay of 42 million events, on one thread.
+ * Then each range's message numbers move up by the sends of the ranges
+ * before it, and the first error in rank order is the one reported. */
+uint64_t tutti__replay_wide_events = UINT64_C(4) << 20;
+
+static int prepare_local_all(struct sim *s, uint64_t *nmsgs_out) {
+  struct tutti_replay *rp = s->rp;
+  int P = rp->nranks, n = rp->events < tutti__replay_wide_events ? 1 : wide_threads();
+  if (n > P) n = P;
+  struct pass1 *x = calloc((size_t)n, sizeof *x);
+  if (!x) return fail(s, TUTTI_ENOMEM, "out of memory");
+  for (int k = 0, r = 0; k < n; k++) { /* cut where the events reach k+1 n-ths */
+    x[k].s = s, x[k].r0 = r;
+    x[k].e = (struct sim){.errbuf = x[k].errbuf, .errlen = sizeof x[k].errbuf};
+    uint64_t cut = rp->events * (uint64_t)(k + 1) / (uint64_t)n;
+    while (r < P && (k == n - 1 || rp->evoff[r + 1] <= cut)) r++;
+    x[k].r1 = r;
+  }
+  run_wide(prepare_local, x, sizeof *x, n);
+  uint64_t base = 0;
+  int rc = 0;
+  for (int k = 0; k < n && !rc; k++) {
+    if (x[k].e.err) {
+      rc = fail(s, x[k].e.err, "%s", x[k].errbuf);
+      break;
+    }
+    rp->ncalls += x[k].ncalls;
+    if (base + x[k].nmsgs >= NONE) {
+      rc = fail(s, TUTTI_EINVAL, "more than %u messages: too many for the replay", NONE - 1);
+      break;
+    }
+    if (base) /* the range's sends numbered from 0: move them up */
+      for (uint64_t i = rp->evoff[x[k].r0]; i < rp->evoff[x[k].r1]; i++)
+        if (RPO_KIND(rp->ops[i]) == RPO_SEND) rp->ops[i] += base << 32;
+    base += x[k].nmsgs;
+  }
+  free(x);
+  *nmsgs_out = base;
+  return rc;
 }
 
 /* Pass 2, rank by rank, on zeroed messages: fill each message at its SEND;
@@ -364,6 +480,7 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
   rp->events = nev;
   rp->ops = big_alloc(nev * sizeof *rp->ops);
   if (!rp->ops) goto nomem;
+  zero_wide(rp->ops, nev * sizeof *rp->ops); /* pass 1 writes every op: a first touch here */
   rp->state_bytes += nev * sizeof *rp->ops;
   for (int r = 0; r < nranks; r++) {
     struct rp_rank *R = &s->ranks[r];
@@ -372,12 +489,12 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
     R->n = rp->logs[r]->n;
     R->wait_msg = NONE;
   }
-  if (prepare_local(s, &nmsgs)) return s->err;
+  if (prepare_local_all(s, &nmsgs)) return s->err;
   rp->nmsgs = (uint32_t)nmsgs;
   rp->messages = nmsgs;
   rp->msgs = s->msgs = big_alloc(nmsgs * sizeof *rp->msgs);
   if (!rp->msgs) goto nomem;
-  memset(rp->msgs, 0, nmsgs * sizeof *rp->msgs);
+  zero_wide(rp->msgs, nmsgs * sizeof *rp->msgs);
   rp->state_bytes += nmsgs * sizeof *rp->msgs;
   if (rp->ncalls) {
     rp->calls = calloc((size_t)rp->ncalls, sizeof *rp->calls);

@@ -634,6 +634,51 @@ Test(determinism, construction_order_does_not_matter, .timeout = 30) {
   bld_free(b);
 }
 
+/* The first pass on one thread per CPU (past tutti__replay_wide_events)
+ * gives what it gives on one: the same ops, messages and times. */
+Test(determinism, wide_first_pass_equals_narrow, .timeout = 30) {
+  tutti_model_t m = mixed_model();
+  struct bld *b = random_pairs(61, 50, 42, 0);
+  uint64_t keep = tutti__replay_wide_events;
+  tutti__replay_wide_events = UINT64_MAX;
+  struct tutti_replay *one = replay(b, &m);
+  tutti__replay_wide_events = 0;
+  struct tutti_replay *wide = replay(b, &m);
+  tutti__replay_wide_events = keep;
+  cr_assert(eq(u64, one->events, wide->events));
+  cr_assert(memcmp(one->ops, wide->ops, one->events * sizeof *one->ops) == 0);
+  cr_assert(eq(u32, one->nmsgs, wide->nmsgs));
+  cr_assert(memcmp(one->msgs, wide->msgs, one->nmsgs * sizeof *one->msgs) == 0);
+  cr_assert(memcmp(one->rank_end, wide->rank_end, 61 * sizeof(double)) == 0);
+  cr_assert(eq(int, one->ncalls, wide->ncalls));
+  tutti__replay_free(one);
+  tutti__replay_free(wide);
+  bld_free(b);
+}
+
+/* ... and the same first error, in rank order, wherever the ranks are cut. */
+Test(errors, wide_first_pass_reports_the_lowest_rank, .timeout = 30) {
+  tutti_model_t m = mixed_model();
+  const int bad[][2] = {{2, 57}, {57, -1}, {0, 60}};
+  for (int c = 0; c < 3; c++) {
+    char want[256], got[256];
+    struct bld *b = random_pairs(61, 20, 5, 0);
+    for (int k = 0; k < 2; k++)
+      if (bad[c][k] >= 0) push(b, bad[c][k], TUTTI_EV_WAIT, 0, 0, 1u << 30, 0); /* a later event */
+    uint64_t keep = tutti__replay_wide_events;
+    tutti__replay_wide_events = UINT64_MAX;
+    cr_assert(eq(int, replay_err(b, &m, want, sizeof want), TUTTI_EINVAL));
+    tutti__replay_wide_events = 0;
+    cr_assert(eq(int, replay_err(b, &m, got, sizeof got), TUTTI_EINVAL));
+    tutti__replay_wide_events = keep;
+    char rank[32];
+    snprintf(rank, sizeof rank, "rank %d event", bad[c][0]);
+    cr_assert(not(eq(ptr, strstr(want, rank), NULL)), "%s", want);
+    cr_assert(eq(str, got, want));
+    bld_free(b);
+  }
+}
+
 /* ----------------------------------------------------------- bad logs */
 
 Test(errors, bad_logs, .timeout = 10) {
