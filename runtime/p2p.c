@@ -310,6 +310,7 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
   }
   if (eager) {
     if (dest != r->rank) box = box_claim(r, o, pay);
+    if (!box && w->fibers) pool_throttle(r, pay);
     if (!(m = box ? box : pool_get(r, pay))) {
       if (q) req_free(r, q);
       return TUTTI_ENOMEM;
