@@ -23,9 +23,10 @@
  * keeps a rank in it at most once. A wake-up may be stale (the fiber saw
  * its doorbell cleared and went on before it was resumed); it then finds
  * its doorbell nonzero again and suspends, so stale runs are harmless.
- * A worker with nothing to run sleeps on its `idle` futex: idle = 1, full
- * barrier, re-check the queue; a waker pushes (a full barrier) and clears
- * idle if set -- one of the two sees the other.
+ * A worker with nothing to run polls its queue briefly while another
+ * worker runs (IDLE_POLLS), then sleeps on its `idle` futex: idle = 1,
+ * full barrier, re-check the queue; a waker pushes (a full barrier) and
+ * clears idle if set -- one of the two sees the other.
  *
  * Context switching is boost.context's make_fcontext/jump_fcontext (a few
  * instructions, no system call: Debian's libboost-context-dev) when the
@@ -86,9 +87,12 @@ struct tutti_worker {
   struct __cds_wfcq_head head TUTTI_ALIGNED; /* the run queue */
   struct cds_wfcq_tail tail TUTTI_ALIGNED;
   int32_t idle TUTTI_ALIGNED; /* futex: 1 while it sleeps for want of work */
+  int32_t gone;               /* 1 once all its ranks have ended */
 
   /* private to the worker thread */
   struct tutti_world *world TUTTI_ALIGNED;
+  struct tutti_worker *all; /* every worker of the run, nall of them */
+  int nall;
   pthread_t thread;
   bool started;
   int first, n, live; /* its ranks [first, first + n), those not ended */
@@ -226,8 +230,30 @@ void tutti__fiber_yield(struct tutti_rank *r) {
   tutti__fiber_suspend(r);
 }
 
+/* Polls of an empty run queue before sleeping, while another worker
+ * runs: what it runs mostly wakes a rank of ours within microseconds (a
+ * barrier's, a reduction's partner), and a sleeping worker costs that
+ * waker a futex call and itself a wake-up across cores (33-37 us). Not
+ * longer: on a shared machine a poll takes the core from someone. */
+#define IDLE_POLLS 256
+
+static bool others_awake(const struct tutti_worker *k) {
+  for (int j = 0; j < k->nall; j++) {
+    const struct tutti_worker *o = &k->all[j];
+    if (o != k && !__atomic_load_n(&o->idle, __ATOMIC_RELAXED) &&
+        !__atomic_load_n(&o->gone, __ATOMIC_RELAXED))
+      return true;
+  }
+  return false;
+}
+
 /* Sleep until a waker clears idle, unless the queue has something. */
 static void idle_wait(struct tutti_worker *k) {
+  if (others_awake(k))
+    for (int i = 0; i < IDLE_POLLS; i++) {
+      if (!cds_wfcq_empty(&k->head, &k->tail)) return;
+      caa_cpu_relax();
+    }
   __atomic_store_n(&k->idle, 1, __ATOMIC_SEQ_CST);
   if (!cds_wfcq_empty(&k->head, &k->tail)) {
     __atomic_store_n(&k->idle, 0, __ATOMIC_SEQ_CST);
@@ -343,6 +369,7 @@ static void *worker_main(void *arg) {
     }
     if (r->fdone) k->live--;
   }
+  __atomic_store_n(&k->gone, 1, __ATOMIC_RELAXED);
 #ifdef TUTTI_TSAN
   for (int i = k->first; i < k->first + k->n; i++) __tsan_destroy_fiber(w->ranks[i]->san_fiber);
 #endif
@@ -382,6 +409,7 @@ void tutti__fibers_run(struct tutti_world *w) {
     struct tutti_worker *k = &ks[j];
     __cds_wfcq_init(&k->head, &k->tail);
     k->world = w;
+    k->all = ks, k->nall = W;
     k->first = (int)((int64_t)w->nranks * j / W);
     k->n = (int)((int64_t)w->nranks * (j + 1) / W) - k->first;
   }
