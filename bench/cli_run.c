@@ -503,10 +503,12 @@ static void print_split(const struct cli_result *res) {
   printf(", reference %s\n", tutti_format_time(res->reference_time, s3, sizeof s3));
   double share = res->ranks_cpu > 0 ? 100 * res->check_cpu / res->ranks_cpu : 0;
   printf(
-      "rank CPU      %s over all ranks, %.0f%% of it checking (%s); %llu wake-ups, %llu sleeps\n",
+      "rank CPU      %s over all ranks, %.0f%% of it checking (%s); %llu wake-ups, %llu sleeps",
       tutti_format_time(res->ranks_cpu, s1, sizeof s1), share,
       tutti_format_time(res->check_cpu, s2, sizeof s2), (unsigned long long)res->stats.wakeups,
       (unsigned long long)res->stats.sleeps);
+  if (res->stats.workers > 0) printf("; fibers on %d worker threads", res->stats.workers);
+  printf("\n");
 }
 
 /* What an `auto` ran: its choice (tutti_auto_choose, the same call the
@@ -541,8 +543,8 @@ static void print_table(const struct cli_job *j, const struct cli_opts *o,
            by_rule ? " (by the rules file)" : " (least estimate; ties: first registered)");
     printf("%-13s %s\n", by_rule ? "rule" : "estimates", by_rule ? ac->why + 5 : ac->why);
   }
-  if (res->stats.workers > 0)
-    printf("ranks         %d, fibers on %d worker threads\n", P, res->stats.workers);
+  if (res->stats.workers > 0) /* how many workers: the machine's, in the rank CPU line */
+    printf("ranks         %d, as fibers\n", P);
   else
     printf("ranks         %d\n", P);
   if (tutti_coll_traits(j->coll) & TUTTI_COLL_DATA)
