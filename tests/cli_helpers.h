@@ -121,4 +121,27 @@ static inline void fails_with(struct cli c, int status, const char *sub) {
   if (sub) HAS(c.err, sub);
 }
 
+/* 1 if an executable `name` is on the PATH (Open MPI's mpirun, mpicc). */
+static inline int on_path(const char *name) {
+  const char *path = getenv("PATH");
+  char buf[4096];
+  for (const char *p = path ? path : ""; *p;) {
+    size_t n = strcspn(p, ":");
+    snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
+    if (n && !access(buf, X_OK)) return 1;
+    p += n + (p[n] == ':');
+  }
+  return 0;
+}
+
+/* Seconds per unit of a time as tutti prints it (tutti_format_time). */
+static inline double unit_scale(const char *u) {
+  static const char *const units[] = {"s", "ms", "us", "ns", "ps"};
+  static const double scale[] = {1, 1e-3, 1e-6, 1e-9, 1e-12};
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(u, units[i])) return scale[i];
+  cr_fatal("unknown time unit '%s'", u);
+  return 0;
+}
+
 #endif

@@ -38,15 +38,6 @@ struct row {
   int batch;
 };
 
-static double unit_scale(const char *u) {
-  static const char *const units[] = {"s", "ms", "us", "ns", "ps"};
-  static const double scale[] = {1, 1e-3, 1e-6, 1e-9, 1e-12};
-  for (int i = 0; i < 5; i++)
-    if (!strcmp(u, units[i])) return scale[i];
-  cr_fatal("unknown time unit '%s'", u);
-  return 0;
-}
-
 /* The rows named `name` in the output, one per block, in order: how many
  * were found (up to max). A row: "  NAME  TIME UNIT  XFLOOR  XMPI  BATCH". */
 static int rows_of(const char *out, const char *name, struct row *r, int max) {
@@ -141,18 +132,6 @@ Test(bench_coll, algos_picks_rows, .timeout = 120) {
   }
   cr_assert(eq(ptr, strstr(c.out, "\nreduce on "), NULL));
   cli_free(&c);
-}
-
-static int on_path(const char *name) {
-  const char *path = getenv("PATH");
-  char buf[4096];
-  for (const char *p = path ? path : ""; *p;) {
-    size_t n = strcspn(p, ":");
-    snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
-    if (n && !access(buf, X_OK)) return 1;
-    p += n + (p[n] == ':');
-  }
-  return 0;
 }
 
 Test(bench_coll, open_mpi_row_when_installed, .timeout = 600) {

@@ -337,41 +337,9 @@ static int recording_fn(tutti_rank_t *r, void *arg) {
   return tutti_barrier(r, NULL);
 }
 
-/* The OS refusing the k-th thread (the hook stands for EAGAIN from
- * pthread_create: RLIMIT_NPROC does not bind root, and RLIMIT_AS cannot
- * be used under the sanitizers): a clear error naming the thread and the
- * limits, no rank function started, every created thread joined, nothing
- * leaked, and the world usable again. */
-Test(threads, refused_thread_anywhere_is_a_clean_error, .timeout = 60) {
-  const int P = 9;
-  tutti_world_t *w = hockney_world(P, 0);
-  for (int k = 0; k < P; k++) {
-    cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_THREAD, k, 0, 0), 0));
-    int started = 0;
-    cr_assert(eq(int, tutti_world_run(w, recording_fn, &started), TUTTI_ETHREADS));
-    cr_assert(eq(int, started, 0), "no rank function may start");
-    char want[64];
-    snprintf(want, sizeof want, "could not create rank thread %d of %d", k, P);
-    cr_assert(not(eq(ptr, strstr(tutti_world_error(w), want), NULL)), "%s", tutti_world_error(w));
-    cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "threads-max"), NULL)));
-  }
-  cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_THREAD, -1, 0, 0), 0));
-  int started = 0;
-  cr_assert(eq(int, tutti_world_run(w, recording_fn, &started), 0), "%s", tutti_world_error(w));
-  cr_assert(eq(int, started, P));
-  tutti_world_destroy(w);
-}
-
-/* Past 4096 ranks the threads are created by one spawner per CPU, each a
- * slice (world.c): a refusal in a later slice is as clean, names that
- * rank, and no rank function starts though the other slices' threads are
- * all up. */
-Test(threads, refused_thread_in_a_later_slice_is_a_clean_error, .timeout = 120) {
-#ifdef __SANITIZE_THREAD__
-  cr_skip_test("4100 threads: ThreadSanitizer's state per thread (the other builds run it)");
-#endif
-  const int P = 4100, k = 3001;
-  tutti_world_t *w = hockney_world(P, 0);
+/* World w of P ranks refusing rank k's thread: a clear error naming the
+ * thread and the limits, no rank function started. */
+static void refused(tutti_world_t *w, int P, int k) {
   cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_THREAD, k, 0, 0), 0));
   int started = 0;
   cr_assert(eq(int, tutti_world_run(w, recording_fn, &started), TUTTI_ETHREADS));
@@ -379,8 +347,39 @@ Test(threads, refused_thread_in_a_later_slice_is_a_clean_error, .timeout = 120) 
   char want[64];
   snprintf(want, sizeof want, "could not create rank thread %d of %d", k, P);
   cr_assert(not(eq(ptr, strstr(tutti_world_error(w), want), NULL)), "%s", tutti_world_error(w));
+  cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "threads-max"), NULL)));
+}
+
+/* ... and then usable again: every rank runs. */
+static void usable_again(tutti_world_t *w, int P) {
   cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_THREAD, -1, 0, 0), 0));
+  int started = 0;
   cr_assert(eq(int, tutti_world_run(w, recording_fn, &started), 0), "%s", tutti_world_error(w));
   cr_assert(eq(int, started, P));
+}
+
+/* The OS refusing the k-th thread (the hook stands for EAGAIN from
+ * pthread_create: RLIMIT_NPROC does not bind root, and RLIMIT_AS cannot
+ * be used under the sanitizers): a clear error, every created thread
+ * joined, nothing leaked, and the world usable again. */
+Test(threads, refused_thread_anywhere_is_a_clean_error, .timeout = 60) {
+  const int P = 9;
+  tutti_world_t *w = hockney_world(P, 0);
+  for (int k = 0; k < P; k++) refused(w, P, k);
+  usable_again(w, P);
+  tutti_world_destroy(w);
+}
+
+/* Past 4096 ranks the threads are created by one spawner per CPU, each a
+ * slice (world.c): a refusal in a later slice is as clean and names that
+ * rank, though the other slices' threads are all up. */
+Test(threads, refused_thread_in_a_later_slice_is_a_clean_error, .timeout = 120) {
+#ifdef __SANITIZE_THREAD__
+  cr_skip_test("4100 threads: ThreadSanitizer's state per thread (the other builds run it)");
+#endif
+  const int P = 4100;
+  tutti_world_t *w = hockney_world(P, 0);
+  refused(w, P, 3001);
+  usable_again(w, P);
   tutti_world_destroy(w);
 }

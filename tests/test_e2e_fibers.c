@@ -436,27 +436,6 @@ Test(cli, bench_fibers_runs_both_modes, .timeout = 120) {
 
 /* ------------------------------------------------- bench fibers: Open MPI */
 
-static int on_path(const char *name) {
-  const char *path = getenv("PATH");
-  char buf[4096];
-  for (const char *p = path ? path : ""; *p;) {
-    size_t n = strcspn(p, ":");
-    snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
-    if (n && !access(buf, X_OK)) return 1;
-    p += n + (p[n] == ':');
-  }
-  return 0;
-}
-
-static double unit_scale(const char *u) {
-  static const char *const units[] = {"s", "ms", "us", "ns", "ps"};
-  static const double scale[] = {1, 1e-3, 1e-6, 1e-9, 1e-12};
-  for (int i = 0; i < 5; i++)
-    if (!strcmp(u, units[i])) return scale[i];
-  cr_fatal("unknown time unit '%s'", u);
-  return 0;
-}
-
 /* One native row: "P  WHAT  THREADS U  FIBERS U  R1x  MPI U|-  R2x|-  R3x|-  ...". */
 struct frow {
   double thr, fib, thr_fib, mpi, mpi_fib, mpi_thr; /* mpi: 0 when "-" */
