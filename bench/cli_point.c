@@ -3,6 +3,8 @@
  * run it on a world, verify it, and write it as a JSON object or a CSV
  * row. The suite and the sweep differ in what they enumerate and how they
  * print a collection, never in how a point is run or what its fields mean.
+ * A timing-only `auto` takes the figures of the point that ran its choice
+ * (cli_points_run).
  */
 #include <stdio.h>
 #include <string.h>
