@@ -353,6 +353,13 @@ bool tutti__membarrier_ready(void);
 /* world.c: a rank's whole life on its thread or fiber, after the start:
  * its function, the failure it returns, its departure. */
 void tutti__rank_body(struct tutti_rank *r);
+/* fn on each of parts[0..n) (each `size` bytes, n <= TUTTI__WIDE_MAX):
+ * part 0 on the calling thread, the others on threads of their own (a
+ * part whose thread cannot be had, on the caller); returns when all are
+ * done. For work whose cost is the kernel's or the hypervisor's per page
+ * or per thread, which runs on whichever core asks (world.c, replay_prep.c). */
+#define TUTTI__WIDE_MAX 16
+void tutti__run_wide(void *(*fn)(void *), void *parts, size_t size, int n);
 
 /* fiber.c: ranks as fibers. tutti__fibers_run runs the world's ranks on
  * its workers (the rank stacks reserved) and returns once all have ended;

@@ -6,13 +6,13 @@
  * its message, the spans as calls -- and, with a topology, find the links
  * that carry one rank's messages only. Every error names the rank and the
  * event. The logs are read, never written. With millions of events the
- * first pass and the zeroing of the big arrays run on one thread per CPU
- * (first touching memory is most of their cost; see zero_wide).
+ * first pass (the first write of the ops) and the zeroing of the message
+ * array run on one thread per CPU (first touching memory is most of their
+ * cost; see zero_wide).
  */
 #include "replay_sim.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -137,21 +137,6 @@ static int wide_threads(void) {
   return n < 1 ? 1 : n > WIDE_MAX ? WIDE_MAX : (int)n;
 }
 
-/* fn on each of parts[0..n) (each `size` bytes): part 0 on this thread,
- * the others on threads of their own (on this one when none can be had). */
-static void run_wide(void *(*fn)(void *), void *parts, size_t size, int n) {
-  pthread_t t[WIDE_MAX];
-  int started[WIDE_MAX] = {0};
-  for (int k = 1; k < n; k++)
-    started[k] = !pthread_create(&t[k], NULL, fn, (char *)parts + k * size);
-  fn(parts);
-  for (int k = 1; k < n; k++)
-    if (started[k])
-      pthread_join(t[k], NULL);
-    else
-      fn((char *)parts + k * size);
-}
-
 /* Zeroing a big array on every CPU at once. The first write to a page is
  * most of what the array costs -- the kernel clears the page, and on the
  * VMs this was measured on a hypervisor fault comes with it: 1 GiB took
@@ -176,7 +161,7 @@ static void zero_wide(void *p, size_t bytes) {
   for (int k = 0; k < n; k++)
     z[k] = (struct zpart){(char *)p + (size_t)k * chunk,
                           k == n - 1 ? bytes - (size_t)k * chunk : chunk};
-  run_wide(zero_part, z, sizeof *z, n);
+  tutti__run_wide(zero_part, z, sizeof *z, n);
 }
 
 /* ------------------------------------------------------- indexing the logs */
@@ -278,7 +263,7 @@ static int prepare_local_all(struct sim *s, uint64_t *nmsgs_out) {
     while (r < P && (k == n - 1 || rp->evoff[r + 1] <= cut)) r++;
     x[k].r1 = r;
   }
-  run_wide(prepare_local, x, sizeof *x, n);
+  tutti__run_wide(prepare_local, x, sizeof *x, n);
   uint64_t base = 0;
   int rc = 0;
   for (int k = 0; k < n && !rc; k++) {
@@ -480,7 +465,6 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
   rp->events = nev;
   rp->ops = big_alloc(nev * sizeof *rp->ops);
   if (!rp->ops) goto nomem;
-  zero_wide(rp->ops, nev * sizeof *rp->ops); /* pass 1 writes every op: a first touch here */
   rp->state_bytes += nev * sizeof *rp->ops;
   for (int r = 0; r < nranks; r++) {
     struct rp_rank *R = &s->ranks[r];

@@ -370,12 +370,24 @@ static void stacks_reserve(struct tutti_world *w) {
   w->stacks = p, w->stack_slot = slot, w->stacks_len = len, w->stack_guard = guard;
 }
 
+void tutti__run_wide(void *(*fn)(void *), void *parts, size_t size, int n) {
+  pthread_t t[TUTTI__WIDE_MAX];
+  bool started[TUTTI__WIDE_MAX] = {0};
+  for (int k = 1; k < n; k++)
+    started[k] = !pthread_create(&t[k], NULL, fn, (char *)parts + k * size);
+  fn(parts);
+  for (int k = 1; k < n; k++)
+    if (started[k])
+      pthread_join(t[k], NULL);
+    else
+      fn((char *)parts + k * size);
+}
+
 /* A slice of the ranks whose threads one spawner creates. */
 struct spawn {
   struct tutti_world *w;
   int lo, hi;
   int failed, err; /* the first rank whose thread was refused (hi: none), errno */
-  pthread_t thread;
 };
 
 static void *spawn_slice(void *arg) {
@@ -412,24 +424,15 @@ static void *spawn_slice(void *arg) {
 /* One thread per rank, created behind the closed gate by the spawners,
  * then joined. The lowest refused rank is the one reported. */
 static void threads_run(struct tutti_world *w) {
-  enum { MAX_SPAWNERS = 16 };
-  struct spawn sp[MAX_SPAWNERS];
+  struct spawn sp[TUTTI__WIDE_MAX];
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   if (n > w->nranks / SPAWN_SLICE) n = w->nranks / SPAWN_SLICE;
-  if (n > MAX_SPAWNERS) n = MAX_SPAWNERS;
+  if (n > TUTTI__WIDE_MAX) n = TUTTI__WIDE_MAX;
   if (n < 1) n = 1;
   for (int k = 0; k < n; k++)
     sp[k] = (struct spawn){
         .w = w, .lo = (int)((long)w->nranks * k / n), .hi = (int)((long)w->nranks * (k + 1) / n)};
-  /* slice 0 on this thread; a spawner that cannot be had leaves its slice here too */
-  int helpers = 0;
-  for (int k = 1; k < n; k++) {
-    if (pthread_create(&sp[k].thread, NULL, spawn_slice, &sp[k])) break;
-    helpers = k;
-  }
-  spawn_slice(&sp[0]);
-  for (int k = 1; k <= helpers; k++) pthread_join(sp[k].thread, NULL);
-  for (int k = helpers + 1; k < n; k++) spawn_slice(&sp[k]);
+  tutti__run_wide(spawn_slice, sp, sizeof *sp, (int)n);
   for (int k = 0; k < n; k++)
     if (sp[k].failed < sp[k].hi) {
       int i = sp[k].failed;
