@@ -51,16 +51,28 @@ struct tutti_ev {
   } u;
 };
 
+enum tutti_evlog_refusal {
+  TUTTI_EVLOG_FULL = 1, /* n == max */
+  TUTTI_EVLOG_BUDGET,   /* the shared budget is spent */
+  TUTTI_EVLOG_NOMEM,    /* realloc failed (or the test hook refused) */
+};
+
 struct tutti_evlog {
   struct tutti_ev *ev;
   uint32_t n, cap;
   uint32_t max;    /* at most this many events (tutti_config_t.max_events); 0: 2^32 - 1 */
   uint32_t refuse; /* test hook: growing past this many fails as if out of memory; 0: off */
+  /* Capacity, in events, that the logs sharing it may still take (atomic;
+   * a log takes what it grows by and gives it back when freed). A world's
+   * automatic limit is such a budget, not a share per rank: a flat root
+   * records 2P events while its leaves record 2. NULL: no budget. */
+  uint64_t *budget;
+  uint8_t refusal; /* why the last push failed, enum tutti_evlog_refusal */
 };
 
-/* Append one event (the log grows by doubling, never past max); returns
- * its index, or UINT32_MAX when the log is full (n == max) or out of
- * memory (the rank then fails with TUTTI_ENOMEM, p2p.c). */
+/* Append one event (the log grows by doubling, never past max nor past
+ * the budget); returns its index, or UINT32_MAX when it cannot (refusal
+ * says why; the rank then fails with TUTTI_ENOMEM, p2p.c). */
 uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev);
 void tutti__evlog_clear(struct tutti_evlog *log);
 void tutti__evlog_free(struct tutti_evlog *log);

@@ -36,10 +36,10 @@
  * Stacks come from the world's one region (world.c stacks_reserve): a
  * guard page below each while vm.max_map_count allows (a rank that runs
  * into it ends the run with TUTTI_ESTACK naming the rank, caught by a
- * SIGSEGV handler on an alternate stack), and always a canary at the
- * bottom, checked whenever the fiber switches out (a rank that has written
- * over it fails the same way, after the fact: without a guard page an
- * overflow may first have corrupted the stack below).
+ * SIGSEGV handler on an alternate stack), and always a canary below its
+ * frames (canary_of), checked whenever the fiber switches out (a rank that
+ * has written over it fails the same way, after the fact: without a guard
+ * page an overflow may first have corrupted the stack below).
  */
 #include <errno.h>
 #include <limits.h>
@@ -124,8 +124,24 @@ static char *stack_lo(const struct tutti_rank *r) {
   return w->stacks + (size_t)r->rank * w->stack_slot + w->stack_guard;
 }
 
+#define CANARY_BYTES (CANARY_WORDS * sizeof(uint64_t))
+
+/* With a guard page the canary is the bottom of the fiber's own stack.
+ * Without one (past some 32000 fibers) it is the top of the slot below
+ * (world.c leaves a page below the first), which that slot's fiber touches
+ * anyway: a canary in each fiber's own bottom page would touch one more
+ * page per fiber, 4 GiB and seconds of page faults at 10^6 fibers. */
+static uint64_t *canary_of(const struct tutti_rank *r) {
+  char *lo = stack_lo(r);
+  return (uint64_t *)(r->world->stack_guard ? lo : lo - CANARY_BYTES);
+}
+
+void *tutti__fiber_canary(const struct tutti_rank *r) {
+  return canary_of(r);
+}
+
 static size_t stack_size(const struct tutti_world *w) {
-  return w->stack_slot - w->stack_guard;
+  return w->stack_slot - w->stack_guard - (w->stack_guard ? 0 : CANARY_BYTES);
 }
 
 /* ------------------------------------------------------------ switching */
@@ -275,7 +291,7 @@ static void overflowed(struct tutti_worker *k, struct tutti_rank *r, const char 
 }
 
 static bool canary_intact(const struct tutti_rank *r) {
-  const uint64_t *c = (const uint64_t *)stack_lo(r);
+  const uint64_t *c = canary_of(r);
   for (int i = 0; i < CANARY_WORDS; i++)
     if (c[i] != CANARY) return false;
   return true;
@@ -308,7 +324,7 @@ static void fiber_make(struct tutti_worker *k, struct tutti_rank *r) {
   r->worker = k;
   r->fdone = false;
   r->queued = 1;
-  uint64_t *c = (uint64_t *)stack_lo(r);
+  uint64_t *c = canary_of(r);
   for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
 #ifdef TUTTI_HAVE_FCONTEXT
   r->fctx = make_fcontext(stack_lo(r) + stack_size(r->world), stack_size(r->world), fiber_entry);

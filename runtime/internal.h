@@ -281,7 +281,8 @@ struct tutti_world {
    * across runs (world.c stacks_reserve); NULL: glibc's per-thread stacks;
    * stack_guard is 0 when fibers are too many for a guard page each */
   char *stacks;
-  size_t stack_slot, stacks_len, stack_guard;
+  size_t stack_slot, stacks_len, stack_guard, stacks_pad; /* pad: a page below, if no guards */
+  bool no_guards; /* test hook TUTTI__NO_GUARDS */
   bool fibers;  /* ranks are fibers (fiber.c), not threads */
   int nworkers; /* fibers: the worker threads */
   tutti_model_t model;
@@ -315,6 +316,10 @@ struct tutti_world {
   double wall_time;
 
   struct tutti_replay *replay; /* replay.c: result of the last recorded run */
+  /* the automatic max_events: event capacity the logs may still take,
+   * shared by all ranks (evlog.h); its total is ev_budget_total */
+  uint64_t ev_budget TUTTI_ALIGNED;
+  uint64_t ev_budget_total;
 
   /* Test-only (tutti__world_inject): rank fault_rank's fault_at-th posted
    * message (send or receive, counted from 1) fails with fault_err; the
@@ -370,6 +375,7 @@ void tutti__fiber_suspend(struct tutti_rank *r); /* r: to the worker, until made
 void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the others */
 __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);
 bool tutti__fiber_here(void); /* the caller is a fiber rank */
+void *tutti__fiber_canary(const struct tutti_rank *r); /* where r's stack canary lies */
 /* Give the core away while waiting for another rank's short step. */
 static inline void tutti__relax(struct tutti_rank *r) {
   if (r->world->fibers)
@@ -389,9 +395,22 @@ static inline void tutti__relax(struct tutti_rank *r) {
  *   TUTTI__FAULT_EVLOG: rank's event log fails to grow past k events, as
  *                       if realloc had returned NULL (err unused);
  *   TUTTI__FAULT_THREAD: creating rank's thread fails with EAGAIN, as if
- *                       the OS had refused it (k, err unused).
+ *                       the OS had refused it (k, err unused);
+ *   TUTTI__FAULT_BUDGET: the logs of all ranks together hold at most k
+ *                       events, as the automatic max_events does with a
+ *                       quarter of memory (a world created with max_events
+ *                       0; rank and err unused);
+ *   TUTTI__NO_GUARDS:   fiber stacks without guard pages, as past some
+ *                       32000 fibers (before the first run; rank, k, err
+ *                       unused).
  * rank -1 clears the fault of that kind. Returns 0 or TUTTI_EINVAL. */
-enum tutti__fault { TUTTI__FAULT_MSG = 1, TUTTI__FAULT_EVLOG, TUTTI__FAULT_THREAD };
+enum tutti__fault {
+  TUTTI__FAULT_MSG = 1,
+  TUTTI__FAULT_EVLOG,
+  TUTTI__FAULT_THREAD,
+  TUTTI__FAULT_BUDGET,
+  TUTTI__NO_GUARDS
+};
 int tutti__world_inject(tutti_world_t *w, int kind, int rank, uint64_t k, int err);
 /* Messages rank posted in the last run (what TUTTI__FAULT_MSG counts). */
 uint64_t tutti__world_posts(const tutti_world_t *w, int rank);

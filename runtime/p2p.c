@@ -90,11 +90,17 @@ static int push(struct tutti_rank *r, const struct tutti_ev *ev, uint32_t *index
   if (__builtin_expect(i == UINT32_MAX, 0)) {
     struct tutti_world *w = r->world;
     uint32_t n = r->log.n;
-    if (n >= (r->log.max ? r->log.max : UINT32_MAX))
+    if (r->log.refusal == TUTTI_EVLOG_FULL)
       tutti__fail(w, r->rank, TUTTI_ENOMEM,
                   "rank %d: event log full at %" PRIu32 " events (the limit per rank, max_events; "
                   "%zu bytes each; raise it or record fewer calls)",
                   r->rank, n, sizeof(struct tutti_ev));
+    else if (r->log.refusal == TUTTI_EVLOG_BUDGET)
+      tutti__fail(w, r->rank, TUTTI_ENOMEM,
+                  "rank %d: event logs full: all ranks' logs hold %" PRIu64 " events, the "
+                  "automatic limit (a quarter of physical memory at %zu bytes each; set "
+                  "max_events, or record fewer calls or ranks)",
+                  r->rank, w->ev_budget_total, sizeof(struct tutti_ev));
     else
       tutti__fail(w, r->rank, TUTTI_ENOMEM,
                   "rank %d: out of memory for its event log (%" PRIu32 " events, %zu bytes each)",

@@ -84,16 +84,26 @@ static int env_perturb(unsigned *seed) {
   return 1;
 }
 
-/* The automatic max_events (tutti_config_t): the logs of all ranks within
- * a quarter of physical memory, so that a run that would record too much
- * fails with a message instead of meeting the OOM killer (the replay needs
- * about as much again, runtime/MODEL.md "Memory"). */
-static uint32_t auto_max_events(int nranks) {
+/* The automatic max_events (tutti_config_t): the logs of all ranks
+ * together within a quarter of physical memory, so that a run that would
+ * record too much fails with a message instead of meeting the OOM killer
+ * (the replay needs about as much again, runtime/MODEL.md "Memory"). One
+ * budget for all, not a share each: at 262144 ranks a share would be 768
+ * events, and a flat root records 2P. 0: memory unknown, no budget. */
+static uint64_t auto_event_budget(void) {
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || psize <= 0) return 0; /* unknown: only the 2^32 cap */
-  uint64_t per = (uint64_t)pages * (uint64_t)psize / 4 / sizeof(struct tutti_ev) / (uint64_t)nranks;
-  if (per < 1024) per = 1024;
-  return per >= UINT32_MAX ? 0 : (uint32_t)per;
+  if (pages <= 0 || psize <= 0) return 0;
+  return (uint64_t)pages * (uint64_t)psize / 4 / sizeof(struct tutti_ev);
+}
+
+/* Every log shares a budget of `total` events (0: none), less what the
+ * logs already hold; between runs. */
+static void set_event_budget(struct tutti_world *w, uint64_t total) {
+  uint64_t held = 0;
+  for (int i = 0; i < w->nranks; i++) held += w->ranks[i]->log.cap;
+  w->ev_budget_total = total;
+  w->ev_budget = total > held ? total - held : 0;
+  for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.budget = total ? &w->ev_budget : NULL;
 }
 
 static int model_ok(const tutti_model_t *m) {
@@ -165,8 +175,8 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   for (int i = 0; i < w->nranks; i++) {
     if (!(w->ranks[i] = tutti__rank_new(w, i))) goto nomem;
   }
-  uint32_t max_events = cfg->max_events ? cfg->max_events : auto_max_events(w->nranks);
-  for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.max = max_events;
+  for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.max = cfg->max_events;
+  if (!cfg->max_events) set_event_budget(w, auto_event_budget());
   *out = w;
   return 0;
 einval:
@@ -186,7 +196,7 @@ void tutti_world_destroy(tutti_world_t *w) {
       if (w->ranks[i]) tutti__rank_free(w->ranks[i]);
   }
   free(w->ranks);
-  if (w->stacks) munmap(w->stacks, w->stacks_len);
+  if (w->stacks) munmap(w->stacks - w->stacks_pad, w->stacks_len);
   tutti__replay_free(w->replay);
   free(w);
 }
@@ -247,6 +257,12 @@ int tutti__world_inject(tutti_world_t *w, int kind, int rank, uint64_t k, int er
     for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.refuse = i == rank ? (uint32_t)k : 0;
   } else if (kind == TUTTI__FAULT_THREAD) {
     w->thread_refused = rank;
+  } else if (kind == TUTTI__NO_GUARDS) {
+    if (w->stacks) return TUTTI_EINVAL; /* reserved at the first run */
+    w->no_guards = true;
+  } else if (kind == TUTTI__FAULT_BUDGET) {
+    if (!w->ev_budget_total) return TUTTI_EINVAL; /* max_events set, or no budget */
+    set_event_budget(w, k);
   } else {
     return TUTTI_EINVAL;
   }
@@ -335,14 +351,16 @@ static void futex_hash_grow(int nranks) {
 /* Each guard page splits the region's mapping in two; past this many
  * ranks the guards would use up vm.max_map_count (65530 by default), so
  * fibers that many go without (fiber.c checks a canary instead). */
-static bool guards_affordable(int nranks) {
+static bool guards_affordable(const struct tutti_world *w) {
+  if (w->no_guards) return false;
   long cap = read_int_file("/proc/sys/vm/max_map_count");
-  return cap <= 0 || 2L * nranks + 8192 < cap;
+  return cap <= 0 || 2L * w->nranks + 8192 < cap;
 }
 
 /* The rank stacks as one region, reserved at the first run and kept until
  * the world is destroyed: slot i is a PROT_NONE guard page, then rank i's
- * stack. glibc's own stacks cost an mmap and an mprotect per thread and,
+ * stack (fibers too many for guards: a page, for rank 0's canary, then
+ * slots of bare stacks; fiber.c canary_of). glibc's own stacks cost an mmap and an mprotect per thread and,
  * past its 40 MiB stack cache, an munmap at each join, whose TLB
  * shootdowns across cores made most of the system time of starting and
  * joining 16384 ranks. If the region cannot be had, threads use glibc's
@@ -355,10 +373,10 @@ static void stacks_reserve(struct tutti_world *w) {
 #endif
   if (w->stacks) return;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  size_t guard = !w->fibers || guards_affordable(w->nranks) ? page : 0;
-  size_t slot = guard + (w->stack_size + page - 1) / page * page;
-  if (slot > SIZE_MAX / (size_t)w->nranks) return;
-  size_t len = slot * (size_t)w->nranks;
+  size_t guard = !w->fibers || guards_affordable(w) ? page : 0;
+  size_t slot = guard + (w->stack_size + page - 1) / page * page, pad = guard ? 0 : page;
+  if (slot > (SIZE_MAX - pad) / (size_t)w->nranks) return;
+  size_t len = pad + slot * (size_t)w->nranks;
   char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (p == MAP_FAILED) return;
@@ -367,7 +385,8 @@ static void stacks_reserve(struct tutti_world *w) {
       munmap(p, len);
       return;
     }
-  w->stacks = p, w->stack_slot = slot, w->stacks_len = len, w->stack_guard = guard;
+  w->stacks = p + pad, w->stack_slot = slot, w->stacks_len = len, w->stack_guard = guard;
+  w->stacks_pad = pad;
 }
 
 void tutti__run_wide(void *(*fn)(void *), void *parts, size_t size, int n) {

@@ -17,7 +17,8 @@
  * and hockney runs (every message rendezvous, recorded).
  *
  * Also: an event log that cannot grow (the hook's simulated allocation
- * failure) and one that reaches max_events, a user op that aborts its
+ * failure), one that reaches max_events, logs that spend the automatic
+ * limit's shared budget, a user op that aborts its
  * rank, and the OS refusing threads (RLIMIT_NPROC is not honoured for
  * root, so the refusal is forced with a stack no mmap can give, as in
  * test_e2e_p2p.c, here with a recorded run: nothing leaks either way).
@@ -279,6 +280,62 @@ Test(evlog, max_events_bounds_every_log, .timeout = 60) {
   cr_assert(eq(int, sscanf(e, "rank %d", &rank), 1), "%s", e);
   cr_assert(eq(u32, w->ranks[rank]->log.n, most - 1), "%s", e);
   for (int i = 0; i < P; i++) cr_assert(le(u32, w->ranks[i]->log.cap, most - 1));
+  tutti_world_destroy(w);
+}
+
+/* The automatic limit is one budget of events for all ranks' logs
+ * together, not a share each: a flat broadcast's root records 2P events a
+ * call while its leaves record 4, and at 262144 ranks an even share (a
+ * quarter of memory / 32 B / P = 768 events) would stop the root. With
+ * the budget set to exactly the capacity the run takes, the root holds
+ * far more than an even share; one event fewer than the run records fails
+ * the run naming a rank and the budget. */
+#define FLAT_CALLS 40
+static int flat_bcasts(tutti_rank_t *r, void *arg) {
+  const tutti_algo_t *a = arg;
+  int64_t x = 1;
+  for (int i = 0; i < FLAT_CALLS; i++) {
+    int rc = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, a);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+Test(evlog, automatic_limit_is_one_budget_for_all_ranks, .timeout = 60) {
+  const int P = 32;
+  tutti_algo_t flat;
+  cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", NULL, &flat, NULL, 0), 0));
+  tutti_world_t *w = hockney_world(P, 0);
+  cr_assert(eq(int, tutti_world_run(w, flat_bcasts, &flat), 0), "%s", tutti_world_error(w));
+  uint64_t caps = 0, events = 0;
+  for (int i = 0; i < P; i++) caps += w->ranks[i]->log.cap, events += w->ranks[i]->log.n;
+  uint32_t root = w->ranks[0]->log.n;
+  cr_assert(gt(u32, root, 2 * (P - 1) * FLAT_CALLS), "the root records a send and a wait a leaf");
+  cr_assert(gt(u64, (uint64_t)root * P, caps), "the root needs more than an even share");
+  tutti_world_destroy(w);
+
+  w = hockney_world(P, 0);
+  cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_BUDGET, -1, caps, 0), 0));
+  cr_assert(eq(int, tutti_world_run(w, flat_bcasts, &flat), 0), "%s", tutti_world_error(w));
+  cr_assert(eq(u32, w->ranks[0]->log.n, root));
+  tutti_world_destroy(w);
+
+  w = hockney_world(P, 0);
+  cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_BUDGET, -1, events - 1, 0), 0));
+  int rc = tutti_world_run(w, flat_bcasts, &flat);
+  cr_assert(eq(int, rc, TUTTI_ENOMEM), "%s: %s", tutti_err_name(rc), tutti_world_error(w));
+  char want[96];
+  snprintf(want, sizeof want, ": event logs full: all ranks' logs hold %llu events",
+           (unsigned long long)(events - 1));
+  const char *e = tutti_world_error(w);
+  int rank = -1;
+  cr_assert(not(eq(ptr, strstr(e, want), NULL)), "%s", e);
+  cr_assert(eq(int, sscanf(e, "rank %d", &rank), 1), "%s", e);
+  cr_assert(ge(int, rank, 0), "%s", e);
+  tutti_world_destroy(w);
+
+  w = hockney_world(P, 1000); /* an explicit max_events is a limit per rank, no budget */
+  cr_assert(eq(int, tutti__world_inject(w, TUTTI__FAULT_BUDGET, -1, caps, 0), TUTTI_EINVAL));
   tutti_world_destroy(w);
 }
 

@@ -300,22 +300,35 @@ Test(stack, overflow_into_the_guard_page_names_the_rank, .timeout = 60) {
   tutti_world_destroy(w);
 }
 
-/* Rank 4 writes over the bottom of its own stack, as a deep frame would
- * where no guard page is affordable. */
+/* Rank 4 writes over the canary below its frames, as a deep frame would
+ * where no guard page is affordable: with guard pages (the bottom of its
+ * own stack) and without (the top of rank 3's slot, as past some 32000
+ * fibers). */
 static int smash_canary_at_4(tutti_rank_t *r, void *arg) {
-  struct tutti_world *w = r->world;
-  if (r->rank == 4) memset(w->stacks + (size_t)4 * w->stack_slot + w->stack_guard, 0x55, 16);
+  if (r->rank == 4) memset(tutti__fiber_canary(r), 0x55, 16);
   return tutti_barrier(r, NULL);
 }
 
-Test(stack, a_smashed_canary_names_the_rank, .timeout = 60) {
+static void smash_canary(bool guards) {
   tutti_world_t *w = fworld(8, TUTTI_RANKS_AS_FIBERS, 2, NULL);
+  if (!guards) cr_assert(eq(int, tutti__world_inject(w, TUTTI__NO_GUARDS, -1, 0, 0), 0));
   int rc = tutti_world_run(w, smash_canary_at_4, NULL);
   cr_assert(eq(int, rc, TUTTI_ESTACK), "%d: %s", rc, tutti_world_error(w));
+  cr_assert(eq(int, w->stack_guard != 0, guards));
   cr_assert(ne(ptr, strstr(tutti_world_error(w), "rank 4 overflowed its stack"), NULL), "%s",
             tutti_world_error(w));
   cr_assert(ne(ptr, strstr(tutti_world_error(w), "canary"), NULL), "%s", tutti_world_error(w));
+  /* the next run writes the canaries afresh */
+  cr_assert(eq(int, tutti_world_run(w, ring_recv_first, NULL), TUTTI_EDEADLOCK));
   tutti_world_destroy(w);
+}
+
+Test(stack, a_smashed_canary_names_the_rank, .timeout = 60) {
+  smash_canary(true);
+}
+
+Test(stack, a_smashed_canary_names_the_rank_without_guard_pages, .timeout = 60) {
+  smash_canary(false);
 }
 
 /* -------------------------------------------------------------- bad input */

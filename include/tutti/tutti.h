@@ -92,8 +92,8 @@ typedef struct tutti_config {
   double time_scale;          /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1 */
   /* Events a rank may record (modeled or TUTTI_RECORD runs; 32 bytes
    * each): one more fails the run with TUTTI_ENOMEM naming the rank, before
-   * memory runs out. 0: automatic (the logs of all ranks together within a
-   * quarter of physical memory; runtime/MODEL.md "Memory"). */
+   * memory runs out. 0: automatic (one budget for the logs of all ranks
+   * together, a quarter of physical memory; runtime/MODEL.md "Memory"). */
   uint32_t max_events;
   /* What `auto` algorithms follow (coll.h, tutti_rules_t); NULL: none. Not
    * copied: it must outlive the world. */
