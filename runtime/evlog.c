@@ -28,7 +28,7 @@ static uint32_t refuse(struct tutti_evlog *log, uint8_t why) {
 
 uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev) {
   if (log->n == log->cap) {
-    uint32_t max = log->max ? log->max : UINT32_MAX; /* UINT32_MAX: the failure value */
+    uint32_t max = log->max ? log->max : UINT32_MAX;         /* UINT32_MAX: the failure value */
     if (log->n >= max) return refuse(log, TUTTI_EVLOG_FULL); /* full: refuse, do not wrap */
     uint32_t cap = log->cap ? (log->cap > max / 2 ? max : log->cap * 2) : (max < 16 ? max : 16);
     if (log->budget) { /* a budget nearly spent still gives what it has left */

@@ -282,7 +282,7 @@ struct tutti_world {
    * stack_guard is 0 when fibers are too many for a guard page each */
   char *stacks;
   size_t stack_slot, stacks_len, stack_guard, stacks_pad; /* pad: a page below, if no guards */
-  bool no_guards; /* test hook TUTTI__NO_GUARDS */
+  bool no_guards;                                         /* test hook TUTTI__NO_GUARDS */
   bool fibers;  /* ranks are fibers (fiber.c), not threads */
   int nworkers; /* fibers: the worker threads */
   tutti_model_t model;
@@ -374,7 +374,7 @@ void tutti__fiber_ready(struct tutti_rank *r);   /* any thread: make r runnable 
 void tutti__fiber_suspend(struct tutti_rank *r); /* r: to the worker, until made runnable */
 void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the others */
 __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);
-bool tutti__fiber_here(void); /* the caller is a fiber rank */
+bool tutti__fiber_here(void);                          /* the caller is a fiber rank */
 void *tutti__fiber_canary(const struct tutti_rank *r); /* where r's stack canary lies */
 /* Give the core away while waiting for another rank's short step. */
 static inline void tutti__relax(struct tutti_rank *r) {
