@@ -1,8 +1,9 @@
 /*
  * cli.h -- the pieces of the `tutti` command's collective commands
  * (bench/CLI.md): option parsing (cli_opts.c), running and verifying one
- * collective (cli_run.c, verify.c), listing the registry, trees and
- * profiles (cli_list.c) and the suite (cli_suite.c).
+ * collective (cli_run.c, verify.c) and its report (cli_report.c), listing
+ * the registry, trees and profiles (cli_list.c) and the suite
+ * (cli_suite.c).
  *
  * Every command function takes the arguments after its name and returns
  * the exit status of bench/CLI.md: CLI_OK, CLI_EVERIFY (a result failed
@@ -276,6 +277,34 @@ int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_nam
  * an algorithm that is not a tree. */
 int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
                  tutti_treespec_t *spec);
+
+/* ------------------------------------------------------------ run's report */
+
+/* The options `tutti run` takes (cli_run.c parses them, its --help lists them). */
+#define CLI_RUN_OPTS                                                                               \
+  (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
+   CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
+   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME) | CLI_O(RANKS_AS) | \
+   CLI_O(STACK))
+/* `tutti run --help` on f (cli_report.c). */
+void cli_run_help(FILE *f);
+/* What an `auto` ran: its choice (tutti_auto_choose, the same call the
+ * ranks made) into spec and why; "" for any other algorithm. */
+struct cli_auto_choice {
+  char spec[256], why[1024];
+};
+void cli_auto_choice(const struct cli_job *j, const tutti_model_t *m, const tutti_rules_t *rules,
+                     int P, size_t bytes, struct cli_auto_choice *out);
+/* The report of job j's run on stdout (P = o->nranks ranks, bytes per
+ * rank, on world w, the run's result res): the table, or bench/CLI.md's
+ * JSON object of `tutti run --json` on one line. */
+void cli_print_run(const struct cli_job *j, const struct cli_opts *o, const tutti_machine_t *mach,
+                   const struct cli_result *res, size_t bytes, const tutti_world_t *w,
+                   const struct cli_auto_choice *ac);
+void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti_machine_t *mach,
+                  const struct cli_result *res, size_t bytes, const tutti_world_t *w,
+                  const struct cli_auto_choice *ac);
 
 /* ------------------------------------------------------------ pages */
 

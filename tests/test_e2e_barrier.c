@@ -218,7 +218,7 @@ Test(modeled, no_exit_before_the_latest_entry, .timeout = 240) {
 
 /* ------------------------------------------------------------ modeled time */
 
-/* The postal numbers and f_L(n), computed here independently of tree.c. */
+/* The postal numbers and f_L(n), computed here independently of tree_build.c. */
 static int postal_f(int L, long n) {
   long F[512];
   for (int t = 0; t < 512; t++) {

@@ -1,5 +1,6 @@
 /*
- * test_unit_tree.c -- the pure tree builders (collectives/tree.c), no messaging.
+ * test_unit_tree.c -- the pure tree builders (collectives/tree_build.c, and
+ * the API over them, collectives/tree.c), no messaging.
  *
  * Every builder is checked against a whole tree built here independently,
  * top-down and recursively from the definitions in collectives/REFERENCE.md and tree.h,
