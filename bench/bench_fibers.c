@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "mpijob.h"
@@ -255,8 +256,10 @@ static int modeled_fn(tutti_rank_t *r, void *arg) {
 }
 
 /* One timing-only run under the teaching-hockney model; prints a row. */
-static int modeled_row(int P, int ranks_as, int coll, const char *algo, int calls,
-                       double *modeled) {
+/* params: NULL, or the parameters the row runs with (its name then gets
+ * a '*', which a note line explains). */
+static int modeled_row(int P, int ranks_as, int coll, const char *algo, const char *params,
+                       int calls, double *modeled) {
   tutti_machine_t mc;
   tutti_machine_spec_t ms = tutti_machine_spec_default();
   char err[512];
@@ -265,7 +268,7 @@ static int modeled_row(int P, int ranks_as, int coll, const char *algo, int call
     return 3;
   }
   struct mcall m = {coll, {0}, calls};
-  if (tutti_algo_select(coll, algo, NULL, &m.algo, err, sizeof err) ||
+  if (tutti_algo_select(coll, algo, params, &m.algo, err, sizeof err) ||
       tutti_algo_check_call(&m.algo, P, 0, coll == TUTTI_COLL_BARRIER ? 0 : 8, TUTTI_BOR, err,
                             sizeof err)) {
     printf("%8d  %-8s %-10s %-26s skipped: %s\n", P,
@@ -295,8 +298,10 @@ static int modeled_row(int P, int ranks_as, int coll, const char *algo, int call
   }
   tutti_world_stats(w, &st);
   char s1[32], s2[32];
+  char name[64];
+  snprintf(name, sizeof name, "%s%s", algo, params ? "*" : "");
   printf("%8d  %-8s %-10s %-26s %10s %9.2f s %10.3g %10.3g %8.2f GiB\n", P,
-         ranks_as == TUTTI_RANKS_AS_FIBERS ? "fibers" : "threads", tutti_coll_name(coll), algo,
+         ranks_as == TUTTI_RANKS_AS_FIBERS ? "fibers" : "threads", tutti_coll_name(coll), name,
          tutti_format_time(rep.modeled_time, s1, sizeof s1), wall, (double)st.messages,
          (double)rep.events / fmax(rep.replay_wall_time, 1e-9), peak_rss_gib());
   (void)s2;
@@ -320,7 +325,7 @@ static int modeled(int P) {
   double t[2];
   for (int k = 0; k < 2; k++) {
     int rc = modeled_row(P, k ? TUTTI_RANKS_AS_FIBERS : TUTTI_RANKS_AS_THREADS, TUTTI_COLL_BCAST,
-                         "scatter-allgather", 10, &t[k]);
+                         "scatter-allgather", NULL, 10, &t[k]);
     if (rc) return rc;
   }
   if (memcmp(&t[0], &t[1], sizeof t[0])) {
@@ -333,6 +338,15 @@ static int modeled(int P) {
   return 0;
 }
 
+/* Algorithms whose default parameters cannot run at 262144 ranks, and the
+ * registered parameters they run with there instead. */
+static const struct {
+  const char *name, *params, *why;
+} scale_params[] = {
+    {"scatter-allgather", "allgather=recursive-doubling",
+     "its default ring allgather posts P(P-1) messages, 6.9e10 at 262144 ranks"},
+};
+
 static int scale(void) {
   printf("\nscale (fibers, teaching-hockney, --no-data, 8 B, one call)\n\n");
   modeled_head();
@@ -342,13 +356,29 @@ static int scale(void) {
   for (size_t c = 0; c < 3; c++)
     for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++)
       if (d->coll == colls[c]) {
-        int rc = modeled_row(262144, TUTTI_RANKS_AS_FIBERS, d->coll, d->name, 1, &t);
+        const char *params = NULL;
+        for (size_t k = 0; k < sizeof scale_params / sizeof *scale_params; k++)
+          if (!strcmp(d->name, scale_params[k].name)) {
+            params = scale_params[k].params;
+            printf("%8s  (%s*: %s; it runs with %s)\n", "", d->name, scale_params[k].why, params);
+          }
+        int rc = modeled_row(262144, TUTTI_RANKS_AS_FIBERS, d->coll, d->name, params, 1, &t);
         if (rc) return rc;
       }
-  int rc = modeled_row(1048576, TUTTI_RANKS_AS_FIBERS, TUTTI_COLL_BCAST, "binomial", 1, &t);
+  const int big = 1048576;
+  int rc = modeled_row(big, TUTTI_RANKS_AS_FIBERS, TUTTI_COLL_BCAST, "binomial", NULL, 1, &t);
   if (!rc)
-    rc = modeled_row(1048576, TUTTI_RANKS_AS_FIBERS, TUTTI_COLL_REDUCE, "lambda-tree", 1, &t);
-  return rc;
+    rc = modeled_row(big, TUTTI_RANKS_AS_FIBERS, TUTTI_COLL_REDUCE, "lambda-tree", NULL, 1, &t);
+  if (rc) return rc;
+  /* The largest P: tutti's own limit, and what this machine's memory
+   * would hold at the peak per rank measured above. */
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  double per_rank = peak_rss_gib() * (1 << 30) / big;
+  printf("\nlargest P: %d, tutti's limit (TUTTI_ERANK above it); at %.1f KiB a rank (this\n"
+         "process's peak over %d ranks) this machine's %.0f GiB would hold about %.2g ranks\n",
+         big, per_rank / 1024, big, (double)pages * psize / (1 << 30),
+         (double)pages * psize / per_rank);
+  return 0;
 }
 
 int tutti_bench_fibers(int argc, char **argv) {

@@ -29,7 +29,9 @@
  * blocks ranks leave the scatter at different times and ring steps carry
  * blocks of two sizes; the cost function then replays the schedule
  * rank by rank (rendezvous: a transfer starts when both ends are there),
- * which is exact: O(P log P) for the scatter, O(P^2) for the ring.
+ * which is exact: O(P log P) for the scatter, O(P^2) for the ring; past
+ * 10000 ranks the ring's part is bounded instead (every rank starts it
+ * when the last leaves the scatter, every step moves the longest block).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -84,6 +86,11 @@ int tutti__bcast_scatter_allgather(tutti_rank_t *r, void *buf, long count, tutti
 
 /* ------------------------------------------------------------------ cost */
 
+/* Steps of the ring the cost function replays exactly (P^2 of them): past
+ * this (P > 10000) an upper bound, which auto's choice at 262144 ranks can
+ * afford (the replay would take minutes). */
+#define RING_EXACT_MAX 1e8
+
 /* Hockney, exact: the schedule above replayed with rendezvous transfers
  * (a transfer starts when sender and receiver have both posted and ends
  * alpha + beta b later; each rank sends and receives one at a time).
@@ -125,6 +132,16 @@ double tutti__bcast_scatter_allgather_cost(const tutti_algo_t *a, int P, int roo
       }
       for (int v = 0; v < P; v++) C[v] = N[v], N[v] = 0;
     }
+  } else if ((double)P * P > RING_EXACT_MAX) {
+    /* Too many steps to replay: every rank starts the ring when the last
+     * leaves the scatter, and each step moves the longest block. */
+    double start = 0, len0;
+    for (int v = 0; v < P; v++) start = fmax(start, C[v]);
+    tutti__block_range((long)m, P, 0, &off, &len);
+    len0 = (double)len; /* block 0 is one of the longest */
+    *bound = m % (size_t)P != 0;
+    T = start + (P - 1) * (h->alpha + h->beta * len0);
+    goto out;
   } else {
     for (int s = 0; s < P - 1; s++) {
       for (int v = 0; v < P; v++) {

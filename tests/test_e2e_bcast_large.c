@@ -173,6 +173,29 @@ Test(scatter_allgather, closed_form_when_P_divides_m, .timeout = 120) {
   }
 }
 
+/* Past 10000 ranks the cost function bounds the ring instead of
+ * replaying its P^2 steps (auto weighs it at 262144 ranks): exact, by the
+ * closed form, when P divides m; an upper bound no less than the closed
+ * form with the longest block otherwise, and quick either way. */
+Test(scatter_allgather, cost_past_10000_ranks, .timeout = 30) {
+  const tutti_hockney_t h = {1 * US, 1e-9, 0};
+  tutti_algo_t ring = pick(TUTTI_COLL_BCAST, "scatter-allgather", NULL);
+  const int Ps[] = {10007, 262144};
+  for (size_t i = 0; i < 2; i++) {
+    int P = Ps[i], lg = 0, bound = -1;
+    while ((1 << lg) < P) lg++;
+    long m = (long)P * 3;
+    double t = tutti_algo_cost(&ring, P, 0, (size_t)m, &h, &bound);
+    double want = (lg + P - 1) * h.alpha + 2.0 * (P - 1) / P * h.beta * (double)m;
+    cr_expect(close_to(t, want) && bound == 0, "P=%d m=%ld: %.9g us, want %.9g (bound %d)", P, m,
+              t / US, want / US, bound);
+    m += 5;
+    t = tutti_algo_cost(&ring, P, 0, (size_t)m, &h, &bound);
+    cr_expect(t >= want && bound == 1, "P=%d m=%ld: %.9g us, at least %.9g (bound %d)", P, m,
+              t / US, want / US, bound);
+  }
+}
+
 /* ----------------------------------------------------- segments=auto */
 
 /* segments=auto is within 1% of the best S of a sweep, under three
