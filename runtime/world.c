@@ -360,8 +360,9 @@ static bool guards_affordable(const struct tutti_world *w) {
 /* The rank stacks as one region, reserved at the first run and kept until
  * the world is destroyed: slot i is a PROT_NONE guard page, then rank i's
  * stack (fibers too many for guards: a page, for rank 0's canary, then
- * slots of bare stacks; fiber.c canary_of). glibc's own stacks cost an mmap and an mprotect per thread and,
- * past its 40 MiB stack cache, an munmap at each join, whose TLB
+ * slots of bare stacks; fiber.c canary_of). glibc's own stacks cost an
+ * mmap and an mprotect per thread and, past its 40 MiB stack cache, an
+ * munmap at each join, whose TLB
  * shootdowns across cores made most of the system time of starting and
  * joining 16384 ranks. If the region cannot be had, threads use glibc's
  * stacks, and so they do under ThreadSanitizer, whose ~900 KiB of thread
