@@ -67,7 +67,7 @@ int tutti_cli_compare(int argc, char **argv);
   X(ITERS, 0, "iters", "K", "consecutive calls, >= 1 (default 1)")                                 \
   X(ROTATE, 0, "rotate-root", NULL, "call k uses root (R + k) mod N")                              \
   X(MAX_EVENTS, 0, "max-events", "N",                                                              \
-    "events a rank may record (32 B each), else exit 3; default: a quarter of memory")             \
+    "events a rank may record (24 B each), else exit 3; default: a quarter of memory")             \
   X(JSON, 0, "json", NULL, "print one JSON object instead of the table")                           \
   X(TRACE, 0, "trace", "FILE", "write a Chrome trace-event JSON of every message (Perfetto)")      \
   X(TIMELINE, 0, "timeline", NULL, "print an ASCII timeline of the ranks")                         \

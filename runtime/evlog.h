@@ -35,7 +35,10 @@ enum tutti_ev_flags {
   TUTTI_EVF_EAGER = 1u << 1, /* SEND: went eager in the real run (informative) */
 };
 
-/* 32 bytes. */
+/* 24 bytes: a log's memory is most of a modeled run's, and at 10^7
+ * messages its first touch most of the run's time. `bytes` (SEND, RECV,
+ * REDUCE) and `u` (COMPUTE, SPAN_*) share their 8 bytes: no kind has
+ * both. */
 struct tutti_ev {
   uint8_t kind;
   uint8_t flags;
@@ -43,13 +46,16 @@ struct tutti_ev {
   int32_t peer;
   int32_t tag;
   uint32_t ref;
-  uint64_t bytes;
   union {
-    double seconds;
-    const char *name;
-    uint64_t raw;
-  } u;
+    uint64_t bytes;
+    union {
+      double seconds;
+      const char *name;
+      uint64_t raw;
+    } u;
+  };
 };
+_Static_assert(sizeof(struct tutti_ev) == 24, "runtime/MODEL.md \"Memory\" says 24 bytes");
 
 enum tutti_evlog_refusal {
   TUTTI_EVLOG_FULL = 1, /* n == max */

@@ -83,7 +83,7 @@
  * rdone (no receive can complete before delivery) holds its next link.
  *
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
- * checking the logs, replay_prep.c) rather than the 32-byte log entry, and a WAIT names
+ * checking the logs, replay_prep.c) rather than the 24-byte log entry, and a WAIT names
  * its message directly. It is bound by memory latency (ranks interleave in
  * time), so a woken rank, the heap's next entry and the messages a rank is
  * about to touch are prefetched, and the big arrays ask for huge pages.

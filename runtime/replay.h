@@ -95,7 +95,7 @@ struct tutti_replay_hop {
 enum { TUTTI__REPLAY_HOPS = 1u << 0 };
 
 /* The replay's compact form of an event, 8 bytes: what the simulation reads
- * instead of the 32-byte log entry (4 times fewer cache lines).
+ * instead of the 24-byte log entry (3 times fewer cache lines).
  *   bits 0..7 kind (RPO_*), bits 8..31 the peer of a RECV (the sender),
  *   bits 32..63 the message id of SEND, RECV, WAIT_SEND, WAIT_RECV;
  *   REDUCE: bits 8..63 its bytes. */

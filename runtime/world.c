@@ -88,8 +88,9 @@ static int env_perturb(unsigned *seed) {
  * together within a quarter of physical memory, so that a run that would
  * record too much fails with a message instead of meeting the OOM killer
  * (the replay needs about as much again, runtime/MODEL.md "Memory"). One
- * budget for all, not a share each: at 262144 ranks a share would be 768
- * events, and a flat root records 2P. 0: memory unknown, no budget. */
+ * budget for all, not a share each: at 262144 ranks on 24 GiB a share
+ * would be 1024 events, and a flat root records 2P. 0: memory unknown, no
+ * budget. */
 static uint64_t auto_event_budget(void) {
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || psize <= 0) return 0;

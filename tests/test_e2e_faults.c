@@ -286,7 +286,7 @@ Test(evlog, max_events_bounds_every_log, .timeout = 60) {
 /* The automatic limit is one budget of events for all ranks' logs
  * together, not a share each: a flat broadcast's root records 2P events a
  * call while its leaves record 4, and at 262144 ranks an even share (a
- * quarter of memory / 32 B / P = 768 events) would stop the root. With
+ * quarter of 24 GiB / 24 B / P = 1024 events) would stop the root. With
  * the budget set to exactly the capacity the run takes, the root holds
  * far more than an even share; one event fewer than the run records fails
  * the run naming a rank and the budget. */

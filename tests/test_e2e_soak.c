@@ -6,7 +6,7 @@
  * with rotating roots, allreduce, barrier) in one world run keeps its
  * resident set flat: what it holds after a tenth of the calls is what it
  * holds at the end, within a bound far below one byte per call. A modeled
- * run's event logs hold sizeof(struct tutti_ev) = 32 bytes per recorded
+ * run's event logs hold sizeof(struct tutti_ev) = 24 bytes per recorded
  * event (runtime/MODEL.md "Memory"), counted here from the logs' own
  * capacity and the stats. bench/soak.sh runs 10^6 calls. (Resident sizes
  * are not checked under the sanitizers: ASan's quarantine keeps freed
@@ -101,7 +101,7 @@ Test(soak, native_memory_is_flat, .timeout = 240) {
   tutti_world_destroy(w);
 }
 
-/* A modeled run: every event costs its log 32 bytes; the log's capacity
+/* A modeled run: every event costs its log 24 bytes; the log's capacity
  * stays within twice its events (doubling) and the limit. */
 Test(soak, modeled_log_bytes_per_event, .timeout = 120) {
   struct soak s = {.calls = SANITIZED ? 1000 : 10000};
@@ -112,7 +112,7 @@ Test(soak, modeled_log_bytes_per_event, .timeout = 120) {
   tutti_world_t *w;
   cr_assert(eq(int, tutti_world_create(&w, &c), 0));
   cr_assert(eq(int, tutti_world_run(w, soak_fn, &s), 0), "%s", tutti_world_error(w));
-  cr_assert(eq(sz, sizeof(struct tutti_ev), 32), "runtime/MODEL.md \"Memory\" says 32 bytes");
+  cr_assert(eq(sz, sizeof(struct tutti_ev), 24), "runtime/MODEL.md \"Memory\" says 24 bytes");
   tutti_stats_t st;
   cr_assert(eq(int, tutti_world_stats(w, &st), 0));
   uint64_t n = 0, cap = 0;

@@ -90,7 +90,7 @@ typedef struct tutti_config {
   unsigned seed;              /* seed of TUTTI_PERTURB */
   int spin;                   /* polls before a waiting rank sleeps; <0: automatic */
   double time_scale;          /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1 */
-  /* Events a rank may record (modeled or TUTTI_RECORD runs; 32 bytes
+  /* Events a rank may record (modeled or TUTTI_RECORD runs; 24 bytes
    * each): one more fails the run with TUTTI_ENOMEM naming the rank, before
    * memory runs out. 0: automatic (one budget for the logs of all ranks
    * together, a quarter of physical memory; runtime/MODEL.md "Memory"). */
