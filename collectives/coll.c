@@ -36,20 +36,22 @@ static int check_rank(const tutti_rank_t *r, int root) {
   return 0;
 }
 
-/* algo NULL: coll.h's selection rule. A given algo must belong to coll;
- * tutti_algo_check_call then validates it against the registry and what
- * its parameters allow for this call (root, bytes per rank; -1 and
- * SIZE_MAX where the collective has none). */
+/* algo NULL: coll.h's selection rule (made in *buf). A given algo must
+ * belong to coll, and is used in place (it is some 700 bytes: a copy per
+ * call showed in small collectives' profiles); tutti_algo_check_call then
+ * validates it against the registry and what its parameters allow for
+ * this call (root, bytes per rank; -1 and SIZE_MAX where the collective
+ * has none). *out: the algorithm to run. */
 static int choose(int coll, const tutti_algo_t *algo, const tutti_rank_t *r, tutti_op_t op,
-                  int root, size_t bytes, tutti_algo_t *out) {
+                  int root, size_t bytes, tutti_algo_t *buf, const tutti_algo_t **out) {
   int rc;
   if (algo) {
     if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;
-    *out = *algo;
-  } else if ((rc = tutti_algo_select(coll, NULL, NULL, out, NULL, 0))) {
+  } else if ((rc = tutti_algo_select(coll, NULL, NULL, buf, NULL, 0))) {
     return rc;
   }
-  return tutti_algo_check_call(out, tutti_size(r), root, bytes, op, NULL, 0);
+  *out = algo ? algo : buf;
+  return tutti_algo_check_call(*out, tutti_size(r), root, bytes, op, NULL, 0);
 }
 
 /* Close the span even when the algorithm failed; its error comes first. */
@@ -61,21 +63,23 @@ static int end_span(tutti_rank_t *r, int rc) {
 int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
                 const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, root))) return rc;
   if (buf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if ((rc = check_buf(buf, count, type))) return rc;
   if ((rc = choose(TUTTI_COLL_BCAST, algo, r, NULL, root, (size_t)count * tutti_type_size(type),
-                   &a)))
+                   &sel, &a)))
     return rc;
   if ((rc = tutti_span_begin(r, "bcast"))) return rc;
-  return end_span(r, a.desc->fn.bcast(r, buf, count, type, root, &a));
+  return end_span(r, a->desc->fn.bcast(r, buf, count, type, root, a));
 }
 
 int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
                  tutti_op_t op, int root, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, root))) return rc;
   int isroot = tutti_rank(r) == root;
   if (sbuf == TUTTI_IN_PLACE && !isroot) return TUTTI_EINVAL;
@@ -83,27 +87,28 @@ int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
   if ((rc = check_buf(sbuf == TUTTI_IN_PLACE ? rbuf : sbuf, count, type))) return rc;
   if (isroot && (rc = check_buf(rbuf, count, type))) return rc;
   if ((rc = tutti_op_check(op, type))) return rc;
-  if ((rc =
-           choose(TUTTI_COLL_REDUCE, algo, r, op, root, (size_t)count * tutti_type_size(type), &a)))
+  if ((rc = choose(TUTTI_COLL_REDUCE, algo, r, op, root, (size_t)count * tutti_type_size(type),
+                   &sel, &a)))
     return rc;
   if ((rc = tutti_span_begin(r, "reduce"))) return rc;
-  return end_span(r, a.desc->fn.reduce(r, sbuf, rbuf, count, type, op, root, &a));
+  return end_span(r, a->desc->fn.reduce(r, sbuf, rbuf, count, type, op, root, a));
 }
 
 int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                     tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, 0))) return rc;
   if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if ((rc = check_buf(rbuf, count, type))) return rc;
   if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
   if ((rc = tutti_op_check(op, type))) return rc;
   if ((rc = choose(TUTTI_COLL_ALLREDUCE, algo, r, op, -1, (size_t)count * tutti_type_size(type),
-                   &a)))
+                   &sel, &a)))
     return rc;
   if ((rc = tutti_span_begin(r, "allreduce"))) return rc;
-  return end_span(r, a.desc->fn.allreduce(r, sbuf, rbuf, count, type, op, &a));
+  return end_span(r, a->desc->fn.allreduce(r, sbuf, rbuf, count, type, op, a));
 }
 
 /* The root's side of gather (receive) and scatter (send): P blocks of
@@ -124,43 +129,46 @@ static int check_blocks(const tutti_rank_t *r, const void *buf, long count, tutt
 int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, void *rbuf,
                  long rcount, tutti_datatype_t rtype, int root, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, root))) return rc;
   int isroot = tutti_rank(r) == root, in_place = sbuf == TUTTI_IN_PLACE;
   if (in_place && !isroot) return TUTTI_EINVAL;
   if (!in_place && (rc = check_buf(sbuf, scount, stype))) return rc;
   if (isroot && (rc = check_blocks(r, rbuf, rcount, rtype, in_place, scount, stype))) return rc;
   if ((rc = choose(TUTTI_COLL_GATHER, algo, r, NULL, root, (size_t)scount * tutti_type_size(stype),
-                   &a)))
+                   &sel, &a)))
     return rc;
   if ((rc = tutti_span_begin(r, "gather"))) return rc;
-  return end_span(r, a.desc->fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &a));
+  return end_span(r, a->desc->fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
 }
 
 int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                   void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                   const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, root))) return rc;
   int isroot = tutti_rank(r) == root, in_place = rbuf == TUTTI_IN_PLACE;
   if (in_place && !isroot) return TUTTI_EINVAL;
   if (!in_place && (rc = check_buf(rbuf, rcount, rtype))) return rc;
   if (isroot && (rc = check_blocks(r, sbuf, scount, stype, in_place, rcount, rtype))) return rc;
   if ((rc = choose(TUTTI_COLL_SCATTER, algo, r, NULL, root, (size_t)rcount * tutti_type_size(rtype),
-                   &a)))
+                   &sel, &a)))
     return rc;
   if ((rc = tutti_span_begin(r, "scatter"))) return rc;
-  return end_span(r, a.desc->fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &a));
+  return end_span(r, a->desc->fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
 }
 
 int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, 0))) return rc;
-  if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, -1, 0, &a))) return rc;
+  if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, -1, 0, &sel, &a))) return rc;
   if ((rc = tutti_span_begin(r, "barrier"))) return rc;
-  return end_span(r, a.desc->fn.barrier(r, &a));
+  return end_span(r, a->desc->fn.barrier(r, a));
 }
 
 /* P blocks of count elements at buf: the buffer check, and no overflow of
@@ -177,22 +185,24 @@ static int check_all_blocks(const tutti_rank_t *r, const void *buf, long count,
 int tutti_allgather(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                     tutti_datatype_t type, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, 0))) return rc;
   if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if ((rc = check_all_blocks(r, rbuf, count, type))) return rc;
   if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
   if ((rc = choose(TUTTI_COLL_ALLGATHER, algo, r, NULL, -1, (size_t)count * tutti_type_size(type),
-                   &a)))
+                   &sel, &a)))
     return rc;
   if ((rc = tutti_span_begin(r, "allgather"))) return rc;
-  return end_span(r, a.desc->fn.allgather(r, sbuf, rbuf, count, type, &a));
+  return end_span(r, a->desc->fn.allgather(r, sbuf, rbuf, count, type, a));
 }
 
 int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                          tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t a;
+  tutti_algo_t sel;
+  const tutti_algo_t *a;
   if ((rc = check_rank(r, 0))) return rc;
   if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if (sbuf == TUTTI_IN_PLACE) {
@@ -203,8 +213,8 @@ int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long cou
   }
   if ((rc = tutti_op_check(op, type))) return rc;
   if ((rc = choose(TUTTI_COLL_REDUCE_SCATTER, algo, r, op, -1,
-                   (size_t)count * tutti_type_size(type), &a)))
+                   (size_t)count * tutti_type_size(type), &sel, &a)))
     return rc;
   if ((rc = tutti_span_begin(r, "reduce_scatter"))) return rc;
-  return end_span(r, a.desc->fn.reduce_scatter(r, sbuf, rbuf, count, type, op, &a));
+  return end_span(r, a->desc->fn.reduce_scatter(r, sbuf, rbuf, count, type, op, a));
 }

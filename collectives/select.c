@@ -320,12 +320,15 @@ static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsi
 }
 
 /* The typed values a's parameters stand for: parsed once, at selection. */
-static tutti_params_t typed(const tutti_algo_t *a) {
-  tutti_params_t p = TUTTI_PARAMS_DEFAULT;
+/* The typed fields of a's values, all but the list (parse_value's), which
+ * is left as it was. */
+static void typed_scalars(const tutti_algo_t *a, tutti_params_t *p) {
+  static const tutti_params_t def = TUTTI_PARAMS_DEFAULT;
+  memcpy(p, &def, offsetof(tutti_params_t, list));
   for (int i = 0; i < a->desc->nparams; i++) {
     const tutti_param_desc_t *d = &a->desc->params[i];
     int is_auto = a->is_auto >> i & 1u;
-    char *f = (char *)&p + d->offset;
+    char *f = (char *)p + d->offset;
     if (d->type == TUTTI_PARAM_CHOICE)
       *(long *)f = (long)a->value[i];
     else if (d->type == TUTTI_PARAM_REAL)
@@ -335,6 +338,11 @@ static tutti_params_t typed(const tutti_algo_t *a) {
     else /* at most 2^63: parse_value cut it */
       *(size_t *)f = is_auto ? SIZE_MAX : (size_t)a->value[i];
   }
+}
+
+static tutti_params_t typed(const tutti_algo_t *a) {
+  tutti_params_t p;
+  typed_scalars(a, &p);
   memcpy(p.list, a->p.list, sizeof p.list); /* parse_value's, the one text value */
   return p;
 }
@@ -430,8 +438,11 @@ static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
       return TUTTI_EINVAL;
     }
   }
-  tutti_params_t want = typed(a); /* no padding: a bitwise compare is exact */
-  if (memcmp(&want, &a->p, sizeof want)) {
+  /* No padding: a bitwise compare is exact. Not the list: it has no
+   * value of its own to disagree with, and every call checks this. */
+  tutti_params_t want;
+  typed_scalars(a, &want);
+  if (memcmp(&want, &a->p, offsetof(tutti_params_t, list))) {
     errf(err, errlen,
          "%s '%s': its typed parameters disagree with its values (use tutti_algo_select)",
          tutti_coll_name(d->coll), d->name);
