@@ -123,7 +123,7 @@ static const char *ratio_cell(double *v, int n, char *buf, size_t len) {
   return buf;
 }
 
-static int native(const int *Ps, int nP, int rounds, int no_mpi) {
+static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
   printf(
       "native (model none), %d rounds: threads, fibers and Open MPI (P up to %d) timed in\n"
       "turn each round (the order rotates), batches of about %g ms on each side. Per call: the\n"
@@ -143,6 +143,7 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi) {
     for (int k = 0; k < 2; k++) {
       tutti_config_t c = tutti_config_default(P);
       c.ranks_as = k ? TUTTI_RANKS_AS_FIBERS : TUTTI_RANKS_AS_THREADS;
+      c.workers = k ? workers : 0;
       int rc = tutti_world_create(&w[k], &c);
       if (rc) {
         fprintf(stderr, "tutti bench fibers: cannot create a world of %d ranks: %s\n", P,
@@ -153,6 +154,8 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi) {
       }
     }
     if (st) break;
+    printf("fibers: %d worker thread%s at P=%d%s\n", tutti_world_workers(w[1]),
+           tutti_world_workers(w[1]) == 1 ? "" : "s", P, workers ? " (--workers)" : "");
     struct mpijob mj = {.pid = -1, .res = -1};
     int mpi = mpi_at(P, no_mpi, &mp, &built, &mj), started = mpi;
     for (size_t c = 0; c < sizeof cases / sizeof *cases && !st; c++) {
@@ -383,31 +386,34 @@ static int scale(void) {
 
 int tutti_bench_fibers(int argc, char **argv) {
   int Ps[8] = {16, 1024}, nP = 2, rounds = 9, do_scale = 0, do_native = 1, mranks = 1024;
-  int no_mpi = 0;
+  int no_mpi = 0, workers = 0;
   for (int i = 0; i < argc; i++) {
     const char *v;
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      printf("usage: tutti bench fibers [-n P,Q,..] [--rounds K] [--modeled-ranks P] [--scale]\n"
-             "                          [--no-native] [--no-mpi]\n\n"
-             "Ranks as fibers against ranks as threads, and against Open MPI, in one run: native\n"
-             "barrier, bcast 8 B and allreduce 8 B at P ranks (default 16,1024), each round a\n"
-             "batch of about %g ms in each mode and of Open MPI's own collective (a small MPI\n"
-             "program built with mpicc, run under mpirun --oversubscribe when Open MPI is\n"
-             "installed, P up to %d), the medians of the per-round ratios (above 1 for Open\n"
-             "MPI's time over tutti's: tutti is faster) and the wake-ups per call and rank;\n"
-             "a modeled scatter-allgather bcast of 8 B, 10 calls, in both modes; with --scale,\n"
-             "262144 fiber ranks for every bcast, reduce and barrier algorithm and 1048576 for\n"
-             "binomial bcast and lambda-tree reduce (timing only).\n\n"
-             "options:\n"
-             "  -n P,Q,..           rank counts of the native part, each 2..16384 (default\n"
-             "                      16,1024)\n"
-             "  --rounds K          rounds of the native part, 1..64 (default 9)\n"
-             "  --modeled-ranks P   ranks of the modeled part, 2..16384 (default 1024)\n"
-             "  --scale             then the 262144- and 1048576-rank worlds\n"
-             "  --no-native         skip the native part\n"
-             "  --no-mpi            leave Open MPI out of the native part\n"
-             "  -h, --help          this text\n",
-             TARGET * 1e3, MPIJOB_MAX_P);
+      printf(
+          "usage: tutti bench fibers [-n P,Q,..] [--rounds K] [--modeled-ranks P] [--workers W]\n"
+          "                          [--scale] [--no-native] [--no-mpi]\n\n"
+          "Ranks as fibers against ranks as threads, and against Open MPI, in one run: native\n"
+          "barrier, bcast 8 B and allreduce 8 B at P ranks (default 16,1024), each round a\n"
+          "batch of about %g ms in each mode and of Open MPI's own collective (a small MPI\n"
+          "program built with mpicc, run under mpirun --oversubscribe when Open MPI is\n"
+          "installed, P up to %d), the medians of the per-round ratios (above 1 for Open\n"
+          "MPI's time over tutti's: tutti is faster) and the wake-ups per call and rank;\n"
+          "a modeled scatter-allgather bcast of 8 B, 10 calls, in both modes; with --scale,\n"
+          "262144 fiber ranks for every bcast, reduce and barrier algorithm and 1048576 for\n"
+          "binomial bcast and lambda-tree reduce (timing only).\n\n"
+          "options:\n"
+          "  -n P,Q,..           rank counts of the native part, each 2..16384 (default\n"
+          "                      16,1024)\n"
+          "  --rounds K          rounds of the native part, 1..64 (default 9)\n"
+          "  --modeled-ranks P   ranks of the modeled part, 2..16384 (default 1024)\n"
+          "  --workers W         worker threads of the native part's fibers, 1..1024\n"
+          "                      (default one per CPU)\n"
+          "  --scale             then the 262144- and 1048576-rank worlds\n"
+          "  --no-native         skip the native part\n"
+          "  --no-mpi            leave Open MPI out of the native part\n"
+          "  -h, --help          this text\n",
+          TARGET * 1e3, MPIJOB_MAX_P);
       return 0;
     } else if ((v = bench_opt(argc, argv, &i, "-n"))) {
       nP = 0;
@@ -434,6 +440,12 @@ int tutti_bench_fibers(int argc, char **argv) {
         fprintf(stderr, "tutti bench fibers: --modeled-ranks: '%s'; accepted: 2..16384\n", v);
         return 2;
       }
+    } else if ((v = bench_opt(argc, argv, &i, "--workers"))) {
+      workers = atoi(v);
+      if (workers < 1 || workers > 1024) {
+        fprintf(stderr, "tutti bench fibers: --workers: '%s'; accepted: 1..1024\n", v);
+        return 2;
+      }
     } else if (!strcmp(argv[i], "--scale")) {
       do_scale = 1;
     } else if (!strcmp(argv[i], "--no-native")) {
@@ -443,12 +455,12 @@ int tutti_bench_fibers(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "tutti bench fibers: unknown option '%s'; accepted: -n, --rounds, --modeled-ranks, "
-              "--scale, --no-native, --no-mpi, --help\n",
+              "--workers, --scale, --no-native, --no-mpi, --help\n",
               argv[i]);
       return 2;
     }
   }
-  int rc = do_native ? native(Ps, nP, rounds, no_mpi) : 0;
+  int rc = do_native ? native(Ps, nP, rounds, no_mpi, workers) : 0;
   if (!rc) rc = modeled(mranks);
   if (!rc && do_scale) rc = scale();
   return rc;

@@ -441,6 +441,12 @@ Test(cli, bench_fibers_runs_both_modes, .timeout = 120) {
   HAS(c.out, "threads  bcast      scatter-allgather");
   HAS(c.out, "fibers   bcast      scatter-allgather");
   cli_free(&c);
+  c = CLI("bench", "fibers", "-n", "3", "--rounds", "1", "--modeled-ranks", "2", "--workers", "1",
+          "--no-mpi");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "fibers: 1 worker thread at P=3 (--workers)");
+  cli_free(&c);
+  fails_with(CLI("bench", "fibers", "--workers", "0"), 2, "--workers");
   fails_with(CLI("bench", "fibers", "--rounds", "0"), 2, "--rounds");
   fails_with(CLI("bench", "fibers", "-n", "1"), 2, "-n");
   fails_with(CLI("bench", "fibers", "--modeled-ranks", "x"), 2, "--modeled-ranks");
