@@ -19,6 +19,7 @@ int tutti_bench_lecture(int argc, char **argv);
 int tutti_bench_dualroot(int argc, char **argv);
 int tutti_bench_coll(int argc, char **argv);
 int tutti_bench_fibers(int argc, char **argv);
+int tutti_bench_spawn(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
@@ -37,7 +38,9 @@ int tutti_bench_fibers(int argc, char **argv);
   X(coll, tutti_bench_coll,                                                                        \
     "native wall time per call of every algorithm vs pthread_barrier and Open MPI, one run")       \
   X(fibers, tutti_bench_fibers,                                                                    \
-    "ranks as fibers vs threads: native oversubscribed calls, modeled 1024 ranks; --scale: 2^20")
+    "ranks as fibers vs threads: native oversubscribed calls, modeled 1024 ranks; --scale: 2^20")  \
+  X(spawn, tutti_bench_spawn,                                                                      \
+    "starting and ending 4096 and 16384 rank threads vs bare pthread create and join")
 
 /* A benchmark's option with a value given twice is refused, as the
  * commands' are (bench/CLI.md), not silently replaced by the last: `bit`

@@ -47,6 +47,7 @@ struct exec {
   unsigned char *region;
   size_t region_size, slot;
   double *cpu; /* per rank: [0] its thread's CPU seconds, [1] of them checking */
+  int fibers;  /* ranks are fibers: a rank's thread clock is its worker's */
   /* The wall time per call without the checking: every call of a checked
    * run starts on every rank together (the gate, passed after the rank
    * prepared its buffers), and each rank adds up its wall time inside the
@@ -166,17 +167,14 @@ static double process_cpu(void) {
  * memcpy to prepare, a memcmp to check, whatever the rank count. Returns
  * the first bad index or -1; *rc the call's code. */
 static long bcast_shared(tutti_rank_t *r, struct exec *x, const struct verify_ref *ref, int root,
-                         unsigned char *a, size_t blk, double *chk, double *wall, int *rc) {
+                         unsigned char *a, size_t blk, double *tcall, double *wall, int *rc) {
   const struct cli_job *j = x->job;
-  double t = thread_cpu();
   memcpy(a, tutti_rank(r) == root ? ref->data : ref->inv, blk);
-  double t1 = thread_cpu(), tw = call_enter(x);
+  double tw = call_enter(x), t = thread_cpu();
   *rc = tutti_bcast(r, a, j->count, j->type, root, &j->algo);
+  *tcall += thread_cpu() - t;
   call_leave(x, tw, wall);
-  double t2 = thread_cpu();
-  long at = *rc ? -1 : verify_check_ref(&x->v, ref, a);
-  *chk += (t1 - t) + (thread_cpu() - t2);
-  return at;
+  return *rc ? -1 : verify_check_ref(&x->v, ref, a);
 }
 
 static void mark(struct exec *x, int me, int call, long index, int from, const char *what) {
@@ -193,9 +191,13 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   const struct cli_job *j = x->job;
   const struct verify *v = &x->v;
   int me = tutti_rank(r), P = tutti_size(r), rc = 0;
-  double t0 = thread_cpu(), chk = 0, tc = t0, tcall = 0, tb, tw, wall = 0;
-/* rc = call, its CPU time added to tcall (checking is the rest), its wall
- * time to wall; the gate before it is not counted as either */
+  /* The thread's clock (a system call, several microseconds with thousands
+   * of threads) is read around the calls and once at the end: a rank
+   * thread's clock starts with the thread, a fiber's is its worker's, read
+   * at the start too. Checking is the rest: the rank's CPU but its calls. */
+  double t0 = x->fibers ? thread_cpu() : 0, tcall = 0, tb, tw, wall = 0;
+/* rc = call, its CPU time added to tcall, its wall time to wall; the gate
+ * before it is neither */
 #define TIMED(rc, call)                                                                            \
   (tw = call_enter(x), tb = thread_cpu(), (rc) = (call), tcall += thread_cpu() - tb,               \
    call_leave(x, tw, &wall))
@@ -220,12 +222,11 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     }
     const struct verify_ref *ref;
     if (j->coll == TUTTI_COLL_BCAST && (ref = verify_ref_get(&x->v, root, k)) != NULL) {
-      at = bcast_shared(r, x, ref, root, a, blk, &chk, &wall, &rc);
+      at = bcast_shared(r, x, ref, root, a, blk, &tcall, &wall, &rc);
       verify_ref_put(&x->v, ref);
       if (at >= 0) mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
       continue; /* big is NULL: a broadcast has no blocks */
     }
-    tc = thread_cpu(); /* the rest: checking, but for the call itself (tutti_*) */
     switch (j->coll) {
     case TUTTI_COLL_BCAST:
       if (me == root)
@@ -307,15 +308,14 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     default:
       rc = TUTTI_EINVAL;
     }
-    chk += thread_cpu() - tc - tcall;
-    tcall = 0;
     free(big);
     big = NULL;
   }
   free(a), free(b);
   if (rc && x->gated) gate_open(&x->gate); /* it leaves early: nobody waits for it */
-  x->cpu[2 * me] = thread_cpu() - t0;
-  x->cpu[2 * me + 1] = chk;
+  double cpu = thread_cpu() - t0;
+  x->cpu[2 * me] = cpu;
+  x->cpu[2 * me + 1] = cpu - tcall;
   x->wall[me] = wall;
   return rc;
 #undef TIMED
@@ -379,7 +379,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   }
   /* Fibers wait in tutti calls only: a rank asleep at the gate would hold
    * its worker's other ranks, which could then never arrive. */
-  x.gated = !job->ungated && tutti_world_workers(w) == 0;
+  x.fibers = tutti_world_workers(w) > 0;
+  x.gated = !job->ungated && !x.fibers;
   if (x.gated) gate_init(&x.gate, P);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -300,6 +300,9 @@ struct tutti_world {
   double wall_start; /* CLOCK_MONOTONIC when the gate opened */
 
   struct tutti_rank **ranks;
+  /* the ranks themselves, one zeroed mapping (rank_store_len bytes) */
+  struct tutti_rank *rank_store;
+  size_t rank_store_len;
   bool running;
 
   /* run state */
@@ -341,10 +344,11 @@ struct tutti_world {
  * rank thread runs. A teardown or reset first drops the messages of every
  * rank, then frees or resets each (a rendezvous envelope in one rank's
  * lists lives in another rank's request storage). */
-struct tutti_rank *tutti__rank_new(struct tutti_world *w, int rank);
+/* r: zeroed storage, cache-line aligned (the world's rank array). */
+void tutti__rank_init(struct tutti_rank *r, struct tutti_world *w, int rank);
 void tutti__rank_drop_messages(struct tutti_rank *r);
 void tutti__rank_reset(struct tutti_rank *r);
-void tutti__rank_free(struct tutti_rank *r);
+void tutti__rank_fini(struct tutti_rank *r);
 
 /* wait.c: failure, waking, leaving */
 void tutti__fail(struct tutti_world *w, int rank, int err, const char *fmt, ...)

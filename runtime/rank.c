@@ -5,16 +5,12 @@
  */
 #include "pool.h"
 
-struct tutti_rank *tutti__rank_new(struct tutti_world *w, int rank) {
-  struct tutti_rank *r = aligned_alloc(TUTTI_CACHELINE, sizeof *r);
-  if (!r) return NULL;
-  memset(r, 0, sizeof *r);
+void tutti__rank_init(struct tutti_rank *r, struct tutti_world *w, int rank) {
   cds_wfcq_init(&r->inbox_head, &r->inbox_tail);
   __cds_lfs_init(&r->retbufs);
   r->world = w;
   r->rank = rank;
   r->size = w->nranks;
-  return r;
 }
 
 static void free_msg_list(struct msg *m) {
@@ -84,9 +80,8 @@ void tutti__rank_reset(struct tutti_rank *r) {
   r->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)r->world->seed << 32) ^ (uint64_t)(r->rank + 1);
 }
 
-void tutti__rank_free(struct tutti_rank *r) {
+void tutti__rank_fini(struct tutti_rank *r) {
   rank_free_storage(r); /* after tutti__rank_drop_messages on every rank */
   tutti__evlog_free(&r->log);
   cds_wfcq_destroy(&r->inbox_head, &r->inbox_tail);
-  free(r);
 }

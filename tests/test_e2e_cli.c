@@ -369,6 +369,25 @@ Test(runtime, thread_creation_failure_is_3, .timeout = 30) {
              "rank thread");
 }
 
+/* bench spawn (bench/CLI.md): a small run prints a row per P and case,
+ * each case's median figures, and the scaling from the first P; a bad
+ * rank count or round count, or an option twice, is exit 2. */
+Test(bench, spawn_rows_and_bad_input, .timeout = 60) {
+  struct cli c = CLI("bench", "spawn", "-n", "16,32", "--rounds", "1");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  const char *rows[] = {"     16  floor", "     16  gated", "     16  tutti",
+                        "     32  floor", "     32  gated", "     32  tutti"};
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+    cr_expect(strstr(c.out, rows[i]) != NULL, "no row '%s' in:\n%s", rows[i], c.out);
+  cr_expect(strstr(c.out, "scaling 32/16 (wall, 2x the ranks): floor ") != NULL, "%s", c.out);
+  cli_free(&c);
+  fails_with(CLI("bench", "spawn", "-n", "1"), 2, "-n");
+  fails_with(CLI("bench", "spawn", "-n", "16,40000"), 2, "-n");
+  fails_with(CLI("bench", "spawn", "--rounds", "0"), 2, "--rounds");
+  fails_with(CLI("bench", "spawn", "--rounds", "1", "--rounds", "2"), 2, "given twice");
+  fails_with(CLI("bench", "spawn", "--frob"), 2, "--frob");
+}
+
 /* --max-events: a logged run that needs more is exit 3 naming the rank;
  * a bad count is exit 2. A malformed TUTTI_PERTURB stops the world. */
 Test(runtime, max_events_is_3, .timeout = 60) {
