@@ -7,8 +7,9 @@
  * doubling) at 16 and 1024 ranks on this machine's cores. One world of each
  * kind per P, kept, and for P up to 64 one Open MPI job (mpijob.c: the
  * MPI_Barrier, MPI_Bcast, MPI_Allreduce of bench_coll_mpi.c under mpirun
- * --oversubscribe). Each round times a batch of calls in the thread world,
- * in the fiber world and in the MPI job, in turn (the order rotates): rank 0
+ * --oversubscribe). Each round times a batch of calls (after 3 untimed,
+ * each mode's batch sized to its own speed) in the thread world, in the
+ * fiber world and in the MPI job, in turn (the order rotates): rank 0
  * timing from a barrier before the batch to a barrier after it, the MPI
  * program the slowest rank's time per call. The ratios (threads over
  * fibers, Open MPI over each) are medians of the per-round ratios (the
@@ -59,12 +60,10 @@ struct batch {
   double per_call; /* rank 0's, seconds */
 };
 
-static int batch_fn(tutti_rank_t *r, void *arg) {
-  struct batch *b = arg;
+static int calls(tutti_rank_t *r, const struct batch *b, int n) {
   int64_t x = tutti_rank(r), y = 0;
-  int rc = tutti_barrier(r, NULL);
-  double t0 = bench_now();
-  for (int i = 0; i < b->calls && !rc; i++) switch (b->coll) {
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++) switch (b->coll) {
     case TUTTI_COLL_BARRIER:
       rc = tutti_barrier(r, &b->algo);
       break;
@@ -74,6 +73,20 @@ static int batch_fn(tutti_rank_t *r, void *arg) {
     default:
       rc = tutti_allreduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, &b->algo);
     }
+  return rc;
+}
+
+/* WARMUP untimed calls first, as Open MPI's side makes (bench_coll_mpi.c):
+ * a run's first calls set up its channels and fastboxes (BOX_AFTER
+ * messages a pair), which at 1024 ranks and a 5-call batch weighed more
+ * than the calls. */
+#define WARMUP 3
+static int batch_fn(tutti_rank_t *r, void *arg) {
+  struct batch *b = arg;
+  int rc = calls(r, b, WARMUP);
+  if (!rc) rc = tutti_barrier(r, NULL);
+  double t0 = bench_now();
+  if (!rc) rc = calls(r, b, b->calls);
   if (!rc) rc = tutti_barrier(r, NULL);
   if (tutti_rank(r) == 0) b->per_call = (bench_now() - t0) / b->calls;
   return rc;
@@ -126,12 +139,13 @@ static const char *ratio_cell(double *v, int n, char *buf, size_t len) {
 static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
   printf(
       "native (model none), %d rounds: threads, fibers and Open MPI (P up to %d) timed in\n"
-      "turn each round (the order rotates), batches of about %g ms on each side. Per call: the\n"
-      "median over rounds; tutti's is rank 0's time from a barrier before its batch to one after\n"
-      "it, Open MPI's the slowest rank's (mpirun --oversubscribe). thr/fib: threads' time over\n"
-      "fibers'; MPI/fib, MPI/thr: Open MPI's time over fibers' and over threads' (above 1: tutti\n"
-      "is faster); each ratio the median of the per-round ratios.\n\n",
-      rounds, MPIJOB_MAX_P, TARGET * 1e3);
+      "turn each round (the order rotates), batches of about %g ms on each side after %d\n"
+      "warm-up calls. Per call: the median over rounds; tutti's is rank 0's time from a barrier\n"
+      "before its batch to one after it, Open MPI's the slowest rank's (mpirun\n"
+      "--oversubscribe). thr/fib: threads' time over fibers'; MPI/fib, MPI/thr: Open MPI's time\n"
+      "over fibers' and over threads' (above 1: tutti is faster); each ratio the median of the\n"
+      "per-round ratios.\n\n",
+      rounds, MPIJOB_MAX_P, TARGET * 1e3, WARMUP);
   printf("%6s  %-14s %11s %11s %8s %11s %8s %8s   %-20s %s\n", "P", "collective", "threads",
          "fibers", "thr/fib", "Open MPI", "MPI/fib", "MPI/thr", "threads wake/sleep",
          "fibers wake/sleep");
@@ -166,10 +180,15 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
         st = 3;
         break;
       }
-      /* a batch of about TARGET in thread mode, at least 5 calls */
-      b.calls = 5;
-      if (tutti_world_run(w[0], batch_fn, &b)) goto failed;
-      b.calls = (int)fmin(20000, fmax(5, TARGET / fmax(b.per_call, 1e-9)));
+      /* a batch of about TARGET in each mode, at least 5 calls: a batch
+       * sized by the threads' time would be 5 calls of fibers at 1024
+       * ranks, where the barriers around it weigh */
+      int calls[2];
+      for (int k = 0; k < 2; k++) {
+        b.calls = 5;
+        if (tutti_world_run(w[k], batch_fn, &b)) goto failed;
+        calls[k] = (int)fmin(20000, fmax(5, TARGET / fmax(b.per_call, 1e-9)));
+      }
       double tt[64], tf[64], tm[64], ratio[64], mf[64], mt[64], wake[2] = {0}, sleep[2] = {0};
       int sides = mpi ? 3 : 2, mbatch = 0;
       for (int i = 0; i < rounds; i++) {
@@ -189,12 +208,15 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
             }
             continue;
           }
+          b.calls = calls[k];
           if (tutti_world_run(w[k], batch_fn, &b)) goto failed;
           (k ? tf : tt)[i] = b.per_call;
           tutti_stats_t ts;
           tutti_world_stats(w[k], &ts);
-          wake[k] += (double)ts.wakeups / ((double)b.calls * P * rounds);
-          sleep[k] += (double)ts.sleeps / ((double)b.calls * P * rounds);
+          /* per call of the run: the warm-up's too (the two barriers around
+           * the batch are counted in, a little) */
+          wake[k] += (double)ts.wakeups / ((double)(b.calls + WARMUP) * P * rounds);
+          sleep[k] += (double)ts.sleeps / ((double)(b.calls + WARMUP) * P * rounds);
         }
         ratio[i] = tt[i] / tf[i];
       }
