@@ -10,10 +10,11 @@
 # paths and a fixed environment (the fuzzer mutates with values it saw
 # compared, so even the stack's layout could steer it), so it passes or
 # fails the same way on every machine; RUNS below is tuned to about
-# 20 s a target on one core. Each target is one process on one core: they
-# run $TUTTI_FUZZ_JOBS at a time (default: the CPU count), each alone
-# deterministic, so a 2-core machine (CI) runs the 9 in about half the
-# 3 minutes they take in a row. With --seconds the work corpus
+# 10 s a target on one core (at least 100000 inputs each; the longer
+# searches are bench/fuzz.sh's). Each target is one process on one core:
+# they run $TUTTI_FUZZ_JOBS at a time (default: the CPU count), each alone
+# deterministic, so a 2-core machine (CI) runs the 9 in about 50 s.
+# With --seconds the work corpus
 # under BUILD/tests/fuzz/work/ is kept from one run to the next. A crash,
 # leak, out-of-memory or timeout stops the target: its input is written to
 # BUILD/tests/fuzz/artifacts/ and this script exits 1 after the others ran.
@@ -32,15 +33,15 @@ bin=$build/tests/fuzz
 
 # target -> runs for CI, then its seed directories
 declare -A RUNS=(
-  [fuzz_units]=3000000
-  [fuzz_model]=2800000
-  [fuzz_profile]=1300000
-  [fuzz_topo_ini]=800000
-  [fuzz_topo_spec]=200000
-  [fuzz_mapping]=4000000
-  [fuzz_params]=300000
-  [fuzz_machine]=700000
-  [fuzz_rules]=700000
+  [fuzz_units]=1500000
+  [fuzz_model]=1400000
+  [fuzz_profile]=650000
+  [fuzz_topo_ini]=400000
+  [fuzz_topo_spec]=100000
+  [fuzz_mapping]=2000000
+  [fuzz_params]=150000
+  [fuzz_machine]=350000
+  [fuzz_rules]=350000
 )
 seeds() {
   local name=${1#fuzz_}
