@@ -340,9 +340,21 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
 #define TSAN_LIGHT 0
 #endif
 
+/* The light sweep, worlds of at most 31 ranks: under TSan, and under ASan
+ * for the rerun with every rank a fiber (test_e2e_coll_fibers): there the
+ * run on threads sweeps the larger worlds in full, and test_e2e_fibers.c
+ * runs every algorithm on fibers at P = 33 and a world of 3000 fibers. */
+static int light_run(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  const char *as = getenv("TUTTI_RANKS_AS");
+  if (as && !strcmp(as, "fibers")) return 1;
+#endif
+  return TSAN_LIGHT;
+}
+
 /* Run every registered algorithm on one world of P ranks. */
 static void sweep(int P, const tutti_model_t *m, int light) {
-  if (TSAN_LIGHT && P > 31) return;
+  if (light_run() && P > 31) return;
   tutti_world_t *w = mkworld(P, m);
   struct ref ref;
   ref_build(&ref, P);
@@ -374,10 +386,11 @@ static void sweep(int P, const tutti_model_t *m, int light) {
 /* One test per world size (not ParameterizedTest: the TSan stand-in runs
  * plain Tests only). Under TSan, whose shadow state slows every thread,
  * the sweep is trimmed to a few roots and worlds of at most 31 ranks (64
- * and 100 would need minutes; the other builds cover them). */
+ * and 100 would need minutes; the other builds cover them), and so is the
+ * fiber rerun under ASan (light_run). */
 #define NATIVE(P)                                                                                  \
   Test(coll, every_algorithm_native_##P, .timeout = 120) {                                         \
-    sweep(P, NULL, TSAN_LIGHT);                                                                    \
+    sweep(P, NULL, light_run());                                                                   \
   }
 NATIVE(1)
 NATIVE(2)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "criterion/criterion.h"
@@ -45,6 +46,8 @@ int main(int argc, char **argv) {
     if (t->disabled || (filter && !strstr(full, filter))) continue;
     tested++;
     fflush(NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
     if (pid == 0) {
       nocrit_current = t;
@@ -57,16 +60,19 @@ int main(int argc, char **argv) {
     }
     int st = 0;
     waitpid(pid, &st, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* Each test's wall time: what to scale down when CI's TSan step grows. */
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
       passed++;
-      printf("[PASS] %s::%s\n", t->suite, t->name);
+      printf("[PASS] %s::%s (%.1f s)\n", t->suite, t->name, secs);
     } else if (WIFEXITED(st)) {
       failed++;
-      printf("[FAIL] %s::%s (exit %d)\n", t->suite, t->name, WEXITSTATUS(st));
+      printf("[FAIL] %s::%s (exit %d, %.1f s)\n", t->suite, t->name, WEXITSTATUS(st), secs);
     } else {
       crashed++;
-      printf("[FAIL] %s::%s: CRASH (signal %d%s)\n", t->suite, t->name, WTERMSIG(st),
-             WTERMSIG(st) == SIGALRM ? ", timed out" : "");
+      printf("[FAIL] %s::%s: CRASH (signal %d%s, %.1f s)\n", t->suite, t->name, WTERMSIG(st),
+             WTERMSIG(st) == SIGALRM ? ", timed out" : "", secs);
     }
   }
   printf("[====] Synthesis: Tested: %d | Passing: %d | Failing: %d | Crashing: %d\n", tested,
