@@ -88,6 +88,9 @@ int tutti_cli_compare(int argc, char **argv);
   X(RANKS_AS, 0, "ranks-as", "KIND",                                                               \
     "threads | fibers: what each rank runs on (default threads, or $TUTTI_RANKS_AS; fibers with "  \
     "--no-data)")                                                                                  \
+  X(BIND, 0, "bind", "WHERE",                                                                      \
+    "cores | none: pin each rank thread (fibers: worker) to a CPU of its own (default cores when " \
+    "they fit, or $TUTTI_BIND)")                                                                   \
   X(STACK, 0, "stack", "SIZE",                                                                     \
     "stack per rank, >= 16KiB (default 128KiB for a thread, 32KiB for a fiber)")                   \
   X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \
@@ -126,6 +129,7 @@ struct cli_opts {
   const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
   const char *html;                           /* --html FILE, NULL unless given */
   int ranks_as;                               /* enum tutti_ranks_as; 0: the default */
+  int bind;                                   /* enum tutti_bind; 0: the default */
   size_t stack;                               /* --stack SIZE; 0: the default */
 };
 
@@ -286,7 +290,7 @@ int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
    CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME) | CLI_O(RANKS_AS) | \
-   CLI_O(STACK))
+   CLI_O(BIND) | CLI_O(STACK))
 /* `tutti run --help` on f (cli_report.c). */
 void cli_run_help(FILE *f);
 /* What an `auto` ran: its choice (tutti_auto_choose, the same call the

@@ -198,6 +198,11 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
                       v);
     o->ranks_as = strcmp(v, "fibers") ? TUTTI_RANKS_AS_THREADS : TUTTI_RANKS_AS_FIBERS;
     return 0;
+  case CLI_OPT_BIND:
+    if (strcmp(v, "cores") && strcmp(v, "none"))
+      return cli_fail(CLI_EUSAGE, cmd, "--bind: '%s' is not a placement; accepted: cores, none", v);
+    o->bind = strcmp(v, "cores") ? TUTTI_BIND_NONE : TUTTI_BIND_CORES;
+    return 0;
   case CLI_OPT_STACK: {
     if (tutti_parse_size(v, &o->stack, err, sizeof err) || o->stack < ((size_t)16 << 10))
       return cli_fail(CLI_EUSAGE, cmd,
@@ -216,6 +221,21 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   default:
     return 0; /* flags */
   }
+}
+
+/* The variables a world reads when no option says otherwise: a bad value
+ * is named here, not left to fail the world's creation as "invalid
+ * argument". */
+static int check_env(const char *cmd, const struct cli_opts *o) {
+  const char *v = getenv("TUTTI_RANKS_AS");
+  if (!o->ranks_as && v && *v && strcmp(v, "threads") && strcmp(v, "fibers"))
+    return cli_fail(CLI_EUSAGE, cmd, "TUTTI_RANKS_AS='%s' is not a kind; accepted: threads, fibers",
+                    v);
+  v = getenv("TUTTI_BIND");
+  if (!o->bind && v && *v && strcmp(v, "cores") && strcmp(v, "none"))
+    return cli_fail(CLI_EUSAGE, cmd, "TUTTI_BIND='%s' is not a placement; accepted: cores, none",
+                    v);
+  return 0;
 }
 
 int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
@@ -288,7 +308,7 @@ int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **a
     int rc = apply(cmd, i, val, o);
     if (rc) return rc;
   }
-  return 0;
+  return (accepted & CLI_O(RANKS_AS)) ? check_env(cmd, o) : 0;
 }
 
 /* ------------------------------------------------------------ lists */
@@ -418,6 +438,7 @@ int cli_parse_sizes(const char *cmd, const char *text, size_t **out, int *n) {
  * profile, given flags by their flag. */
 void cli_config(const struct cli_opts *o, tutti_config_t *cfg) {
   cfg->ranks_as = o->ranks_as;
+  cfg->bind = o->bind;
   /* a timing-only run observes nothing that depends on what the ranks run
    * on (modeled times are identical, tested), and fibers run it about 5x
    * faster at 1024 ranks: they are its default */

@@ -31,7 +31,7 @@ static int by_time(const void *pa, const void *pb) {
 #define SUITE_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(NO_DATA) |       \
-   CLI_O(RANKS_AS) | CLI_O(STACK) | CLI_O(HELP) | CLI_O(RULES))
+   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(HELP) | CLI_O(RULES))
 #define SUITE_MAX_RANKS 16384
 
 /* Rows continue one array across tables; *printed counts those written. */

@@ -28,7 +28,7 @@
 #define SWEEP_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(ALGOS) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(CSV) | CLI_O(JSON) | CLI_O(PLOT) |         \
-   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(RANKS_AS) | CLI_O(STACK))
+   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK))
 
 #define SWEEP_DEFAULT_SIZES "8..1MiB"
 #define SWEEP_MAX_RANKS 16384

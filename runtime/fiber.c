@@ -433,6 +433,7 @@ void tutti__fibers_run(struct tutti_world *w) {
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, (size_t)1 << 20);
   for (int j = 0; j < W; j++) {
+    tutti__bind_attr(w, &attr, j);
     int e = j == 0 && w->thread_refused >= 0
                 ? EAGAIN
                 : pthread_create(&ks[j].thread, &attr, worker_main, &ks[j]);

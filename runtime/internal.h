@@ -283,8 +283,11 @@ struct tutti_world {
   char *stacks;
   size_t stack_slot, stacks_len, stack_guard, stacks_pad; /* pad: a page below, if no guards */
   bool no_guards;                                         /* test hook TUTTI__NO_GUARDS */
-  bool fibers;  /* ranks are fibers (fiber.c), not threads */
-  int nworkers; /* fibers: the worker threads */
+  bool fibers;    /* ranks are fibers (fiber.c), not threads */
+  int nworkers;   /* fibers: the worker threads */
+  int *bind_cpus; /* thread i runs on bind_cpus[i % nbind] (tutti_bind); NULL: unpinned */
+  int nbind;
+  bool own_cores; /* each rank thread pinned to a core no other rank shares */
   tutti_model_t model;
   bool record;  /* events are recorded (modeled run, or TUTTI_RECORD) */
   bool modeled; /* model != none: wildcards rejected */
@@ -369,6 +372,9 @@ void tutti__rank_body(struct tutti_rank *r);
  * or per thread, which runs on whichever core asks (world.c, replay_prep.c). */
 #define TUTTI__WIDE_MAX 16
 void tutti__run_wide(void *(*fn)(void *), void *parts, size_t size, int n);
+/* Pin thread i (rank i, or fiber worker i) through attr when the world
+ * binds to cores (tutti_bind); else leave attr as it is. */
+void tutti__bind_attr(const struct tutti_world *w, pthread_attr_t *attr, int i);
 
 /* fiber.c: ranks as fibers. tutti__fibers_run runs the world's ranks on
  * its workers (the rank stacks reserved) and returns once all have ended;
@@ -380,10 +386,14 @@ void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the
 __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);
 bool tutti__fiber_here(void);                          /* the caller is a fiber rank */
 void *tutti__fiber_canary(const struct tutti_rank *r); /* where r's stack canary lies */
-/* Give the core away while waiting for another rank's short step. */
+/* Give the core away while waiting for another rank's short step -- unless
+ * no rank shares it: then the peer runs elsewhere, and a yield would only
+ * hand the core to another process for a time slice. */
 static inline void tutti__relax(struct tutti_rank *r) {
   if (r->world->fibers)
     tutti__fiber_yield(r);
+  else if (r->world->own_cores)
+    caa_cpu_relax();
   else
     sched_yield();
 }

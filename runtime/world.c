@@ -68,6 +68,18 @@ static int ranks_as_fibers(int ranks_as) {
   return strcmp(s, "fibers") == 0 ? 1 : -1;
 }
 
+/* Whether to pin threads: the config's choice, else $TUTTI_BIND, else
+ * pin when every thread has a CPU of its own. 1 pin, 0 not, -1 a value
+ * neither accepts. */
+static int bind_cores(int bind, int threads, int ncpu) {
+  if (bind == TUTTI_BIND_NONE) return 0;
+  if (bind == TUTTI_BIND_CORES) return 1;
+  if (bind != TUTTI_BIND_DEFAULT) return -1;
+  const char *s = getenv("TUTTI_BIND");
+  if (s && *s) return !strcmp(s, "cores") ? 1 : !strcmp(s, "none") ? 0 : -1;
+  return threads <= ncpu;
+}
+
 /* TUTTI_PERTURB=SEED turns the perturbation switch on for every world, with
  * that seed (a decimal number; empty or 0: off), so that a user can check
  * that a run's modeled result does not depend on scheduling. 0 (off), 1
@@ -159,10 +171,22 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->time_scale = cfg->time_scale > 0 ? cfg->time_scale : 1.0;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   cpu_set_t cpus;
-  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0)
-    ncpu = CPU_COUNT(&cpus);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
+  if (CPU_COUNT(&cpus) > 0) ncpu = CPU_COUNT(&cpus);
   w->nworkers = cfg->workers ? cfg->workers : (int)ncpu;
   if (w->nworkers > w->nranks) w->nworkers = w->nranks;
+  switch (bind_cores(cfg->bind, fibers ? w->nworkers : w->nranks, (int)ncpu)) {
+  case 1:
+    if (CPU_COUNT(&cpus) < 1) break; /* the CPUs we may use are unknown */
+    w->bind_cpus = malloc((size_t)CPU_COUNT(&cpus) * sizeof *w->bind_cpus);
+    if (!w->bind_cpus) goto nomem;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &cpus)) w->bind_cpus[w->nbind++] = c;
+    w->own_cores = !fibers && w->nranks <= w->nbind;
+    break;
+  case -1:
+    goto einval;
+  }
   /* Spin about as long as a sleep and wake-up would cost (~35 us) when each
    * rank has a core; when oversubscribed, the peer we wait for needs our
    * core, so sleep almost at once. A fiber yields at once: its peer may
@@ -204,6 +228,7 @@ void tutti_world_destroy(tutti_world_t *w) {
     munmap(w->rank_store, w->rank_store_len);
   }
   free(w->ranks);
+  free(w->bind_cpus);
   if (w->stacks) munmap(w->stacks - w->stacks_pad, w->stacks_len);
   tutti__replay_free(w->replay);
   free(w);
@@ -414,6 +439,14 @@ static void stacks_reserve(struct tutti_world *w) {
   w->stacks_pad = pad;
 }
 
+void tutti__bind_attr(const struct tutti_world *w, pthread_attr_t *attr, int i) {
+  if (!w->bind_cpus) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(w->bind_cpus[i % w->nbind], &one);
+  pthread_attr_setaffinity_np(attr, sizeof one, &one);
+}
+
 void tutti__run_wide(void *(*fn)(void *), void *parts, size_t size, int n) {
   pthread_t t[TUTTI__WIDE_MAX];
   bool started[TUTTI__WIDE_MAX] = {0};
@@ -446,6 +479,7 @@ static void *spawn_slice(void *arg) {
     if (w->stacks)
       pthread_attr_setstack(&attr, w->stacks + (size_t)i * w->stack_slot + page,
                             w->stack_slot - page);
+    tutti__bind_attr(w, &attr, i);
     int e = i == w->thread_refused
                 ? EAGAIN
                 : pthread_create(&w->ranks[i]->thread, &attr, rank_main, w->ranks[i]);

@@ -80,6 +80,22 @@ enum tutti_ranks_as {
   TUTTI_RANKS_AS_FIBERS,
 };
 
+/* Where rank threads (fibers: worker threads) run (tutti_config_t.bind).
+ * Cores: thread i is pinned to the i-th CPU the process may use (round
+ * robin when there are more threads than CPUs), as mpirun binds its
+ * processes to cores. Unpinned, two ranks that each spin for the other
+ * can land on one core while the other core idles or runs someone else,
+ * and every message then waits for a time slice: on a shared 2-core VM an
+ * 8-byte ping-pong took 0.2 us in some repetitions and 3-40 us in others
+ * (runtime/README.md "Binding"). */
+enum tutti_bind {
+  /* $TUTTI_BIND ("cores" or "none"), else cores when every thread has a CPU
+   * of its own (ranks, or fiber workers, at most the CPUs), else none */
+  TUTTI_BIND_DEFAULT = 0,
+  TUTTI_BIND_NONE,
+  TUTTI_BIND_CORES,
+};
+
 typedef struct tutti_config {
   int nranks; /* >= 1 */
   /* bytes per rank stack; 0: $TUTTI_STACK, else 128 KiB for a thread, 32 KiB
@@ -100,6 +116,7 @@ typedef struct tutti_config {
   const struct tutti_rules *rules;
   int ranks_as; /* enum tutti_ranks_as */
   int workers;  /* fibers: worker threads; 0: one per CPU the process may use */
+  int bind;     /* enum tutti_bind */
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */
