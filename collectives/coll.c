@@ -19,6 +19,7 @@
  */
 #include <stdint.h>
 
+#include "engine.h"
 #include "tutti/coll.h"
 
 /* count elements of type at buf: ETYPE, ECOUNT, EBUFFER or 0. */
@@ -47,10 +48,11 @@ static int choose(int coll, const tutti_algo_t *algo, const tutti_rank_t *r, tut
   int rc;
   if (algo) {
     if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;
-  } else if ((rc = tutti_algo_select(coll, NULL, NULL, buf, NULL, 0))) {
-    return rc;
+  } else if (!(algo = tutti__algo_default(coll))) {
+    if ((rc = tutti_algo_select(coll, NULL, NULL, buf, NULL, 0))) return rc;
+    algo = buf;
   }
-  *out = algo ? algo : buf;
+  *out = algo;
   return tutti_algo_check_call(*out, tutti_size(r), root, bytes, op, NULL, 0);
 }
 

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,10 +39,7 @@
 
 /* Is d one of the registry's entries (not a caller's forged descriptor)? */
 static int registered(const tutti_algo_desc_t *d) {
-  const tutti_algo_desc_t *e;
-  for (int i = 0; (e = tutti_algo_desc_at(i)); i++)
-    if (d == e) return 1;
-  return 0;
+  return tutti__algo_registered(d);
 }
 
 /* Exact name, else the one name that starts with `name` followed by '-'. */
@@ -409,6 +407,27 @@ int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo
   *out = a;
   if (err && errlen) err[0] = '\0';
   return 0;
+}
+
+static tutti_algo_t defaults[TUTTI_COLL_N];
+static int default_ok[TUTTI_COLL_N];
+
+static void defaults_make(void) {
+  for (int c = 0; c < TUTTI_COLL_N; c++) {
+    tutti_algo_t a = {0};
+    const tutti_algo_desc_t *d = tutti_algo_desc_default(c);
+    if (!d || tutti_algo_select(c, d->name, NULL, &a, NULL, 0)) continue;
+    defaults[c] = a, default_ok[c] = 1;
+  }
+}
+
+const tutti_algo_t *tutti__algo_default(int coll) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  if (coll < 0 || coll >= TUTTI_COLL_N) return NULL;
+  const char *env = getenv(tutti__coll_env(coll));
+  if (env && *env) return NULL;
+  pthread_once(&once, defaults_make);
+  return default_ok[coll] ? &defaults[coll] : NULL;
 }
 
 double tutti_algo_param(const tutti_algo_t *a, const char *name) {
