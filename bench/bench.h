@@ -11,6 +11,9 @@
 #include <string.h>
 
 int tutti_bench_p2p(int argc, char **argv);
+/* bench_steady.c: `bench p2p`'s first section (reps repetitions; Open MPI
+ * beside tutti when use_mpi); 0, or 3 when a run failed. */
+int bench_steady(int reps, int use_mpi);
 int tutti_bench_replay(int argc, char **argv);
 int tutti_bench_contention(int argc, char **argv);
 int tutti_bench_lambda(int argc, char **argv);

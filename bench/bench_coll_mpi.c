@@ -16,6 +16,8 @@
  *      of BATCH calls lasting about TARGET seconds; T is the maximum over
  *      ranks of each rank's time per call. "none" for a collective that has
  *      no MPI twin here.
+ *   "run pingpong BYTES TARGET": the same, a call being one round trip of
+ *      BYTES between ranks 0 and 1 (the others idle; `tutti bench p2p`).
  *   "quit" -> MPI_Finalize.
  *
  * On start rank 0 writes "ready P LIBRARY" (MPI_Get_library_version's
@@ -28,11 +30,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, BARRIER, ALLGATHER, REDUCE_SCATTER, NONE };
+enum {
+  BCAST,
+  REDUCE,
+  ALLREDUCE,
+  GATHER,
+  SCATTER,
+  BARRIER,
+  ALLGATHER,
+  REDUCE_SCATTER,
+  PINGPONG,
+  NONE
+};
 
 static int coll_of(const char *name) {
-  static const char *const names[] = {"bcast",   "reduce",  "allreduce", "gather",
-                                      "scatter", "barrier", "allgather", "reduce_scatter"};
+  static const char *const names[] = {"bcast",     "reduce",         "allreduce",
+                                      "gather",    "scatter",        "barrier",
+                                      "allgather", "reduce_scatter", "pingpong"};
   for (int i = 0; i < NONE; i++)
     if (!strcmp(name, names[i])) return i;
   return NONE;
@@ -65,6 +79,16 @@ static int one(const struct call *c) {
     return MPI_Allgather(c->a, n, c->type, c->big, n, c->type, MPI_COMM_WORLD);
   case REDUCE_SCATTER:
     return MPI_Reduce_scatter_block(c->big, c->b, n, c->type, MPI_SUM, MPI_COMM_WORLD);
+  case PINGPONG: {
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me > 1 || c->P < 2) return MPI_SUCCESS;
+    int rc = me == 0 ? MPI_Send(c->a, n, c->type, 1, 0, MPI_COMM_WORLD)
+                     : MPI_Recv(c->a, n, c->type, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    return me == 0 ? MPI_Recv(c->a, n, c->type, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+                   : MPI_Send(c->a, n, c->type, 0, 0, MPI_COMM_WORLD);
+  }
   }
   return MPI_ERR_OTHER;
 }

@@ -182,18 +182,37 @@ static void fmt_size(size_t b, char *out, size_t n) {
 }
 
 int tutti_bench_p2p(int argc, char **argv) {
-  int quick = 0;
+  int quick = 0, use_mpi = 1, steady_reps = 20;
+  unsigned seen = 0;
   for (int i = 0; i < argc; i++) {
+    const char *v;
     if (!strcmp(argv[i], "--quick"))
       quick = 1;
-    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: tutti bench p2p [--quick]\n"
+    else if (!strcmp(argv[i], "--no-mpi"))
+      use_mpi = 0;
+    else if ((v = bench_opt(argc, argv, &i, "--reps"))) {
+      char *end;
+      long k = strtol(v, &end, 10);
+      if (bench_once("tutti bench p2p", &seen, 1, "--reps")) return 2;
+      if (*end || end == v || k < 1 || k > 256) {
+        fprintf(stderr, "tutti bench p2p: --reps: '%s' is not a count; accepted: 1..256\n", v);
+        return 2;
+      }
+      steady_reps = (int)k;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      printf("usage: tutti bench p2p [--quick] [--reps K] [--no-mpi]\n"
              "  latency, bandwidth and message rate of tutti's p2p layer beside the\n"
-             "  physical floors of this machine, measured in the same run.\n"
-             "  --quick  fewer repetitions (a smoke run)\n");
+             "  physical floors of this machine, measured in the same run; first, the\n"
+             "  distribution of 8 B one-way and barrier times at 2 ranks over K\n"
+             "  repetitions beside pthread_barrier_wait and Open MPI's (when installed).\n"
+             "  --quick     fewer repetitions (a smoke run)\n"
+             "  --reps K    repetitions of the steady section, 1..256 (default 20)\n"
+             "  --no-mpi    leave Open MPI out\n");
       return 0;
     } else {
-      fprintf(stderr, "tutti bench p2p: unknown option '%s' (accepted: --quick, --help)\n",
+      fprintf(stderr,
+              "tutti bench p2p: unknown option '%s' (accepted: --quick, --reps K, --no-mpi, "
+              "--help)\n",
               argv[i]);
       return 2;
     }
@@ -205,6 +224,12 @@ int tutti_bench_p2p(int argc, char **argv) {
   if (tutti_world_create(&w, &c)) return 3;
 
   printf("# tutti bench p2p (none model, eager below 64 KiB; best of %d)\n\n", reps);
+  fflush(stdout); /* before mpirun's children inherit the buffer */
+  int steady = bench_steady(steady_reps, use_mpi);
+  if (steady) {
+    tutti_world_destroy(w);
+    return steady;
+  }
   /* Floor and tutti side by side, round after round: the two vCPUs' speed
    * drifts with the host, so each round's ratio is taken within the round,
    * and the median over rounds is the figure to read. */
