@@ -182,7 +182,7 @@ static void fmt_size(size_t b, char *out, size_t n) {
 }
 
 int tutti_bench_p2p(int argc, char **argv) {
-  int quick = 0, use_mpi = 1, steady_reps = 20;
+  int quick = 0, use_mpi = 1, steady_reps = 20, steady_only = 0;
   unsigned seen = 0;
   for (int i = 0; i < argc; i++) {
     const char *v;
@@ -190,6 +190,8 @@ int tutti_bench_p2p(int argc, char **argv) {
       quick = 1;
     else if (!strcmp(argv[i], "--no-mpi"))
       use_mpi = 0;
+    else if (!strcmp(argv[i], "--steady"))
+      steady_only = 1;
     else if ((v = bench_opt(argc, argv, &i, "--reps"))) {
       char *end;
       long k = strtol(v, &end, 10);
@@ -200,19 +202,20 @@ int tutti_bench_p2p(int argc, char **argv) {
       }
       steady_reps = (int)k;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: tutti bench p2p [--quick] [--reps K] [--no-mpi]\n"
+      printf("usage: tutti bench p2p [--quick] [--steady] [--reps K] [--no-mpi]\n"
              "  latency, bandwidth and message rate of tutti's p2p layer beside the\n"
              "  physical floors of this machine, measured in the same run; first, the\n"
              "  distribution of 8 B one-way and barrier times at 2 ranks over K\n"
              "  repetitions beside pthread_barrier_wait and Open MPI's (when installed).\n"
              "  --quick     fewer repetitions (a smoke run)\n"
+             "  --steady    the steady section only\n"
              "  --reps K    repetitions of the steady section, 1..256 (default 20)\n"
              "  --no-mpi    leave Open MPI out\n");
       return 0;
     } else {
       fprintf(stderr,
-              "tutti bench p2p: unknown option '%s' (accepted: --quick, --reps K, --no-mpi, "
-              "--help)\n",
+              "tutti bench p2p: unknown option '%s'; accepted: --quick, --steady, --reps K, "
+              "--no-mpi, --help\n",
               argv[i]);
       return 2;
     }
@@ -226,7 +229,7 @@ int tutti_bench_p2p(int argc, char **argv) {
   printf("# tutti bench p2p (none model, eager below 64 KiB; best of %d)\n\n", reps);
   fflush(stdout); /* before mpirun's children inherit the buffer */
   int steady = bench_steady(steady_reps, use_mpi);
-  if (steady) {
+  if (steady || steady_only) {
     tutti_world_destroy(w);
     return steady;
   }

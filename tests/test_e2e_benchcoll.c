@@ -172,6 +172,60 @@ Test(bench_coll, open_mpi_absent_is_a_note, .timeout = 120) {
   cli_free(&c);
 }
 
+/* bench p2p's steady section: every row, each with its 5 figures in
+ * increasing order, Open MPI's rows when it is installed, a note when not. */
+static void steady_rows(const char *out, int mpi) {
+  const char *rows[] = {"8 B one-way: tutti",
+                        "barrier: pthread_barrier_wait",
+                        "barrier: tutti default (lambda-tree)",
+                        "barrier: tutti dissemination",
+                        "8 B one-way: Open MPI",
+                        "barrier: Open MPI"};
+  for (int i = 0; i < (mpi ? 6 : 4); i++) {
+    const char *p = strstr(out, rows[i]);
+    cr_assert(ne(ptr, (void *)p, NULL), "no row '%s' in:\n%s", rows[i], out);
+    double v[5];
+    int slow;
+    cr_assert(eq(int,
+                 sscanf(p + strlen(rows[i]), "%lf %lf %lf %lf %lf %d", &v[0], &v[1], &v[2], &v[3],
+                        &v[4], &slow),
+                 6),
+              "row '%s' in:\n%s", rows[i], out);
+    cr_expect(gt(dbl, v[0], 0));
+    for (int k = 1; k < 5; k++) cr_expect(le(dbl, v[k - 1], v[k]), "'%s' out of order", rows[i]);
+    cr_expect(le(int, slow, 2)); /* at most all of 2 repetitions */
+  }
+  if (!mpi) cr_expect(eq(ptr, strstr(out, "8 B one-way: Open MPI"), NULL));
+}
+
+Test(bench_p2p, steady_section_without_open_mpi, .timeout = 120) {
+  struct cli c = CLI("bench", "p2p", "--steady", "--reps", "2", "--no-mpi");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  steady_rows(c.out, 0);
+  HAS(c.out, "Open MPI: not measured in 0 of 2 repetitions: left out (--no-mpi)");
+  HAS(c.out, "tutti barrier / pthread_barrier_wait");
+  cr_expect(eq(ptr, strstr(c.out, "bandwidth"), NULL), "--steady ran the other sections");
+  cli_free(&c);
+}
+
+Test(bench_p2p, steady_section_beside_open_mpi, .timeout = 600) {
+  if (!on_path("mpirun") || !on_path("mpicc")) {
+    cr_skip_test("Open MPI is not installed (no mpirun and mpicc on the PATH)");
+  }
+  struct cli c = CLI("bench", "p2p", "--steady", "--reps", "2");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  steady_rows(c.out, 1);
+  HAS(c.out, "tutti / Open MPI, medians of per-repetition ratios: one-way ");
+  cli_free(&c);
+}
+
+Test(bench_p2p, bad_input, .timeout = 60) {
+  fails_with(CLI("bench", "p2p", "--reps", "0"), 2, "--reps: '0' is not a count; accepted: 1..256");
+  fails_with(CLI("bench", "p2p", "--reps", "x"), 2, "accepted: 1..256");
+  fails_with(CLI("bench", "p2p", "--reps", "2", "--reps", "3"), 2, "given twice");
+  fails_with(CLI("bench", "p2p", "--fast"), 2, "unknown option '--fast'; accepted: --quick");
+}
+
 Test(bench_coll, bad_input, .timeout = 60) {
   fails_with(CLI("bench", "coll", "nosuchcoll"), 2, "unknown collective 'nosuchcoll'");
   fails_with(CLI("bench", "coll", "bcast", "--algos", "nosuchalgo"), 2,
