@@ -75,7 +75,7 @@ static void print_row(const char *name, const double *v, int reps) {
   double med = bench_median(s, n); /* sorts s */
   int slow = 0;
   for (int i = 0; i < n; i++) slow += s[i] > 3 * med;
-  printf("  %-30s %9.0f %9.0f %9.0f %9.0f %9.0f %6d\n", name, s[0] * 1e9, quantile(s, n, 0.1) * 1e9,
+  printf("  %-38s %9.0f %9.0f %9.0f %9.0f %9.0f %6d\n", name, s[0] * 1e9, quantile(s, n, 0.1) * 1e9,
          med * 1e9, quantile(s, n, 0.9) * 1e9, s[n - 1] * 1e9, slow);
 }
 
@@ -148,7 +148,7 @@ int bench_steady(int reps, int use_mpi) {
          "(ns; the ping-pong's one-way time over %d round trips, a barrier's time per call\n"
          "over %d calls, the slower rank's; slow: repetitions above 3x the row's median)\n",
          reps, PP_ITERS, BAR_CALLS);
-  printf("  %-30s %9s %9s %9s %9s %9s %6s\n", "", "min", "p10", "median", "p90", "max", "slow");
+  printf("  %-38s %9s %9s %9s %9s %9s %6s\n", "", "min", "p10", "median", "p90", "max", "slow");
   char dflt[64];
   snprintf(dflt, sizeof dflt, "barrier: tutti default (%s)",
            tutti_algo_desc_default(TUTTI_COLL_BARRIER)->name);

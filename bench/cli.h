@@ -90,7 +90,7 @@ int tutti_cli_compare(int argc, char **argv);
     "--no-data)")                                                                                  \
   X(BIND, 0, "bind", "WHERE",                                                                      \
     "cores | none: pin each rank thread (fibers: worker) to a CPU of its own (default cores when " \
-    "they fit, or $TUTTI_BIND)")                                                                   \
+    "2 or more fit, or $TUTTI_BIND)")                                                              \
   X(STACK, 0, "stack", "SIZE",                                                                     \
     "stack per rank, >= 16KiB (default 128KiB for a thread, 32KiB for a fiber)")                   \
   X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \

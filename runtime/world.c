@@ -69,15 +69,17 @@ static int ranks_as_fibers(int ranks_as) {
 }
 
 /* Whether to pin threads: the config's choice, else $TUTTI_BIND, else
- * pin when every thread has a CPU of its own. 1 pin, 0 not, -1 a value
- * neither accepts. */
+ * pin when every thread has a CPU of its own -- and there are two at
+ * least: a lone thread has no peer to share a core with, and pinning it
+ * would put every one-thread world of concurrent programs on the first
+ * CPU. 1 pin, 0 not, -1 a value neither accepts. */
 static int bind_cores(int bind, int threads, int ncpu) {
   if (bind == TUTTI_BIND_NONE) return 0;
   if (bind == TUTTI_BIND_CORES) return 1;
   if (bind != TUTTI_BIND_DEFAULT) return -1;
   const char *s = getenv("TUTTI_BIND");
   if (s && *s) return !strcmp(s, "cores") ? 1 : !strcmp(s, "none") ? 0 : -1;
-  return threads <= ncpu;
+  return threads >= 2 && threads <= ncpu;
 }
 
 /* TUTTI_PERTURB=SEED turns the perturbation switch on for every world, with

@@ -61,7 +61,23 @@ Test(bind, each_rank_on_a_cpu_of_its_own_when_they_fit, .timeout = 30) {
   cpu_set_t all;
   int n = allowed(cpu, &all), P = n < MAXR ? n : MAXR;
   run(P, TUTTI_BIND_DEFAULT, TUTTI_RANKS_AS_THREADS, 0);
-  for (int i = 0; i < P; i++) expect_on(i, cpu[i]);
+  for (int i = 0; i < P; i++)
+    if (P >= 2)
+      expect_on(i, cpu[i]);
+    else
+      expect_free(i, &all);
+}
+
+/* A lone rank has no peer to share a core with: pinned, every one-rank
+ * world of concurrent programs would pile onto the first CPU. */
+Test(bind, a_lone_rank_stays_unpinned, .timeout = 30) {
+  int cpu[CPU_SETSIZE];
+  cpu_set_t all;
+  allowed(cpu, &all);
+  run(1, TUTTI_BIND_DEFAULT, TUTTI_RANKS_AS_THREADS, 0);
+  expect_free(0, &all);
+  run(5, TUTTI_BIND_DEFAULT, TUTTI_RANKS_AS_FIBERS, 1);
+  for (int i = 0; i < 5; i++) expect_free(i, &all);
 }
 
 Test(bind, more_ranks_than_cpus_stay_unpinned, .timeout = 30) {
@@ -96,7 +112,11 @@ Test(bind, fiber_workers_pinned_when_they_fit, .timeout = 30) {
   cpu_set_t all;
   int n = allowed(cpu, &all), W = n < 4 ? n : 4, P = 3 * W;
   run(P, TUTTI_BIND_DEFAULT, TUTTI_RANKS_AS_FIBERS, W);
-  for (int i = 0; i < P; i++) expect_on(i, cpu[i * W / P]);
+  for (int i = 0; i < P; i++)
+    if (W >= 2)
+      expect_on(i, cpu[i * W / P]);
+    else
+      expect_free(i, &all);
   run(P, TUTTI_BIND_NONE, TUTTI_RANKS_AS_FIBERS, W);
   for (int i = 0; i < P; i++) expect_free(i, &all);
 }

@@ -90,7 +90,8 @@ enum tutti_ranks_as {
  * (runtime/README.md "Binding"). */
 enum tutti_bind {
   /* $TUTTI_BIND ("cores" or "none"), else cores when every thread has a CPU
-   * of its own (ranks, or fiber workers, at most the CPUs), else none */
+   * of its own (2 or more ranks, or fiber workers, and at most the CPUs),
+   * else none */
   TUTTI_BIND_DEFAULT = 0,
   TUTTI_BIND_NONE,
   TUTTI_BIND_CORES,
