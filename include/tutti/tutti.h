@@ -86,7 +86,7 @@ enum tutti_ranks_as {
  * processes to cores. Unpinned, two ranks that each spin for the other
  * can land on one core while the other core idles or runs someone else,
  * and every message then waits for a time slice: on a shared 2-core VM an
- * 8-byte ping-pong took 0.2 us in some repetitions and 3-40 us in others
+ * 8-byte ping-pong took 0.2 us in some repetitions and 3-10 us in others
  * (runtime/README.md "Binding"). */
 enum tutti_bind {
   /* $TUTTI_BIND ("cores" or "none"), else cores when every thread has a CPU
