@@ -22,6 +22,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tutti/coll.h"
@@ -96,15 +97,24 @@ static double one_message(const tutti_model_t *m, double x) {
  * CPU seconds. The ranks of a call share one computation here: the first
  * computes it holding the lock, the others then find it. Keys compare the
  * model's fields bit for bit (not its topology, which no estimate reads);
- * a miss only recomputes. */
+ * a miss only recomputes.
+ *
+ * A hit takes no lock: every call of an `auto` collective looks here, and
+ * a lock shared by all ranks cost a 2-rank barrier more than its messages
+ * (under load, a waiter sleeps while the holder is descheduled). Entries
+ * are immutable once published; one replaced may still be read, so it is
+ * kept on the retired list, not freed (about 1 KiB per distinct call
+ * shape past the eight slots). */
 struct memo {
-  int used, coll, P, root, opc, rc;
+  int coll, P, root, opc, rc;
   size_t bytes;
   tutti_model_t model; /* topo NULL */
   tutti_algo_t chosen;
+  struct memo *retired; /* the next one on the retired list */
 };
 #define MEMO_N 8
-static struct memo memo[MEMO_N];
+static struct memo *memo[MEMO_N]; /* published with release, read with acquire */
+static struct memo *retired;
 static int memo_next;
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -122,29 +132,44 @@ static int model_same(const tutti_model_t *a, const tutti_model_t *b) {
 static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
                         tutti_op_t op, tutti_algo_t *chosen, char *why, size_t whylen, size_t used);
 
+static const struct memo *memo_find(const struct memo *k) {
+  for (int i = 0; i < MEMO_N; i++) {
+    const struct memo *e = __atomic_load_n(&memo[i], __ATOMIC_ACQUIRE);
+    if (e && e->coll == k->coll && e->P == k->P && e->root == k->root && e->bytes == k->bytes &&
+        e->opc == k->opc && model_same(&e->model, &k->model))
+      return e;
+  }
+  return NULL;
+}
+
 /* model_choice through the memo (why NULL: nothing to explain). */
 static int model_choice_shared(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
                                tutti_op_t op, tutti_algo_t *chosen) {
-  struct memo k = {.used = 1, .coll = coll, .P = P, .root = root, .bytes = bytes, .model = *m};
+  struct memo k = {.coll = coll, .P = P, .root = root, .bytes = bytes, .model = *m};
   k.opc = op ? tutti_op_commutative(op) : 2;
   k.model.topo = NULL;
-  pthread_mutex_lock(&memo_lock);
-  for (int i = 0; i < MEMO_N; i++) {
-    struct memo *e = &memo[i];
-    if (e->used && e->coll == coll && e->P == P && e->root == root && e->bytes == bytes &&
-        e->opc == k.opc && model_same(&e->model, &k.model)) {
-      *chosen = e->chosen;
-      int rc = e->rc;
-      pthread_mutex_unlock(&memo_lock);
-      return rc;
-    }
+  const struct memo *e = memo_find(&k);
+  if (e) {
+    *chosen = e->chosen;
+    return e->rc;
   }
-  k.rc = model_choice(coll, m, P, bytes, root, op, &k.chosen, NULL, 0, 0);
-  memo[memo_next] = k;
-  memo_next = (memo_next + 1) % MEMO_N;
-  *chosen = k.chosen;
+  pthread_mutex_lock(&memo_lock);
+  if (!(e = memo_find(&k))) { /* nobody made it meanwhile */
+    k.rc = model_choice(coll, m, P, bytes, root, op, &k.chosen, NULL, 0, 0);
+    struct memo *n = malloc(sizeof *n);
+    if (n) { /* else only this call has it */
+      *n = k;
+      struct memo *old = memo[memo_next];
+      __atomic_store_n(&memo[memo_next], n, __ATOMIC_RELEASE);
+      if (old) old->retired = retired, retired = old;
+      memo_next = (memo_next + 1) % MEMO_N;
+    }
+    e = &k;
+  }
+  *chosen = e->chosen;
+  int rc = e->rc;
   pthread_mutex_unlock(&memo_lock);
-  return k.rc;
+  return rc;
 }
 
 int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules, int P,
