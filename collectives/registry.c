@@ -388,6 +388,13 @@ const tutti_algo_desc_t *tutti_algo_desc_at(int i) {
   return i >= 0 && i < NALGOS ? &table[i] : NULL;
 }
 
+/* By address (every call checks it): integers, since comparing pointers
+ * into different objects is undefined. */
+int tutti__algo_registered(const tutti_algo_desc_t *d) {
+  uintptr_t p = (uintptr_t)d, lo = (uintptr_t)table;
+  return p >= lo && p < lo + sizeof table && (p - lo) % sizeof *table == 0;
+}
+
 const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name) {
   if (!name) return NULL;
   for (int i = 0; i < NALGOS; i++)

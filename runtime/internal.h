@@ -245,6 +245,7 @@ struct tutti_rank {
   uint64_t post_seq;
   uint32_t arrival_seq;
   uint32_t coll_seq; /* collective calls made: tutti_coll_tag */
+  void *coll_cache;  /* the collectives' (tutti_rank_coll_cache), freed with the rank */
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;

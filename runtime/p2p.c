@@ -233,6 +233,10 @@ int tutti_coll_tag(tutti_rank_t *r) {
   return TUTTI_TAG_UB + 1 + (int)(r->coll_seq++ % span);
 }
 
+void **tutti_rank_coll_cache(tutti_rank_t *r) {
+  return r ? &r->coll_cache : NULL;
+}
+
 const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
   return &r->world->model;
 }
