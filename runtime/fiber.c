@@ -230,11 +230,12 @@ static void futex(int32_t *addr, int op, int32_t val) {
   syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
 }
 
-void tutti__fiber_ready(struct tutti_rank *r) {
+void tutti__fiber_ready(struct tutti_rank *r, bool local) {
   if (__atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST)) return; /* already queued */
   struct tutti_worker *k = r->worker;
   cds_wfcq_node_init(&r->runq);
   cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
+  if (local) return;                       /* the caller runs on k: k is not idle */
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the push, before reading idle */
   if (__atomic_load_n(&k->idle, __ATOMIC_SEQ_CST) == 1 &&
       __atomic_exchange_n(&k->idle, 0, __ATOMIC_SEQ_CST) == 1)
@@ -242,7 +243,7 @@ void tutti__fiber_ready(struct tutti_rank *r) {
 }
 
 void tutti__fiber_yield(struct tutti_rank *r) {
-  tutti__fiber_ready(r);
+  tutti__fiber_ready(r, true);
   tutti__fiber_suspend(r);
 }
 

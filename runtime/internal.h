@@ -375,7 +375,8 @@ void tutti__run_wide(void *(*fn)(void *), void *parts, size_t size, int n);
  * its workers (the rank stacks reserved) and returns once all have ended;
  * the world's failure says why if they could not start. */
 void tutti__fibers_run(struct tutti_world *w);
-void tutti__fiber_ready(struct tutti_rank *r);   /* any thread: make r runnable */
+/* any thread: make r runnable; local: the caller runs on r's worker */
+void tutti__fiber_ready(struct tutti_rank *r, bool local);
 void tutti__fiber_suspend(struct tutti_rank *r); /* r: to the worker, until made runnable */
 void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the others */
 __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);

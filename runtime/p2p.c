@@ -365,7 +365,7 @@ static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int de
     tsan_release(m);
     cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, &m->qnode);
   }
-  publish_barrier(w);
+  publish_barrier(r, d);
   wake(r, d);
   *req = q;
   return 0;
