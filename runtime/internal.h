@@ -220,6 +220,7 @@ struct tutti_rank {
    * is there (a waker that swaps 0 -> 1 pushes it). */
   struct cds_wfcq_node runq TUTTI_ALIGNED;
   int32_t queued;
+  uint32_t switches; /* its worker's only: times it switched out (the canary's sampling) */
 
   /* Private to the rank thread (or fiber). */
   struct tutti_world *world TUTTI_ALIGNED;
