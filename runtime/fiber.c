@@ -1,7 +1,8 @@
 /*
  * fiber.c -- ranks as fibers (tutti_config_t.ranks_as): each rank a
- * user-level context with its own small stack, run M:N on one worker
- * thread per core, as SimGrid SMPI, Adaptive MPI and MPC run MPI ranks.
+ * user-level context with its own small stack, run M:N on worker threads
+ * (at most one per core; by default one per 256 ranks: world.c
+ * workers_of), as SimGrid SMPI, Adaptive MPI and MPC run MPI ranks.
  *
  * Why: a rank thread that must wait sleeps in the kernel, and waking it
  * costs a futex system call and a switch (33-37 us across cores on the
