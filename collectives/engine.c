@@ -65,7 +65,7 @@ static bool memo_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tu
   node_fill(nd, tutti_rank(r), m->size, root, tutti_tree_contiguous(spec->kind) == 1);
   nd->parent = m->parent, nd->lo = m->lo, nd->count = m->count;
   nd->nchildren = m->nchildren;
-  memcpy(nd->child, m->child, (size_t)m->nchildren * sizeof *m->child);
+  for (int i = 0; i < m->nchildren; i++) nd->child[i] = m->child[i]; /* not data: no memcpy */
   return true;
 }
 
@@ -83,7 +83,7 @@ static void memo_put(const tutti_treespec_t *spec, tutti_rank_t *r, const tutti_
   m->spec = *spec;
   m->root = nd->root, m->size = nd->size, m->parent = nd->parent;
   m->lo = nd->lo, m->count = nd->count, m->nchildren = nd->nchildren;
-  memcpy(m->child, nd->child, (size_t)nd->nchildren * sizeof *m->child);
+  for (int i = 0; i < nd->nchildren; i++) m->child[i] = nd->child[i];
 }
 
 static int node_build(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
