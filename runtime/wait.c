@@ -68,7 +68,7 @@ void tutti__block(struct tutti_rank *r, const int *done) {
   flush_returns(r); /* a sender may be short of buffers while we sleep */
   if (w->fibers && w->nworkers == 1) {
     /* Every sender is a fiber of our own thread and none runs until we
-     * suspend: no barrier to pay (two were a fifth of a fiber's sleep). */
+     * suspend: no barrier to pay. */
     __atomic_store_n(&r->doorbell, -1, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
   } else {
