@@ -235,6 +235,15 @@ static int check_env(const char *cmd, const struct cli_opts *o) {
   if (!o->bind && v && *v && strcmp(v, "cores") && strcmp(v, "none"))
     return cli_fail(CLI_EUSAGE, cmd, "TUTTI_BIND='%s' is not a placement; accepted: cores, none",
                     v);
+  v = getenv("TUTTI_WORKERS");
+  if (v && *v) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*end || errno || n < 1 || n > (1L << 20))
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "TUTTI_WORKERS='%s' is not a worker count; accepted: 1 to 1048576", v);
+  }
   return 0;
 }
 

@@ -46,12 +46,13 @@ int tutti__barrier_dissemination(tutti_rank_t *r, const tutti_algo_t *a) {
   for (long d = 1; d < P && !rc; d *= k) {
     int n = 0;
     for (long j = 1; j < k && j * d < P && !rc; j++) {
-      long from = ((me - j * d) % P + P) % P;
+      long from = me - j * d < 0 ? me - j * d + P : me - j * d; /* j d < P: no division */
       rc = tutti_irecv(r, NULL, 0, TUTTI_BYTE, (int)from, tag, &q[n]);
       if (!rc) n++;
     }
     for (long j = 1; j < k && j * d < P && !rc; j++)
-      rc = tutti_send(r, NULL, 0, TUTTI_BYTE, (int)((me + j * d) % P), tag);
+      rc = tutti_send(r, NULL, 0, TUTTI_BYTE, (int)(me + j * d >= P ? me + j * d - P : me + j * d),
+                      tag);
     int rc2 = tutti_waitall(r, n, q, NULL);
     if (!rc) rc = rc2;
   }

@@ -9,6 +9,7 @@
  * backend of the p2p calls.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,14 +28,79 @@ static int cmp_lo(const void *a, const void *b) {
   return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-int tutti__node_get(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
-                    tutti__node_t *nd) {
-  int size = tutti_size(r), rank = tutti_rank(r), n = 0, rc;
-  int small[16], *ranks = small;
-  memset(nd, 0, sizeof *nd);
+/* The rank's last node, kept in tutti_rank_coll_cache for the next call on
+ * the same tree, root and size (a node is a pure function of them and the
+ * rank): a small collective repeated in a loop otherwise rebuilds it every
+ * call, about 15% of an 8 B bcast on 16 fibers. One node, children stored
+ * to their number (a binomial tree's rank has one on average, so a million
+ * ranks keep some 80 bytes each); nodes of more than 16 children (a flat
+ * root's) are rebuilt. */
+struct node_memo {
+  tutti_treespec_t spec;
+  int root, size, parent, lo, count, nchildren;
+  tutti__child_t child[];
+};
+
+static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b) {
+  /* lambda bitwise: the same tree comes of the same bits (NaN included) */
+  return a->kind == b->kind && a->k == b->k && a->L == b->L &&
+         !memcmp(&a->lambda, &b->lambda, sizeof a->lambda);
+}
+
+/* Field by field: a memset of the whole node (its 16 inline children) was
+ * half the cost of taking it from the memo. */
+static void node_fill(tutti__node_t *nd, int rank, int size, int root, int contiguous) {
   nd->size = size, nd->rank = rank, nd->root = root;
   nd->vrank = rel(rank, root, size);
+  nd->parent = -1, nd->lo = nd->count = nd->nchildren = 0;
   nd->child = nd->small;
+  nd->contiguous = contiguous;
+}
+
+/* *nd from the rank's memo when it holds this node; false if not. */
+static bool memo_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *nd) {
+  void **slot = tutti_rank_coll_cache(r);
+  const struct node_memo *m = slot ? *slot : NULL;
+  if (!m || m->root != root || m->size != tutti_size(r) || !same_spec(&m->spec, spec)) return false;
+  node_fill(nd, tutti_rank(r), m->size, root, tutti_tree_contiguous(spec->kind) == 1);
+  nd->parent = m->parent, nd->lo = m->lo, nd->count = m->count;
+  nd->nchildren = m->nchildren;
+  for (int i = 0; i < m->nchildren; i++) nd->child[i] = m->child[i]; /* not data: no memcpy */
+  return true;
+}
+
+/* Keep nd as the rank's memo (out of memory: nothing kept, nothing lost). */
+static void memo_put(const tutti_treespec_t *spec, tutti_rank_t *r, const tutti__node_t *nd) {
+  void **slot = tutti_rank_coll_cache(r);
+  if (!slot || nd->nchildren > 16) return;
+  struct node_memo *m = *slot;
+  size_t len = sizeof *m + (size_t)nd->nchildren * sizeof *m->child;
+  if (!m || m->nchildren < nd->nchildren) {
+    free(m);
+    *slot = m = malloc(len);
+    if (!m) return;
+  }
+  m->spec = *spec;
+  m->root = nd->root, m->size = nd->size, m->parent = nd->parent;
+  m->lo = nd->lo, m->count = nd->count, m->nchildren = nd->nchildren;
+  for (int i = 0; i < nd->nchildren; i++) m->child[i] = nd->child[i];
+}
+
+static int node_build(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
+                      tutti__node_t *nd);
+
+int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *nd) {
+  if (memo_get(spec, r, root, nd)) return 0;
+  int rc = node_build(spec, r, root, nd);
+  if (!rc) memo_put(spec, r, nd);
+  return rc;
+}
+
+static int node_build(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
+                      tutti__node_t *nd) {
+  int size = tutti_size(r), rank = tutti_rank(r), n = 0, rc;
+  int small[16], *ranks = small;
+  node_fill(nd, rank, size, root, tutti_tree_contiguous(spec->kind) == 1);
   rc = tutti_tree_node(spec, rank, size, root, &nd->parent, small, 16, &n);
   if (rc) return rc;
   if (n > 16) {
@@ -49,7 +115,6 @@ int tutti__node_get(const tutti_treespec_t *spec, const tutti_rank_t *r, int roo
   nd->nchildren = n;
   for (int i = 0; i < n; i++)
     nd->child[i] = (tutti__child_t){ranks[i], rel(ranks[i], root, size), 0};
-  nd->contiguous = tutti_tree_contiguous(spec->kind) == 1;
   if (!nd->contiguous) {
     rc = tutti_tree_subtree_size(spec, rank, size, root, &nd->count);
     nd->lo = nd->vrank;
@@ -116,6 +181,18 @@ size_t tutti__segment_bytes(long count, tutti_datatype_t type, size_t segment) {
   return (n ? n : 1) * esz;
 }
 
+/* A transfer's elements per segment and segments; unsegmented without a
+ * division (three of them were a third of the bcast mover's own time on
+ * 8 B). */
+static void segments(long count, size_t esz, size_t segment, long *segn, long *nseg) {
+  if (!segment || segment >= (size_t)count * esz) {
+    *segn = count, *nseg = 1;
+    return;
+  }
+  *segn = (long)(segment / esz ? segment / esz : 1);
+  *nseg = (count + *segn - 1) / *segn;
+}
+
 /* ------------------------------------------------------------------ bcast */
 
 int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, long count,
@@ -124,8 +201,8 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
   int rc = tutti__node_get(spec, r, root, &nd);
   if (rc) return rc;
   size_t esz = tutti_type_size(type);
-  long segn = (long)(tutti__segment_bytes(count, type, segment) / esz);
-  long nseg = count && segn ? (count + segn - 1) / segn : 1;
+  long segn, nseg;
+  segments(count, esz, segment, &segn, &nseg);
   struct reqs rq;
   if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
   tutti_request_t rreq = TUTTI_REQUEST_NULL;
@@ -222,8 +299,8 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     return TUTTI_ENOTSUP;
   }
   size_t esz = tutti_type_size(type);
-  long segn = (long)(tutti__segment_bytes(count, type, segment) / esz);
-  long nseg = count && segn ? (count + segn - 1) / segn : 1;
+  long segn, nseg;
+  segments(count, esz, segment, &segn, &nseg);
 #define STRADDLES(lo, n) (b > (lo) && b < (lo) + (n))
   const int own_region = nd.vrank < b, own_straddles = STRADDLES(nd.lo, nd.count);
   /* Receive order: increasing relative rank on contiguous trees (= reverse
@@ -453,5 +530,10 @@ int tutti__model_postal_L(const tutti_model_t *m, size_t bytes) {
 
 int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec) {
-  return tutti_algo_treespec(a, tutti__model_postal_L(tutti_rank_model(r), bytes), spec);
+  /* The model's L only when a parameter is auto: it evaluates two cost
+   * functions, on every call of a small collective. */
+  int L = isnan(a->p.lambda) || a->p.L == TUTTI_PARAM_AUTO
+              ? tutti__model_postal_L(tutti_rank_model(r), bytes)
+              : TUTTI_TREE_DEFAULT_L;
+  return tutti_algo_treespec(a, L, spec);
 }

@@ -50,9 +50,9 @@ typedef struct tutti__node {
 } tutti__node_t;
 
 /* Fill *nd for r in the tree `spec` rooted at root; release with
- * tutti__node_free. 0, or a tree.h error, or TUTTI_ENOMEM. */
-int tutti__node_get(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
-                    tutti__node_t *nd);
+ * tutti__node_free. 0, or a tree.h error, or TUTTI_ENOMEM. The rank keeps
+ * its last node (tutti_rank_coll_cache): the same call again copies it. */
+int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *nd);
 void tutti__node_free(tutti__node_t *nd);
 
 /* ---------------------------------------------------------------- movers */
@@ -142,8 +142,6 @@ int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
 /* The environment variable that selects coll's algorithm (TUTTI_BCAST),
  * or NULL for no collective (registry.c). */
 const char *tutti__coll_env(int coll);
-/* Whether d is a line of the registry's table (registry.c). */
-int tutti__algo_registered(const tutti_algo_desc_t *d);
 
 /* What tutti_algo_select(coll, NULL, NULL, ...) gives when coll's variable
  * is unset or empty: the default algorithm at its default parameters, made
@@ -151,6 +149,10 @@ int tutti__algo_registered(const tutti_algo_desc_t *d);
  * there is no default. A collective called with algo NULL runs this one
  * instead of selecting it anew, which took a fifth of a 2-rank barrier. */
 const tutti_algo_t *tutti__algo_default(int coll);
+
+/* Whether d is one of the registry's entries (not a caller's forged
+ * descriptor); O(1). */
+int tutti__algo_registered(const tutti_algo_desc_t *d);
 
 /* The per-call checks of parameters the registry's table names
  * (select.c): 0, or TUTTI_EINVAL with the reason in err. check_allgather

@@ -388,8 +388,8 @@ const tutti_algo_desc_t *tutti_algo_desc_at(int i) {
   return i >= 0 && i < NALGOS ? &table[i] : NULL;
 }
 
-/* Whether d is a line of the table: a range check, not a scan (every call
- * validates its algorithm). */
+/* By address (every call checks it): integers, since comparing pointers
+ * into different objects is undefined. */
 int tutti__algo_registered(const tutti_algo_desc_t *d) {
   uintptr_t p = (uintptr_t)d, lo = (uintptr_t)table;
   return p >= lo && p < lo + sizeof table && (p - lo) % sizeof *table == 0;

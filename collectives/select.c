@@ -37,11 +37,6 @@
 
 /* ----------------------------------------------------------------- lookup */
 
-/* Is d one of the registry's entries (not a caller's forged descriptor)? */
-static int registered(const tutti_algo_desc_t *d) {
-  return tutti__algo_registered(d);
-}
-
 /* Exact name, else the one name that starts with `name` followed by '-'. */
 static const tutti_algo_desc_t *find_name(int coll, const char *name, size_t len) {
   const tutti_algo_desc_t *hit = NULL;
@@ -440,7 +435,7 @@ double tutti_algo_param(const tutti_algo_t *a, const char *name) {
 /* An algorithm value as the registry would have made it: a registered
  * desc, every value in range or auto where allowed. */
 static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
-  if (!a || !a->desc || !registered(a->desc)) {
+  if (!a || !a->desc || !tutti__algo_registered(a->desc)) {
     errf(err, errlen, "not an algorithm of the registry (use tutti_algo_select)");
     return TUTTI_EINVAL;
   }

@@ -75,6 +75,14 @@ static inline void poll_boxes(struct tutti_rank *r) {
   }
 }
 
+/* Take what the box from src holds, if there is one. */
+static inline void poll_box_of(struct tutti_rank *r, int src) {
+  struct chan *c = r->nboxes ? chan_get(r, src, false) : NULL;
+  if (!c || !c->boxi1) return;
+  struct boxref *b = &r->boxes[c->boxi1 - 1];
+  if (__atomic_load_n(&b->box->seq, __ATOMIC_ACQUIRE) == b->expect) take_box(r, b);
+}
+
 /* An inbox message, in its pair's order with the box. */
 static inline void deliver_inbox(struct tutti_rank *r, struct msg *m) {
   if (m->kind == MSG_BOXOFFER) {

@@ -1,7 +1,8 @@
 /*
  * fiber.c -- ranks as fibers (tutti_config_t.ranks_as): each rank a
- * user-level context with its own small stack, run M:N on one worker
- * thread per core, as SimGrid SMPI, Adaptive MPI and MPC run MPI ranks.
+ * user-level context with its own small stack, run M:N on worker threads
+ * (at most one per core; by default one per 256 ranks: world.c
+ * workers_of), as SimGrid SMPI, Adaptive MPI and MPC run MPI ranks.
  *
  * Why: a rank thread that must wait sleeps in the kernel, and waking it
  * costs a futex system call and a switch (33-37 us across cores on the
@@ -37,9 +38,14 @@
  * guard page below each while vm.max_map_count allows (a rank that runs
  * into it ends the run with TUTTI_ESTACK naming the rank, caught by a
  * SIGSEGV handler on an alternate stack), and always a canary below its
- * frames (canary_of), checked whenever the fiber switches out (a rank that
- * has written over it fails the same way, after the fact: without a guard
- * page an overflow may first have corrupted the stack below).
+ * frames (canary_of), checked when the fiber ends and, without guard pages,
+ * whenever it switches out; with them, every CANARY_EVERY-th time (a rank
+ * that has written over it fails the same way, after the fact: without a
+ * guard page an overflow may first have corrupted the stack below). The
+ * canary is a line of its own, cold by the next switch when fibers are
+ * many: checked at every switch it was a tenth of a 1024-fiber barrier,
+ * where the guard page already stops the overflows that run down the
+ * stack.
  */
 #include <errno.h>
 #include <limits.h>
@@ -82,6 +88,7 @@ fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 
 #define CANARY 0x7475747469737461ull /* "tuttista" */
 #define CANARY_WORDS 8
+#define CANARY_EVERY 64 /* with guard pages, switches between checks */
 
 struct tutti_worker {
   struct __cds_wfcq_head head TUTTI_ALIGNED; /* the run queue */
@@ -230,11 +237,12 @@ static void futex(int32_t *addr, int op, int32_t val) {
   syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
 }
 
-void tutti__fiber_ready(struct tutti_rank *r) {
+void tutti__fiber_ready(struct tutti_rank *r, bool local) {
   if (__atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST)) return; /* already queued */
   struct tutti_worker *k = r->worker;
   cds_wfcq_node_init(&r->runq);
   cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
+  if (local) return;                       /* the caller runs on k: k is not idle */
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the push, before reading idle */
   if (__atomic_load_n(&k->idle, __ATOMIC_SEQ_CST) == 1 &&
       __atomic_exchange_n(&k->idle, 0, __ATOMIC_SEQ_CST) == 1)
@@ -242,7 +250,7 @@ void tutti__fiber_ready(struct tutti_rank *r) {
 }
 
 void tutti__fiber_yield(struct tutti_rank *r) {
-  tutti__fiber_ready(r);
+  tutti__fiber_ready(r, true);
   tutti__fiber_suspend(r);
 }
 
@@ -379,10 +387,8 @@ static void *worker_main(void *arg) {
     __atomic_store_n(&r->queued, 0, __ATOMIC_SEQ_CST); /* a wake-up from now on pushes it again */
     if (r->fdone) continue;                            /* a stale wake-up of an ended rank */
     resume(k, r);
-    if (!canary_intact(r)) {
-      if (!r->fdone) overflowed(k, r, "its canary at the bottom was overwritten");
-      r->fdone = true;
-    }
+    bool due = r->fdone || !w->stack_guard || ++r->switches % CANARY_EVERY == 0;
+    if (due && !canary_intact(r)) overflowed(k, r, "its canary at the bottom was overwritten");
     if (r->fdone) k->live--;
   }
   __atomic_store_n(&k->gone, 1, __ATOMIC_RELAXED);

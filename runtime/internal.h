@@ -220,6 +220,7 @@ struct tutti_rank {
    * is there (a waker that swaps 0 -> 1 pushes it). */
   struct cds_wfcq_node runq TUTTI_ALIGNED;
   int32_t queued;
+  uint32_t switches; /* its worker's only: times it switched out (the canary's sampling) */
 
   /* Private to the rank thread (or fiber). */
   struct tutti_world *world TUTTI_ALIGNED;
@@ -245,6 +246,7 @@ struct tutti_rank {
   uint64_t post_seq;
   uint32_t arrival_seq;
   uint32_t coll_seq; /* collective calls made: tutti_coll_tag */
+  void *coll_cache;  /* the collectives' (tutti_rank_coll_cache), freed with the rank */
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;
@@ -380,7 +382,8 @@ void tutti__bind_attr(const struct tutti_world *w, pthread_attr_t *attr, int i);
  * its workers (the rank stacks reserved) and returns once all have ended;
  * the world's failure says why if they could not start. */
 void tutti__fibers_run(struct tutti_world *w);
-void tutti__fiber_ready(struct tutti_rank *r);   /* any thread: make r runnable */
+/* any thread: make r runnable; local: the caller runs on r's worker */
+void tutti__fiber_ready(struct tutti_rank *r, bool local);
 void tutti__fiber_suspend(struct tutti_rank *r); /* r: to the worker, until made runnable */
 void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the others */
 __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);

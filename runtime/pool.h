@@ -143,7 +143,10 @@ static inline void pool_throttle(struct tutti_rank *r, size_t bytes) {
 
 static inline void push_returns(struct tutti_rank *r, int src, struct msg **list, size_t n) {
   struct __cds_lfs_stack *stack = &r->world->ranks[src]->retbufs;
-  struct msg *b = n > 1 ? msg_alloc(n * sizeof *list) : NULL;
+  /* malloc, not msg_alloc: a list is never a message buffer, and an aligned
+   * allocation (split off a larger chunk) cost glibc twice as much; this
+   * runs at every sleep, 7% of an 8 B bcast on fibers. */
+  struct msg *b = n > 1 ? malloc(MSG_HEADER + n * sizeof *list) : NULL;
   if (b) {
     b->kind = MSG_RETURNS;
     b->sizeclass = POOL_NONE;

@@ -83,5 +83,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
 void tutti__rank_fini(struct tutti_rank *r) {
   rank_free_storage(r); /* after tutti__rank_drop_messages on every rank */
   tutti__evlog_free(&r->log);
+  free(r->coll_cache);
+  r->coll_cache = NULL;
   cds_wfcq_destroy(&r->inbox_head, &r->inbox_tail);
 }

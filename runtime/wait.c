@@ -66,8 +66,15 @@ static void declare_deadlock(struct tutti_world *w);
 void tutti__block(struct tutti_rank *r, const int *done) {
   struct tutti_world *w = r->world;
   flush_returns(r); /* a sender may be short of buffers while we sleep */
-  __atomic_store_n(&r->doorbell, -1, __ATOMIC_SEQ_CST);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (w->fibers && w->nworkers == 1) {
+    /* Every sender is a fiber of our own thread and none runs until we
+     * suspend: no barrier to pay. */
+    __atomic_store_n(&r->doorbell, -1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  } else {
+    __atomic_store_n(&r->doorbell, -1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  }
   if (w->asym) membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED); /* the senders' barrier */
   if (inbox_nonempty(r) || boxes_full(r) || (done && tutti__load_acq(done)) || aborted(w)) {
     /* Not sleeping after all. If a waker claimed us meanwhile, it takes us

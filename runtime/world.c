@@ -82,6 +82,35 @@ static int bind_cores(int bind, int threads, int ncpu) {
   return threads >= 2 && threads <= ncpu;
 }
 
+/* Ranks per fiber worker below which one more worker is not worth its
+ * core: the workers' hand-offs cross cores, and a worker with nothing to
+ * run sleeps and costs its waker a futex call and a cross-core wake-up
+ * (30+ us), where one cache-hot worker runs the whole call in a few. On
+ * this 2-core machine, shared: barrier and allreduce of 8 B on 16 fibers
+ * 7-10 us and 12 us on one worker against 36-40 us and 23-29 us on two; on
+ * 64 fibers 62-85 us and 73-75 us against 83-97 us and 97-102 us; about
+ * even at 256 and 1024. */
+#define RANKS_PER_WORKER 256
+
+/* The fiber workers: the config's, else $TUTTI_WORKERS, else one per
+ * RANKS_PER_WORKER ranks up to one per CPU; at most one per rank. -1: a
+ * value $TUTTI_WORKERS does not accept. */
+static int workers_of(const tutti_config_t *cfg, long ncpu) {
+  long n = cfg->workers;
+  const char *s = getenv("TUTTI_WORKERS");
+  if (!n && s && *s) {
+    char *end;
+    errno = 0;
+    n = strtol(s, &end, 10);
+    if (*end || errno || n < 1 || n > MAX_RANKS) return -1;
+  }
+  if (!n) {
+    n = (cfg->nranks + RANKS_PER_WORKER - 1) / RANKS_PER_WORKER;
+    if (n > ncpu) n = ncpu;
+  }
+  return (int)(n > cfg->nranks ? cfg->nranks : n);
+}
+
 /* TUTTI_PERTURB=SEED turns the perturbation switch on for every world, with
  * that seed (a decimal number; empty or 0: off), so that a user can check
  * that a run's modeled result does not depend on scheduling. 0 (off), 1
@@ -175,8 +204,7 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
   if (CPU_COUNT(&cpus) > 0) ncpu = CPU_COUNT(&cpus);
-  w->nworkers = cfg->workers ? cfg->workers : (int)ncpu;
-  if (w->nworkers > w->nranks) w->nworkers = w->nranks;
+  if ((w->nworkers = workers_of(cfg, ncpu)) < 0) goto einval;
   switch (bind_cores(cfg->bind, fibers ? w->nworkers : w->nranks, (int)ncpu)) {
   case 1:
     if (CPU_COUNT(&cpus) < 1) break; /* the CPUs we may use are unknown */

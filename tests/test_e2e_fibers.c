@@ -16,9 +16,11 @@
 #include <criterion/new/assert.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "tutti/tutti.h"
@@ -52,7 +54,9 @@ struct outcome {
 };
 
 static struct outcome run_one(int P, int ranks_as, const tutti_model_t *m, struct one *o) {
-  tutti_world_t *w = fworld(P, ranks_as, 0, m);
+  /* two workers, not the default (one below 256 ranks): the hand-offs
+   * between workers must not change a modeled time either */
+  tutti_world_t *w = fworld(P, ranks_as, ranks_as == TUTTI_RANKS_AS_FIBERS ? 2 : 0, m);
   char spec[128] = "";
   tutti_algo_format(&o->algo, spec, sizeof spec);
   cr_assert(eq(int, tutti_world_run(w, one_call, o), 0), "%s %s P=%d (%s): %s",
@@ -175,6 +179,46 @@ Test(workers, ranks_share_the_worker_threads, .timeout = 60) {
     cr_assert(eq(int, st.workers, W[k]));
     tutti_world_destroy(w);
   }
+}
+
+static int just_barrier(tutti_rank_t *r, void *arg) {
+  (void)arg;
+  return tutti_barrier(r, NULL);
+}
+
+/* By default one worker per 256 ranks, up to one per CPU the process may
+ * use; $TUTTI_WORKERS when the config leaves it at 0 (anything but a
+ * positive number: the world is refused). */
+Test(workers, the_default_grows_with_the_ranks, .timeout = 60) {
+  cpu_set_t cpus;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0)
+    ncpu = CPU_COUNT(&cpus);
+  const int P[] = {1, 16, 256, 257, 600};
+  for (int k = 0; k < 5; k++) {
+    tutti_world_t *w = fworld(P[k], TUTTI_RANKS_AS_FIBERS, 0, NULL);
+    long want = (P[k] + 255) / 256;
+    cr_assert(eq(int, tutti_world_workers(w), (int)(want < ncpu ? want : ncpu)), "P=%d", P[k]);
+    tutti_world_destroy(w);
+  }
+  setenv("TUTTI_WORKERS", "3", 1);
+  tutti_world_t *w = fworld(16, TUTTI_RANKS_AS_FIBERS, 0, NULL);
+  cr_assert(eq(int, tutti_world_workers(w), 3));
+  cr_assert(eq(int, tutti_world_run(w, just_barrier, NULL), 0), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+  w = fworld(16, TUTTI_RANKS_AS_FIBERS, 2, NULL); /* the config wins */
+  cr_assert(eq(int, tutti_world_workers(w), 2));
+  tutti_world_destroy(w);
+  const char *bad[] = {"0", "-1", "x", "2x"};
+  tutti_config_t c = tutti_config_default(16);
+  c.ranks_as = TUTTI_RANKS_AS_FIBERS;
+  for (int k = 0; k < 4; k++) {
+    setenv("TUTTI_WORKERS", bad[k], 1);
+    w = NULL;
+    cr_assert(eq(int, tutti_world_create(&w, &c), TUTTI_EINVAL), "TUTTI_WORKERS=%s", bad[k]);
+    cr_assert(eq(ptr, w, NULL));
+  }
+  unsetenv("TUTTI_WORKERS");
 }
 
 /* A rank that polls with tutti_test while the rank it waits for shares its
@@ -435,6 +479,8 @@ Test(cli, ranks_as_and_stack, .timeout = 120) {
              "not with --ranks-as fibers");
   fails_with(CLI_ENV("TUTTI_RANKS_AS=fibres", "run", "bcast", "flat"), 2,
              "TUTTI_RANKS_AS='fibres' is not a kind; accepted: threads, fibers");
+  fails_with(CLI_ENV("TUTTI_WORKERS=two", "run", "bcast", "flat"), 2,
+             "TUTTI_WORKERS='two' is not a worker count; accepted: 1 to 1048576");
 }
 
 Test(cli, bench_fibers_runs_both_modes, .timeout = 120) {

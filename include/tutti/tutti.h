@@ -67,8 +67,8 @@ enum tutti_world_flags {
 
 /* What a rank runs on (tutti_config_t.ranks_as). Threads: one POSIX thread
  * per rank, which the kernel schedules and wakes. Fibers: each rank a
- * user-level context with its own small stack, run M:N by one worker
- * thread per core (runtime/fiber.c); a rank that would sleep yields to its
+ * user-level context with its own small stack, run M:N by worker
+ * threads, at most one per core (runtime/fiber.c); a rank that would sleep yields to its
  * worker instead, so a wake-up is a queue push, not a system call, and the
  * a world may have as many ranks as memory allows (up to 2^20), far past
  * the OS's thread limits. Modeled times are the same in both. A
@@ -116,8 +116,12 @@ typedef struct tutti_config {
    * copied: it must outlive the world. */
   const struct tutti_rules *rules;
   int ranks_as; /* enum tutti_ranks_as */
-  int workers;  /* fibers: worker threads; 0: one per CPU the process may use */
-  int bind;     /* enum tutti_bind */
+  /* fibers: worker threads; 0: $TUTTI_WORKERS, else one per 256 ranks up
+   * to one per CPU the process may use (a small world runs on one: its
+   * hand-offs stay on one core, where a second worker's cross-core
+   * wake-ups cost more than its core brings) */
+  int workers;
+  int bind; /* enum tutti_bind */
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */

@@ -37,6 +37,7 @@ struct tutti_rank {
   MPI_Comm comm;
   int rank, size;
   uint32_t coll_seq;  /* collective calls so far: tutti_coll_tag */
+  void *coll_cache;   /* tutti_rank_coll_cache: the collectives', freed with the rank */
   int user_max;       /* the largest user tag MPI can carry */
   int fold;           /* 1: reserved tags fold into (user_max, tag_ub] */
   uint32_t fold_span; /* tag_ub - user_max */
@@ -118,6 +119,7 @@ void tutti_mpi_rank_free(tutti_rank_t *r) {
   if (!r) return;
   for (struct tutti_request *q = r->free_reqs, *n; q; q = n) n = q->next, free(q);
   MPI_Comm_free(&r->comm);
+  free(r->coll_cache);
   free(r);
 }
 
@@ -137,6 +139,10 @@ int tutti_coll_tag(tutti_rank_t *r) {
   /* the emulator's rule, so that both backends hand out the same tags */
   const uint32_t span = (uint32_t)TUTTI_TAG_MAX - TUTTI_TAG_UB;
   return TUTTI_TAG_UB + 1 + (int)(r->coll_seq++ % span);
+}
+
+void **tutti_rank_coll_cache(tutti_rank_t *r) {
+  return r ? &r->coll_cache : NULL;
 }
 
 const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
