@@ -79,6 +79,7 @@ static int is_free(size_t off, int order) {
  * nothing until it is touched. */
 static void arena_init(void) {
   arena.tried = 1;
+  if (sizeof(size_t) < 8) return; /* no room for it: malloc */
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || psize <= 0) return;
   uint64_t phys = (uint64_t)pages * (uint64_t)psize;
