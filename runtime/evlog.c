@@ -2,7 +2,8 @@
  * evlog.c -- the per-rank event log: an array that doubles, owned by one
  * rank thread, read by the replay engine after the threads are joined.
  *
- * Where the arrays live. A small log (below ARENA_MIN bytes) is malloc'd.
+ * Where the arrays live. A small log (up to 512 events, 12 KiB) is
+ * malloc'd, so the many small logs of a huge world cost what they did.
  * A bigger one is a block of one process-wide arena: an address range
  * reserved once and marked for transparent huge pages, cut into
  * power-of-two blocks by a buddy allocator. Why: a modeled run's logs are
@@ -31,8 +32,9 @@
 /* ------------------------------------------------------------- the arena */
 
 enum {
-  ARENA_MIN = 12, /* the smallest block: 4 KiB (and the state's unit) */
-  ARENA_HUGE = 21 /* 2 MiB: the reservation's alignment */
+  ARENA_MIN = 12,  /* the smallest block: 4 KiB (and the state's unit) */
+  ARENA_FROM = 14, /* a log's first block: at least 16 KiB */
+  ARENA_HUGE = 21  /* 2 MiB: the reservation's alignment */
 };
 
 struct fblk { /* a free block's first bytes */
@@ -210,9 +212,10 @@ static uint32_t refuse(struct tutti_evlog *log, uint8_t why) {
 
 #define EV sizeof(struct tutti_ev)
 
-/* The next capacity: twice the last (at least 16). From ARENA_MIN bytes on
- * it is what a power-of-two block holds, so a block is all log: the first
- * arena block is the largest power of two within twice the last array,
+/* The next capacity: twice the last (at least 16). Once twice the array
+ * reaches 2^ARENA_FROM bytes it is what a power-of-two block holds, so a
+ * block is all log: the first block is the largest power of two within
+ * twice the last array,
  * then the block doubles (cap stays within 2n + 1 events, n = the events
  * when it grew). */
 static uint64_t next_cap(const struct tutti_evlog *log) {
@@ -222,8 +225,8 @@ static uint64_t next_cap(const struct tutti_evlog *log) {
     uint64_t whole = ((uint64_t)1 << log->order) / EV;
     return c < whole ? whole : ((uint64_t)1 << (log->order + 1)) / EV;
   }
-  if (2 * c * EV < ((uint64_t)1 << ARENA_MIN)) return 2 * c;
-  uint64_t b = (uint64_t)1 << ARENA_MIN;
+  if (2 * c * EV < ((uint64_t)1 << ARENA_FROM)) return 2 * c;
+  uint64_t b = (uint64_t)1 << ARENA_FROM;
   while (2 * b <= 2 * c * EV) b *= 2;
   return b / EV > c ? b / EV : 2 * c; /* 2c: malloc'd, no arena */
 }
@@ -243,7 +246,7 @@ uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev) {
     int order = 0;
     if (!log->refuse || cap <= log->refuse) { /* else the test hook's refusal */
       size_t bytes = (size_t)cap * EV;
-      if (bytes > ((size_t)1 << (ARENA_MIN - 1))) { /* a block, at least half used */
+      if (bytes > ((size_t)3 << (ARENA_FROM - 2))) { /* a block, over 3/4 used */
         order = order_of(bytes);
         p = (struct tutti_ev *)arena_grow(log->order ? (char *)log->ev : NULL, log->order, order,
                                           (size_t)log->n * EV);

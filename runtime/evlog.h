@@ -2,7 +2,7 @@
  * evlog.h -- the per-rank event log that the replay engine reads.
  *
  * Each rank appends to its own log while it runs (owner-only writes, no
- * sharing, no locks; growing a log past 2 KiB takes a block of evlog.c's
+ * sharing, no locks; growing a log past 12 KiB takes a block of evlog.c's
  * huge-page arena under its lock). After every rank thread has been joined, the replay
  * engine (replay.c) reads all logs and computes modeled times by runtime/MODEL.md.
  *

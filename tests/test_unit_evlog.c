@@ -57,7 +57,7 @@ Test(evlog, logs_growing_side_by_side_keep_every_event, .timeout = 60) {
   fill_and_check(L, 40000); /* up to 120000 events a log: blocks up to 4 MiB */
   int in_arena = 0;
   for (int k = 0; k < NLOGS; k++) in_arena += L[k].order != 0;
-  cr_assert(eq(int, in_arena, NLOGS), "past 2 KiB every log is an arena block");
+  cr_assert(eq(int, in_arena, NLOGS), "past 12 KiB every log is an arena block");
   for (int k = 0; k < NLOGS; k += 2) tutti__evlog_free(&L[k]); /* half back */
   for (int k = 0; k < NLOGS; k += 2) cr_assert(eq(ptr, L[k].ev, NULL));
   fill_and_check(L, 3000); /* the freed ones again, the others grow on */
@@ -99,5 +99,19 @@ Test(evlog, max_bounds_an_arena_log, .timeout = 30) {
   cr_assert(eq(u32, tutti__evlog_push(&L, &e), UINT32_MAX));
   cr_assert(eq(int, L.refusal, TUTTI_EVLOG_FULL));
   cr_assert(le(u32, L.cap, 1000));
+  tutti__evlog_free(&L);
+}
+
+/* Up to 512 events (12 KiB) a log is malloc'd, as the many small logs of
+ * a huge world always were; the 513th moves it to a 16 KiB block. */
+Test(evlog, small_logs_stay_malloced, .timeout = 30) {
+  struct tutti_evlog L = {0};
+  struct tutti_ev e = ev_of(0, 0);
+  for (uint32_t i = 0; i < 512; i++) cr_assert(eq(u32, tutti__evlog_push(&L, &e), i));
+  cr_assert(eq(int, L.order, 0));
+  cr_assert(eq(u32, L.cap, 512));
+  cr_assert(eq(u32, tutti__evlog_push(&L, &e), 512));
+  cr_assert(eq(int, L.order, 14));
+  cr_assert(eq(u32, L.cap, 16384 / sizeof(struct tutti_ev)));
   tutti__evlog_free(&L);
 }
