@@ -2,7 +2,8 @@
  * evlog.h -- the per-rank event log that the replay engine reads.
  *
  * Each rank appends to its own log while it runs (owner-only writes, no
- * sharing, no locks). After every rank thread has been joined, the replay
+ * sharing, no locks; growing a log past 12 KiB takes a block of evlog.c's
+ * huge-page arena under its lock). After every rank thread has been joined, the replay
  * engine (replay.c) reads all logs and computes modeled times by runtime/MODEL.md.
  *
  * The receiver records which send it matched (peer + index of the SEND in
@@ -74,6 +75,7 @@ struct tutti_evlog {
    * records 2P events while its leaves record 2. NULL: no budget. */
   uint64_t *budget;
   uint8_t refusal; /* why the last push failed, enum tutti_evlog_refusal */
+  uint8_t order;   /* ev is a block of 2^order bytes of evlog.c's arena; 0: malloc'd */
 };
 
 /* Append one event (the log grows by doubling, never past max nor past

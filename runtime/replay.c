@@ -90,8 +90,12 @@
  *
  * Memory: the replay state is 8 B per event (ops) + 64 B per message +
  * 64 B per rank (freed at the end) + the heap (at most ranks + messages in
- * flight), next to the logs' own 32 B per event; with a topology, the
- * linkset (about 72 B a link, kept for the report).
+ * flight), next to the logs' own 24 B per event (resident: their
+ * capacity, up to twice that, runtime/MODEL.md "Memory"); with a topology,
+ * the linkset (about 72 B a link, kept for the report). All of it is
+ * first touched here or in the run: on the VMs measured, zeroing 2 GiB
+ * of fresh huge pages (logs, ops, messages of 10^7 messages) was a
+ * quarter of such a run's CPU.
  */
 #include "replay_sim.h"
 

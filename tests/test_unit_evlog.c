@@ -1,0 +1,117 @@
+/*
+ * test_unit_evlog.c -- the event log's storage (runtime/evlog.c): small
+ * logs malloc'd, bigger ones blocks of the huge-page arena. Many logs
+ * growing side by side (what the ranks of a run do) keep every event, the
+ * capacity rules of runtime/MODEL.md "Memory", the budget, and the limit;
+ * freed logs give their blocks back so new ones reuse them.
+ */
+#include "internal.h"
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <stdlib.h>
+
+#include "evlog.h"
+
+#define NLOGS 24
+
+static struct tutti_ev ev_of(int log, uint32_t i) {
+  return (struct tutti_ev){.kind = TUTTI_EV_SEND,
+                           .peer = log,
+                           .tag = (int32_t)(i * 7),
+                           .ref = i,
+                           .bytes = (uint64_t)log << 32 | i};
+}
+
+/* Push n events to each log round-robin (log k gets (k % 3 + 1) per
+ * round: unequal sizes, interleaved growth), then check them all. */
+static void fill_and_check(struct tutti_evlog *L, uint32_t rounds) {
+  uint32_t before[NLOGS];
+  for (int k = 0; k < NLOGS; k++) before[k] = L[k].n;
+  for (uint32_t r = 0; r < rounds; r++)
+    for (int k = 0; k < NLOGS; k++)
+      for (int j = 0; j <= k % 3; j++) {
+        struct tutti_ev e = ev_of(k, L[k].n);
+        cr_assert(eq(u32, tutti__evlog_push(&L[k], &e), e.ref));
+      }
+  for (int k = 0; k < NLOGS; k++) {
+    cr_assert(eq(u32, L[k].n, before[k] + rounds * (uint32_t)(k % 3 + 1)));
+    /* within twice the events (MODEL.md "Memory"), at least 16 */
+    cr_assert(le(u32, L[k].cap, 2 * L[k].n + 1), "log %d: cap %u for %u events", k, L[k].cap,
+              L[k].n);
+    if (L[k].order) /* an arena block: the capacity is what it holds */
+      cr_assert(eq(u64, L[k].cap, ((uint64_t)1 << L[k].order) / sizeof(struct tutti_ev)));
+    for (uint32_t i = 0; i < L[k].n; i++) {
+      struct tutti_ev want = ev_of(k, i);
+      const struct tutti_ev *got = &L[k].ev[i];
+      if (got->peer != want.peer || got->ref != want.ref || got->tag != want.tag ||
+          got->bytes != want.bytes)
+        cr_assert(0, "log %d event %u: peer %d ref %u bytes %llu", k, i, got->peer, got->ref,
+                  (unsigned long long)got->bytes);
+    }
+  }
+}
+
+Test(evlog, logs_growing_side_by_side_keep_every_event, .timeout = 60) {
+  struct tutti_evlog L[NLOGS] = {0};
+  fill_and_check(L, 40000); /* up to 120000 events a log: blocks up to 4 MiB */
+  int in_arena = 0;
+  for (int k = 0; k < NLOGS; k++) in_arena += L[k].order != 0;
+  cr_assert(eq(int, in_arena, NLOGS), "past 12 KiB every log is an arena block");
+  for (int k = 0; k < NLOGS; k += 2) tutti__evlog_free(&L[k]); /* half back */
+  for (int k = 0; k < NLOGS; k += 2) cr_assert(eq(ptr, L[k].ev, NULL));
+  fill_and_check(L, 3000); /* the freed ones again, the others grow on */
+  for (int k = 0; k < NLOGS; k++) tutti__evlog_free(&L[k]);
+  fill_and_check(L, 20); /* after the arena emptied: small logs, malloc'd */
+  for (int k = 0; k < NLOGS; k++) cr_assert(eq(int, L[k].order, 0), "log %d: 20-60 events", k);
+  for (int k = 0; k < NLOGS; k++) tutti__evlog_free(&L[k]);
+}
+
+/* A shared budget: logs take capacity from it as they grow and give it
+ * back when freed; a nearly spent budget still gives what it has left,
+ * and a spent one refuses. */
+Test(evlog, budget_is_taken_and_given_back, .timeout = 30) {
+  struct tutti_evlog L[2] = {0};
+  uint64_t budget = 5000;
+  L[0].budget = L[1].budget = &budget;
+  struct tutti_ev e = ev_of(0, 0);
+  uint32_t pushed[2] = {0, 0};
+  for (int k = 0;; k ^= 1) {
+    if (tutti__evlog_push(&L[k], &e) == UINT32_MAX) {
+      cr_assert(eq(int, L[k].refusal, TUTTI_EVLOG_BUDGET));
+      break;
+    }
+    pushed[k]++;
+  }
+  cr_assert(eq(u64, budget, 0));
+  cr_assert(eq(u64, (uint64_t)L[0].cap + L[1].cap, 5000), "the whole budget is capacity");
+  cr_assert(eq(u32, pushed[0], L[0].n));
+  tutti__evlog_free(&L[0]);
+  tutti__evlog_free(&L[1]);
+  cr_assert(eq(u64, budget, 5000));
+}
+
+/* max: a log never holds more, even when its block could. */
+Test(evlog, max_bounds_an_arena_log, .timeout = 30) {
+  struct tutti_evlog L = {.max = 1000};
+  struct tutti_ev e = ev_of(0, 0);
+  for (uint32_t i = 0; i < 1000; i++) cr_assert(eq(u32, tutti__evlog_push(&L, &e), i));
+  cr_assert(eq(u32, tutti__evlog_push(&L, &e), UINT32_MAX));
+  cr_assert(eq(int, L.refusal, TUTTI_EVLOG_FULL));
+  cr_assert(le(u32, L.cap, 1000));
+  tutti__evlog_free(&L);
+}
+
+/* Up to 512 events (12 KiB) a log is malloc'd, as the many small logs of
+ * a huge world always were; the 513th moves it to a 16 KiB block. */
+Test(evlog, small_logs_stay_malloced, .timeout = 30) {
+  struct tutti_evlog L = {0};
+  struct tutti_ev e = ev_of(0, 0);
+  for (uint32_t i = 0; i < 512; i++) cr_assert(eq(u32, tutti__evlog_push(&L, &e), i));
+  cr_assert(eq(int, L.order, 0));
+  cr_assert(eq(u32, L.cap, 512));
+  cr_assert(eq(u32, tutti__evlog_push(&L, &e), 512));
+  cr_assert(eq(int, L.order, 14));
+  cr_assert(eq(u32, L.cap, 16384 / sizeof(struct tutti_ev)));
+  tutti__evlog_free(&L);
+}
