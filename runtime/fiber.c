@@ -329,7 +329,6 @@ static void install_segv(void) {
 /* --------------------------------------------------------------- workers */
 
 static void fiber_make(struct tutti_worker *k, struct tutti_rank *r) {
-  r->worker = k;
   r->fdone = false;
   r->queued = 1;
   uint64_t *c = canary_of(r);
@@ -434,6 +433,9 @@ void tutti__fibers_run(struct tutti_world *w) {
     k->all = ks, k->nall = W;
     k->first = (int)((int64_t)w->nranks * j / W);
     k->n = (int)((int64_t)w->nranks * (j + 1) / W) - k->first;
+    /* here, before any worker runs: senders read a peer's worker
+     * (same_worker, wait.h) while the other workers make their fibers */
+    for (int i = k->first; i < k->first + k->n; i++) w->ranks[i]->worker = k;
   }
   pthread_attr_t attr;
   pthread_attr_init(&attr);

@@ -229,7 +229,7 @@ struct tutti_rank {
   bool started;
   /* fibers: its saved context, its worker, whether its function has ended */
   void *fctx;
-  struct tutti_worker *worker;
+  struct tutti_worker *worker; /* set before the workers start; senders read it (same_worker) */
   bool fdone;
   void *san_fiber; /* ThreadSanitizer's fiber, or AddressSanitizer's fake stack */
 
