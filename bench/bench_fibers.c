@@ -7,7 +7,7 @@
  * doubling) at 16 and 1024 ranks on this machine's cores. One world of each
  * kind per P, kept, and for P up to 64 one Open MPI job (mpijob.c: the
  * MPI_Barrier, MPI_Bcast, MPI_Allreduce of bench_coll_mpi.c under mpirun
- * --oversubscribe). Each round times a batch of calls (after 3 untimed,
+ * --oversubscribe). Each round times a batch of calls (after 10 untimed,
  * each mode's batch sized to its own speed) in the thread world, in the
  * fiber world and in the MPI job, in turn (the order rotates): rank 0
  * timing from a barrier before the batch to a barrier after it, the MPI
@@ -76,11 +76,13 @@ static int calls(tutti_rank_t *r, const struct batch *b, int n) {
   return rc;
 }
 
-/* WARMUP untimed calls first, as Open MPI's side makes (bench_coll_mpi.c):
- * a run's first calls set up its channels and fastboxes (BOX_AFTER
- * messages a pair), which at 1024 ranks and a 5-call batch weighed more
- * than the calls. */
-#define WARMUP 3
+/* WARMUP untimed calls first (Open MPI's side makes 3: bench_coll_mpi.c):
+ * a run's first calls set up its channels and fastboxes, and a pair gets
+ * its fastbox after 8 messages (runtime/fastbox.h BOX_AFTER), which
+ * dissemination and recursive doubling send one a call: after 3 calls the
+ * timed calls' messages still took the inbox. */
+#define WARMUP 10
+#define MIN_CALLS 20 /* a timed batch's calls, at least */
 static int batch_fn(tutti_rank_t *r, void *arg) {
   struct batch *b = arg;
   int rc = calls(r, b, WARMUP);
@@ -180,14 +182,14 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
         st = 3;
         break;
       }
-      /* a batch of about TARGET in each mode, at least 5 calls: a batch
-       * sized by the threads' time would be 5 calls of fibers at 1024
-       * ranks, where the barriers around it weigh */
+      /* a batch of about TARGET in each mode, at least MIN_CALLS: the
+       * barriers around a batch are not to weigh (fibers at 1024 ranks
+       * made batches of 5) */
       int calls[2];
       for (int k = 0; k < 2; k++) {
         b.calls = 5;
         if (tutti_world_run(w[k], batch_fn, &b)) goto failed;
-        calls[k] = (int)fmin(20000, fmax(5, TARGET / fmax(b.per_call, 1e-9)));
+        calls[k] = (int)fmin(20000, fmax(MIN_CALLS, TARGET / fmax(b.per_call, 1e-9)));
       }
       double tt[64], tf[64], tm[64], ratio[64], mf[64], mt[64], wake[2] = {0}, sleep[2] = {0};
       int sides = mpi ? 3 : 2, mbatch = 0;
