@@ -3,8 +3,9 @@
  * against ranks as threads and against Open MPI, in one run.
  *
  * Native (model none), oversubscribed: a barrier (dissemination), a
- * broadcast of 8 B (binomial) and an allreduce of 8 B (recursive
- * doubling) at 16 and 1024 ranks on this machine's cores. One world of each
+ * broadcast of 8 B (binomial, then binary: which tree is faster depends on
+ * how its ranks' turns fall on the workers) and an allreduce of 8 B
+ * (recursive doubling) at 16 and 1024 ranks on this machine's cores. One world of each
  * kind per P, kept, and for P up to 64 one Open MPI job (mpijob.c: the
  * MPI_Barrier, MPI_Bcast, MPI_Allreduce of bench_coll_mpi.c under mpirun
  * --oversubscribe). Each round times a batch of calls (after 10 untimed,
@@ -100,6 +101,7 @@ static const struct {
   const char *algo, *what;
 } cases[] = {{TUTTI_COLL_BARRIER, 0, "dissemination", "barrier"},
              {TUTTI_COLL_BCAST, 8, "binomial", "bcast 8 B"},
+             {TUTTI_COLL_BCAST, 8, "binary", "bcast 8 B"},
              {TUTTI_COLL_ALLREDUCE, 8, "recursive-doubling", "allreduce 8 B"}};
 
 /* Open MPI at one P: the program (built at the first P that may use it) and
@@ -148,9 +150,9 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
       "over fibers' and over threads' (above 1: tutti is faster); each ratio the median of the\n"
       "per-round ratios.\n\n",
       rounds, MPIJOB_MAX_P, TARGET * 1e3, WARMUP);
-  printf("%6s  %-14s %11s %11s %8s %11s %8s %8s   %-20s %s\n", "P", "collective", "threads",
-         "fibers", "thr/fib", "Open MPI", "MPI/fib", "MPI/thr", "threads wake/sleep",
-         "fibers wake/sleep");
+  printf("%6s  %-14s %-18s %11s %11s %8s %11s %8s %8s   %-20s %s\n", "P", "collective",
+         "tutti's algorithm", "threads", "fibers", "thr/fib", "Open MPI", "MPI/fib", "MPI/thr",
+         "threads wake/sleep", "fibers wake/sleep");
   struct mpiprog mp = {0};
   int built = 0, st = 0;
   for (int p = 0; p < nP && !st; p++) {
@@ -228,8 +230,8 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
       char s1[32], s2[32], s3[32] = "-", c1[16], c2[16], ws[2][32];
       if (nm) tutti_format_time(bench_median(tm, nm), s3, sizeof s3);
       for (int k = 0; k < 2; k++) snprintf(ws[k], sizeof ws[k], "%.2f / %.2f", wake[k], sleep[k]);
-      printf("%6d  %-14s %11s %11s %7.2fx %11s %8s %8s   %-20s %s\n", P, cases[c].what,
-             tutti_format_time(bench_median(tt, rounds), s1, sizeof s1),
+      printf("%6d  %-14s %-18s %11s %11s %7.2fx %11s %8s %8s   %-20s %s\n", P, cases[c].what,
+             cases[c].algo, tutti_format_time(bench_median(tt, rounds), s1, sizeof s1),
              tutti_format_time(bench_median(tf, rounds), s2, sizeof s2),
              bench_median(ratio, rounds), s3, ratio_cell(mf, nm, c1, sizeof c1),
              ratio_cell(mt, nm, c2, sizeof c2), ws[0], ws[1]);
@@ -418,7 +420,8 @@ int tutti_bench_fibers(int argc, char **argv) {
           "usage: tutti bench fibers [-n P,Q,..] [--rounds K] [--modeled-ranks P] [--workers W]\n"
           "                          [--scale] [--no-native] [--no-mpi]\n\n"
           "Ranks as fibers against ranks as threads, and against Open MPI, in one run: native\n"
-          "barrier, bcast 8 B and allreduce 8 B at P ranks (default 16,1024), each round a\n"
+          "barrier (dissemination), bcast 8 B (binomial and binary trees) and allreduce 8 B\n"
+          "(recursive doubling) at P ranks (default 16,1024), each round a\n"
           "batch of about %g ms in each mode and of Open MPI's own collective (a small MPI\n"
           "program built with mpicc, run under mpirun --oversubscribe when Open MPI is\n"
           "installed, P up to %d), the medians of the per-round ratios (above 1 for Open\n"

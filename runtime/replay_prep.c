@@ -399,7 +399,7 @@ static int prepare_links(struct sim *s) {
  * sends to the same destination: O(events + such runs * depth). */
 static int mark_owners(struct sim *s) {
   const tutti_topo_t *t = s->topo;
-  int nl = tutti_topo_nlinks(t), cap = 2 * tutti_topo_depth(t) + 1;
+  int nl = tutti_topo_nlinks(t), depth = tutti_topo_depth(t), cap = 2 * (depth > 0 ? depth : 0) + 1;
   int *path = malloc((size_t)cap * sizeof *path);
   s->owner = malloc((size_t)(nl > 0 ? nl : 1) * sizeof *s->owner);
   if (!path || !s->owner) {

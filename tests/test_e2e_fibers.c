@@ -510,9 +510,9 @@ struct frow {
   double thr, fib, thr_fib, mpi, mpi_fib, mpi_thr; /* mpi: 0 when "-" */
 };
 
-static struct frow native_row(const char *out, int P, const char *what) {
+static struct frow native_row(const char *out, int P, const char *what, const char *algo) {
   char head[64];
-  snprintf(head, sizeof head, "%6d  %s ", P, what);
+  snprintf(head, sizeof head, "%6d  %-14s %-18s ", P, what, algo);
   const char *line = strstr(out, head);
   cr_assert(ne(ptr, (void *)line, NULL), "no row '%s' in:\n%s", head, out);
   line += strlen(head);
@@ -545,9 +545,10 @@ Test(cli, bench_fibers_open_mpi_column, .timeout = 600) {
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   cr_assert(eq(ptr, strstr(c.out, "Open MPI: not run"), NULL), "%s", c.out);
   HAS(c.out, "Open MPI column: ");
-  const char *what[] = {"barrier", "bcast 8 B", "allreduce 8 B"};
-  for (int i = 0; i < 3; i++) {
-    struct frow r = native_row(c.out, 3, what[i]);
+  const char *what[] = {"barrier", "bcast 8 B", "bcast 8 B", "allreduce 8 B"};
+  const char *algo[] = {"dissemination", "binomial", "binary", "recursive-doubling"};
+  for (int i = 0; i < 4; i++) {
+    struct frow r = native_row(c.out, 3, what[i], algo[i]);
     cr_assert(gt(dbl, r.thr, 0));
     cr_assert(gt(dbl, r.fib, 0));
     cr_assert(gt(dbl, r.mpi, 0), "%s: no Open MPI time", what[i]);
@@ -566,7 +567,7 @@ Test(cli, bench_fibers_says_why_open_mpi_is_not_run, .timeout = 120) {
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   HAS(c.out, "Open MPI: not run at P=3 (--no-mpi)");
   cr_assert(eq(ptr, strstr(c.out, "Open MPI column: "), NULL));
-  struct frow r = native_row(c.out, 3, "barrier");
+  struct frow r = native_row(c.out, 3, "barrier", "dissemination");
   cr_assert(gt(dbl, r.fib, 0));
   cr_assert(eq(dbl, r.mpi, 0), "an Open MPI time with --no-mpi");
   cli_free(&c);
@@ -574,7 +575,7 @@ Test(cli, bench_fibers_says_why_open_mpi_is_not_run, .timeout = 120) {
   c = CLI("bench", "fibers", "-n", "65", "--rounds", "1", "--modeled-ranks", "8");
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   HAS(c.out, "Open MPI: not run at P=65 (above 64 processes");
-  r = native_row(c.out, 65, "allreduce 8 B");
+  r = native_row(c.out, 65, "allreduce 8 B", "recursive-doubling");
   cr_assert(gt(dbl, r.thr, 0));
   cr_assert(eq(dbl, r.mpi, 0));
   cli_free(&c);
