@@ -141,6 +141,16 @@ struct cli_opts {
  * --help sets CLI_O(HELP). */
 int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o);
+/* cli_parse for a command that runs worlds (run, suite, sweep, tune;
+ * cli_world.c), then the environment those worlds will read where the
+ * options leave it a choice (TUTTI_RANKS_AS unless --ranks-as, TUTTI_BIND
+ * unless --bind, TUTTI_STACK unless --stack, TUTTI_WORKERS,
+ * TUTTI_PERTURB), by the library's own check (tutti_config_check): a bad
+ * value is CLI_EUSAGE with the line naming the variable, not a world that
+ * cannot be created. Not after --help. Apart from cli_parse because
+ * tutti-mpi, which links cli_opts.c, has no worlds. */
+int cli_parse_world(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
+                    struct cli_opts *o);
 /* --ranks and --sizes lists: items separated by commas, each a value or a
  * range A..B that doubles from A up to B (8..64MiB: 8, 16, ..., 64MiB).
  * Values are >= 1 ranks (at most max_ranks) or sizes in tutti_parse_size's

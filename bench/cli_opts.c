@@ -223,30 +223,6 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   }
 }
 
-/* The variables a world reads when no option says otherwise: a bad value
- * is named here, not left to fail the world's creation as "invalid
- * argument". */
-static int check_env(const char *cmd, const struct cli_opts *o) {
-  const char *v = getenv("TUTTI_RANKS_AS");
-  if (!o->ranks_as && v && *v && strcmp(v, "threads") && strcmp(v, "fibers"))
-    return cli_fail(CLI_EUSAGE, cmd, "TUTTI_RANKS_AS='%s' is not a kind; accepted: threads, fibers",
-                    v);
-  v = getenv("TUTTI_BIND");
-  if (!o->bind && v && *v && strcmp(v, "cores") && strcmp(v, "none"))
-    return cli_fail(CLI_EUSAGE, cmd, "TUTTI_BIND='%s' is not a placement; accepted: cores, none",
-                    v);
-  v = getenv("TUTTI_WORKERS");
-  if (v && *v) {
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (*end || errno || n < 1 || n > (1L << 20))
-      return cli_fail(CLI_EUSAGE, cmd,
-                      "TUTTI_WORKERS='%s' is not a worker count; accepted: 1 to 1048576", v);
-  }
-  return 0;
-}
-
 int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o) {
   memset(o, 0, sizeof *o);
@@ -317,7 +293,7 @@ int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **a
     int rc = apply(cmd, i, val, o);
     if (rc) return rc;
   }
-  return (accepted & CLI_O(RANKS_AS)) ? check_env(cmd, o) : 0;
+  return 0;
 }
 
 /* ------------------------------------------------------------ lists */

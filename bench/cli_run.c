@@ -490,7 +490,7 @@ static void live_frame(const struct cli_job *j, const tutti_config_t *cfg, char 
 
 int tutti_cli_run(int argc, char **argv) {
   struct cli_opts o;
-  int st = cli_parse("run", CLI_RUN_OPTS, 2, argc, argv, &o);
+  int st = cli_parse_world("run", CLI_RUN_OPTS, 2, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     cli_run_help(stdout);

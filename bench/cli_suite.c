@@ -125,7 +125,7 @@ static void summary_line(const struct cli_point *rows, int n, const tutti_model_
 int tutti_cli_suite(int argc, char **argv) {
   cli_keep_memory();
   struct cli_opts o;
-  int st = cli_parse("suite", SUITE_OPTS, 0, argc, argv, &o);
+  int st = cli_parse_world("suite", SUITE_OPTS, 0, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     printf("usage: tutti suite [-n N|LIST] [-m SIZE | --sizes LIST] [--profile P | --model SPEC]\n"

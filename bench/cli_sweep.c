@@ -229,7 +229,7 @@ static void summary_line(const struct cli_point *g, int n, const tutti_model_t *
 int tutti_cli_sweep(int argc, char **argv) {
   cli_keep_memory();
   struct cli_opts o;
-  int st = cli_parse("sweep", SWEEP_OPTS, 1, argc, argv, &o);
+  int st = cli_parse_world("sweep", SWEEP_OPTS, 1, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     help();

@@ -420,7 +420,7 @@ int tutti_cli_tune(int argc, char **argv) {
   cli_keep_memory();
   const char *cmd = "tune";
   struct cli_opts o;
-  int st = cli_parse(cmd, TUNE_OPTS, 0, argc, argv, &o);
+  int st = cli_parse_world(cmd, TUNE_OPTS, 0, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     help();

@@ -341,6 +341,23 @@ struct tutti_world {
 #define LB_BLOCKED(v) ((uint32_t)(v))
 #define LB_ONE_LIVE ((uint64_t)1 << 32)
 
+/* The most ranks a world may have (tutti_config_t.nranks, TUTTI_WORKERS). */
+#define TUTTI__MAX_RANKS (1 << 20)
+
+/* config.c: what a world is made of, its config's fields where set, else
+ * the environment's, else the defaults; checked (tutti_config_check). */
+struct tutti__settings {
+  bool fibers;       /* the ranks run as fibers, not threads */
+  bool perturb;      /* TUTTI_PERTURB is set (seed: its seed) */
+  unsigned seed;     /* the config's, or TUTTI_PERTURB's */
+  size_t stack_size; /* bytes per rank stack */
+  int bind;          /* TUTTI_BIND_NONE, _CORES, or _DEFAULT: by threads and CPUs */
+  int workers;       /* the config's or TUTTI_WORKERS; 0: by ranks and CPUs */
+};
+/* 0, or a negative code with the reason in err (when err and errlen). */
+int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, char *err,
+                       size_t errlen);
+
 /* Dependencies run one way: world.c (the world and its run) calls rank.c
  * and wait.c; the message path (p2p.c, chan.c, fastbox.c and their inline
  * headers) calls wait.c; wait.c and rank.c call nothing above them. */

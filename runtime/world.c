@@ -13,6 +13,10 @@
  *
  * With fibers (config ranks_as) the ranks run on fiber.c's workers instead;
  * everything else here is the same for both.
+ *
+ * What the config leaves to the environment (TUTTI_RANKS_AS, TUTTI_BIND,
+ * TUTTI_WORKERS, TUTTI_STACK, TUTTI_PERTURB) is read and checked in
+ * config.c, the same code as tutti_config_check.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,10 +32,7 @@
 #include "internal.h"
 #include "replay.h"
 
-#define DEFAULT_STACK ((size_t)128 << 10)
-#define DEFAULT_FIBER_STACK ((size_t)32 << 10)
 #define NONE_EAGER_LIMIT ((size_t)64 << 10)
-#define MAX_RANKS (1 << 20)
 
 static __thread struct tutti_rank *current_rank; /* set on rank threads */
 
@@ -39,46 +40,13 @@ tutti_config_t tutti_config_default(int nranks) {
   return (tutti_config_t){.nranks = nranks, .spin = -1};
 }
 
-static size_t default_stack(bool fibers) {
-  const char *s = getenv("TUTTI_STACK");
-  if (s && *s) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == 'k' || *end == 'K')
-      v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-      v <<= 20, end++;
-    if (*end == 0 && v > 0) return (size_t)v;
-  }
-  size_t d = fibers ? DEFAULT_FIBER_STACK : DEFAULT_STACK;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  d *= 4; /* instrumented frames are larger */
-#endif
-  return d;
-}
-
-/* What the ranks run on: the config's choice, else $TUTTI_RANKS_AS, else
- * threads. 1 fibers, 0 threads, -1 a value neither accepts. */
-static int ranks_as_fibers(int ranks_as) {
-  if (ranks_as == TUTTI_RANKS_AS_THREADS) return 0;
-  if (ranks_as == TUTTI_RANKS_AS_FIBERS) return 1;
-  if (ranks_as != TUTTI_RANKS_AS_DEFAULT) return -1;
-  const char *s = getenv("TUTTI_RANKS_AS");
-  if (!s || !*s || strcmp(s, "threads") == 0) return 0;
-  return strcmp(s, "fibers") == 0 ? 1 : -1;
-}
-
-/* Whether to pin threads: the config's choice, else $TUTTI_BIND, else
- * pin when every thread has a CPU of its own -- and there are two at
- * least: a lone thread has no peer to share a core with, and pinning it
- * would put every one-thread world of concurrent programs on the first
- * CPU. 1 pin, 0 not, -1 a value neither accepts. */
-static int bind_cores(int bind, int threads, int ncpu) {
-  if (bind == TUTTI_BIND_NONE) return 0;
-  if (bind == TUTTI_BIND_CORES) return 1;
-  if (bind != TUTTI_BIND_DEFAULT) return -1;
-  const char *s = getenv("TUTTI_BIND");
-  if (s && *s) return !strcmp(s, "cores") ? 1 : !strcmp(s, "none") ? 0 : -1;
+/* Whether to pin threads: the choice of the config or $TUTTI_BIND
+ * (config.c), else pin when every thread has a CPU of its own -- and
+ * there are two at least: a lone thread has no peer to share a core with,
+ * and pinning it would put every one-thread world of concurrent programs
+ * on the first CPU. */
+static bool bind_cores(int bind, int threads, int ncpu) {
+  if (bind != TUTTI_BIND_DEFAULT) return bind == TUTTI_BIND_CORES;
   return threads >= 2 && threads <= ncpu;
 }
 
@@ -92,39 +60,15 @@ static int bind_cores(int bind, int threads, int ncpu) {
  * even at 256 and 1024. */
 #define RANKS_PER_WORKER 256
 
-/* The fiber workers: the config's, else $TUTTI_WORKERS, else one per
- * RANKS_PER_WORKER ranks up to one per CPU; at most one per rank. -1: a
- * value $TUTTI_WORKERS does not accept. */
-static int workers_of(const tutti_config_t *cfg, long ncpu) {
-  long n = cfg->workers;
-  const char *s = getenv("TUTTI_WORKERS");
-  if (!n && s && *s) {
-    char *end;
-    errno = 0;
-    n = strtol(s, &end, 10);
-    if (*end || errno || n < 1 || n > MAX_RANKS) return -1;
-  }
+/* The fiber workers: the config's or $TUTTI_WORKERS (config.c), else one
+ * per RANKS_PER_WORKER ranks up to one per CPU; at most one per rank. */
+static int workers_of(int nranks, int workers, long ncpu) {
+  long n = workers;
   if (!n) {
-    n = (cfg->nranks + RANKS_PER_WORKER - 1) / RANKS_PER_WORKER;
+    n = (nranks + RANKS_PER_WORKER - 1) / RANKS_PER_WORKER;
     if (n > ncpu) n = ncpu;
   }
-  return (int)(n > cfg->nranks ? cfg->nranks : n);
-}
-
-/* TUTTI_PERTURB=SEED turns the perturbation switch on for every world, with
- * that seed (a decimal number; empty or 0: off), so that a user can check
- * that a run's modeled result does not depend on scheduling. 0 (off), 1
- * (on, *seed set) or -1 (malformed). */
-static int env_perturb(unsigned *seed) {
-  const char *s = getenv("TUTTI_PERTURB");
-  if (!s || !*s) return 0;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (*s == '-' || *end || errno || v > UINT_MAX) return -1;
-  if (v == 0) return 0;
-  *seed = (unsigned)v;
-  return 1;
+  return (int)(n > nranks ? nranks : n);
 }
 
 /* The automatic max_events (tutti_config_t): the logs of all ranks
@@ -150,35 +94,21 @@ static void set_event_budget(struct tutti_world *w, uint64_t total) {
   for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.budget = total ? &w->ev_budget : NULL;
 }
 
-static int model_ok(const tutti_model_t *m) {
-  if (m->preset < TUTTI_MODEL_NONE || m->preset > TUTTI_MODEL_CUSTOM) return 0;
-  const tutti_cost_t *c[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port, &m->recv_cpu};
-  for (size_t i = 0; i < sizeof c / sizeof *c; i++)
-    if (!(c[i]->floor >= 0) || !(c[i]->a >= 0) || !(c[i]->b >= 0)) return 0;
-  return m->gamma >= 0;
-}
-
 int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   if (!out || !cfg) return TUTTI_EINVAL;
   *out = NULL;
   if (current_rank || tutti__fiber_here()) return TUTTI_EBUSY;
-  if (cfg->nranks < 1 || cfg->nranks > MAX_RANKS) return TUTTI_ERANK;
-  if (cfg->model && !model_ok(cfg->model)) return TUTTI_EINVAL;
-  /* A topology must be bound to exactly these ranks (tutti_topo_bind):
-   * caught here rather than after the run, at replay. */
-  if (cfg->model && cfg->model->topo && tutti_topo_nranks(cfg->model->topo) != cfg->nranks)
-    return TUTTI_EINVAL;
-  if (cfg->stack_size && cfg->stack_size < (size_t)PTHREAD_STACK_MIN) return TUTTI_EINVAL;
-  int fibers = ranks_as_fibers(cfg->ranks_as);
-  if (fibers < 0 || cfg->workers < 0) return TUTTI_EINVAL;
-  /* Pacing sleeps in the rank, which would hold a worker's other fibers. */
-  if (fibers && (cfg->flags & TUTTI_WALLCLOCK)) return TUTTI_ENOTSUP;
+  /* the config and the environment, checked as tutti_config_check does */
+  struct tutti__settings set;
+  int rc = tutti__settings_of(cfg, &set, NULL, 0);
+  if (rc) return rc;
+  bool fibers = set.fibers;
   struct tutti_world *w = calloc(1, sizeof *w);
   if (!w) return TUTTI_ENOMEM;
   w->nranks = cfg->nranks;
   w->fault_rank = w->thread_refused = -1;
   w->fibers = fibers;
-  w->stack_size = cfg->stack_size ? cfg->stack_size : default_stack(fibers);
+  w->stack_size = set.stack_size;
   if (cfg->model)
     w->model = *cfg->model;
   else
@@ -186,17 +116,9 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->modeled = w->model.preset != TUTTI_MODEL_NONE;
   w->record = w->modeled || (cfg->flags & TUTTI_RECORD);
   w->eager_limit = w->model.eager_limit;
-  w->flags = cfg->flags;
-  w->seed = cfg->seed;
+  w->flags = cfg->flags | (set.perturb ? TUTTI_PERTURB : 0);
+  w->seed = set.seed;
   w->rules = cfg->rules;
-  switch (env_perturb(&w->seed)) {
-  case 1:
-    w->flags |= TUTTI_PERTURB;
-    break;
-  case -1:
-    goto einval;
-  }
-  if (!(cfg->time_scale >= 0)) goto einval; /* also NaN */
   w->wallclock = (cfg->flags & TUTTI_WALLCLOCK) != 0;
   w->nodata = (cfg->flags & TUTTI_NO_DATA) != 0;
   w->time_scale = cfg->time_scale > 0 ? cfg->time_scale : 1.0;
@@ -204,18 +126,14 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
   if (CPU_COUNT(&cpus) > 0) ncpu = CPU_COUNT(&cpus);
-  if ((w->nworkers = workers_of(cfg, ncpu)) < 0) goto einval;
-  switch (bind_cores(cfg->bind, fibers ? w->nworkers : w->nranks, (int)ncpu)) {
-  case 1:
-    if (CPU_COUNT(&cpus) < 1) break; /* the CPUs we may use are unknown */
+  w->nworkers = workers_of(w->nranks, set.workers, ncpu);
+  /* the CPUs we may use unknown: no binding */
+  if (bind_cores(set.bind, fibers ? w->nworkers : w->nranks, (int)ncpu) && CPU_COUNT(&cpus) > 0) {
     w->bind_cpus = malloc((size_t)CPU_COUNT(&cpus) * sizeof *w->bind_cpus);
     if (!w->bind_cpus) goto nomem;
     for (int c = 0; c < CPU_SETSIZE; c++)
       if (CPU_ISSET(c, &cpus)) w->bind_cpus[w->nbind++] = c;
     w->own_cores = !fibers && w->nranks <= w->nbind;
-    break;
-  case -1:
-    goto einval;
   }
   /* Spin about as long as a sleep and wake-up would cost (~35 us) when each
    * rank has a core; when oversubscribed, the peer we wait for needs our
@@ -242,9 +160,6 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   if (!cfg->max_events) set_event_budget(w, auto_event_budget());
   *out = w;
   return 0;
-einval:
-  tutti_world_destroy(w);
-  return TUTTI_EINVAL;
 nomem:
   tutti_world_destroy(w);
   return TUTTI_ENOMEM;

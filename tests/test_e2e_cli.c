@@ -354,7 +354,8 @@ Test(bench, spawn_rows_and_bad_input, .timeout = 60) {
 }
 
 /* --max-events: a logged run that needs more is exit 3 naming the rank;
- * a bad count is exit 2. A malformed TUTTI_PERTURB stops the world. */
+ * a bad count is exit 2, and so is a malformed TUTTI_PERTURB or
+ * TUTTI_STACK, named (the library's check, tutti_config_check). */
 Test(runtime, max_events_is_3, .timeout = 60) {
   fails_with(
       CLI("run", "bcast", bcast_default(), "-n", "4", "--iters", "1000", "--max-events", "100"), 3,
@@ -367,6 +368,14 @@ Test(runtime, max_events_is_3, .timeout = 60) {
       CLI("run", "bcast", bcast_default(), "-n", "4", "--iters", "10", "--max-events", "1000");
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   cli_free(&c);
-  fails_with(CLI_ENV("TUTTI_PERTURB=often", "run", "bcast", bcast_default(), "-n", "4"), 3,
-             "cannot create a world");
+  fails_with(CLI_ENV("TUTTI_PERTURB=often", "run", "bcast", bcast_default(), "-n", "4"), 2,
+             "TUTTI_PERTURB='often' is not a seed; accepted: a decimal number from 0 (off) to "
+             "4294967295");
+  fails_with(CLI_ENV("TUTTI_STACK=12", "run", "bcast", bcast_default(), "-n", "4"), 2,
+             "TUTTI_STACK='12' is not a stack size; accepted: bytes with an optional K or M "
+             "suffix, at least");
+  /* --stack decides, so the variable is not read */
+  c = CLI_ENV("TUTTI_STACK=12", "run", "bcast", bcast_default(), "-n", "4", "--stack", "64KiB");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cli_free(&c);
 }

@@ -99,8 +99,9 @@ enum tutti_bind {
 
 typedef struct tutti_config {
   int nranks; /* >= 1 */
-  /* bytes per rank stack; 0: $TUTTI_STACK, else 128 KiB for a thread, 32 KiB
-   * for a fiber (4x both under sanitizers); at least 16 KiB */
+  /* bytes per rank stack; 0: $TUTTI_STACK (bytes, or with a K or M suffix;
+   * 0: unset), else 128 KiB for a thread, 32 KiB for a fiber (4x both under
+   * sanitizers); at least PTHREAD_STACK_MIN (16 KiB on x86-64) */
   size_t stack_size;
   const tutti_model_t *model; /* NULL: the none model (eager_limit 64 KiB) */
   unsigned flags;             /* enum tutti_world_flags */
@@ -126,6 +127,24 @@ typedef struct tutti_config {
 
 /* A config with every field at its default and nranks = n. */
 TUTTI_API tutti_config_t tutti_config_default(int nranks);
+
+/* Whether tutti_world_create would accept cfg as the environment stands
+ * now: its fields, and the variables that apply to it -- TUTTI_RANKS_AS,
+ * TUTTI_BIND and TUTTI_STACK where the config leaves ranks_as, bind and
+ * stack_size at 0, TUTTI_WORKERS where it leaves workers at 0 (even for
+ * threads), TUTTI_PERTURB always. The same checks, made by the same code,
+ * as tutti_world_create's. Returns 0, or the code tutti_world_create
+ * would return (TUTTI_ERANK for nranks, TUTTI_ENOTSUP for TUTTI_WALLCLOCK
+ * with fibers, else TUTTI_EINVAL) with a one-line reason in err that names
+ * the field or variable and what it accepts:
+ *   TUTTI_BIND='x' is not a placement; accepted: cores, none
+ *   config.stack_size 100 is below the minimum 16384
+ * err gets "" on success; it may be NULL (or errlen 0) for none, and a
+ * longer reason is cut at errlen - 1 bytes. What only a running system
+ * can refuse (memory, threads) is not checked; nor is the caller (a rank
+ * gets TUTTI_EBUSY from tutti_world_create). Reads the environment, so it
+ * must not run while another thread calls setenv. */
+TUTTI_API int tutti_config_check(const tutti_config_t *cfg, char *err, size_t errlen);
 
 TUTTI_API int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg);
 /* Run fn(rank, arg) on every rank thread and wait for all of them.

@@ -1,0 +1,21 @@
+/*
+ * cli_world.c -- the options of a command that runs worlds, with the
+ * environment those worlds read checked by the library itself
+ * (tutti_config_check): the command names a bad variable and exits 2
+ * accepting exactly what a world accepts, with no parser of its own.
+ */
+#include "cli.h"
+
+int cli_parse_world(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
+                    struct cli_opts *o) {
+  int st = cli_parse(cmd, accepted, maxpos, argc, argv, o);
+  if (st || (o->given & CLI_O(HELP))) return st;
+  /* The options applied as every world of the command applies them (an
+   * option decides, so its variable is not read); the rank count is
+   * checked per world, so one rank stands in. */
+  tutti_config_t cfg = tutti_config_default(1);
+  cli_config(o, &cfg);
+  char err[512];
+  if (tutti_config_check(&cfg, err, sizeof err)) return cli_fail(CLI_EUSAGE, cmd, "%s", err);
+  return 0;
+}

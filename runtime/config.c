@@ -1,0 +1,219 @@
+/*
+ * config.c -- what a world is made of, from its config and the
+ * environment: the one reader of every variable that world creation obeys
+ * (TUTTI_RANKS_AS, TUTTI_BIND, TUTTI_WORKERS, TUTTI_STACK, TUTTI_PERTURB).
+ * tutti_world_create and tutti_config_check both go through
+ * tutti__settings_of, so a program that names a bad value (the tutti
+ * command) accepts and refuses exactly what a world does.
+ *
+ * A config field decides where it is set; its variable is read only when
+ * the field is left at its default (TUTTI_PERTURB, a switch of its own, is
+ * read always).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define DEFAULT_STACK ((size_t)128 << 10)
+#define DEFAULT_FIBER_STACK ((size_t)32 << 10)
+
+/* The reason into err (when there is room), and the code. */
+__attribute__((format(printf, 4, 5))) static int bad(int code, char *err, size_t errlen,
+                                                     const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+/* A set variable's value, or NULL (unset or empty: the default). */
+static const char *env(const char *name) {
+  const char *s = getenv(name);
+  return s && *s ? s : NULL;
+}
+
+static int model_check(const tutti_model_t *m, int nranks, char *err, size_t errlen) {
+  if (m->preset < TUTTI_MODEL_NONE || m->preset > TUTTI_MODEL_CUSTOM)
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.model->preset %d is not a preset; accepted: TUTTI_MODEL_NONE to "
+               "TUTTI_MODEL_CUSTOM",
+               m->preset);
+  const tutti_cost_t *c[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port, &m->recv_cpu};
+  const char *name[] = {"send_cpu", "send_port", "latency", "recv_port", "recv_cpu"};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+    if (!(c[i]->floor >= 0) || !(c[i]->a >= 0) || !(c[i]->b >= 0)) /* also NaN */
+      return bad(TUTTI_EINVAL, err, errlen,
+                 "config.model->%s (floor %g, a %g, b %g) is not a cost; accepted: floor, a "
+                 "and b >= 0",
+                 name[i], c[i]->floor, c[i]->a, c[i]->b);
+  if (!(m->gamma >= 0))
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.model->gamma %g is not a cost per byte; accepted: a number >= 0", m->gamma);
+  /* A topology must be bound to exactly these ranks (tutti_topo_bind):
+   * caught here rather than after the run, at replay. */
+  int bound = m->topo ? tutti_topo_nranks(m->topo) : nranks;
+  if (bound != nranks) {
+    char had[48] = "not bound";
+    if (bound > 0) snprintf(had, sizeof had, "bound to %d ranks", bound);
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.model->topo is %s, config.nranks is %d; accepted: a topology bound to "
+               "the world's ranks (tutti_topo_bind)",
+               had, nranks);
+  }
+  return 0;
+}
+
+/* TUTTI_RANKS_AS when the config leaves ranks_as at its default: 1
+ * fibers, 0 threads (also unset), -1 a value neither accepts. */
+static int env_fibers(void) {
+  const char *s = env("TUTTI_RANKS_AS");
+  if (!s || !strcmp(s, "threads")) return 0;
+  return !strcmp(s, "fibers") ? 1 : -1;
+}
+
+/* TUTTI_STACK: bytes, with an optional K or M suffix; 0 or unset: 0 (the
+ * default). -1: malformed, too large, or below the minimum. */
+static long long env_stack(void) {
+  const char *s = env("TUTTI_STACK");
+  if (!s) return 0;
+  if (*s < '0' || *s > '9') return -1; /* strtoull would take a sign or blanks */
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  int shift = *end == 'k' || *end == 'K' ? 10 : *end == 'm' || *end == 'M' ? 20 : 0;
+  if (shift) end++;
+  if (*end || errno || v > (unsigned long long)(SIZE_MAX >> shift) >> 1) return -1;
+  v <<= shift;
+  if (v && v < (size_t)PTHREAD_STACK_MIN) return -1;
+  return (long long)v;
+}
+
+/* TUTTI_PERTURB=SEED turns the perturbation switch on for every world, with
+ * that seed (a decimal number; empty or 0: off), so that a user can check
+ * that a run's modeled result does not depend on scheduling. 0 (off), 1
+ * (on, *seed set) or -1 (malformed). */
+static int env_perturb(unsigned *seed) {
+  const char *s = env("TUTTI_PERTURB");
+  if (!s) return 0;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*s == '-' || *end || errno || v > UINT_MAX) return -1;
+  if (v == 0) return 0;
+  *seed = (unsigned)v;
+  return 1;
+}
+
+int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, char *err,
+                       size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!cfg) return bad(TUTTI_EINVAL, err, errlen, "no config (NULL); accepted: a tutti_config_t");
+  *s = (struct tutti__settings){.seed = cfg->seed};
+  if (cfg->nranks < 1 || cfg->nranks > TUTTI__MAX_RANKS)
+    return bad(TUTTI_ERANK, err, errlen, "config.nranks %d is out of range; accepted: 1 to %d",
+               cfg->nranks, TUTTI__MAX_RANKS);
+  int rc;
+  if (cfg->model && (rc = model_check(cfg->model, cfg->nranks, err, errlen))) return rc;
+  if (cfg->stack_size && cfg->stack_size < (size_t)PTHREAD_STACK_MIN)
+    return bad(TUTTI_EINVAL, err, errlen, "config.stack_size %zu is below the minimum %zu",
+               cfg->stack_size, (size_t)PTHREAD_STACK_MIN);
+
+  if (cfg->ranks_as == TUTTI_RANKS_AS_DEFAULT) {
+    int f = env_fibers();
+    if (f < 0)
+      return bad(TUTTI_EINVAL, err, errlen,
+                 "TUTTI_RANKS_AS='%s' is not a kind; accepted: threads, fibers",
+                 getenv("TUTTI_RANKS_AS"));
+    s->fibers = f;
+  } else if (cfg->ranks_as == TUTTI_RANKS_AS_THREADS || cfg->ranks_as == TUTTI_RANKS_AS_FIBERS) {
+    s->fibers = cfg->ranks_as == TUTTI_RANKS_AS_FIBERS;
+  } else {
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.ranks_as %d is not a kind; accepted: TUTTI_RANKS_AS_DEFAULT, "
+               "TUTTI_RANKS_AS_THREADS, TUTTI_RANKS_AS_FIBERS",
+               cfg->ranks_as);
+  }
+  if (cfg->workers < 0)
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.workers %d is negative; accepted: 0 (automatic) or a worker count",
+               cfg->workers);
+  /* Pacing sleeps in the rank, which would hold a worker's other fibers. */
+  if (s->fibers && (cfg->flags & TUTTI_WALLCLOCK))
+    return bad(TUTTI_ENOTSUP, err, errlen,
+               "config.flags TUTTI_WALLCLOCK with ranks as fibers: a paced rank sleeps and "
+               "would hold its worker's other ranks; accepted: TUTTI_WALLCLOCK with threads");
+  if (!(cfg->time_scale >= 0)) /* also NaN */
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.time_scale %g is not a scale; accepted: 0 (one wall second per modeled "
+               "second) or a number > 0",
+               cfg->time_scale);
+
+  s->bind = cfg->bind;
+  if (cfg->bind == TUTTI_BIND_DEFAULT) {
+    const char *v = env("TUTTI_BIND");
+    if (v && strcmp(v, "cores") && strcmp(v, "none"))
+      return bad(TUTTI_EINVAL, err, errlen,
+                 "TUTTI_BIND='%s' is not a placement; accepted: cores, none", v);
+    if (v) s->bind = strcmp(v, "cores") ? TUTTI_BIND_NONE : TUTTI_BIND_CORES;
+  } else if (cfg->bind != TUTTI_BIND_NONE && cfg->bind != TUTTI_BIND_CORES) {
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.bind %d is not a placement; accepted: TUTTI_BIND_DEFAULT, "
+               "TUTTI_BIND_NONE, TUTTI_BIND_CORES",
+               cfg->bind);
+  }
+
+  /* Read even for threads, as it always was: a bad value is a mistake
+   * whatever the ranks run on this time. */
+  s->workers = cfg->workers;
+  const char *v = env("TUTTI_WORKERS");
+  if (!s->workers && v) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*end || errno || n < 1 || n > TUTTI__MAX_RANKS)
+      return bad(TUTTI_EINVAL, err, errlen,
+                 "TUTTI_WORKERS='%s' is not a worker count; accepted: 1 to %d", v,
+                 TUTTI__MAX_RANKS);
+    s->workers = (int)n;
+  }
+
+  s->stack_size = cfg->stack_size;
+  if (!s->stack_size) {
+    long long st = env_stack();
+    if (st < 0)
+      return bad(TUTTI_EINVAL, err, errlen,
+                 "TUTTI_STACK='%s' is not a stack size; accepted: bytes with an optional K or M "
+                 "suffix, at least %zu: 256K, 1M",
+                 getenv("TUTTI_STACK"), (size_t)PTHREAD_STACK_MIN);
+    s->stack_size = (size_t)st;
+  }
+  if (!s->stack_size) {
+    s->stack_size = s->fibers ? DEFAULT_FIBER_STACK : DEFAULT_STACK;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    s->stack_size *= 4; /* instrumented frames are larger */
+#endif
+  }
+
+  switch (env_perturb(&s->seed)) {
+  case 1:
+    s->perturb = true;
+    break;
+  case -1:
+    return bad(TUTTI_EINVAL, err, errlen,
+               "TUTTI_PERTURB='%s' is not a seed; accepted: a decimal number from 0 (off) to %u",
+               getenv("TUTTI_PERTURB"), UINT_MAX);
+  }
+  return 0;
+}
+
+int tutti_config_check(const tutti_config_t *cfg, char *err, size_t errlen) {
+  struct tutti__settings s;
+  return tutti__settings_of(cfg, &s, err, errlen);
+}
