@@ -3,7 +3,7 @@
  * the way the runtime records them (blocking send = SEND + WAIT, ...), then
  * bld_match links each RECV to its SEND by runtime/MODEL.md's rule (the k-th
  * receive for (s, t) takes the k-th send from s with tag t).
- * Shared by test_unit_replay.c and test_unit_contention.c; needs Criterion
+ * Shared by test_unit_replay*.c and test_unit_contention.c; needs Criterion
  * and evlog.h.
  */
 #ifndef TUTTI_TEST_EVLOG_BUILDER_H

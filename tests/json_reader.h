@@ -3,8 +3,8 @@
  * that a whole document is well-formed JSON (nesting at most 64 deep) and
  * remembers the top-level object's keys, so that json_get and json_num
  * read the fields of `tutti ... --json` and json_array_len counts an
- * array. Used by test_e2e_cli.c and test_unit_replay.c (the Chrome
- * trace); tested itself in test_unit_json.c. Needs Criterion.
+ * array. Used by test_e2e_cli.c and test_unit_replay_report.c (the
+ * Chrome trace); tested itself in test_unit_json.c. Needs Criterion.
  */
 #ifndef TUTTI_TEST_JSON_READER_H
 #define TUTTI_TEST_JSON_READER_H
