@@ -179,6 +179,34 @@ static int colour(int P, int v, int t) {
   return (int)((e1 < e2 ? d1 : d2) & 1);
 }
 
+/* Every parent edge's colour at once, col[2v + t] (-1: no parent), for
+ * the cost function, which needs all P ranks: colour() walks a rank's path,
+ * O(P) each and O(P^2) for all (minutes at 262144 ranks); here each path
+ * or cycle is walked a bounded number of times from its end with the
+ * smaller id (on a cycle, its smallest id), which colour() measures the
+ * parity of the distance to. */
+static void colour_all(int P, signed char *col) {
+  for (long id = 0; id < 2L * P; id++)
+    col[id] = has_parent(P, (int)(id / 2), (int)(id % 2)) ? -2 : -1;
+  for (long id = 0; id < 2L * P; id++) {
+    if (col[id] != -2) continue;
+    long e1, d1, e2 = 0, d2;
+    int cyc, v, t, sib;
+    walk(P, (int)(id / 2), (int)(id % 2), 1, &e1, &d1, &cyc);
+    if (!cyc) walk(P, (int)(id / 2), (int)(id % 2), 0, &e2, &d2, &cyc);
+    long start = cyc || e1 < e2 ? e1 : e2;
+    v = (int)(start / 2), t = (int)(start % 2);
+    /* from an end only one kind of link leaves; on a cycle either will do */
+    int vv = v, tt = t;
+    sib = step_link(P, &vv, &tt, 1) ? 1 : 0;
+    for (long d = 0;; d++) {
+      col[2L * v + t] = (signed char)(d & 1);
+      if (!step_link(P, &v, &t, sib) || col[2L * v + t] != -2) break;
+      sib = !sib;
+    }
+  }
+}
+
 /* ------------------------------------------------------- the schedule */
 
 struct sched {
@@ -189,7 +217,8 @@ struct sched {
   int kid[2], klvl[2], kcol[2]; /* tree A's lower, upper child */
 };
 
-static void sched_init(struct sched *s, int P, long b, int v) {
+/* cols: colour_all's, or NULL to walk (one rank's own schedule). */
+static void sched_init(struct sched *s, int P, long b, int v, const signed char *cols) {
   s->b = b;
   s->L = ceil_log2(P);
   s->S0 = 2L * s->L + 2 * b - 2;
@@ -197,7 +226,10 @@ static void sched_init(struct sched *s, int P, long b, int v) {
   for (int t = 0; t < 2; t++) tree_node(P, t, v, &s->n[t]);
   /* two walks at most: a rank's two parent edges differ, and so do siblings' */
   for (int t = 0; t < 2; t++)
-    s->col[t] = s->n[t].parent < 0 ? -1 : t && s->col[0] >= 0 ? 1 - s->col[0] : colour(P, v, t);
+    s->col[t] = s->n[t].parent < 0    ? -1
+                : cols                ? cols[2L * v + t]
+                : t && s->col[0] >= 0 ? 1 - s->col[0]
+                                      : colour(P, v, t);
   s->A = s->n[0].lo < 0 && s->n[0].hi < 0;
   int kids[2] = {s->n[s->A].lo, s->n[s->A].hi};
   for (int i = 0; i < 2; i++) {
@@ -206,7 +238,9 @@ static void sched_init(struct sched *s, int P, long b, int v) {
     struct tnode c;
     tree_node(P, s->A, kids[i], &c);
     s->klvl[i] = c.lvl;
-    s->kcol[i] = i && s->kcol[0] >= 0 ? 1 - s->kcol[0] : colour(P, kids[i], s->A);
+    s->kcol[i] = cols                   ? cols[2L * kids[i] + s->A]
+                 : i && s->kcol[0] >= 0 ? 1 - s->kcol[0]
+                                        : colour(P, kids[i], s->A);
   }
 }
 
@@ -282,7 +316,7 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   }
   b = clamp_blocks(b, count);
   struct sched s;
-  sched_init(&s, P, b, me);
+  sched_init(&s, P, b, me, NULL);
   int A = s.A, lo = s.kid[0], hi = s.kid[1];
   long half0 = (count + 1) / 2, abase = A ? half0 : 0, alen = A ? count - half0 : half0;
   long cap = (half0 + b - 1) / b;
@@ -351,8 +385,15 @@ double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, si
   double blk = exact ? (double)m / (2.0 * (double)b) : ceil((double)m / (2.0 * (double)b)) + 32;
   *bound = !exact;
   struct cctx c = {malloc((size_t)P * sizeof *c.s), blk};
-  if (!c.s) return NAN;
-  for (int v = 0; v < P; v++) sched_init(&c.s[v], P, b, v);
+  signed char *cols = malloc(2 * (size_t)P);
+  if (!c.s || !cols) {
+    free(c.s);
+    free(cols);
+    return NAN;
+  }
+  colour_all(P, cols);
+  for (int v = 0; v < P; v++) sched_init(&c.s[v], P, b, v, cols);
+  free(cols);
   double T = tutti__schedule_hockney(P, cost_op, &c, h);
   free(c.s);
   return T;
