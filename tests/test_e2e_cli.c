@@ -379,3 +379,25 @@ Test(runtime, max_events_is_3, .timeout = 60) {
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   cli_free(&c);
 }
+
+/* The commands that make worlds without options for them (compare,
+ * explain, calibrate, every bench) name a bad variable those worlds read,
+ * exit 2, before any world: not "cannot create a world: invalid argument"
+ * later. --help still helps, and a command that makes no world (list)
+ * does not read them. */
+Test(runtime, world_variables_are_named_by_every_command, .timeout = 60) {
+  const char *bind = "TUTTI_BIND='x' is not a placement; accepted: cores, none";
+  fails_with(CLI_ENV("TUTTI_BIND=x", "explain", "bcast", bcast_default(), "-n", "4"), 2, bind);
+  fails_with(CLI_ENV("TUTTI_BIND=x", "compare", "bcast", "binomial", "flat", "-n", "4"), 2, bind);
+  fails_with(CLI_ENV("TUTTI_BIND=x", "calibrate"), 2, bind);
+  fails_with(CLI_ENV("TUTTI_STACK=abc", "bench", "spawn", "-n", "16"), 2,
+             "tutti bench spawn: TUTTI_STACK='abc' is not a stack size");
+  fails_with(CLI_ENV("TUTTI_WORKERS=0", "bench", "fibers", "-n", "3"), 2,
+             "TUTTI_WORKERS='0' is not a worker count");
+  struct cli c = CLI_ENV("TUTTI_BIND=x", "explain", "--help");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cli_free(&c);
+  c = CLI_ENV("TUTTI_BIND=x", "list");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  cli_free(&c);
+}
