@@ -435,7 +435,7 @@ int tutti_bench_fibers(int argc, char **argv) {
           "  --rounds K          rounds of the native part, 1..64 (default 9)\n"
           "  --modeled-ranks P   ranks of the modeled part, 2..16384 (default 1024)\n"
           "  --workers W         worker threads of the native part's fibers, 1..1024\n"
-          "                      (default one per 256 ranks, up to one per CPU)\n"
+          "                      (default one per 1024 ranks, up to one per CPU)\n"
           "  --scale             then the 262144- and 1048576-rank worlds\n"
           "  --no-native         skip the native part\n"
           "  --no-mpi            leave Open MPI out of the native part\n"

@@ -1,7 +1,7 @@
 /*
  * fiber.c -- ranks as fibers (tutti_config_t.ranks_as): each rank a
  * user-level context with its own small stack, run M:N on worker threads
- * (at most one per core; by default one per 256 ranks: world.c
+ * (at most one per core; by default one per 1024 ranks: world.c
  * workers_of), as SimGrid SMPI, Adaptive MPI and MPC run MPI ranks.
  *
  * Why: a rank thread that must wait sleeps in the kernel, and waking it

@@ -51,14 +51,19 @@ static bool bind_cores(int bind, int threads, int ncpu) {
 }
 
 /* Ranks per fiber worker below which one more worker is not worth its
- * core: the workers' hand-offs cross cores, and a worker with nothing to
- * run sleeps and costs its waker a futex call and a cross-core wake-up
- * (30+ us), where one cache-hot worker runs the whole call in a few. On
- * this 2-core machine, shared: barrier and allreduce of 8 B on 16 fibers
- * 7-10 us and 12 us on one worker against 36-40 us and 23-29 us on two; on
- * 64 fibers 62-85 us and 73-75 us against 83-97 us and 97-102 us; about
- * even at 256 and 1024. */
-#define RANKS_PER_WORKER 256
+ * core. Workers depend on each other in every round of a call: a worker
+ * with nothing to run sleeps and costs its waker a futex call and a
+ * cross-core wake-up (30+ us), and on a shared machine it waits whenever
+ * the host gives its peer less time -- the whole call then runs at the
+ * pace of the slower worker's time slices. One cache-hot worker runs a
+ * 1024-rank call in a millisecond or two, steadily. On this 2-core
+ * machine, shared: 8 B barrier and allreduce on 16 fibers 7-10 us and 12
+ * us on one worker against 36-40 us and 23-29 us on two; a dissemination
+ * barrier on 1024 fibers 1.9-2.2 ms on one worker in every run, quiet or
+ * loaded, against 1.0-12 ms on two (1.0 ms when quiet, 2.4-19 ms beside
+ * a build); two were ahead on a 1024-rank 8 B bcast (140-190 us against
+ * 270-410 us) and a modeled 1024-rank run (6.2 s against 6.6-8.9 s). */
+#define RANKS_PER_WORKER 1024
 
 /* The fiber workers: the config's or $TUTTI_WORKERS (config.c), else one
  * per RANKS_PER_WORKER ranks up to one per CPU; at most one per rank. */

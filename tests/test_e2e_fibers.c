@@ -54,7 +54,7 @@ struct outcome {
 };
 
 static struct outcome run_one(int P, int ranks_as, const tutti_model_t *m, struct one *o) {
-  /* two workers, not the default (one below 256 ranks): the hand-offs
+  /* two workers, not the default (one up to 1024 ranks): the hand-offs
    * between workers must not change a modeled time either */
   tutti_world_t *w = fworld(P, ranks_as, ranks_as == TUTTI_RANKS_AS_FIBERS ? 2 : 0, m);
   char spec[128] = "";
@@ -194,10 +194,10 @@ Test(workers, the_default_grows_with_the_ranks, .timeout = 60) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0)
     ncpu = CPU_COUNT(&cpus);
-  const int P[] = {1, 16, 256, 257, 600};
+  const int P[] = {1, 16, 1024, 1025, 2500};
   for (int k = 0; k < 5; k++) {
     tutti_world_t *w = fworld(P[k], TUTTI_RANKS_AS_FIBERS, 0, NULL);
-    long want = (P[k] + 255) / 256;
+    long want = (P[k] + 1023) / 1024;
     cr_assert(eq(int, tutti_world_workers(w), (int)(want < ncpu ? want : ncpu)), "P=%d", P[k]);
     tutti_world_destroy(w);
   }

@@ -117,7 +117,7 @@ typedef struct tutti_config {
    * copied: it must outlive the world. */
   const struct tutti_rules *rules;
   int ranks_as; /* enum tutti_ranks_as */
-  /* fibers: worker threads; 0: $TUTTI_WORKERS, else one per 256 ranks up
+  /* fibers: worker threads; 0: $TUTTI_WORKERS, else one per 1024 ranks up
    * to one per CPU the process may use (a small world runs on one: its
    * hand-offs stay on one core, where a second worker's cross-core
    * wake-ups cost more than its core brings) */
