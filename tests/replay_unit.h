@@ -1,5 +1,6 @@
 /*
- * replay_unit.h -- what the replay unit tests share (test_unit_replay*.c):
+ * replay_unit.h -- what the replay unit tests share (test_unit_replay*.c,
+ * test_unit_contention.c):
  * replaying a hand-built log that must succeed, the models (Hockney,
  * postal, constant costs), a relative comparison of times, and the
  * broadcast patterns. Needs Criterion, internal.h and evlog_builder.h

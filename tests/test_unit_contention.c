@@ -31,15 +31,7 @@ static int link_id(const tutti_topo_t *t, const char *name) {
 }
 
 #include "evlog_builder.h" /* all messages here use tag 0 */
-
-static struct tutti_replay *replay(struct bld *b, const tutti_model_t *m) {
-  bld_match(b);
-  struct tutti_replay *rp = NULL;
-  char err[256];
-  int rc = tutti__replay_run(m, b->P, b->ptrs, &rp, err, sizeof err);
-  cr_assert(eq(int, rc, 0), "replay failed: %s", err);
-  return rp;
-}
+#include "replay_unit.h"   /* replay(): a replay that must succeed */
 
 /* Every cost 0 but the latency beta*m, all eager: link times by hand. */
 static tutti_model_t wire(double beta) {
