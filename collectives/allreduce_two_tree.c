@@ -29,12 +29,14 @@
  * so do two siblings' (the graph of these constraints is a union of
  * alternating paths and even cycles, SST's edge colouring; a rank finds
  * its colour by walking its path to the end with the smaller id, O(P) time,
- * no memory). With l_t(v) the level of v in tree t (the lowest set bit's
- * position of its tree position; the root above its child), v sends block
- * j up tree t at step 2 l_t(v) + c_t(v) + 2j and, S0 = 2L + 2b - 2 steps
- * later the broadcast receives it at S0 + 2(L - l_t(v)) + c_t(v) + 2j
- * (L = ceil(log2 P)). Steps of one parity use one colour: one send and one
- * receive per step and rank, children's blocks before the parent's.
+ * no memory; from 1024 ranks, where one path covers nearly every edge, a
+ * process colours every edge once, O(P), and keeps it: cached_colours).
+ * With l_t(v) the level of v in tree t (the lowest set bit's position of
+ * its tree position; the root above its child), v sends block j up tree t
+ * at step 2 l_t(v) + c_t(v) + 2j and, S0 = 2L + 2b - 2 steps later the
+ * broadcast receives it at S0 + 2(L - l_t(v)) + c_t(v) + 2j
+ * (L = ceil(log2 P)). Steps of one parity use one colour: one send and
+ * one receive per step and rank, children's blocks before the parent's.
  *
  * Buffers: a lower child's block arrives in a temporary t and goes on the
  * left of Y (in place); an upper child's block arrives in U, a copy-free
@@ -55,6 +57,7 @@
  * blocks), else a bound with blocks of ceil(m/2b) + 32 bytes.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +210,60 @@ static void colour_all(int P, signed char *col) {
   }
 }
 
+/* The colours of a world of P ranks, computed once per process: on these
+ * trees one path runs through nearly every parent edge, so colour() walks
+ * O(P) for each rank, O(P^2) for a call over a world of threads or fibers
+ * (seconds at 16384 ranks, hours at a million). The first rank of a size
+ * computes colour_all under the lock (no tutti call inside: a fiber
+ * holding it never yields) and publishes it; the others read without the
+ * lock. Kept for the process's life, 2P bytes, for up to CACHE_SLOTS sizes
+ * from CACHE_MIN ranks (below, a walk is cheap); NULL: walk. */
+#define CACHE_SLOTS 8
+#define CACHE_MIN 1024
+static struct {
+  int P;
+  const signed char *cols;
+} cache[CACHE_SLOTS];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const signed char *cached_colours(int P) {
+  if (P < CACHE_MIN) return NULL;
+  for (int i = 0; i < CACHE_SLOTS; i++) {
+    int p = __atomic_load_n(&cache[i].P, __ATOMIC_ACQUIRE);
+    if (p == P) return cache[i].cols;
+    if (!p) break;
+  }
+  const signed char *found = NULL;
+  pthread_mutex_lock(&cache_lock);
+  int i = 0;
+  while (i < CACHE_SLOTS && cache[i].P && cache[i].P != P) i++;
+  if (i < CACHE_SLOTS && cache[i].P == P) {
+    found = cache[i].cols;
+  } else if (i < CACHE_SLOTS) {
+    signed char *c = malloc(2 * (size_t)P);
+    if (c) {
+      colour_all(P, c);
+      cache[i].cols = found = c;
+      __atomic_store_n(&cache[i].P, P, __ATOMIC_RELEASE);
+    }
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return found;
+}
+
+int tutti__two_tree_colour(int P, int v, int t, int whole) {
+  if (P < 2 || v < 0 || v >= P || t < 0 || t > 1 || !has_parent(P, v, t)) return -1;
+  if (!whole) return colour(P, v, t);
+  const signed char *kept = cached_colours(P);
+  if (kept) return kept[2L * v + t];
+  signed char *c = malloc(2 * (size_t)P);
+  if (!c) return -1;
+  colour_all(P, c);
+  int col = c[2L * v + t];
+  free(c);
+  return col;
+}
+
 /* ------------------------------------------------------- the schedule */
 
 struct sched {
@@ -316,7 +373,7 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   }
   b = clamp_blocks(b, count);
   struct sched s;
-  sched_init(&s, P, b, me, NULL);
+  sched_init(&s, P, b, me, cached_colours(P));
   int A = s.A, lo = s.kid[0], hi = s.kid[1];
   long half0 = (count + 1) / 2, abase = A ? half0 : 0, alen = A ? count - half0 : half0;
   long cap = (half0 + b - 1) / b;
@@ -385,14 +442,15 @@ double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, si
   double blk = exact ? (double)m / (2.0 * (double)b) : ceil((double)m / (2.0 * (double)b)) + 32;
   *bound = !exact;
   struct cctx c = {malloc((size_t)P * sizeof *c.s), blk};
-  signed char *cols = malloc(2 * (size_t)P);
-  if (!c.s || !cols) {
+  const signed char *kept = cached_colours(P);
+  signed char *cols = kept ? NULL : malloc(2 * (size_t)P);
+  if (!c.s || (!kept && !cols)) {
     free(c.s);
     free(cols);
     return NAN;
   }
-  colour_all(P, cols);
-  for (int v = 0; v < P; v++) sched_init(&c.s[v], P, b, v, cols);
+  if (!kept) colour_all(P, cols);
+  for (int v = 0; v < P; v++) sched_init(&c.s[v], P, b, v, kept ? kept : cols);
   free(cols);
   double T = tutti__schedule_hockney(P, cost_op, &c, h);
   free(c.s);

@@ -207,4 +207,11 @@ double tutti__tree_bcast_time(const tutti_treespec_t *spec, int P, size_t m, siz
 double tutti__tree_reduce_time(const tutti_treespec_t *spec, int P, size_t m, size_t segment,
                                const tutti_hockney_t *h, int *bound);
 
+/* Two-tree allreduce (allreduce_two_tree.c): the colour (0 or 1) of rank
+ * v's parent edge in tree t for P ranks, by walking its path (whole 0) or
+ * from the colouring of the whole world, which calls use from 1024 ranks
+ * and the cost always (whole 1); -1 where there is no such edge. The two
+ * must agree (tests/test_e2e_allreduce.c). */
+int tutti__two_tree_colour(int P, int v, int t, int whole);
+
 #endif /* TUTTI_COLL_ENGINE_H */

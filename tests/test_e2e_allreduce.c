@@ -25,6 +25,7 @@
 #include "tutti/tutti.h"
 
 #include "coll_helpers.h"
+#include "engine.h" /* tutti__two_tree_colour */
 
 /* ------------------------------------------------------- modeled time */
 
@@ -166,6 +167,48 @@ Test(allreduce_steps, two_tree, .timeout = 60) {
   double t3 = ar_time(14, "dual-root", "blocks=100", 84000, 1, 0.01);
   cr_expect(t2 >= 2 * 840 && t2 <= 2 * 840 * 1.3, "%g", t2);
   cr_expect(lt(dbl, t2, t3));
+}
+
+/* The colours of two-tree's parent edges, walked one rank at a time (each
+ * walk O(P): one path runs through nearly every edge) or computed for the
+ * whole world at once (what a call uses from 1024 ranks, and the cost),
+ * agree: every edge up to P = 160, and around the cache's threshold and
+ * powers of two at a sample of ranks. */
+Test(allreduce_steps, two_tree_colours_whole_equal_walked, .timeout = 120) {
+  for (int P = 2; P <= 160; P++)
+    for (int v = 0; v < P; v++)
+      for (int t = 0; t < 2; t++)
+        cr_assert(eq(int, tutti__two_tree_colour(P, v, t, 1), tutti__two_tree_colour(P, v, t, 0)),
+                  "P=%d v=%d t=%d", P, v, t);
+  const int big[] = {1023, 1024, 1025, 2048, 3001, 4097};
+  int nonempty = 0;
+  for (int k = 0; k < 6; k++)
+    for (int v = 0; v < big[k]; v += 1 + v % 37)
+      for (int t = 0; t < 2; t++) {
+        int whole = tutti__two_tree_colour(big[k], v, t, 1);
+        cr_assert(eq(int, whole, tutti__two_tree_colour(big[k], v, t, 0)), "P=%d v=%d t=%d", big[k],
+                  v, t);
+        nonempty += whole >= 0;
+      }
+  cr_assert(gt(int, nonempty, 100), "the sample has %d edges", nonempty);
+}
+
+/* From 1024 ranks a call takes the whole world's colouring: at P = 1030
+ * the modeled time still lies in the pipeline's bounds and equals the
+ * registered cost, and the results are right (larger_ranks' sweep checks
+ * them against the sequential reference with a non-commutative op). */
+Test(allreduce_steps, two_tree_from_1024_ranks, .timeout = 300) {
+  const int P = 1030, L = 11, b = 3;
+  double t = ar_time(P, "two-tree", "blocks=3", 840, 1, 0.01);
+  double step = 1 + 0.01 * 840 / (2.0 * b);
+  cr_expect(t >= 4 * b * step * (1 - 1e-12) && t <= (4 * L + 4 * b - 2) * step * (1 + 1e-12),
+            "%.12g not in [%g, %g]", t, 4 * b * step, (4 * L + 4 * b - 2) * step);
+  tutti_algo_t a = pick(TUTTI_COLL_ALLREDUCE, "two-tree", "blocks=3");
+  tutti_hockney_t h = {1, 0.01 / 8, 0};
+  int bound = -1;
+  double c = tutti_algo_cost(&a, P, 0, 840 * 8, &h, &bound);
+  cr_expect(eq(int, bound, 0));
+  cr_expect(fabs(c - t) <= 1e-9 * t, "cost %.12g, modeled %.12g", c, t);
 }
 
 /* blocks=auto is never slower than the best fixed block count (within
@@ -366,8 +409,8 @@ Test(allreduce_correct, ranks_34_to_65, .timeout = 300) {
 
 Test(allreduce_correct, larger_ranks, .timeout = 300) {
   static const char *const few[] = {"blocks=1", "blocks=5", "blocks=auto"};
-  const int P[] = {100, 127, 254};
-  for (int i = 0; i < (TSAN_LIGHT ? 1 : 3); i++) sweep(P[i], few, 3, 0, NULL);
+  const int P[] = {100, 127, 254, 1030}; /* 1030: two-tree's colours of the whole world */
+  for (int i = 0; i < (TSAN_LIGHT ? 1 : SANITIZED ? 3 : 4); i++) sweep(P[i], few, 3, 0, NULL);
 }
 
 /* A modeled world runs the same schedule (zero-element blocks included)
