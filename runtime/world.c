@@ -59,10 +59,10 @@ static bool bind_cores(int bind, int threads, int ncpu) {
  * 1024-rank call in a millisecond or two, steadily. On this 2-core
  * machine, shared: 8 B barrier and allreduce on 16 fibers 7-10 us and 12
  * us on one worker against 36-40 us and 23-29 us on two; a dissemination
- * barrier on 1024 fibers 1.9-2.2 ms on one worker in every run, quiet or
- * loaded, against 1.0-12 ms on two (1.0 ms when quiet, 2.4-19 ms beside
- * a build); two were ahead on a 1024-rank 8 B bcast (140-190 us against
- * 270-410 us) and a modeled 1024-rank run (6.2 s against 6.6-8.9 s). */
+ * barrier on 1024 fibers 1.9-4.2 ms on one worker (1.9-2.2 in 7 runs of
+ * 10), quiet or loaded, against 1.0-19 ms on two (1.0-2.4 in 4 runs of
+ * 13); two were ahead on a 1024-rank 8 B bcast (140-190 us against
+ * 270-490 us), about even on a modeled 1024-rank run (6.3-7.1 s). */
 #define RANKS_PER_WORKER 1024
 
 /* The fiber workers: the config's or $TUTTI_WORKERS (config.c), else one
