@@ -141,8 +141,8 @@ struct cli_opts {
  * --help sets CLI_O(HELP). */
 int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o);
-/* cli_parse for a command that runs worlds (run, suite, sweep, tune;
- * cli_world.c), then the environment those worlds will read where the
+/* cli_parse for a command that runs worlds (run, suite, sweep, tune,
+ * compare, explain, calibrate; cli_world.c), then the environment those worlds will read where the
  * options leave it a choice (TUTTI_RANKS_AS unless --ranks-as, TUTTI_BIND
  * unless --bind, TUTTI_STACK unless --stack, TUTTI_WORKERS,
  * TUTTI_PERTURB), by the library's own check (tutti_config_check): a bad
@@ -151,6 +151,9 @@ int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **a
  * tutti-mpi, which links cli_opts.c, has no worlds. */
 int cli_parse_world(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
                     struct cli_opts *o);
+/* Its check alone, with o's options applied (o NULL: none, as for the
+ * benchmark programs, which parse their own): 0 or CLI_EUSAGE. */
+int cli_world_env(const char *cmd, const struct cli_opts *o);
 /* --ranks and --sizes lists: items separated by commas, each a value or a
  * range A..B that doubles from A up to B (8..64MiB: 8, 16, ..., 64MiB).
  * Values are >= 1 ranks (at most max_ranks) or sizes in tutti_parse_size's

@@ -40,7 +40,7 @@ static int default_sizes(size_t *s) {
 
 int tutti_cli_calibrate(int argc, char **argv) {
   struct cli_opts o;
-  int st = cli_parse("calibrate", CALIBRATE_OPTS, 1, argc, argv, &o);
+  int st = cli_parse_world("calibrate", CALIBRATE_OPTS, 1, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     printf("usage: tutti calibrate [PROFILE] [--sizes LIST] [--iters R]\n\n"

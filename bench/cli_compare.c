@@ -200,7 +200,7 @@ static void print_json(const struct entry *e, int n, const struct cli_opts *o,
 
 int tutti_cli_compare(int argc, char **argv) {
   struct cli_opts o;
-  int st = cli_parse("compare", COMPARE_OPTS, CLI_MAX_POS, argc, argv, &o);
+  int st = cli_parse_world("compare", COMPARE_OPTS, CLI_MAX_POS, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     compare_help(stdout);

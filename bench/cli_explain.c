@@ -541,7 +541,7 @@ static void print_why(const struct cli_job *j, const tutti_explain_t *ex, const 
 
 int tutti_cli_explain(int argc, char **argv) {
   struct cli_opts o;
-  int st = cli_parse("explain", EXPLAIN_OPTS, 2, argc, argv, &o);
+  int st = cli_parse_world("explain", EXPLAIN_OPTS, 2, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     explain_help(stdout);

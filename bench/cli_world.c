@@ -6,16 +6,20 @@
  */
 #include "cli.h"
 
-int cli_parse_world(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
-                    struct cli_opts *o) {
-  int st = cli_parse(cmd, accepted, maxpos, argc, argv, o);
-  if (st || (o->given & CLI_O(HELP))) return st;
+int cli_world_env(const char *cmd, const struct cli_opts *o) {
   /* The options applied as every world of the command applies them (an
    * option decides, so its variable is not read); the rank count is
    * checked per world, so one rank stands in. */
   tutti_config_t cfg = tutti_config_default(1);
-  cli_config(o, &cfg);
+  if (o) cli_config(o, &cfg);
   char err[512];
   if (tutti_config_check(&cfg, err, sizeof err)) return cli_fail(CLI_EUSAGE, cmd, "%s", err);
   return 0;
+}
+
+int cli_parse_world(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
+                    struct cli_opts *o) {
+  int st = cli_parse(cmd, accepted, maxpos, argc, argv, o);
+  if (st || (o->given & CLI_O(HELP))) return st;
+  return cli_world_env(cmd, o);
 }

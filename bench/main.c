@@ -114,19 +114,6 @@ int tutti_bench_contention(int argc, char **argv) {
   return run_bench_replay("contention", argc, argv);
 }
 
-/* What every world reads from the environment (TUTTI_STACK, TUTTI_BIND,
- * ...), checked by the library before a command that makes worlds with
- * no options of its own for them: a bad value is named, exit 2, rather
- * than met later as "cannot create a world: invalid argument". run,
- * suite, sweep and tune check theirs with their options applied
- * (cli_parse_world). 0, or the exit status. */
-static int world_env(const char *cmd, int argc, char **argv) {
-  if (argc > 0 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) return 0;
-  tutti_config_t cfg = tutti_config_default(1);
-  char err[512];
-  return tutti_config_check(&cfg, err, sizeof err) ? cli_fail(CLI_EUSAGE, cmd, "%s", err) : 0;
-}
-
 /* "p2p, replay, ..." */
 static const char *bench_names(void) {
   static char names[256];
@@ -149,9 +136,12 @@ static int bench_main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NBENCHES; i++) {
     if (strcmp(argv[0], benches[i].name)) continue;
+    /* the variables its worlds will read, named now if bad (cli_world.c),
+     * not met later as "cannot create a world: invalid argument" */
     char who[64];
     snprintf(who, sizeof who, "bench %s", benches[i].name);
-    int st = world_env(who, argc - 1, argv + 1);
+    int help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+    int st = help ? 0 : cli_world_env(who, NULL);
     return st ? st : benches[i].fn(argc - 1, argv + 1);
   }
   return cli_fail(CLI_EUSAGE, "bench", "unknown benchmark '%s'; accepted: %s", argv[0],
@@ -168,13 +158,8 @@ static int dispatch(int argc, char **argv) {
     printf("tutti %s\n", TUTTI_VERSION_STRING);
     return 0;
   }
-  for (size_t i = 0; i < NCOMMANDS; i++) {
-    if (strcmp(cmd, commands[i].name)) continue;
-    int st = 0;
-    if (!strcmp(cmd, "compare") || !strcmp(cmd, "explain") || !strcmp(cmd, "calibrate"))
-      st = world_env(cmd, argc - 2, argv + 2);
-    return st ? st : commands[i].fn(argc - 2, argv + 2);
-  }
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    if (!strcmp(cmd, commands[i].name)) return commands[i].fn(argc - 2, argv + 2);
   char names[256] = "";
   size_t len = 0;
   for (size_t i = 0; i < NCOMMANDS && len < sizeof names; i++)
