@@ -183,11 +183,11 @@ static int colour(int P, int v, int t) {
 }
 
 /* Every parent edge's colour at once, col[2v + t] (-1: no parent), for
- * the cost function, which needs all P ranks: colour() walks a rank's path,
- * O(P) each and O(P^2) for all (minutes at 262144 ranks); here each path
- * or cycle is walked a bounded number of times from its end with the
- * smaller id (on a cycle, its smallest id), which colour() measures the
- * parity of the distance to. */
+ * whoever needs all P ranks' (the cost function, cached_colours): colour()
+ * walks a rank's path, O(P) each and O(P^2) for all (minutes at 262144
+ * ranks); here each path or cycle is walked a bounded number of times
+ * from its end with the smaller id (on a cycle, its smallest id), which
+ * colour() measures the parity of the distance to. */
 static void colour_all(int P, signed char *col) {
   for (long id = 0; id < 2L * P; id++)
     col[id] = has_parent(P, (int)(id / 2), (int)(id % 2)) ? -2 : -1;
