@@ -253,8 +253,8 @@ struct tutti_rank {
   struct req_chunk *reqchunks; /* every request it ever allocated */
   struct pool_stack {
     struct msg **slot;
-    uint32_t n, cap;
-  } pool[POOL_CLASSES]; /* eager buffers by size class */
+    uint32_t n, cap, made; /* made: buffers allocated (pool_throttle) */
+  } pool[POOL_CLASSES];    /* eager buffers by size class */
 
   struct tutti_evlog log;
   bool in_span;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pool.h" /* RUN_AHEAD */
 #include "tutti/tutti.h"
 
 #include "cli_helpers.h"
@@ -186,7 +187,7 @@ static int just_barrier(tutti_rank_t *r, void *arg) {
   return tutti_barrier(r, NULL);
 }
 
-/* By default one worker per 256 ranks, up to one per CPU the process may
+/* By default one worker per 1024 ranks, up to one per CPU the process may
  * use; $TUTTI_WORKERS when the config leaves it at 0 (anything but a
  * positive number: the world is refused). */
 Test(workers, the_default_grows_with_the_ranks, .timeout = 60) {
@@ -219,6 +220,44 @@ Test(workers, the_default_grows_with_the_ranks, .timeout = 60) {
     cr_assert(eq(ptr, w, NULL));
   }
   unsetenv("TUTTI_WORKERS");
+}
+
+/* Back-to-back 8 B broadcasts; the root sends call k's value k. */
+#define AHEAD_CALLS 4000
+static int bcasts(tutti_rank_t *r, void *arg) {
+  const tutti_algo_t *a = arg;
+  for (int64_t k = 0; k < AHEAD_CALLS; k++) {
+    int64_t x = tutti_rank(r) == 0 ? k : -1;
+    int rc = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, a);
+    if (rc) return rc;
+    if (x != k) return TUTTI_EVERIFY;
+  }
+  return 0;
+}
+
+/* An eager sender runs ahead of the receivers of its own worker until it
+ * has made RUN_AHEAD bytes of buffers of the size, and only then yields
+ * when it has none (pool.h pool_throttle): the receivers then take many
+ * calls' messages per turn. Yielding as soon as its pool was empty, the
+ * binomial root kept two or three buffers, and the ranks slept 0.42 times
+ * per call. One worker: the schedule, so every count here, is
+ * deterministic. The run-ahead is bounded: the root's buffers stay near
+ * RUN_AHEAD, not one per message. */
+Test(workers, a_sender_runs_ahead_of_its_receivers, .timeout = 60) {
+  const char *trees[] = {"binomial", "binary", "flat"};
+  for (int t = 0; t < 3; t++) {
+    tutti_world_t *w = fworld(16, TUTTI_RANKS_AS_FIBERS, 1, NULL);
+    tutti_algo_t a = pick(TUTTI_COLL_BCAST, trees[t], NULL);
+    cr_assert(eq(int, tutti_world_run(w, bcasts, &a), 0), "%s: %s", trees[t], tutti_world_error(w));
+    tutti_stats_t st;
+    cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+    double per = (double)st.sleeps / (16.0 * AHEAD_CALLS);
+    cr_expect(lt(dbl, per, 0.1), "%s: %.3f sleeps per call and rank", trees[t], per);
+    uint32_t made = w->ranks[0]->pool[0].made;
+    cr_expect(ge(uint, made, RUN_AHEAD / 64), "%s: the root made %u buffers", trees[t], made);
+    cr_expect(le(uint, made, 2 * RUN_AHEAD / 64), "%s: the root made %u buffers", trees[t], made);
+    tutti_world_destroy(w);
+  }
 }
 
 /* A rank that polls with tutti_test while the rank it waits for shares its
