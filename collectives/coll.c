@@ -39,12 +39,13 @@ static int check_rank(const tutti_rank_t *r, int root) {
 
 /* algo NULL: coll.h's selection rule (made in *buf). A given algo must
  * belong to coll, and is used in place (it is some 700 bytes: a copy per
- * call showed in small collectives' profiles); tutti_algo_check_call then
+ * call showed in small collectives' profiles); tutti_algo_check_call
+ * (through tutti__call_checked, which skips a rank's repeated call) then
  * validates it against the registry and what its parameters allow for
  * this call (root, bytes per rank; -1 and SIZE_MAX where the collective
  * has none). *out: the algorithm to run. */
-static int choose(int coll, const tutti_algo_t *algo, const tutti_rank_t *r, tutti_op_t op,
-                  int root, size_t bytes, tutti_algo_t *buf, const tutti_algo_t **out) {
+static int choose(int coll, const tutti_algo_t *algo, tutti_rank_t *r, tutti_op_t op, int root,
+                  size_t bytes, tutti_algo_t *buf, const tutti_algo_t **out) {
   int rc;
   if (algo) {
     if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;
@@ -53,7 +54,7 @@ static int choose(int coll, const tutti_algo_t *algo, const tutti_rank_t *r, tut
     algo = buf;
   }
   *out = algo;
-  return tutti_algo_check_call(*out, tutti_size(r), root, bytes, op, NULL, 0);
+  return tutti__call_checked(r, *out, root, bytes, op);
 }
 
 /* Close the span even when the algorithm failed; its error comes first. */

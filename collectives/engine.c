@@ -28,18 +28,81 @@ static int cmp_lo(const void *a, const void *b) {
   return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-/* The rank's last node, kept in tutti_rank_coll_cache for the next call on
- * the same tree, root and size (a node is a pure function of them and the
- * rank): a small collective repeated in a loop otherwise rebuilds it every
- * call, about 15% of an 8 B bcast on 16 fibers. One node, children stored
- * to their number (a binomial tree's rank has one on average, so a million
- * ranks keep some 80 bytes each); nodes of more than 16 children (a flat
- * root's) are rebuilt. */
-struct node_memo {
-  tutti_treespec_t spec;
-  int root, size, parent, lo, count, nchildren;
-  tutti__child_t child[];
+/* What a rank keeps between collective calls, in tutti_rank_coll_cache
+ * (one allocation, freed with the rank): a small collective repeated in a
+ * loop would otherwise redo both on every call.
+ * - The last call it validated (tutti__call_checked): the algorithm's
+ *   bytes, ranks, root, size and op. Validating an algorithm against the
+ *   registry and its parameters' checks was 12% of an 8 B bcast on 16
+ *   fibers; comparing the bytes costs a fraction of that. Not kept for an
+ *   algorithm with a list value (order=list:...): its bytes would be 512.
+ * - The last tree node, for the next call on the same tree, root and size
+ *   (a node is a pure function of them and the rank): rebuilding it was
+ *   15% of that bcast. Children stored to their number (a binomial tree's
+ *   rank has one on average, so a million ranks keep some 200 bytes
+ *   each); nodes of more than 16 children (a flat root's) are rebuilt. */
+struct call_memo {
+  const tutti_algo_desc_t *desc;
+  uint64_t p[offsetof(tutti_params_t, list) / 8]; /* the typed values but the list */
+  double value[TUTTI_MAX_PARAMS];
+  unsigned is_auto;
+  int size, root;
+  size_t bytes;
+  tutti_op_t op;
 };
+struct memo {
+  struct call_memo call;
+  bool call_valid, node_valid;
+  tutti_treespec_t spec;
+  int root, size, parent, lo, count, nchildren, cap;
+  tutti__child_t child[]; /* cap of them */
+};
+
+/* Whole words, read through a type that may alias any (the values are
+ * doubles and longs). A loop, not a memcmp call (that was a third of the
+ * check), and no libc copy: collectives copy through tutti_local_copy
+ * (test_e2e_nodata). */
+typedef uint64_t __attribute__((may_alias)) word_t;
+static bool same_words(const void *x, const void *y, size_t n) {
+  const word_t *a = x, *b = y;
+  uint64_t d = 0;
+  for (size_t i = 0; i < n / 8; i++) d |= a[i] ^ b[i];
+  return !d;
+}
+static void copy_words(void *to, const void *from, size_t n) {
+  word_t *a = to;
+  const word_t *b = from;
+  for (size_t i = 0; i < n / 8; i++) a[i] = b[i];
+}
+_Static_assert(offsetof(tutti_params_t, list) % 8 == 0 && sizeof(double) == 8,
+               "the call memo compares whole words");
+
+static bool same_call(const struct call_memo *m, const tutti_algo_t *a, int size, int root,
+                      size_t bytes, tutti_op_t op) {
+  return m->desc == a->desc && m->size == size && m->root == root && m->bytes == bytes &&
+         m->op == op && m->is_auto == a->is_auto && same_words(m->p, &a->p, sizeof m->p) &&
+         same_words(m->value, a->value, sizeof m->value);
+}
+
+int tutti__call_checked(tutti_rank_t *r, const tutti_algo_t *a, int root, size_t bytes,
+                        tutti_op_t op) {
+  void **slot = tutti_rank_coll_cache(r);
+  struct memo *m = slot ? *slot : NULL;
+  int size = tutti_size(r);
+  bool keep = slot && a && a->desc && !a->p.list[0];
+  if (keep && m && m->call_valid && same_call(&m->call, a, size, root, bytes, op)) return 0;
+  int rc = tutti_algo_check_call(a, size, root, bytes, op, NULL, 0);
+  if (rc || !keep) return rc;
+  if (!m && (*slot = m = calloc(1, sizeof *m)) == NULL) return 0; /* nothing kept, nothing lost */
+  struct call_memo *k = &m->call;
+  k->desc = a->desc;
+  copy_words(k->p, &a->p, sizeof k->p);
+  copy_words(k->value, a->value, sizeof k->value);
+  k->is_auto = a->is_auto;
+  k->size = size, k->root = root, k->bytes = bytes, k->op = op;
+  m->call_valid = true;
+  return 0;
+}
 
 static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b) {
   /* lambda bitwise: the same tree comes of the same bits (NaN included) */
@@ -60,8 +123,10 @@ static void node_fill(tutti__node_t *nd, int rank, int size, int root, int conti
 /* *nd from the rank's memo when it holds this node; false if not. */
 static bool memo_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *nd) {
   void **slot = tutti_rank_coll_cache(r);
-  const struct node_memo *m = slot ? *slot : NULL;
-  if (!m || m->root != root || m->size != tutti_size(r) || !same_spec(&m->spec, spec)) return false;
+  const struct memo *m = slot ? *slot : NULL;
+  if (!m || !m->node_valid || m->root != root || m->size != tutti_size(r) ||
+      !same_spec(&m->spec, spec))
+    return false;
   node_fill(nd, tutti_rank(r), m->size, root, tutti_tree_contiguous(spec->kind) == 1);
   nd->parent = m->parent, nd->lo = m->lo, nd->count = m->count;
   nd->nchildren = m->nchildren;
@@ -73,17 +138,19 @@ static bool memo_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tu
 static void memo_put(const tutti_treespec_t *spec, tutti_rank_t *r, const tutti__node_t *nd) {
   void **slot = tutti_rank_coll_cache(r);
   if (!slot || nd->nchildren > 16) return;
-  struct node_memo *m = *slot;
-  size_t len = sizeof *m + (size_t)nd->nchildren * sizeof *m->child;
-  if (!m || m->nchildren < nd->nchildren) {
-    free(m);
-    *slot = m = malloc(len);
-    if (!m) return;
+  struct memo *m = *slot;
+  if (!m || m->cap < nd->nchildren) {
+    struct memo *g = realloc(m, sizeof *m + (size_t)nd->nchildren * sizeof *m->child);
+    if (!g) return;
+    if (!m) memset(g, 0, sizeof *g);
+    *slot = m = g;
+    m->cap = nd->nchildren;
   }
   m->spec = *spec;
   m->root = nd->root, m->size = nd->size, m->parent = nd->parent;
   m->lo = nd->lo, m->count = nd->count, m->nchildren = nd->nchildren;
   for (int i = 0; i < nd->nchildren; i++) m->child[i] = nd->child[i];
+  m->node_valid = true;
 }
 
 static int node_build(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,

@@ -49,6 +49,12 @@ typedef struct tutti__node {
   tutti__child_t small[16];
 } tutti__node_t;
 
+/* tutti_algo_check_call(a, size, root, bytes, op) for a call of rank r,
+ * remembered: the same call again (the same algorithm bytes, root, bytes
+ * and op) is not checked again. */
+int tutti__call_checked(tutti_rank_t *r, const tutti_algo_t *a, int root, size_t bytes,
+                        tutti_op_t op);
+
 /* Fill *nd for r in the tree `spec` rooted at root; release with
  * tutti__node_free. 0, or a tree.h error, or TUTTI_ENOMEM. The rank keeps
  * its last node (tutti_rank_coll_cache): the same call again copies it. */

@@ -594,6 +594,43 @@ Test(args, root_arguments, .timeout = 30) {
   tutti_world_destroy(w);
 }
 
+/* A rank remembers the last call it validated (engine.c
+ * tutti__call_checked): the same algorithm value changed between two
+ * calls, or the same algorithm with another op, is checked again. Every
+ * rank makes the same calls; the bad ones send nothing. */
+static int changed_calls(tutti_rank_t *r, void *arg) {
+  struct bad *B = arg;
+  int n = 0, rc[12];
+  int64_t x = 1, y = 0;
+  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "binomial", NULL);
+  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* 0 */
+  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* 0, remembered */
+  a.value[0] = -5;                                     /* segment out of range */
+  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* EINVAL */
+  a.value[0] = 0, a.p.segment = 64;                    /* typed value disagrees */
+  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* EINVAL */
+  a.p.segment = 0;
+  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a);                   /* 0 again */
+  tutti_algo_t bin = pick(TUTTI_COLL_REDUCE, "binary", NULL);            /* commutative ops only */
+  rc[n++] = tutti_reduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, 0, &bin); /* 0 */
+  rc[n++] = tutti_reduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_MATMUL2, 0, &bin); /* ENOTSUP */
+  rc[n++] = tutti_reduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, 0, &bin);     /* 0 */
+  if (tutti_rank(r) == 1) memcpy(B->rc, rc, (size_t)n * sizeof *rc), B->n = n;
+  return 0;
+}
+
+Test(args, a_changed_algorithm_is_checked_again, .timeout = 30) {
+  static const int want[] = {0, 0, TUTTI_EINVAL, TUTTI_EINVAL, 0, 0, TUTTI_ENOTSUP, 0};
+  tutti_world_t *w = mkworld(4, NULL);
+  struct bad B = {0};
+  cr_assert(eq(int, tutti_world_run(w, changed_calls, &B), 0), "%s", tutti_world_error(w));
+  cr_assert(eq(int, B.n, (int)(sizeof want / sizeof *want)));
+  for (int i = 0; i < B.n; i++)
+    cr_expect(eq(int, B.rc[i], want[i]), "call %d: %s, want %s", i, tutti_err_name(B.rc[i]),
+              tutti_err_name(want[i]));
+  tutti_world_destroy(w);
+}
+
 /* Consecutive calls with a different root each: the tags keep them apart
  * even when a fast rank runs ahead (modeled world, pipelining shows). */
 static int rotate(tutti_rank_t *r, void *arg) {
