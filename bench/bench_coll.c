@@ -44,7 +44,7 @@ int tutti_bench_coll(int argc, char **argv);
 #define CMD "bench coll" /* cli_fail's "tutti bench coll: " */
 #define MAXA 64          /* algorithms of one collective */
 #define MAX_RANKS 4096
-#define WARM 4      /* warm-up calls, timed to size the batch */
+#define WARM 4      /* the first warm-up batch's calls */
 #define TARGET 3e-3 /* seconds a batch should last */
 #define MAX_BATCH 100000
 /* ------------------------------------------------------------ one run */
@@ -65,6 +65,12 @@ struct cx {
 };
 
 /* The floor (j = 0) or algorithm j's call, `calls` times. */
+/* Calls that last about `target` seconds at w seconds a call. */
+static int batch_of(double target, double w) {
+  double want = w > 0 ? target / w : MAX_BATCH;
+  return want < 1 ? 1 : want > MAX_BATCH ? MAX_BATCH : (int)want;
+}
+
 static int calls_of(tutti_rank_t *r, struct cx *x, int j, int calls, void *a, void *b, void *big) {
   int rc = 0;
   if (j == 0) {
@@ -98,17 +104,26 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     if (big) memset(big, 1, blk * (size_t)P);
   }
   memset(b, 0, blk);
-  /* warm-up: each one's batch from its slowest rank's warm-up calls */
+  /* warm-up: each one's batch from its slowest rank's time per call in a
+   * batch of at least an eighth of TARGET (the first calls of a run are
+   * slow: sized from them alone, a batch lasted a fraction of TARGET; the
+   * MPI side sizes its batch the same way, bench_coll_mpi.c). w is the
+   * same on every rank, so are the batches. */
   for (int j = 0; j < n && !rc; j++) {
-    if (gate_wait(&x->gate, NULL, NULL)) goto out;
-    double t0 = bench_now();
-    rc = calls_of(r, x, j, WARM, a, b, big);
-    x->warm[me] = (bench_now() - t0) / WARM;
-    if (rc || gate_wait(&x->gate, NULL, NULL)) goto out;
+    int m = WARM;
     double w = 0;
-    for (int i = 0; i < P; i++) w = x->warm[i] > w ? x->warm[i] : w;
-    double want = w > 0 ? TARGET / w : MAX_BATCH;
-    batch[j] = want < 1 ? 1 : want > MAX_BATCH ? MAX_BATCH : (int)want; /* the same on every rank */
+    for (int pass = 0; pass < 6; pass++) {
+      if (gate_wait(&x->gate, NULL, NULL)) goto out;
+      double t0 = bench_now();
+      rc = calls_of(r, x, j, m, a, b, big);
+      x->warm[me] = (bench_now() - t0) / m;
+      if (rc || gate_wait(&x->gate, NULL, NULL)) goto out;
+      w = 0;
+      for (int i = 0; i < P; i++) w = x->warm[i] > w ? x->warm[i] : w;
+      if (m * w >= TARGET / 8 || m >= MAX_BATCH) break;
+      m = batch_of(TARGET / 4, w);
+    }
+    batch[j] = batch_of(TARGET, w);
     if (me == 0) x->batch[j] = batch[j];
   }
   for (int k = 0; k < x->rounds && !rc; k++) {

@@ -12,9 +12,10 @@
  *
  *   "run COLL BYTES TARGET" -> "time T BATCH": the library's own collective
  *      (MPI_Bcast for bcast, ...; reductions sum int32, or uint8 when BYTES
- *      is not a multiple of 4; root 0), 3 warm-up calls, then a timed loop
- *      of BATCH calls lasting about TARGET seconds; T is the maximum over
- *      ranks of each rank's time per call. "none" for a collective that has
+ *      is not a multiple of 4; root 0), 3 warm-up calls and batches until
+ *      one lasts an eighth of TARGET, then a timed loop of BATCH calls
+ *      lasting about TARGET seconds; T is the maximum over ranks of each
+ *      rank's time per call. "none" for a collective that has
  *      no MPI twin here.
  *   "run pingpong BYTES TARGET": the same, a call being one round trip of
  *      BYTES between ranks 0 and 1 (the others idle; `tutti bench p2p`).
@@ -103,6 +104,13 @@ static double timed(const struct call *c, int calls) {
   return max;
 }
 
+/* Calls that last about `target` seconds at w seconds a call. */
+#define MAX_BATCH 100000
+static int batch_for(double target, double w) {
+  double want = w > 0 ? target / w : MAX_BATCH;
+  return want < 1 ? 1 : want > MAX_BATCH ? MAX_BATCH : (int)want;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int me, P;
@@ -143,9 +151,14 @@ int main(int argc, char **argv) {
     c.a = malloc(blk), c.b = malloc(blk), c.big = malloc(blk * (size_t)P);
     if (!c.a || !c.b || !c.big) MPI_Abort(MPI_COMM_WORLD, 4);
     memset(c.a, 1, blk), memset(c.b, 0, blk), memset(c.big, 1, blk * (size_t)P);
-    double w = timed(&c, 3); /* warm-up, and the size of the batch */
-    double want = w > 0 ? target / w : 1e6;
-    int batch = want < 1 ? 1 : want > 100000 ? 100000 : (int)want;
+    /* Warm-up, then the size of the batch from one of at least an eighth
+     * of it: sized from the 3 cold calls alone, an 8 B bcast's batch lasted
+     * a fifth of the target (tutti's side sizes its batch the same way). */
+    int n = 3;
+    double w = timed(&c, n);
+    for (int pass = 0; pass < 5 && n * w < target / 8 && n < MAX_BATCH; pass++)
+      w = timed(&c, n = batch_for(target / 4, w));
+    int batch = batch_for(target, w);
     double t = timed(&c, batch);
     if (res) fprintf(res, "time %.9g %d\n", t, batch), fflush(res);
     free(c.a), free(c.b), free(c.big);

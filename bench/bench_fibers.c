@@ -84,6 +84,7 @@ static int calls(tutti_rank_t *r, const struct batch *b, int n) {
  * timed calls' messages still took the inbox. */
 #define WARMUP 10
 #define MIN_CALLS 20 /* a timed batch's calls, at least */
+#define MAX_CALLS 20000
 static int batch_fn(tutti_rank_t *r, void *arg) {
   struct batch *b = arg;
   int rc = calls(r, b, WARMUP);
@@ -93,6 +94,11 @@ static int batch_fn(tutti_rank_t *r, void *arg) {
   if (!rc) rc = tutti_barrier(r, NULL);
   if (tutti_rank(r) == 0) b->per_call = (bench_now() - t0) / b->calls;
   return rc;
+}
+
+/* Calls of a batch of about `target` seconds at `per` a call. */
+static int batch_calls(double target, double per) {
+  return (int)fmin(MAX_CALLS, fmax(MIN_CALLS, target / fmax(per, 1e-9)));
 }
 
 static const struct {
@@ -186,12 +192,19 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
       }
       /* a batch of about TARGET in each mode, at least MIN_CALLS: the
        * barriers around a batch are not to weigh (fibers at 1024 ranks
-       * made batches of 5) */
+       * made batches of 5). Sized from a batch of at least an eighth of
+       * one, as the MPI side's (bench_coll_mpi.c): the first calls of a
+       * run are slow, and sized from 5 of them an 8 B bcast's batch
+       * lasted 3 ms. */
       int calls[2];
       for (int k = 0; k < 2; k++) {
         b.calls = 5;
-        if (tutti_world_run(w[k], batch_fn, &b)) goto failed;
-        calls[k] = (int)fmin(20000, fmax(MIN_CALLS, TARGET / fmax(b.per_call, 1e-9)));
+        for (int pass = 0; pass < 6; pass++) {
+          if (tutti_world_run(w[k], batch_fn, &b)) goto failed;
+          if (b.calls * b.per_call >= TARGET / 8 || b.calls >= MAX_CALLS) break;
+          b.calls = batch_calls(TARGET / 4, b.per_call);
+        }
+        calls[k] = batch_calls(TARGET, b.per_call);
       }
       double tt[64], tf[64], tm[64], ratio[64], mf[64], mt[64], wake[2] = {0}, sleep[2] = {0};
       int sides = mpi ? 3 : 2, mbatch = 0;
