@@ -440,6 +440,19 @@ struct bad {
   int n;
 };
 
+/* Run fn on P ranks; the codes its calls returned (struct bad) must be
+ * want[0..n). */
+static void expect_codes(int P, tutti_rank_fn *fn, const int *want, int n) {
+  tutti_world_t *w = mkworld(P, NULL);
+  struct bad B = {0};
+  cr_assert(eq(int, tutti_world_run(w, fn, &B), 0), "%s", tutti_world_error(w));
+  cr_assert(eq(int, B.n, n));
+  for (int i = 0; i < B.n; i++)
+    cr_expect(eq(int, B.rc[i], want[i]), "call %d: %s, want %s", i, tutti_err_name(B.rc[i]),
+              tutti_err_name(want[i]));
+  tutti_world_destroy(w);
+}
+
 /* Every rank makes the same bad calls (in place off the root: every rank
  * but the root); rank 1 records the codes. None sends anything, so nothing
  * blocks. */
@@ -516,14 +529,7 @@ Test(args, every_collective_checks_its_arguments, .timeout = 30) {
       /* reduce_scatter */
       TUTTI_EOP, TUTTI_EBUFFER, TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_EOP, TUTTI_ENOTSUP, TUTTI_EINVAL,
       TUTTI_EINVAL};
-  tutti_world_t *w = mkworld(4, NULL);
-  struct bad B = {0};
-  cr_assert(eq(int, tutti_world_run(w, bad_calls, &B), 0), "%s", tutti_world_error(w));
-  cr_assert(eq(int, B.n, (int)(sizeof want / sizeof *want)));
-  for (int i = 0; i < B.n; i++)
-    cr_expect(eq(int, B.rc[i], want[i]), "call %d: %s, want %s", i, tutti_err_name(B.rc[i]),
-              tutti_err_name(want[i]));
-  tutti_world_destroy(w);
+  expect_codes(4, bad_calls, want, (int)(sizeof want / sizeof *want));
 }
 
 /* The root's own arguments, on a world of one rank (where only the root
@@ -584,14 +590,7 @@ Test(args, root_arguments, .timeout = 30) {
                              0,
                              0,
                              0};
-  tutti_world_t *w = mkworld(1, NULL);
-  struct bad B = {0};
-  cr_assert(eq(int, tutti_world_run(w, root_calls, &B), 0), "%s", tutti_world_error(w));
-  cr_assert(eq(int, B.n, (int)(sizeof want / sizeof *want)));
-  for (int i = 0; i < B.n; i++)
-    cr_expect(eq(int, B.rc[i], want[i]), "call %d: %s, want %s", i, tutti_err_name(B.rc[i]),
-              tutti_err_name(want[i]));
-  tutti_world_destroy(w);
+  expect_codes(1, root_calls, want, (int)(sizeof want / sizeof *want));
 }
 
 /* A rank remembers the last call it validated (engine.c
@@ -621,14 +620,7 @@ static int changed_calls(tutti_rank_t *r, void *arg) {
 
 Test(args, a_changed_algorithm_is_checked_again, .timeout = 30) {
   static const int want[] = {0, 0, TUTTI_EINVAL, TUTTI_EINVAL, 0, 0, TUTTI_ENOTSUP, 0};
-  tutti_world_t *w = mkworld(4, NULL);
-  struct bad B = {0};
-  cr_assert(eq(int, tutti_world_run(w, changed_calls, &B), 0), "%s", tutti_world_error(w));
-  cr_assert(eq(int, B.n, (int)(sizeof want / sizeof *want)));
-  for (int i = 0; i < B.n; i++)
-    cr_expect(eq(int, B.rc[i], want[i]), "call %d: %s, want %s", i, tutti_err_name(B.rc[i]),
-              tutti_err_name(want[i]));
-  tutti_world_destroy(w);
+  expect_codes(4, changed_calls, want, (int)(sizeof want / sizeof *want));
 }
 
 /* Consecutive calls with a different root each: the tags keep them apart
