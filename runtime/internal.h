@@ -285,9 +285,10 @@ struct tutti_world {
   char *stacks;
   size_t stack_slot, stacks_len, stack_guard, stacks_pad; /* pad: a page below, if no guards */
   bool no_guards;                                         /* test hook TUTTI__NO_GUARDS */
-  bool fibers;    /* ranks are fibers (fiber.c), not threads */
-  int nworkers;   /* fibers: the worker threads */
-  int *bind_cpus; /* thread i runs on bind_cpus[i % nbind] (tutti_bind); NULL: unpinned */
+  bool fibers;        /* ranks are fibers (fiber.c), not threads */
+  int nworkers;       /* fibers: the worker threads */
+  uint32_t run_ahead; /* fibers: bytes of buffers of a size a rank makes before yielding (pool.h) */
+  int *bind_cpus;     /* thread i runs on bind_cpus[i % nbind] (tutti_bind); NULL: unpinned */
   int nbind;
   bool own_cores; /* each rank thread pinned to a core no other rank shares */
   tutti_model_t model;

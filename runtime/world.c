@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pool.h" /* run_ahead_of */
 #include "replay.h"
 
 #define NONE_EAGER_LIMIT ((size_t)64 << 10)
@@ -132,6 +133,7 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
   if (CPU_COUNT(&cpus) > 0) ncpu = CPU_COUNT(&cpus);
   w->nworkers = workers_of(w->nranks, set.workers, ncpu);
+  w->run_ahead = run_ahead_of(w->nranks, w->nworkers);
   /* the CPUs we may use unknown: no binding */
   if (bind_cores(set.bind, fibers ? w->nworkers : w->nranks, (int)ncpu) && CPU_COUNT(&cpus) > 0) {
     w->bind_cpus = malloc((size_t)CPU_COUNT(&cpus) * sizeof *w->bind_cpus);

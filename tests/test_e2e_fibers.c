@@ -223,41 +223,51 @@ Test(workers, the_default_grows_with_the_ranks, .timeout = 60) {
 }
 
 /* Back-to-back 8 B broadcasts; the root sends call k's value k. */
-#define AHEAD_CALLS 4000
+struct ahead {
+  tutti_algo_t algo;
+  int calls;
+};
 static int bcasts(tutti_rank_t *r, void *arg) {
-  const tutti_algo_t *a = arg;
-  for (int64_t k = 0; k < AHEAD_CALLS; k++) {
-    int64_t x = tutti_rank(r) == 0 ? k : -1;
-    int rc = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, a);
+  const struct ahead *x = arg;
+  for (int64_t k = 0; k < x->calls; k++) {
+    int64_t v = tutti_rank(r) == 0 ? k : -1;
+    int rc = tutti_bcast(r, &v, 1, TUTTI_INT64, 0, &x->algo);
     if (rc) return rc;
-    if (x != k) return TUTTI_EVERIFY;
+    if (v != k) return TUTTI_EVERIFY;
   }
   return 0;
 }
 
 /* An eager sender runs ahead of the receivers of its own worker until it
- * has made RUN_AHEAD bytes of buffers of the size, and only then yields
- * when it has none (pool.h pool_throttle): the receivers then take many
- * calls' messages per turn. Yielding as soon as its pool was empty, the
- * binomial root kept two or three buffers, and the ranks slept 0.42 times
- * per call. One worker: the schedule, so every count here, is
+ * has made world->run_ahead bytes of buffers of the size, and only then
+ * yields when it has none (pool.h pool_throttle): the receivers then take
+ * many calls' messages per turn. Yielding as soon as its pool was empty,
+ * the binomial root kept two or three buffers, and the ranks slept 0.42
+ * times per call. One worker: the schedule, so every count here, is
  * deterministic. The run-ahead is bounded: the root's buffers stay near
- * RUN_AHEAD, not one per message. */
-Test(workers, a_sender_runs_ahead_of_its_receivers, .timeout = 60) {
+ * its share, RUN_AHEAD at 16 ranks and a 1024th of RUN_AHEAD_WORKER at
+ * 1024, not one per message (4000 calls' messages at 16 ranks). */
+Test(workers, a_sender_runs_ahead_of_its_receivers, .timeout = 120) {
   const char *trees[] = {"binomial", "binary", "flat"};
-  for (int t = 0; t < 3; t++) {
-    tutti_world_t *w = fworld(16, TUTTI_RANKS_AS_FIBERS, 1, NULL);
-    tutti_algo_t a = pick(TUTTI_COLL_BCAST, trees[t], NULL);
-    cr_assert(eq(int, tutti_world_run(w, bcasts, &a), 0), "%s: %s", trees[t], tutti_world_error(w));
-    tutti_stats_t st;
-    cr_assert(eq(int, tutti_world_stats(w, &st), 0));
-    double per = (double)st.sleeps / (16.0 * AHEAD_CALLS);
-    cr_expect(lt(dbl, per, 0.1), "%s: %.3f sleeps per call and rank", trees[t], per);
-    uint32_t made = w->ranks[0]->pool[0].made;
-    cr_expect(ge(uint, made, RUN_AHEAD / 64), "%s: the root made %u buffers", trees[t], made);
-    cr_expect(le(uint, made, 2 * RUN_AHEAD / 64), "%s: the root made %u buffers", trees[t], made);
-    tutti_world_destroy(w);
-  }
+  for (int t = 0; t < 3; t++)
+    for (int P = 16; P <= 1024; P *= 64) {
+      tutti_world_t *w = fworld(P, TUTTI_RANKS_AS_FIBERS, 1, NULL);
+      uint32_t share = w->run_ahead;
+      cr_assert(eq(u32, share, P == 16 ? RUN_AHEAD : RUN_AHEAD_WORKER / 1024));
+      struct ahead x = {pick(TUTTI_COLL_BCAST, trees[t], NULL), P == 16 ? 4000 : 200};
+      cr_assert(eq(int, tutti_world_run(w, bcasts, &x), 0), "%s: %s", trees[t],
+                tutti_world_error(w));
+      tutti_stats_t st;
+      cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+      double per = (double)st.sleeps / ((double)P * x.calls);
+      if (P == 16) cr_expect(lt(dbl, per, 0.1), "%s: %.3f sleeps per call and rank", trees[t], per);
+      uint32_t made = w->ranks[0]->pool[0].made;
+      cr_expect(ge(u32, made, share / 64), "%s P=%d: the root made %u buffers", trees[t], P, made);
+      /* and a buffer for each fastbox it offers, one per peer (fastbox.c) */
+      cr_expect(le(u32, made, 2 * share / 64 + (uint32_t)P - 1),
+                "%s P=%d: the root made %u buffers", trees[t], P, made);
+      tutti_world_destroy(w);
+    }
 }
 
 /* A rank that polls with tutti_test while the rank it waits for shares its
