@@ -64,13 +64,13 @@ struct cx {
   char mpi_why[512];
 };
 
-/* The floor (j = 0) or algorithm j's call, `calls` times. */
 /* Calls that last about `target` seconds at w seconds a call. */
 static int batch_of(double target, double w) {
   double want = w > 0 ? target / w : MAX_BATCH;
   return want < 1 ? 1 : want > MAX_BATCH ? MAX_BATCH : (int)want;
 }
 
+/* The floor (j = 0) or algorithm j's call, `calls` times. */
 static int calls_of(tutti_rank_t *r, struct cx *x, int j, int calls, void *a, void *b, void *big) {
   int rc = 0;
   if (j == 0) {
