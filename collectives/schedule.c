@@ -26,7 +26,7 @@ static void advance(tutti__bop_fn *fn, const void *ctx, int rank, struct cur *c)
 
 double tutti__schedule_hockney(int P, tutti__bop_fn *fn, const void *ctx,
                                const tutti_hockney_t *h) {
-  struct cur *c = calloc((size_t)P, sizeof *c);
+  struct cur *c = P >= 0 ? calloc((size_t)P, sizeof *c) : NULL; /* P < 0: a caller bug */
   if (!c) return NAN;
   for (int i = 0; i < P; i++) advance(fn, ctx, i, &c[i]);
   for (int progress = 1; progress;) {

@@ -395,7 +395,7 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   q->post_seq = r->post_seq++;
   q->vpost = r->vclock;
   if (r->world->record) {
-    uint32_t ev;
+    uint32_t ev = UINT32_MAX;
     /* ref stays UINT32_MAX until a send matches: an unmatched receive (the
      * run failed) then refers to nothing. */
     if ((rc = record(r, TUTTI_EV_RECV, source, tag, 0, UINT32_MAX, &ev))) {
