@@ -45,6 +45,15 @@ int tutti_bench_spawn(int argc, char **argv);
   X(spawn, tutti_bench_spawn,                                                                      \
     "starting and ending 4096 and 16384 rank threads vs bare pthread create and join")
 
+/* Calls of a batch lasting about `target` seconds at `per` seconds a
+ * call, within [lo, hi] (hi when per is not positive): the one sizing
+ * rule of `bench coll` and `bench fibers` (bench_coll_mpi.c, a program of
+ * its own, repeats it for Open MPI's side). */
+static inline int bench_batch(double target, double per, int lo, int hi) {
+  double want = per > 0 ? target / per : hi;
+  return want < lo ? lo : want > hi ? hi : (int)want;
+}
+
 /* A benchmark's option with a value given twice is refused, as the
  * commands' are (bench/CLI.md), not silently replaced by the last: `bit`
  * is the option's own bit in *seen. Returns 2 after one line on stderr

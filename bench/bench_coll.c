@@ -64,12 +64,6 @@ struct cx {
   char mpi_why[512];
 };
 
-/* Calls that last about `target` seconds at w seconds a call. */
-static int batch_of(double target, double w) {
-  double want = w > 0 ? target / w : MAX_BATCH;
-  return want < 1 ? 1 : want > MAX_BATCH ? MAX_BATCH : (int)want;
-}
-
 /* The floor (j = 0) or algorithm j's call, `calls` times. */
 static int calls_of(tutti_rank_t *r, struct cx *x, int j, int calls, void *a, void *b, void *big) {
   int rc = 0;
@@ -121,9 +115,9 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       w = 0;
       for (int i = 0; i < P; i++) w = x->warm[i] > w ? x->warm[i] : w;
       if (m * w >= TARGET / 8 || m >= MAX_BATCH) break;
-      m = batch_of(TARGET / 4, w);
+      m = bench_batch(TARGET / 4, w, 1, MAX_BATCH);
     }
-    batch[j] = batch_of(TARGET, w);
+    batch[j] = bench_batch(TARGET, w, 1, MAX_BATCH);
     if (me == 0) x->batch[j] = batch[j];
   }
   for (int k = 0; k < x->rounds && !rc; k++) {

@@ -96,11 +96,6 @@ static int batch_fn(tutti_rank_t *r, void *arg) {
   return rc;
 }
 
-/* Calls of a batch of about `target` seconds at `per` a call. */
-static int batch_calls(double target, double per) {
-  return (int)fmin(MAX_CALLS, fmax(MIN_CALLS, target / fmax(per, 1e-9)));
-}
-
 static const struct {
   int coll;
   size_t bytes; /* Open MPI's side: the same 8 B (it sums 2 x int32 where tutti sums 1 x int64) */
@@ -202,9 +197,9 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
         for (int pass = 0; pass < 6; pass++) {
           if (tutti_world_run(w[k], batch_fn, &b)) goto failed;
           if (b.calls * b.per_call >= TARGET / 8 || b.calls >= MAX_CALLS) break;
-          b.calls = batch_calls(TARGET / 4, b.per_call);
+          b.calls = bench_batch(TARGET / 4, b.per_call, MIN_CALLS, MAX_CALLS);
         }
-        calls[k] = batch_calls(TARGET, b.per_call);
+        calls[k] = bench_batch(TARGET, b.per_call, MIN_CALLS, MAX_CALLS);
       }
       double tt[64], tf[64], tm[64], ratio[64], mf[64], mt[64], wake[2] = {0}, sleep[2] = {0};
       int sides = mpi ? 3 : 2, mbatch = 0;
