@@ -31,8 +31,7 @@ void tutti__box_offer(struct tutti_rank *r, struct tutti_rank *d, struct chan *o
   m->local = 0;
   m->src = r->rank, m->tag = 0, m->bytes = sizeof b, m->seq = seq, m->send_ev = UINT32_MAX;
   memcpy(msg_data(m), &b, sizeof b);
-  cds_wfcq_node_init(&m->qnode);
   tsan_release(b);
   tsan_release(m);
-  cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, &m->qnode);
+  inbox_push(r->world, d, &m->qnode);
 }

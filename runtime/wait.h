@@ -80,6 +80,22 @@ static inline bool inbox_nonempty(struct tutti_rank *r) {
   return n && (n != r->seen || link_of(n));
 }
 
+/* Append n to d's inbox. A world of fibers on one worker thread runs all
+ * its ranks on that thread, so nothing races for the queue: two plain
+ * stores do wfcqueue's enqueue without its locked exchange (an 8-byte
+ * bcast on 16 fibers 2-3% faster). */
+static inline void inbox_push(struct tutti_world *w, struct tutti_rank *d,
+                              struct cds_wfcq_node *n) {
+  cds_wfcq_node_init(n);
+  if (w->fibers && w->nworkers == 1) {
+    struct cds_wfcq_node *last = d->inbox_tail.p;
+    d->inbox_tail.p = n;
+    last->next = n;
+  } else {
+    cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, n);
+  }
+}
+
 static inline bool aborted(struct tutti_world *w) {
   return __atomic_load_n(&w->aborted, __ATOMIC_ACQUIRE) != 0;
 }
