@@ -64,21 +64,22 @@ int tutti__bcast_scatter_allgather(tutti_rank_t *r, void *buf, long count, tutti
   const long m = (long)((size_t)count * tutti_type_size(type));
   char *b = buf;
   tutti_treespec_t spec = tutti_treespec_default(TUTTI_TREE_BINOMIAL);
-  tutti__node_t nd;
-  int rc = tutti__node_get(&spec, r, root, &nd);
+  tutti__node_t own;
+  const tutti__node_t *nd;
+  int rc = tutti__node_get(&spec, r, root, &own, &nd);
   if (rc) return rc;
   long off, len;
   /* one tag for both phases: each pair of ranks exchanges its scatter
    * messages before its allgather ones, in the order both post them */
-  if (nd.parent >= 0) {
-    span(m, P, nd.lo, nd.count, &off, &len);
-    rc = tutti_recv(r, b ? b + off : b, len, TUTTI_BYTE, nd.parent, tag, TUTTI_STATUS_IGNORE);
+  if (nd->parent >= 0) {
+    span(m, P, nd->lo, nd->count, &off, &len);
+    rc = tutti_recv(r, b ? b + off : b, len, TUTTI_BYTE, nd->parent, tag, TUTTI_STATUS_IGNORE);
   }
-  for (int i = 0; i < nd.nchildren && !rc; i++) {
-    span(m, P, nd.child[i].lo, nd.child[i].count, &off, &len);
-    rc = tutti_send(r, b ? b + off : b, len, TUTTI_BYTE, nd.child[i].rank, tag);
+  for (int i = 0; i < nd->nchildren && !rc; i++) {
+    span(m, P, nd->child[i].lo, nd->child[i].count, &off, &len);
+    rc = tutti_send(r, b ? b + off : b, len, TUTTI_BYTE, nd->child[i].rank, tag);
   }
-  tutti__node_free(&nd);
+  tutti__node_free(&own);
   if (rc) return rc;
   if (use_recdbl(a, P)) return tutti__blocks_allgather_recdbl(r, buf, m, TUTTI_BYTE, root, tag);
   return tutti__blocks_allgather_ring(r, buf, m, TUTTI_BYTE, root, tag);
@@ -108,7 +109,7 @@ double tutti__bcast_scatter_allgather_cost(const tutti_algo_t *a, int P, int roo
   long off, len;
   /* Scatter, top-down (a parent's relative rank is below its children's):
    * blocking sends, one after the other; C[v] is first v's arrival time,
-   * then the end of its last send. Receives are posted at time 0. */
+   * then the end of its last send-> Receives are posted at time 0. */
   for (int v = 0; v < P; v++) {
     int nk = 0;
     if (tutti_tree_node(&spec, v, P, 0, NULL, kids, P, &nk)) goto out;

@@ -38,7 +38,8 @@ static int cmp_lo(const void *a, const void *b) {
  *   algorithm with a list value (order=list:...): its bytes would be 512.
  * - The last tree node, for the next call on the same tree, root and size
  *   (a node is a pure function of them and the rank): rebuilding it was
- *   15% of that bcast. Children stored to their number (a binomial tree's
+ *   15% of that bcast, and copying it out of the memo 5% of what was left,
+ *   so the movers read it in place. Children stored to their number (a binomial tree's
  *   rank has one on average, so a million ranks keep some 200 bytes
  *   each); nodes of more than 16 children (a flat root's) are rebuilt. */
 struct call_memo {
@@ -54,7 +55,8 @@ struct memo {
   struct call_memo call;
   bool call_valid, node_valid;
   tutti_treespec_t spec;
-  int root, size, parent, lo, count, nchildren, cap;
+  tutti__node_t node; /* node.child is child: re-pointed whenever the memo moves */
+  int cap;
   tutti__child_t child[]; /* cap of them */
 };
 
@@ -110,92 +112,45 @@ static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b) {
          !memcmp(&a->lambda, &b->lambda, sizeof a->lambda);
 }
 
-/* Field by field: a memset of the whole node (its 16 inline children) was
- * half the cost of taking it from the memo. */
-static void node_fill(tutti__node_t *nd, int rank, int size, int root, int contiguous) {
-  nd->size = size, nd->rank = rank, nd->root = root;
-  nd->vrank = rel(rank, root, size);
-  nd->parent = -1, nd->lo = nd->count = nd->nchildren = 0;
-  nd->child = nd->small;
-  nd->contiguous = contiguous;
-}
-
-/* *nd from the rank's memo when it holds this node; false if not. */
-static bool memo_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *nd) {
-  void **slot = tutti_rank_coll_cache(r);
-  const struct memo *m = slot ? *slot : NULL;
-  if (!m || !m->node_valid || m->root != root || m->size != tutti_size(r) ||
-      !same_spec(&m->spec, spec))
-    return false;
-  node_fill(nd, tutti_rank(r), m->size, root, tutti_tree_contiguous(spec->kind) == 1);
-  nd->parent = m->parent, nd->lo = m->lo, nd->count = m->count;
-  nd->nchildren = m->nchildren;
-  for (int i = 0; i < m->nchildren; i++) nd->child[i] = m->child[i]; /* not data: no memcpy */
-  return true;
-}
-
-/* Keep nd as the rank's memo (out of memory: nothing kept, nothing lost). */
-static void memo_put(const tutti_treespec_t *spec, tutti_rank_t *r, const tutti__node_t *nd) {
-  void **slot = tutti_rank_coll_cache(r);
-  if (!slot || nd->nchildren > 16) return;
-  struct memo *m = *slot;
-  if (!m || m->cap < nd->nchildren) {
-    struct memo *g = realloc(m, sizeof *m + (size_t)nd->nchildren * sizeof *m->child);
-    if (!g) return;
+/* The rank's memo with room for n children, or NULL (no rank, or out of
+ * memory: then nothing is kept and nothing is lost). It may move: the
+ * caller re-points node.child. */
+static struct memo *memo_room(void **slot, int n) {
+  struct memo *m = slot ? *slot : NULL;
+  if (!slot || n > 16) return NULL;
+  if (!m || m->cap < n) {
+    struct memo *g = realloc(m, sizeof *m + (size_t)n * sizeof *m->child);
+    if (!g) return NULL;
     if (!m) memset(g, 0, sizeof *g);
     *slot = m = g;
-    m->cap = nd->nchildren;
+    m->cap = n;
   }
-  m->spec = *spec;
-  m->root = nd->root, m->size = nd->size, m->parent = nd->parent;
-  m->lo = nd->lo, m->count = nd->count, m->nchildren = nd->nchildren;
-  for (int i = 0; i < nd->nchildren; i++) m->child[i] = nd->child[i];
-  m->node_valid = true;
+  return m;
 }
 
-static int node_build(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
-                      tutti__node_t *nd);
-
-int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *nd) {
-  if (memo_get(spec, r, root, nd)) return 0;
-  int rc = node_build(spec, r, root, nd);
-  if (!rc) memo_put(spec, r, nd);
-  return rc;
-}
-
-static int node_build(const tutti_treespec_t *spec, const tutti_rank_t *r, int root,
-                      tutti__node_t *nd) {
-  int size = tutti_size(r), rank = tutti_rank(r), n = 0, rc;
-  int small[16], *ranks = small;
-  node_fill(nd, rank, size, root, tutti_tree_contiguous(spec->kind) == 1);
-  rc = tutti_tree_node(spec, rank, size, root, &nd->parent, small, 16, &n);
-  if (rc) return rc;
-  if (n > 16) {
-    ranks = malloc((size_t)n * sizeof *ranks);
-    nd->child = malloc((size_t)n * sizeof *nd->child);
-    if (!ranks || !nd->child) {
-      rc = TUTTI_ENOMEM;
-      goto out;
-    }
-    if ((rc = tutti_tree_node(spec, rank, size, root, NULL, ranks, n, NULL))) goto out;
-  }
+/* nd (whose child has room for n) as r's node: parent and the children's
+ * ranks in send order from tutti_tree_node, the subtree ranges from the
+ * tree. */
+static int node_build(const tutti_treespec_t *spec, int rank, int size, int root, int parent,
+                      const int *ranks, int n, tutti__node_t *nd) {
+  nd->size = size, nd->rank = rank, nd->root = root;
+  nd->vrank = rel(rank, root, size);
+  nd->parent = parent;
+  nd->contiguous = tutti_tree_contiguous(spec->kind) == 1;
   nd->nchildren = n;
   for (int i = 0; i < n; i++)
     nd->child[i] = (tutti__child_t){ranks[i], rel(ranks[i], root, size), 0};
   if (!nd->contiguous) {
-    rc = tutti_tree_subtree_size(spec, rank, size, root, &nd->count);
     nd->lo = nd->vrank;
-    goto out;
+    return tutti_tree_subtree_size(spec, rank, size, root, &nd->count);
   }
-  if ((rc = tutti_tree_subtree(spec, rank, size, root, &nd->lo, &nd->count))) goto out;
+  int rc = tutti_tree_subtree(spec, rank, size, root, &nd->lo, &nd->count);
+  if (rc) return rc;
   /* The children's subtrees tile (lo, lo+count) in increasing relative
    * order, so each ends where the next (by relative rank) begins. Sort a
    * copy to find the ends, then write the counts back in send order. */
   tutti__child_t tmp[16], *sorted = n <= 16 ? tmp : malloc((size_t)n * sizeof *sorted);
-  if (!sorted) {
-    rc = TUTTI_ENOMEM;
-    goto out;
-  }
+  if (!sorted) return TUTTI_ENOMEM;
   for (int i = 0; i < n; i++) sorted[i] = nd->child[i], sorted[i].count = i; /* count: send index */
   qsort(sorted, (size_t)n, sizeof *sorted, cmp_lo);
   for (int i = 0; i < n; i++) {
@@ -203,16 +158,54 @@ static int node_build(const tutti_treespec_t *spec, const tutti_rank_t *r, int r
     nd->child[sorted[i].count].count = end - sorted[i].lo;
   }
   if (sorted != tmp) free(sorted);
-out:
-  if (ranks != small) free(ranks);
-  if (rc) tutti__node_free(nd);
-  return rc;
+  return 0;
 }
 
-void tutti__node_free(tutti__node_t *nd) {
-  if (nd->child != nd->small) free(nd->child);
-  nd->child = nd->small;
-  nd->nchildren = 0;
+int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
+                    const tutti__node_t **out) {
+  own->child = NULL, own->nchildren = 0;
+  void **slot = tutti_rank_coll_cache(r);
+  struct memo *m = slot ? *slot : NULL;
+  int size = tutti_size(r), rank = tutti_rank(r);
+  if (m && m->node_valid && m->node.root == root && m->node.size == size &&
+      same_spec(&m->spec, spec)) {
+    *out = &m->node;
+    return 0;
+  }
+  int n = 0, parent, small[16], *ranks = small;
+  int rc = tutti_tree_node(spec, rank, size, root, &parent, small, 16, &n);
+  if (rc) return rc;
+  tutti__node_t *nd = own;
+  if ((m = memo_room(slot, n))) {
+    m->node_valid = false;
+    nd = &m->node;
+    nd->child = m->child;
+  } else { /* a node of more than 16 children (a flat root's) is rebuilt every call */
+    if (n > 16 && !(ranks = malloc((size_t)n * sizeof *ranks))) return TUTTI_ENOMEM;
+    if (!(own->child = malloc((size_t)(n ? n : 1) * sizeof *own->child)))
+      rc = TUTTI_ENOMEM;
+    else if (n > 16)
+      rc = tutti_tree_node(spec, rank, size, root, NULL, ranks, n, NULL);
+  }
+  if (!rc) rc = node_build(spec, rank, size, root, parent, ranks, n, nd);
+  if (ranks != small) free(ranks);
+  if (rc) {
+    tutti__node_free(own);
+    return rc;
+  }
+  if (nd != own) {
+    m->spec = *spec;
+    m->node_valid = true;
+  }
+  *out = nd;
+  return 0;
+}
+
+void tutti__node_free(tutti__node_t *own) {
+  if (!own->child) return; /* the memo's node: no call into free */
+  free(own->child);
+  own->child = NULL;
+  own->nchildren = 0;
 }
 
 /* Requests for one per child (+1), on the stack when the degree is small. */
@@ -264,38 +257,39 @@ static void segments(long count, size_t esz, size_t segment, long *segn, long *n
 
 int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, long count,
                       tutti_datatype_t type, int root, size_t segment, int tag) {
-  tutti__node_t nd;
-  int rc = tutti__node_get(spec, r, root, &nd);
+  tutti__node_t own;
+  const tutti__node_t *nd;
+  int rc = tutti__node_get(spec, r, root, &own, &nd);
   if (rc) return rc;
   size_t esz = tutti_type_size(type);
   long segn, nseg;
   segments(count, esz, segment, &segn, &nseg);
   struct reqs rq;
-  if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
+  if ((rc = reqs_init(&rq, nd->nchildren))) goto out;
   tutti_request_t rreq = TUTTI_REQUEST_NULL;
   /* Post the receive of segment s+1 before forwarding segment s: the
    * upward transfer overlaps the downward ones, which is the pipeline. */
-  if (nd.parent >= 0)
-    rc = tutti_irecv(r, buf, segn < count ? segn : count, type, nd.parent, tag, &rreq);
+  if (nd->parent >= 0)
+    rc = tutti_irecv(r, buf, segn < count ? segn : count, type, nd->parent, tag, &rreq);
   for (long s = 0; s < nseg && !rc; s++) {
     long off = s * segn, n = count - off < segn ? count - off : segn;
-    if (nd.parent >= 0) {
+    if (nd->parent >= 0) {
       if ((rc = tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE))) break;
       if (s + 1 < nseg) {
         long n1 = count - off - n < segn ? count - off - n : segn;
         if ((rc =
-                 tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd.parent, tag, &rreq)))
+                 tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd->parent, tag, &rreq)))
           break;
       }
     }
-    for (int i = 0; i < nd.nchildren && !rc; i++)
-      rc = tutti_isend(r, at(buf, (size_t)off * esz), n, type, nd.child[i].rank, tag, &rq.q[i]);
-    KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
+    for (int i = 0; i < nd->nchildren && !rc; i++)
+      rc = tutti_isend(r, at(buf, (size_t)off * esz), n, type, nd->child[i].rank, tag, &rq.q[i]);
+    if (nd->nchildren) KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL)); /* not for leaves */
   }
-  KEEP(rc, tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE));
+  if (rreq) KEEP(rc, tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE)); /* an error left it posted */
   reqs_free(&rq);
 out:
-  tutti__node_free(&nd);
+  tutti__node_free(&own);
   return rc;
 }
 
@@ -356,20 +350,21 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
                        int tag) {
   int comm = tutti_op_commutative(op);
   if (comm < 0) return comm;
-  tutti__node_t nd;
-  int rc = tutti__node_get(spec, r, root, &nd);
+  tutti__node_t own;
+  const tutti__node_t *nd;
+  int rc = tutti__node_get(spec, r, root, &own, &nd);
   if (rc) return rc;
-  const int P = nd.size, nc = nd.nchildren;
+  const int P = nd->size, nc = nd->nchildren;
   const int b = comm ? 0 : (P - root) % P;
-  if (!nd.contiguous && b) {
-    tutti__node_free(&nd);
+  if (!nd->contiguous && b) {
+    tutti__node_free(&own);
     return TUTTI_ENOTSUP;
   }
   size_t esz = tutti_type_size(type);
   long segn, nseg;
   segments(count, esz, segment, &segn, &nseg);
 #define STRADDLES(lo, n) (b > (lo) && b < (lo) + (n))
-  const int own_region = nd.vrank < b, own_straddles = STRADDLES(nd.lo, nd.count);
+  const int own_region = nd->vrank < b, own_straddles = STRADDLES(nd->lo, nd->count);
   /* Receive order: increasing relative rank on contiguous trees (= reverse
    * send order for binomial, lambda and postal trees, whose first-served
    * child has the deepest subtree; send order for flat), reverse send
@@ -382,13 +377,13 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     goto out;
   }
   for (int i = 0; i < nc; i++) order[i] = nc - 1 - i;
-  if (nd.contiguous && (rc = ascending(&nd, order))) goto out;
+  if (nd->contiguous && (rc = ascending(nd, order))) goto out;
   /* Buffers (inner ranks only): a receive buffer, the accumulator of
    * region 0, and on the wrap-around path's side of things the second
    * accumulator and the double-size receive and packing buffers. With a
    * commutative op or root 0 that is two segments. */
   int child_straddles = 0;
-  for (int i = 0; i < nc; i++) child_straddles |= STRADDLES(nd.child[i].lo, nd.child[i].count);
+  for (int i = 0; i < nc; i++) child_straddles |= STRADDLES(nd->child[i].lo, nd->child[i].count);
   size_t sb = (size_t)segn * esz, tmpsz = (child_straddles ? 2 : 1) * sb;
   size_t acc1sz = b ? sb : 0, packsz = own_straddles ? 2 * sb : 0;
   if (nc && !(mem = malloc(tmpsz + sb + acc1sz + packsz + 1))) {
@@ -404,7 +399,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     A[1] = (struct acc){NULL, acc1};
     A[own_region].val = at(sbuf, (size_t)off * esz);
     for (int k = 0; k < nc && !rc; k++) {
-      const tutti__child_t *c = &nd.child[order[k]];
+      const tutti__child_t *c = &nd->child[order[k]];
       int two = STRADDLES(c->lo, c->count);
       if ((rc = tutti_recv(r, tmp, two ? 2 * n : n, type, c->rank, tag, TUTTI_STATUS_IGNORE)))
         break;
@@ -420,7 +415,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     }
     if (rc) break;
     if (nc == 0 && (rc = tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE))) break;
-    if (nd.parent < 0) {
+    if (nd->parent < 0) {
       /* Root: A (op) B into rbuf; a copy onto itself (in place, P = 1) is skipped. */
       char *dst = at(rbuf, (size_t)off * esz);
       const void *last = A[1].val ? A[1].val : A[0].val;
@@ -430,9 +425,9 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     } else if (own_straddles) {
       if (n && !(rc = tutti_local_copy(r, pack, A[1].val, (size_t)n * esz)))
         rc = tutti_local_copy(r, pack + (size_t)n * esz, A[0].val, (size_t)n * esz);
-      if (!rc) rc = tutti_isend(r, pack, 2 * n, type, nd.parent, tag, &sreq);
+      if (!rc) rc = tutti_isend(r, pack, 2 * n, type, nd->parent, tag, &sreq);
     } else {
-      rc = tutti_isend(r, A[own_region].val, n, type, nd.parent, tag, &sreq);
+      rc = tutti_isend(r, A[own_region].val, n, type, nd->parent, tag, &sreq);
     }
   }
 #undef STRADDLES
@@ -440,7 +435,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
 out:
   free(mem);
   if (order != order_small) free(order);
-  tutti__node_free(&nd);
+  tutti__node_free(&own);
   return rc;
 }
 
@@ -454,31 +449,32 @@ static int abs_start(const tutti__node_t *nd, const tutti__child_t *c) {
 
 int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, size_t blk,
                        void *rbuf, int root, int tag) {
-  tutti__node_t nd;
-  int rc = tutti__node_get(spec, r, root, &nd);
+  tutti__node_t own;
+  const tutti__node_t *nd;
+  int rc = tutti__node_get(spec, r, root, &own, &nd);
   if (rc) return rc;
   struct reqs rq = {0};
   char *buf = NULL, *wrapbuf = NULL;
   int wrap = -1;
-  const int P = nd.size;
-  if (!nd.contiguous) {
+  const int P = nd->size;
+  if (!nd->contiguous) {
     rc = TUTTI_ENOTSUP;
     goto out;
   }
-  if (nd.parent >= 0 && nd.nchildren == 0) { /* a leaf sends its own block */
-    rc = tutti_send(r, sbuf, (long)blk, TUTTI_BYTE, nd.parent, tag);
+  if (nd->parent >= 0 && nd->nchildren == 0) { /* a leaf sends its own block */
+    rc = tutti_send(r, sbuf, (long)blk, TUTTI_BYTE, nd->parent, tag);
     goto out;
   }
-  if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
-  if (nd.parent < 0) {
+  if ((rc = reqs_init(&rq, nd->nchildren))) goto out;
+  if (nd->parent < 0) {
     /* The root receives straight into rbuf, except the one subtree that
      * wraps past rank P-1. */
     char *out = rbuf;
     if (sbuf && blk && sbuf != out + (size_t)root * blk)
       rc = tutti_local_copy(r, out + (size_t)root * blk, sbuf, blk);
-    for (int i = 0; i < nd.nchildren && !rc; i++) {
-      const tutti__child_t *c = &nd.child[i];
-      int a = abs_start(&nd, c);
+    for (int i = 0; i < nd->nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd->child[i];
+      int a = abs_start(nd, c);
       char *dst = at(out, (size_t)a * blk);
       if (a + c->count > P) {
         if (!(wrapbuf = malloc((size_t)c->count * blk + 1))) {
@@ -489,61 +485,62 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
       }
       rc = tutti_irecv(r, dst, (long)((size_t)c->count * blk), TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
-    KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
+    KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
     if (!rc && wrap >= 0) {
-      int a = abs_start(&nd, &nd.child[wrap]), head = P - a;
+      int a = abs_start(nd, &nd->child[wrap]), head = P - a;
       rc = tutti_local_copy(r, out + (size_t)a * blk, wrapbuf, (size_t)head * blk);
       KEEP(rc, tutti_local_copy(r, out, wrapbuf + (size_t)head * blk,
-                                (size_t)(nd.child[wrap].count - head) * blk));
+                                (size_t)(nd->child[wrap].count - head) * blk));
     }
   } else {
     /* An inner rank assembles its subtree's blocks in relative order. */
-    if (!(buf = malloc((size_t)nd.count * blk + 1))) {
+    if (!(buf = malloc((size_t)nd->count * blk + 1))) {
       rc = TUTTI_ENOMEM;
       goto out;
     }
     if (blk) rc = tutti_local_copy(r, buf, sbuf, blk);
-    for (int i = 0; i < nd.nchildren && !rc; i++) {
-      const tutti__child_t *c = &nd.child[i];
-      rc = tutti_irecv(r, buf + (size_t)(c->lo - nd.lo) * blk, (long)((size_t)c->count * blk),
+    for (int i = 0; i < nd->nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd->child[i];
+      rc = tutti_irecv(r, buf + (size_t)(c->lo - nd->lo) * blk, (long)((size_t)c->count * blk),
                        TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
-    KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
-    if (!rc) rc = tutti_send(r, buf, (long)((size_t)nd.count * blk), TUTTI_BYTE, nd.parent, tag);
+    KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
+    if (!rc) rc = tutti_send(r, buf, (long)((size_t)nd->count * blk), TUTTI_BYTE, nd->parent, tag);
   }
 out:
   free(buf);
   free(wrapbuf);
   if (rq.q) reqs_free(&rq);
-  tutti__node_free(&nd);
+  tutti__node_free(&own);
   return rc;
 }
 
 int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, size_t blk,
                         void *rbuf, int root, int tag) {
-  tutti__node_t nd;
-  int rc = tutti__node_get(spec, r, root, &nd);
+  tutti__node_t own;
+  const tutti__node_t *nd;
+  int rc = tutti__node_get(spec, r, root, &own, &nd);
   if (rc) return rc;
   struct reqs rq = {0};
   char *buf = NULL;
-  const int P = nd.size;
-  if (!nd.contiguous) {
+  const int P = nd->size;
+  if (!nd->contiguous) {
     rc = TUTTI_ENOTSUP;
     goto out;
   }
-  if (nd.parent >= 0 && nd.nchildren == 0) { /* a leaf receives its own block */
-    rc = tutti_recv(r, rbuf, (long)blk, TUTTI_BYTE, nd.parent, tag, TUTTI_STATUS_IGNORE);
+  if (nd->parent >= 0 && nd->nchildren == 0) { /* a leaf receives its own block */
+    rc = tutti_recv(r, rbuf, (long)blk, TUTTI_BYTE, nd->parent, tag, TUTTI_STATUS_IGNORE);
     goto out;
   }
-  if ((rc = reqs_init(&rq, nd.nchildren))) goto out;
+  if ((rc = reqs_init(&rq, nd->nchildren))) goto out;
   const char *in = sbuf;
-  if (nd.parent < 0) {
+  if (nd->parent < 0) {
     if (rbuf && blk && rbuf != in + (size_t)root * blk)
       rc = tutti_local_copy(r, rbuf, in + (size_t)root * blk, blk);
     /* The one subtree that wraps past rank P-1 is packed first. */
-    for (int i = 0; i < nd.nchildren && !rc; i++) {
-      const tutti__child_t *c = &nd.child[i];
-      int a = abs_start(&nd, c);
+    for (int i = 0; i < nd->nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd->child[i];
+      int a = abs_start(nd, c);
       const char *src = at(in, (size_t)a * blk);
       if (a + c->count > P) {
         int head = P - a;
@@ -560,24 +557,24 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
       rc = tutti_isend(r, src, (long)((size_t)c->count * blk), TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
   } else {
-    if (!(buf = malloc((size_t)nd.count * blk + 1))) {
+    if (!(buf = malloc((size_t)nd->count * blk + 1))) {
       rc = TUTTI_ENOMEM;
       goto out;
     }
-    rc = tutti_recv(r, buf, (long)((size_t)nd.count * blk), TUTTI_BYTE, nd.parent, tag,
+    rc = tutti_recv(r, buf, (long)((size_t)nd->count * blk), TUTTI_BYTE, nd->parent, tag,
                     TUTTI_STATUS_IGNORE);
     if (!rc && blk) rc = tutti_local_copy(r, rbuf, buf, blk);
-    for (int i = 0; i < nd.nchildren && !rc; i++) {
-      const tutti__child_t *c = &nd.child[i];
-      rc = tutti_isend(r, buf + (size_t)(c->lo - nd.lo) * blk, (long)((size_t)c->count * blk),
+    for (int i = 0; i < nd->nchildren && !rc; i++) {
+      const tutti__child_t *c = &nd->child[i];
+      rc = tutti_isend(r, buf + (size_t)(c->lo - nd->lo) * blk, (long)((size_t)c->count * blk),
                        TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
   }
-  KEEP(rc, tutti_waitall(r, nd.nchildren, rq.q, NULL));
+  KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
 out:
   free(buf);
   if (rq.q) reqs_free(&rq);
-  tutti__node_free(&nd);
+  tutti__node_free(&own);
   return rc;
 }
 

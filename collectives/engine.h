@@ -46,7 +46,6 @@ typedef struct tutti__node {
   int contiguous;  /* subtrees are contiguous relative ranges */
   int nchildren;
   tutti__child_t *child; /* send order */
-  tutti__child_t small[16];
 } tutti__node_t;
 
 /* tutti_algo_check_call(a, size, root, bytes, op) for a call of rank r,
@@ -55,11 +54,15 @@ typedef struct tutti__node {
 int tutti__call_checked(tutti_rank_t *r, const tutti_algo_t *a, int root, size_t bytes,
                         tutti_op_t op);
 
-/* Fill *nd for r in the tree `spec` rooted at root; release with
- * tutti__node_free. 0, or a tree.h error, or TUTTI_ENOMEM. The rank keeps
- * its last node (tutti_rank_coll_cache): the same call again copies it. */
-int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *nd);
-void tutti__node_free(tutti__node_t *nd);
+/* *nd: r's node in the tree `spec` rooted at root. 0, or a tree.h error,
+ * or TUTTI_ENOMEM. The rank keeps its last node (tutti_rank_coll_cache),
+ * so the same call again only compares: *nd then points into that memo
+ * and stays valid until the rank's next tutti__node_get. A node the memo
+ * does not keep (more than 16 children) is built in *own; release *own
+ * with tutti__node_free either way. */
+int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
+                    const tutti__node_t **nd);
+void tutti__node_free(tutti__node_t *own);
 
 /* ---------------------------------------------------------------- movers */
 
