@@ -212,9 +212,12 @@ void tutti__node_free(tutti__node_t *own) {
 struct reqs {
   tutti_request_t *q, small[17];
 };
-static int reqs_init(struct reqs *rq, int n) {
+static int reqs_alloc(struct reqs *rq, int n) {
   rq->q = n <= 17 ? rq->small : malloc((size_t)n * sizeof *rq->q);
-  if (!rq->q) return TUTTI_ENOMEM;
+  return rq->q ? 0 : TUTTI_ENOMEM;
+}
+static int reqs_init(struct reqs *rq, int n) { /* all TUTTI_REQUEST_NULL */
+  if (reqs_alloc(rq, n)) return TUTTI_ENOMEM;
   for (int i = 0; i < n; i++) rq->q[i] = TUTTI_REQUEST_NULL;
   return 0;
 }
@@ -265,7 +268,9 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
   long segn, nseg;
   segments(count, esz, segment, &segn, &nseg);
   struct reqs rq;
-  if ((rc = reqs_init(&rq, nd->nchildren))) goto out;
+  /* Not filled with TUTTI_REQUEST_NULL (GCC makes that a call to memset):
+   * only the requests sent are waited for. */
+  if ((rc = reqs_alloc(&rq, nd->nchildren))) goto out;
   tutti_request_t rreq = TUTTI_REQUEST_NULL;
   /* Post the receive of segment s+1 before forwarding segment s: the
    * upward transfer overlaps the downward ones, which is the pipeline. */
@@ -282,9 +287,12 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
           break;
       }
     }
-    for (int i = 0; i < nd->nchildren && !rc; i++)
-      rc = tutti_isend(r, at(buf, (size_t)off * esz), n, type, nd->child[i].rank, tag, &rq.q[i]);
-    if (nd->nchildren) KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL)); /* not for leaves */
+    int sent = 0;
+    for (; sent < nd->nchildren; sent++)
+      if ((rc = tutti_isend(r, at(buf, (size_t)off * esz), n, type, nd->child[sent].rank, tag,
+                            &rq.q[sent])))
+        break;
+    if (sent) KEEP(rc, tutti_waitall(r, sent, rq.q, NULL)); /* none at leaves */
   }
   if (rreq) KEEP(rc, tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE)); /* an error left it posted */
   reqs_free(&rq);
