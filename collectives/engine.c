@@ -282,8 +282,8 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
       if ((rc = tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE))) break;
       if (s + 1 < nseg) {
         long n1 = count - off - n < segn ? count - off - n : segn;
-        if ((rc =
-                 tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd->parent, tag, &rreq)))
+        if ((rc = tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd->parent, tag,
+                              &rreq)))
           break;
       }
     }
