@@ -273,12 +273,16 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
   if ((rc = reqs_alloc(&rq, nd->nchildren))) goto out;
   tutti_request_t rreq = TUTTI_REQUEST_NULL;
   /* Post the receive of segment s+1 before forwarding segment s: the
-   * upward transfer overlaps the downward ones, which is the pipeline. */
-  if (nd->parent >= 0)
+   * upward transfer overlaps the downward ones, which is the pipeline. One
+   * segment is a blocking receive: the same events, and a message already
+   * there is taken without a request (p2p.c tutti_recv). */
+  if (nd->parent >= 0 && nseg > 1)
     rc = tutti_irecv(r, buf, segn < count ? segn : count, type, nd->parent, tag, &rreq);
   for (long s = 0; s < nseg && !rc; s++) {
     long off = s * segn, n = count - off < segn ? count - off : segn;
-    if (nd->parent >= 0) {
+    if (nd->parent >= 0 && nseg == 1) {
+      if ((rc = tutti_recv(r, buf, count, type, nd->parent, tag, TUTTI_STATUS_IGNORE))) break;
+    } else if (nd->parent >= 0) {
       if ((rc = tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE))) break;
       if (s + 1 < nseg) {
         long n1 = count - off - n < segn ? count - off - n : segn;

@@ -228,6 +228,19 @@ struct req_chunk {
   struct tutti_request reqs[];
 };
 
+/* Field by field: the rest is set by isend or irecv before it is read. */
+static inline void req_init(struct tutti_request *q, struct tutti_rank *r, int kind) {
+  q->owner = r;
+  q->kind = (uint8_t)kind;
+  q->active = 1;
+  q->done = q->err = 0;
+  q->rts_state = RTS_POSTED;
+  q->ev = UINT32_MAX;
+  q->vpost = q->vdone = 0;
+  q->next = NULL;
+  q->st = (tutti_status_t){0};
+}
+
 static inline struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
   struct tutti_request *q = r->freereqs;
   if (!q) {
@@ -244,16 +257,7 @@ static inline struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
     q = r->freereqs;
   }
   r->freereqs = q->next;
-  /* Field by field: the rest is set by isend or irecv before it is read. */
-  q->owner = r;
-  q->kind = (uint8_t)kind;
-  q->active = 1;
-  q->done = q->err = 0;
-  q->rts_state = RTS_POSTED;
-  q->ev = UINT32_MAX;
-  q->vpost = q->vdone = 0;
-  q->next = NULL;
-  q->st = (tutti_status_t){0};
+  req_init(q, r, kind);
   return q;
 }
 
