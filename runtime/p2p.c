@@ -405,22 +405,18 @@ static void poll_for(struct tutti_rank *r, int source) {
 
 /* Post receive q, which no message has matched, in its queue. */
 static int enqueue_recv(struct tutti_rank *r, struct tutti_request *q) {
-  q->post_seq = r->post_seq++;
-  if (q->src == TUTTI_ANY_SOURCE) {
-    if (r->wq_tail)
-      r->wq_tail->next = q;
-    else
-      r->wq_head = q;
-    r->wq_tail = q;
-    return 0;
+  struct tutti_request **head = &r->wq_head, **tail = &r->wq_tail; /* wildcard source */
+  if (q->src != TUTTI_ANY_SOURCE) {
+    struct chan *c = chan_get(r, q->src, true);
+    if (!c) return TUTTI_ENOMEM;
+    head = &c->pq_head, tail = &c->pq_tail;
   }
-  struct chan *c = chan_get(r, q->src, true);
-  if (!c) return TUTTI_ENOMEM;
-  if (c->pq_tail)
-    c->pq_tail->next = q;
+  q->post_seq = r->post_seq++;
+  if (*tail)
+    (*tail)->next = q;
   else
-    c->pq_head = q;
-  c->pq_tail = q;
+    *head = q;
+  *tail = q;
   return 0;
 }
 
