@@ -109,7 +109,7 @@ double tutti__bcast_scatter_allgather_cost(const tutti_algo_t *a, int P, int roo
   long off, len;
   /* Scatter, top-down (a parent's relative rank is below its children's):
    * blocking sends, one after the other; C[v] is first v's arrival time,
-   * then the end of its last send-> Receives are posted at time 0. */
+   * then the end of its last send. Receives are posted at time 0. */
   for (int v = 0; v < P; v++) {
     int nk = 0;
     if (tutti_tree_node(&spec, v, P, 0, NULL, kids, P, &nk)) goto out;

@@ -38,10 +38,11 @@ static int cmp_lo(const void *a, const void *b) {
  *   algorithm with a list value (order=list:...): its bytes would be 512.
  * - The last tree node, for the next call on the same tree, root and size
  *   (a node is a pure function of them and the rank): rebuilding it was
- *   15% of that bcast, and copying it out of the memo 5% of what was left,
- *   so the movers read it in place. Children stored to their number (a binomial tree's
- *   rank has one on average, so a million ranks keep some 200 bytes
- *   each); nodes of more than 16 children (a flat root's) are rebuilt. */
+ *   15% of that bcast, and copying it out of the memo 5% of what was
+ *   left, so the movers read it in place. Children stored to their number
+ *   (a binomial tree's rank has one on average, so a million ranks keep
+ *   some 200 bytes each); nodes of more than 16 children (a flat root's)
+ *   are rebuilt. */
 struct call_memo {
   const tutti_algo_desc_t *desc;
   uint64_t p[offsetof(tutti_params_t, list) / 8]; /* the typed values but the list */

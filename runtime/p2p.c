@@ -420,9 +420,9 @@ static int enqueue_recv(struct tutti_rank *r, struct tutti_request *q) {
   return 0;
 }
 
+/* A receive request's own fields (req_init has set the rest). */
 static void recv_fill(struct tutti_rank *r, struct tutti_request *q, void *buf, size_t bytes,
                       int source, int tag) {
-  req_init(q, r, REQ_RECV);
   q->buf = buf, q->cap = bytes, q->src = source, q->tag = tag;
   q->vpost = r->vclock;
 }
@@ -606,6 +606,7 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
   if (source != TUTTI_PROC_NULL && !r->world->record && !r->world->wallclock) {
     if ((rc = count_post(r))) return rc;
     struct tutti_request s;
+    req_init(&s, r, REQ_RECV);
     recv_fill(r, &s, buf, bytes, source, tag);
     poll_for(r, source);
     if (match_unexpected(r, &s)) {
