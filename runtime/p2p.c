@@ -556,6 +556,11 @@ int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t
     if (reqs[i] && !valid_request(r, reqs[i])) return TUTTI_EREQUEST;
   int first = 0;
   for (int i = 0; i < n; i++) {
+    if (reqs[i] == SENT) { /* wait_one's first case, without the call: a tree's sends */
+      reqs[i] = TUTTI_REQUEST_NULL;
+      if (sts) sts[i] = (tutti_status_t){0};
+      continue;
+    }
     rc = wait_one(r, &reqs[i], sts ? &sts[i] : NULL, "waitall");
     if (rc && !first) first = rc;
   }
