@@ -37,7 +37,7 @@ static int check_rank(const tutti_rank_t *r, int root) {
   return 0;
 }
 
-/* algo NULL: coll.h's selection rule (made in *buf). A given algo must
+/* algo NULL: coll.h's selection rule (tutti__algo_for_null). A given algo must
  * belong to coll, and is used in place (it is some 700 bytes: a copy per
  * call showed in small collectives' profiles); tutti_algo_check_call
  * (through tutti__call_checked, which skips a rank's repeated call) then
@@ -49,9 +49,8 @@ static int choose(int coll, const tutti_algo_t *algo, tutti_rank_t *r, tutti_op_
   int rc;
   if (algo) {
     if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;
-  } else if (!(algo = tutti__algo_default(coll))) {
-    if ((rc = tutti_algo_select(coll, NULL, NULL, buf, NULL, 0))) return rc;
-    algo = buf;
+  } else if ((rc = tutti__algo_for_null(r, coll, buf, &algo))) {
+    return rc;
   }
   *out = algo;
   return tutti__call_checked(r, *out, root, bytes, op);

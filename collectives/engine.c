@@ -55,6 +55,7 @@ struct call_memo {
 struct memo {
   struct call_memo call;
   bool call_valid, node_valid;
+  uint8_t null_algo[TUTTI_COLL_N]; /* 1 + tutti__algo_null's index; 0: not looked up */
   tutti_treespec_t spec;
   tutti__node_t node; /* node.child is child: re-pointed whenever the memo moves */
   int cap;
@@ -85,6 +86,24 @@ static bool same_call(const struct call_memo *m, const tutti_algo_t *a, int size
   return m->desc == a->desc && m->size == size && m->root == root && m->bytes == bytes &&
          m->op == op && m->is_auto == a->is_auto && same_words(m->p, &a->p, sizeof m->p) &&
          same_words(m->value, a->value, sizeof m->value);
+}
+
+int tutti__algo_for_null(tutti_rank_t *r, int coll, tutti_algo_t *buf, const tutti_algo_t **out) {
+  void **slot = tutti_rank_coll_cache(r);
+  struct memo *m = slot ? *slot : NULL;
+  if (m && m->null_algo[coll]) {
+    *out = tutti__algo_null_at(m->null_algo[coll] - 1);
+    return 0;
+  }
+  int idx, rc = tutti__algo_null(coll, &idx);
+  if (rc) return rc;
+  if (idx < 0) { /* the process keeps no more: select for this call */
+    *out = buf;
+    return tutti_algo_select(coll, NULL, NULL, buf, NULL, 0);
+  }
+  *out = tutti__algo_null_at(idx);
+  if (slot && (m || (*slot = m = calloc(1, sizeof *m)))) m->null_algo[coll] = (uint8_t)(idx + 1);
+  return 0; /* not kept (no memory): looked up again next call */
 }
 
 int tutti__call_checked(tutti_rank_t *r, const tutti_algo_t *a, int root, size_t bytes,

@@ -404,25 +404,48 @@ int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo
   return 0;
 }
 
-static tutti_algo_t defaults[TUTTI_COLL_N];
-static int default_ok[TUTTI_COLL_N];
+/* The algorithms of calls with algo NULL: one entry per collective and
+ * value of its variable (NULL: unset or empty, the default), made under
+ * the lock by the first call that needs it and never changed or freed
+ * after, so ranks keep its index (engine.c). A process sees few values;
+ * past NULL_ALGOS of them a call selects anew (correct, only slower). */
+#define NULL_ALGOS 64
+static struct null_algo {
+  int coll;
+  char *env;
+  tutti_algo_t algo;
+} null_algos[NULL_ALGOS];
+static int n_null_algos;
+static pthread_mutex_t null_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void defaults_make(void) {
-  for (int c = 0; c < TUTTI_COLL_N; c++) {
-    tutti_algo_t a = {0};
-    const tutti_algo_desc_t *d = tutti_algo_desc_default(c);
-    if (!d || tutti_algo_select(c, d->name, NULL, &a, NULL, 0)) continue;
-    defaults[c] = a, default_ok[c] = 1;
+int tutti__algo_null(int coll, int *idx) {
+  *idx = -1;
+  if (coll < 0 || coll >= TUTTI_COLL_N) return TUTTI_ENOTFOUND;
+  const char *env = getenv(tutti__coll_env(coll));
+  if (env && !*env) env = NULL;
+  int rc = 0;
+  pthread_mutex_lock(&null_lock);
+  for (int i = 0; i < n_null_algos && *idx < 0; i++) {
+    const struct null_algo *e = &null_algos[i];
+    if (e->coll == coll && (e->env && env ? !strcmp(e->env, env) : e->env == env)) *idx = i;
   }
+  if (*idx < 0 && n_null_algos < NULL_ALGOS) {
+    struct null_algo *e = &null_algos[n_null_algos];
+    char *copy = env ? strdup(env) : NULL;
+    /* name NULL: the variable, exactly as tutti_algo_select reads it */
+    if ((!env || copy) && !(rc = tutti_algo_select(coll, NULL, NULL, &e->algo, NULL, 0))) {
+      e->coll = coll, e->env = copy;
+      *idx = n_null_algos++;
+    } else {
+      free(copy);
+    }
+  }
+  pthread_mutex_unlock(&null_lock);
+  return rc;
 }
 
-const tutti_algo_t *tutti__algo_default(int coll) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  if (coll < 0 || coll >= TUTTI_COLL_N) return NULL;
-  const char *env = getenv(tutti__coll_env(coll));
-  if (env && *env) return NULL;
-  pthread_once(&once, defaults_make);
-  return default_ok[coll] ? &defaults[coll] : NULL;
+const tutti_algo_t *tutti__algo_null_at(int idx) {
+  return &null_algos[idx].algo;
 }
 
 double tutti_algo_param(const tutti_algo_t *a, const char *name) {

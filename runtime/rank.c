@@ -68,6 +68,10 @@ void tutti__rank_reset(struct tutti_rank *r) {
   tutti__evlog_clear(&r->log);
   r->post_seq = r->arrival_seq = r->n_unexpected = 0;
   r->coll_seq = 0;
+  /* What the collectives derived in the last run (the algorithm a call
+   * with algo NULL takes from the environment) is derived anew. */
+  free(r->coll_cache);
+  r->coll_cache = NULL;
   r->vclock = r->vsport = 0;
   double zero = 0;
   __atomic_store(&r->vreached, &zero, __ATOMIC_RELAXED);

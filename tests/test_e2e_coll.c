@@ -432,6 +432,54 @@ Test(select, env_variable_reaches_the_call, .timeout = 30) {
   unsetenv("TUTTI_BCAST");
 }
 
+/* bcast, reduce, bcast with algo NULL; every rank's codes in rc[rank][3]. */
+static int null_calls(tutti_rank_t *r, void *arg) {
+  int(*rc)[3] = arg;
+  char x = 0, y = 0;
+  int *mine = rc[tutti_rank(r)];
+  mine[0] = tutti_bcast(r, &x, 1, TUTTI_BYTE, 0, NULL);
+  mine[1] = tutti_reduce(r, &x, &y, 1, TUTTI_BYTE, TUTTI_SUM, 0, NULL);
+  mine[2] = tutti_bcast(r, &x, 1, TUTTI_BYTE, 0, NULL);
+  return 0;
+}
+
+/* One run of null_calls on w with TUTTI_BCAST at env (NULL: unset): every
+ * rank's three codes must be want, and then the two bcasts take t steps. */
+static void null_run(tutti_world_t *w, const char *env, int want, double t) {
+  int rc[8][3];
+  if (env)
+    setenv("TUTTI_BCAST", env, 1);
+  else
+    unsetenv("TUTTI_BCAST");
+  memset(rc, 1, sizeof rc);
+  cr_assert(eq(int, tutti_world_run(w, null_calls, rc), 0), "%s", tutti_world_error(w));
+  for (int i = 0; i < 8; i++)
+    for (int c = 0; c < 3; c++)
+      cr_expect(eq(int, rc[i][c], c == 1 ? 0 : want), "TUTTI_BCAST=%s: rank %d call %d: %s",
+                env ? env : "(unset)", i, c, tutti_err_name(rc[i][c]));
+  if (want) return;
+  tutti_report_t rep;
+  cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+  cr_assert(eq(int, rep.ncalls, 3));
+  cr_expect(eq(dbl, rep.calls[0].time, t), "TUTTI_BCAST=%s", env ? env : "(unset)");
+  cr_expect(eq(dbl, rep.calls[2].time, t), "TUTTI_BCAST=%s", env ? env : "(unset)");
+}
+
+/* A rank keeps the algorithm it took from the variable for the run (the
+ * second bcast, after a reduce, runs the same), reads the variable again
+ * in the next run of the same world, and keeps no failed choice. */
+Test(select, env_variable_is_read_each_run, .timeout = 30) {
+  tutti_model_t m = postal(2);
+  tutti_world_t *w = mkworld(8, &m);
+  null_run(w, "flat", 0, 8);
+  null_run(w, "lambda:lambda=0.6", 0, 5);
+  null_run(w, "nosuch", TUTTI_ENOTFOUND, 0);
+  null_run(w, NULL, 0, 6);
+  null_run(w, "flat", 0, 8);
+  unsetenv("TUTTI_BCAST");
+  tutti_world_destroy(w);
+}
+
 /* ----------------------------------------------------------- bad arguments */
 
 #define NBAD 64

@@ -283,7 +283,9 @@ TUTTI_API int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, struct tutt
 
 /* --------------------------------------------------------------- calls */
 
-/* algo NULL: the selection rule above. Each returns 0 or a negative code;
+/* algo NULL: the selection rule above; a rank reads the variable at its
+ * first such call of the collective in a run (with the MPI backend: in the
+ * rank's life) and keeps that choice. Each returns 0 or a negative code;
  * a restriction the call violates (a non-commutative op on a commutative-
  * only algorithm) is TUTTI_ENOTSUP, never a wrong answer. */
 TUTTI_API int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
