@@ -78,7 +78,7 @@ static inline bool complete_recv(struct tutti_rank *r, struct tutti_request *q, 
     if (r->world->wallclock) /* rules 1-2 without ports */
       q->vdone =
           fmax(q->vpost, m->vdepart + cost(&md->latency, m->bytes)) + cost(&md->recv_cpu, m->bytes);
-    if (m->bytes && !r->world->nodata) memcpy(q->buf, msg_data(m), m->bytes);
+    if (m->bytes && !r->world->nodata) payload_copy(q->buf, msg_data(m), m->bytes);
     pool_return(r, m);
   } else {
     struct tutti_request *sq = caa_container_of(m, struct tutti_request, rts);
@@ -134,7 +134,7 @@ static inline struct msg *box_to_local(struct tutti_rank *r, struct msg *box) {
   m->local = 1;
   m->src = box->src, m->tag = box->tag, m->bytes = box->bytes;
   m->send_ev = box->send_ev, m->vdepart = box->vdepart, m->seq = box->seq;
-  if (pay) memcpy(msg_data(m), msg_data(box), pay);
+  if (pay) payload_copy(msg_data(m), msg_data(box), pay);
   pool_return(r, box);
   return m;
 }
