@@ -81,10 +81,11 @@ static inline bool inbox_nonempty(struct tutti_rank *r) {
 }
 
 /* Take the first node of the inbox off, knowing its successor `next`:
- * wfcqueue's dequeue then only moves the head (the owner's alone), and
- * never the tail, so no call into liburcu is needed. */
+ * wfcqueue's dequeue then only moves the head, and never the tail, so no
+ * call into liburcu is needed. A sender writes the head's link only into
+ * an empty queue, and this one holds two nodes. */
 static inline void inbox_pop(struct tutti_rank *r, struct cds_wfcq_node *next) {
-  r->inbox_head.node.next = next;
+  __atomic_store_n(&r->inbox_head.node.next, next, __ATOMIC_RELAXED);
 }
 
 /* Append n to d's inbox. A world of fibers on one worker thread runs all
