@@ -44,8 +44,10 @@ static int check_rank(const tutti_rank_t *r, int root) {
  * validates it against the registry and what its parameters allow for
  * this call (root, bytes per rank; -1 and SIZE_MAX where the collective
  * has none). *out: the algorithm to run. */
-static int choose(int coll, const tutti_algo_t *algo, tutti_rank_t *r, tutti_op_t op, int root,
-                  size_t bytes, tutti_algo_t *buf, const tutti_algo_t **out) {
+static inline __attribute__((always_inline)) int choose(int coll, const tutti_algo_t *algo,
+                                                        tutti_rank_t *r, tutti_op_t op, int root,
+                                                        size_t bytes, tutti_algo_t *buf,
+                                                        const tutti_algo_t **out) {
   int rc;
   if (algo) {
     if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;

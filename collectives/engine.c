@@ -181,17 +181,15 @@ static int node_build(const tutti_treespec_t *spec, int rank, int size, int root
   return 0;
 }
 
-int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
-                    const tutti__node_t **out) {
-  own->child = NULL, own->nchildren = 0;
+/* tutti__node_get when the memo does not have the node: build it (into
+ * the memo, or *own). Out of line, so that the memo's answer is a short
+ * function without this one's frame. */
+static __attribute__((noinline)) int node_make(const tutti_treespec_t *spec, tutti_rank_t *r,
+                                               int root, tutti__node_t *own,
+                                               const tutti__node_t **out) {
   void **slot = tutti_rank_coll_cache(r);
-  struct memo *m = slot ? *slot : NULL;
+  struct memo *m;
   int size = tutti_size(r), rank = tutti_rank(r);
-  if (m && m->node_valid && m->node.root == root && m->node.size == size &&
-      same_spec(&m->spec, spec)) {
-    *out = &m->node;
-    return 0;
-  }
   int n = 0, parent, small[16], *ranks = small;
   int rc = tutti_tree_node(spec, rank, size, root, &parent, small, 16, &n);
   if (rc) return rc;
@@ -219,6 +217,19 @@ int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tut
   }
   *out = nd;
   return 0;
+}
+
+int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
+                    const tutti__node_t **out) {
+  own->child = NULL, own->nchildren = 0;
+  void **slot = tutti_rank_coll_cache(r);
+  const struct memo *m = slot ? *slot : NULL;
+  if (m && m->node_valid && m->node.root == root && m->node.size == tutti_size(r) &&
+      same_spec(&m->spec, spec)) {
+    *out = &m->node;
+    return 0;
+  }
+  return node_make(spec, r, root, own, out);
 }
 
 void tutti__node_free(tutti__node_t *own) {
@@ -626,10 +637,13 @@ int tutti__model_postal_L(const tutti_model_t *m, size_t bytes) {
 
 int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec) {
+  const tutti_params_t *p = &a->p;
   /* The model's L only when a parameter is auto: it evaluates two cost
    * functions, on every call of a small collective. */
-  int L = isnan(a->p.lambda) || a->p.L == TUTTI_PARAM_AUTO
-              ? tutti__model_postal_L(tutti_rank_model(r), bytes)
-              : TUTTI_TREE_DEFAULT_L;
-  return tutti_algo_treespec(a, L, spec);
+  if (isnan(p->lambda) || p->L == TUTTI_PARAM_AUTO)
+    return tutti_algo_treespec(a, tutti__model_postal_L(tutti_rank_model(r), bytes), spec);
+  /* Nothing auto: tutti_algo_treespec's result, without its argument checks
+   * (the call is validated) and defaults it would overwrite. */
+  *spec = (tutti_treespec_t){a->desc->tree, (int)p->k, p->lambda, (int)p->L};
+  return tutti_tree_check(spec);
 }
