@@ -398,7 +398,7 @@ int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t t
  * matches it as well (and an inbox message behind it takes it out first).
  * Polling every box at every post was half the box reads of a barrier on
  * 1024 fibers, whose ranks each hold ten boxes. */
-static void poll_for(struct tutti_rank *r, int source) {
+static inline __attribute__((always_inline)) void poll_for(struct tutti_rank *r, int source) {
   if (inbox_nonempty(r)) progress_inbox(r);
   if (source == TUTTI_ANY_SOURCE)
     poll_boxes(r);
