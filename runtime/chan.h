@@ -140,7 +140,7 @@ static inline struct msg *box_to_local(struct tutti_rank *r, struct msg *box) {
 }
 
 /* Message m arrived, in its pair's order: complete a receive, or keep it. */
-static inline void deliver(struct tutti_rank *r, struct msg *m) {
+static inline __attribute__((always_inline)) void deliver(struct tutti_rank *r, struct msg *m) {
   struct chan *c = chan_get(r, m->src, true);
   if (!c) { /* out of memory in a receiver-private table: fail the rank */
     tutti__fail(r->world, r->rank, TUTTI_ENOMEM, "rank %d: out of memory for a channel", r->rank);

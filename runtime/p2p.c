@@ -303,8 +303,9 @@ static int null_request(struct tutti_rank *r, int kind, tutti_request_t *req) {
 /* Post a checked send. An eager send in a run that neither records nor
  * paces has nothing to wait for and nothing to note: it goes without a
  * request of its own (*req = SENT). */
-static int post_send(struct tutti_rank *r, const void *buf, size_t bytes, int dest, int tag,
-                     tutti_request_t *req) {
+static inline __attribute__((always_inline)) int post_send(struct tutti_rank *r, const void *buf,
+                                                           size_t bytes, int dest, int tag,
+                                                           tutti_request_t *req) {
   struct tutti_world *w = r->world;
   struct tutti_rank *d = w->ranks[dest];
   struct chan *o;
