@@ -29,8 +29,11 @@ static int cmp_lo(const void *a, const void *b) {
 }
 
 /* What a rank keeps between collective calls, in tutti_rank_coll_cache
- * (one allocation, freed with the rank): a small collective repeated in a
- * loop would otherwise redo both on every call.
+ * (one allocation, freed with the rank and by the emulator before each
+ * run): a small collective repeated in a loop would otherwise redo these
+ * on every call.
+ * - Per collective, the algorithm its calls with algo NULL run
+ *   (tutti__algo_for_null), as an index into select.c's table.
  * - The last call it validated (tutti__call_checked): the algorithm's
  *   bytes, ranks, root, size and op. Validating an algorithm against the
  *   registry and its parameters' checks was 12% of an 8 B bcast on 16
