@@ -8,6 +8,7 @@
  *   chan.h, chan.c    per-peer channels and matching
  *   fastbox.h, .c     per-pair fastboxes for small eager messages
  *   rank.c            a rank's creation, reset and teardown
+ *   rankinfo.c        a rank's number, size, model, chain; collective tags
  * What runs per message is inline in those headers, so the message path
  * compiles into this file as one unit; only what runs once per pair, per
  * sleep or per run is called out of line.
@@ -50,8 +51,7 @@
 #include <stdlib.h>
 
 #include "fastbox.h"
-#include "tutti/p2p.h"  /* tutti_coll_tag, tutti_rank_model, tutti_rank_chain: the contract */
-#include "tutti/topo.h" /* tutti_topo_chain_order */
+#include "tutti/p2p.h"
 
 /* ------------------------------------------------------------------ events */
 
@@ -219,66 +219,6 @@ static int check_msg(const struct tutti_rank *r, const void *buf, long count, tu
 }
 
 /* ------------------------------------------------------------ public calls */
-
-int tutti_rank(const tutti_rank_t *r) {
-  return r ? r->rank : TUTTI_EINVAL;
-}
-int tutti_size(const tutti_rank_t *r) {
-  return r ? r->size : TUTTI_EINVAL;
-}
-tutti_world_t *tutti_rank_world(const tutti_rank_t *r) {
-  return r ? r->world : NULL;
-}
-
-int tutti_coll_tag(tutti_rank_t *r) {
-  if (!r) return TUTTI_EINVAL;
-  const uint32_t span = (uint32_t)TUTTI_TAG_MAX - TUTTI_TAG_UB; /* reserved tags */
-  return TUTTI_TAG_UB + 1 + (int)(r->coll_seq++ % span);
-}
-
-void **tutti_rank_coll_cache(tutti_rank_t *r) {
-  return r ? &r->coll_cache : NULL;
-}
-
-const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {
-  return &r->world->model;
-}
-
-const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r) {
-  return r->world->rules;
-}
-
-int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {
-  if (!r || !prev || !next || root < 0 || root >= r->size) return TUTTI_EINVAL;
-  const int P = r->size, v = (r->rank - root + P) % P;
-  const struct tutti_topo *t = r->world->model.topo;
-  if (!t || P == 1) { /* rank order from the root */
-    *prev = v ? (r->rank - 1 + P) % P : -1;
-    *next = v < P - 1 ? (r->rank + 1) % P : -1;
-    return 0;
-  }
-  /* The whole order, then this rank's place in it: O(P) per call, kept
-   * nowhere, so a rank's memory stays independent of P between calls. */
-  int *order = malloc((size_t)P * sizeof *order);
-  if (!order) return TUTTI_ENOMEM;
-  int rc = tutti_topo_chain_order(t, NULL, P, root, order);
-  *prev = *next = -1;
-  for (int i = 0; !rc && i < P; i++)
-    if (order[i] == r->rank) {
-      *prev = i ? order[i - 1] : -1;
-      *next = i + 1 < P ? order[i + 1] : -1;
-      break;
-    }
-  free(order);
-  return rc;
-}
-
-int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count) {
-  if (!st || !count) return TUTTI_EINVAL;
-  if (!tutti__type_ok(type)) return TUTTI_ETYPE;
-  *count = st->bytes % type->size ? TUTTI_UNDEFINED : (long)(st->bytes / type->size);
-  return 0;
-}
 
 /* The request of every eager send in a run that neither records nor
  * paces: such a send is complete once posted and has nothing to note, so
