@@ -25,6 +25,11 @@
  *     header and payload            d, while seq is 0     the receiver, while
  *                                                         seq is not 0
  *
+ *   In a world of fibers on one worker thread (tutti__one_thread) nothing
+ *   runs at once: senders append to the inbox with plain stores, receivers
+ *   put buffers straight into the sender's pool, and a fiber's doorbell
+ *   needs no barrier.
+ *
  *   world->live_blocked: one 64-bit word, live ranks in the high half and
  *   committed sleepers in the low half, so "all live ranks sleep" is one
  *   atomic read (see tutti__block in wait.c).
@@ -337,6 +342,12 @@ struct tutti_world {
   uint64_t fault_at;
   int fault_err;
 };
+
+/* Whether w's ranks are all fibers of one worker thread: then no two of
+ * them run at once, and what one rank hands another needs no atomics. */
+static inline bool tutti__one_thread(const struct tutti_world *w) {
+  return w->fibers && w->nworkers == 1;
+}
 
 #define LB_LIVE(v) ((uint32_t)((v) >> 32))
 #define LB_BLOCKED(v) ((uint32_t)(v))

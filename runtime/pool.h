@@ -8,7 +8,8 @@
  * receiver copies a message out and hands the buffer back in a batch on the
  * sender's lock-free stack (lfstack, the `retbufs` of internal.h's
  * synchronization table), which the sender reclaims in one pop_all when its
- * pool runs dry. Owner only, except the push onto another rank's retbufs.
+ * pool runs dry. Owner only, except the push onto another rank's retbufs
+ * (and, with one worker thread, the receiver's put into the sender's pool).
  */
 #ifndef TUTTI_POOL_H
 #define TUTTI_POOL_H
@@ -171,7 +172,11 @@ static inline void pool_throttle(struct tutti_rank *r, size_t bytes) {
  * It keeps up to RET_BATCH - 1 in a private array; at a flush each
  * sender's share goes back in one push: the buffer itself when it is
  * alone, else a MSG_RETURNS message listing them. All go back before the
- * receiver sleeps (tutti__block); at teardown they are freed. */
+ * receiver sleeps (tutti__block); at teardown they are freed.
+ * Not in a world of one worker thread: there each goes straight into its
+ * sender's pool (pool_return), as no sender runs meanwhile. The batches,
+ * their list messages and the sender's reclaim were 6% of the time of an
+ * 8 B bcast on 16 fibers. */
 #define RET_BATCH ((uint32_t)(sizeof((struct tutti_rank *)0)->ret / sizeof(struct msg *)))
 
 static inline void push_returns(struct tutti_rank *r, int src, struct msg **list, size_t n) {
@@ -225,6 +230,10 @@ static inline void pool_return(struct tutti_rank *r, struct msg *m) {
   }
   if (m->sizeclass == POOL_NONE) {
     free(m);
+    return;
+  }
+  if (tutti__one_thread(r->world)) { /* no sender runs now: straight into its pool */
+    pool_put(r->world->ranks[m->src], m);
     return;
   }
   r->ret[r->nret++] = m;

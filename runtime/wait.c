@@ -66,7 +66,7 @@ static void declare_deadlock(struct tutti_world *w);
 void tutti__block(struct tutti_rank *r, const int *done) {
   struct tutti_world *w = r->world;
   flush_returns(r); /* a sender may be short of buffers while we sleep */
-  if (w->fibers && w->nworkers == 1) {
+  if (tutti__one_thread(w)) {
     /* Every sender is a fiber of our own thread and none runs until we
      * suspend: no barrier to pay. */
     __atomic_store_n(&r->doorbell, -1, __ATOMIC_RELAXED);

@@ -94,7 +94,7 @@ static inline void inbox_pop(struct tutti_rank *r, struct cds_wfcq_node *next) {
  * bcast on 16 fibers 2-3% faster). */
 static inline void inbox_push(struct tutti_world *w, struct tutti_rank *d,
                               struct cds_wfcq_node *n) {
-  if (w->fibers && w->nworkers == 1) {
+  if (tutti__one_thread(w)) {
     n->next = NULL; /* cds_wfcq_node_init, without the call */
     struct cds_wfcq_node *last = d->inbox_tail.p;
     d->inbox_tail.p = n;
