@@ -21,7 +21,8 @@
  *
  * The run queue is a wait-free concurrent queue (urcu's wfcqueue, as the
  * inboxes): wakers on any worker push, the worker alone pops. `queued`
- * keeps a rank in it at most once. A wake-up may be stale (the fiber saw
+ * keeps a rank in it at most once. With one worker, whose thread is the
+ * only one that runs, a waker pushes with plain stores. A wake-up may be stale (the fiber saw
  * its doorbell cleared and went on before it was resumed); it then finds
  * its doorbell nonzero again and suspends, so stale runs are harmless.
  * A worker with nothing to run polls its queue briefly while another
@@ -238,8 +239,17 @@ static void futex(int32_t *addr, int op, int32_t val) {
 }
 
 void tutti__fiber_ready(struct tutti_rank *r, bool local) {
-  if (__atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST)) return; /* already queued */
   struct tutti_worker *k = r->worker;
+  if (local && k->nall == 1) { /* the only thread: a plain push, as inbox_push's */
+    if (__atomic_load_n(&r->queued, __ATOMIC_RELAXED)) return;
+    __atomic_store_n(&r->queued, 1, __ATOMIC_RELAXED);
+    r->runq.next = NULL;
+    struct cds_wfcq_node *last = k->tail.p;
+    k->tail.p = &r->runq;
+    last->next = &r->runq;
+    return;
+  }
+  if (__atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST)) return; /* already queued */
   cds_wfcq_node_init(&r->runq);
   cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
   if (local) return;                       /* the caller runs on k: k is not idle */

@@ -53,6 +53,18 @@ static inline void publish_barrier(const struct tutti_rank *r, const struct tutt
 static inline void wake(struct tutti_rank *waker, struct tutti_rank *d) {
   int32_t expect = -1;
   if (__atomic_load_n(&d->doorbell, __ATOMIC_SEQ_CST) != -1) return;
+  if (waker && tutti__one_thread(d->world)) {
+    /* The waker's thread is the only one that runs, and the sleeper a
+     * suspended fiber of it: the same steps, with plain loads and stores
+     * (the locked ones were 4-6% of a 16-fiber barrier or allreduce). */
+    struct tutti_world *w = d->world;
+    __atomic_store_n(&w->live_blocked, __atomic_load_n(&w->live_blocked, __ATOMIC_RELAXED) - 1,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&d->doorbell, 0, __ATOMIC_RELAXED);
+    tutti__fiber_ready(d, true);
+    waker->n_wakeups++;
+    return;
+  }
   if (!__atomic_compare_exchange_n(&d->doorbell, &expect, 1, false, __ATOMIC_SEQ_CST,
                                    __ATOMIC_SEQ_CST))
     return;
