@@ -26,7 +26,8 @@
 static int check_buf(const void *buf, long count, tutti_datatype_t type) {
   size_t esz = tutti_type_size(type);
   if (!esz) return TUTTI_ETYPE;
-  if (count < 0 || (unsigned long)count > SIZE_MAX / esz) return TUTTI_ECOUNT;
+  size_t bytes; /* not count > SIZE_MAX / esz: a division on every call */
+  if (count < 0 || __builtin_mul_overflow((size_t)count, esz, &bytes)) return TUTTI_ECOUNT;
   if (count > 0 && !buf) return TUTTI_EBUFFER;
   return 0;
 }

@@ -189,8 +189,8 @@ static int check_buf(const void *buf, long count, tutti_datatype_t type, size_t 
   if (!tutti__type_ok(type)) return TUTTI_ETYPE;
   if (count < 0) return TUTTI_ECOUNT;
   if (count > 0 && !buf) return TUTTI_EBUFFER;
-  if ((unsigned long)count > SIZE_MAX / type->size) return TUTTI_ECOUNT;
-  *bytes = (size_t)count * type->size;
+  /* not count > SIZE_MAX / size: a division on every message */
+  if (__builtin_mul_overflow((size_t)count, type->size, bytes)) return TUTTI_ECOUNT;
   return 0;
 }
 

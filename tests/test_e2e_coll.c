@@ -16,6 +16,7 @@
  *
  * TUTTI_TSAN_TEST: also built and run under ThreadSanitizer (tests/CMakeLists.txt).
  */
+#include <limits.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <math.h>
@@ -561,6 +562,7 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
   rc[n++] =
       tutti_reduce_scatter(r, y, TUTTI_IN_PLACE, 1, TUTTI_INT32, TUTTI_SUM, NULL); /* EINVAL */
   rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT32, TUTTI_SUM, &ring);       /* EINVAL */
+  rc[n++] = tutti_bcast(r, x, LONG_MAX, TUTTI_INT32, 0, NULL); /* ECOUNT: bytes overflow size_t */
   if (tutti_rank(r) == 1) memcpy(B->rc, rc, sizeof rc), B->n = n;
   return 0;
 }
@@ -576,7 +578,9 @@ Test(args, every_collective_checks_its_arguments, .timeout = 30) {
       TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_ETYPE, TUTTI_EINVAL, TUTTI_EINVAL, TUTTI_EINVAL,
       /* reduce_scatter */
       TUTTI_EOP, TUTTI_EBUFFER, TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_EOP, TUTTI_ENOTSUP, TUTTI_EINVAL,
-      TUTTI_EINVAL};
+      TUTTI_EINVAL,
+      /* bcast, count * size past SIZE_MAX */
+      TUTTI_ECOUNT};
   expect_codes(4, bad_calls, want, (int)(sizeof want / sizeof *want));
 }
 

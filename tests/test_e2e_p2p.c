@@ -5,6 +5,7 @@
  * nonblocking calls (an eager isend complete once posted), wildcards, bad
  * arguments. The world and failures: test_e2e_world.c.
  */
+#include <limits.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <pthread.h>
@@ -485,6 +486,8 @@ static int badargs_fn(tutti_rank_t *r, void *arg) {
   EXPECT(tutti_send(r, x, 1, TUTTI_INT32, -5, 0), TUTTI_ERANK);
   EXPECT(tutti_send(r, x, 1, TUTTI_INT32, TUTTI_ANY_SOURCE, 0), TUTTI_ERANK);
   EXPECT(tutti_send(r, x, -1, TUTTI_INT32, 1, 0), TUTTI_ECOUNT);
+  EXPECT(tutti_send(r, x, LONG_MAX, TUTTI_INT32, 1, 0), TUTTI_ECOUNT); /* bytes overflow */
+  EXPECT(tutti_recv(r, x, LONG_MAX / 2, TUTTI_INT64, 1, 0, NULL), TUTTI_ECOUNT);
   EXPECT(tutti_send(r, NULL, 1, TUTTI_INT32, 1, 0), TUTTI_EBUFFER);
   EXPECT(tutti_send(r, x, 1, TUTTI_INT32, 1, -1), TUTTI_ETAG);
   EXPECT(tutti_send(r, x, 1, TUTTI_INT32, 1, TUTTI_ANY_TAG), TUTTI_ETAG);
