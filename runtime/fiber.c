@@ -22,9 +22,10 @@
  * The run queue is a wait-free concurrent queue (urcu's wfcqueue, as the
  * inboxes): wakers on any worker push, the worker alone pops. `queued`
  * keeps a rank in it at most once. With one worker, whose thread is the
- * only one that runs, a waker pushes with plain stores. A wake-up may be stale (the fiber saw
- * its doorbell cleared and went on before it was resumed); it then finds
- * its doorbell nonzero again and suspends, so stale runs are harmless.
+ * only one that runs, a waker pushes with plain stores. A wake-up may be
+ * stale (the fiber saw its doorbell cleared and went on before it was
+ * resumed); it then finds its doorbell nonzero again and suspends, so
+ * stale runs are harmless.
  * A worker with nothing to run polls its queue briefly while another
  * worker runs (IDLE_POLLS), then sleeps on its `idle` futex: idle = 1,
  * full barrier, re-check the queue; a waker pushes (a full barrier) and
@@ -240,7 +241,7 @@ static void futex(int32_t *addr, int op, int32_t val) {
 
 void tutti__fiber_ready(struct tutti_rank *r, bool local) {
   struct tutti_worker *k = r->worker;
-  if (local && k->nall == 1) { /* the only thread: a plain push, as inbox_push's */
+  if (local && tutti__one_thread(r->world)) { /* a plain push, as inbox_push's */
     if (__atomic_load_n(&r->queued, __ATOMIC_RELAXED)) return;
     __atomic_store_n(&r->queued, 1, __ATOMIC_RELAXED);
     r->runq.next = NULL;
