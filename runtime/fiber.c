@@ -241,13 +241,10 @@ static void futex(int32_t *addr, int op, int32_t val) {
 
 void tutti__fiber_ready(struct tutti_rank *r, bool local) {
   struct tutti_worker *k = r->worker;
-  if (local && tutti__one_thread(r->world)) { /* a plain push, as inbox_push's */
+  if (local && tutti__one_thread(r->world)) {
     if (__atomic_load_n(&r->queued, __ATOMIC_RELAXED)) return;
     __atomic_store_n(&r->queued, 1, __ATOMIC_RELAXED);
-    r->runq.next = NULL;
-    struct cds_wfcq_node *last = k->tail.p;
-    k->tail.p = &r->runq;
-    last->next = &r->runq;
+    wfcq_append_alone(&k->tail, &r->runq);
     return;
   }
   if (__atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST)) return; /* already queued */

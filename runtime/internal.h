@@ -349,6 +349,16 @@ static inline bool tutti__one_thread(const struct tutti_world *w) {
   return w->fibers && w->nworkers == 1;
 }
 
+/* wfcqueue's enqueue of n at tail, for a queue no other thread touches
+ * meanwhile (tutti__one_thread): plain stores, without the locked
+ * exchange and without cds_wfcq_node_init's call. */
+static inline void wfcq_append_alone(struct cds_wfcq_tail *tail, struct cds_wfcq_node *n) {
+  n->next = NULL;
+  struct cds_wfcq_node *last = tail->p;
+  tail->p = n;
+  last->next = n;
+}
+
 #define LB_LIVE(v) ((uint32_t)((v) >> 32))
 #define LB_BLOCKED(v) ((uint32_t)(v))
 #define LB_ONE_LIVE ((uint64_t)1 << 32)

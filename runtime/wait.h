@@ -107,10 +107,7 @@ static inline void inbox_pop(struct tutti_rank *r, struct cds_wfcq_node *next) {
 static inline void inbox_push(struct tutti_world *w, struct tutti_rank *d,
                               struct cds_wfcq_node *n) {
   if (tutti__one_thread(w)) {
-    n->next = NULL; /* cds_wfcq_node_init, without the call */
-    struct cds_wfcq_node *last = d->inbox_tail.p;
-    d->inbox_tail.p = n;
-    last->next = n;
+    wfcq_append_alone(&d->inbox_tail, n);
   } else {
     cds_wfcq_node_init(n);
     cds_wfcq_enqueue(&d->inbox_head, &d->inbox_tail, n);
