@@ -44,7 +44,8 @@ static int check_rank(const tutti_rank_t *r, int root) {
  * (through tutti__call_checked, which skips a rank's repeated call) then
  * validates it against the registry and what its parameters allow for
  * this call (root, bytes per rank; -1 and SIZE_MAX where the collective
- * has none). *out: the algorithm to run. */
+ * has none). Then the collective's span opens. *out: the algorithm to
+ * run; end_span closes the span. */
 static inline __attribute__((always_inline)) int choose(int coll, const tutti_algo_t *algo,
                                                         tutti_rank_t *r, tutti_op_t op, int root,
                                                         size_t bytes, tutti_algo_t *buf,
@@ -56,11 +57,14 @@ static inline __attribute__((always_inline)) int choose(int coll, const tutti_al
     return rc;
   }
   *out = algo;
-  return tutti__call_checked(r, *out, root, bytes, op);
+  if ((rc = tutti__call_checked(r, algo, root, bytes, op))) return rc;
+  if ((rc = tutti_span_begin(r, tutti_coll_name(coll)))) tutti__call_over(r);
+  return rc;
 }
 
 /* Close the span even when the algorithm failed; its error comes first. */
 static int end_span(tutti_rank_t *r, int rc) {
+  tutti__call_over(r);
   int rc2 = tutti_span_end(r);
   return rc ? rc : rc2;
 }
@@ -76,7 +80,9 @@ int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   if ((rc = choose(TUTTI_COLL_BCAST, algo, r, NULL, root, (size_t)count * tutti_type_size(type),
                    &sel, &a)))
     return rc;
-  if ((rc = tutti_span_begin(r, "bcast"))) return rc;
+  /* the same tree bcast again: straight to its node (engine.h) */
+  const tutti__node_t *nd = tutti__call_node(r);
+  if (nd) return end_span(r, tutti__bcast_repeat(r, nd, buf, count, type));
   return end_span(r, a->desc->fn.bcast(r, buf, count, type, root, a));
 }
 
@@ -95,7 +101,6 @@ int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
   if ((rc = choose(TUTTI_COLL_REDUCE, algo, r, op, root, (size_t)count * tutti_type_size(type),
                    &sel, &a)))
     return rc;
-  if ((rc = tutti_span_begin(r, "reduce"))) return rc;
   return end_span(r, a->desc->fn.reduce(r, sbuf, rbuf, count, type, op, root, a));
 }
 
@@ -112,7 +117,6 @@ int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
   if ((rc = choose(TUTTI_COLL_ALLREDUCE, algo, r, op, -1, (size_t)count * tutti_type_size(type),
                    &sel, &a)))
     return rc;
-  if ((rc = tutti_span_begin(r, "allreduce"))) return rc;
   return end_span(r, a->desc->fn.allreduce(r, sbuf, rbuf, count, type, op, a));
 }
 
@@ -144,7 +148,6 @@ int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_
   if ((rc = choose(TUTTI_COLL_GATHER, algo, r, NULL, root, (size_t)scount * tutti_type_size(stype),
                    &sel, &a)))
     return rc;
-  if ((rc = tutti_span_begin(r, "gather"))) return rc;
   return end_span(r, a->desc->fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
 }
 
@@ -162,7 +165,6 @@ int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype
   if ((rc = choose(TUTTI_COLL_SCATTER, algo, r, NULL, root, (size_t)rcount * tutti_type_size(rtype),
                    &sel, &a)))
     return rc;
-  if ((rc = tutti_span_begin(r, "scatter"))) return rc;
   return end_span(r, a->desc->fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
 }
 
@@ -172,7 +174,6 @@ int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo) {
   const tutti_algo_t *a;
   if ((rc = check_rank(r, 0))) return rc;
   if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, -1, 0, &sel, &a))) return rc;
-  if ((rc = tutti_span_begin(r, "barrier"))) return rc;
   return end_span(r, a->desc->fn.barrier(r, a));
 }
 
@@ -199,7 +200,6 @@ int tutti_allgather(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
   if ((rc = choose(TUTTI_COLL_ALLGATHER, algo, r, NULL, -1, (size_t)count * tutti_type_size(type),
                    &sel, &a)))
     return rc;
-  if ((rc = tutti_span_begin(r, "allgather"))) return rc;
   return end_span(r, a->desc->fn.allgather(r, sbuf, rbuf, count, type, a));
 }
 
@@ -220,6 +220,5 @@ int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long cou
   if ((rc = choose(TUTTI_COLL_REDUCE_SCATTER, algo, r, op, -1,
                    (size_t)count * tutti_type_size(type), &sel, &a)))
     return rc;
-  if ((rc = tutti_span_begin(r, "reduce_scatter"))) return rc;
   return end_span(r, a->desc->fn.reduce_scatter(r, sbuf, rbuf, count, type, op, a));
 }

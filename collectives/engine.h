@@ -50,9 +50,22 @@ typedef struct tutti__node {
 
 /* tutti_algo_check_call(a, size, root, bytes, op) for a call of rank r,
  * remembered: the same call again (the same algorithm bytes, root, bytes
- * and op) is not checked again. */
+ * and op) is not checked again. A kept call is the one under way until
+ * tutti__call_over (coll.c, when the collective returns). */
 int tutti__call_checked(tutti_rank_t *r, const tutti_algo_t *a, int root, size_t bytes,
                         tutti_op_t op);
+void tutti__call_over(tutti_rank_t *r);
+
+/* The repeated tree bcast (engine.c "What a rank keeps"). A tree bcast of
+ * one message marks r's node in `spec` rooted at root as the one of the
+ * call under way; while the rank makes that same call again,
+ * tutti__call_node gives that node (NULL otherwise) and
+ * tutti__bcast_repeat does the call on it: the same tag, messages and
+ * order as tutti__bcast_tree. */
+void tutti__call_node_mark(tutti_rank_t *r, const tutti_treespec_t *spec, int root);
+const tutti__node_t *tutti__call_node(tutti_rank_t *r);
+int tutti__bcast_repeat(tutti_rank_t *r, const tutti__node_t *nd, void *buf, long count,
+                        tutti_datatype_t type);
 
 /* *nd: r's node in the tree `spec` rooted at root. 0, or a tree.h error,
  * or TUTTI_ENOMEM. The rank keeps its last node (tutti_rank_coll_cache),
