@@ -349,6 +349,13 @@ static inline bool tutti__one_thread(const struct tutti_world *w) {
   return w->fibers && w->nworkers == 1;
 }
 
+/* Whether a sender hands its message straight to the receiver's channel
+ * (p2p.c post_send): one thread, and no recorded events or paced clocks,
+ * whose arrival order the inbox keeps. */
+static inline bool tutti__direct(const struct tutti_world *w) {
+  return tutti__one_thread(w) && !w->record && !w->wallclock;
+}
+
 /* wfcqueue's enqueue of n at tail, for a queue no other thread touches
  * meanwhile (tutti__one_thread): plain stores, without the locked
  * exchange and without cds_wfcq_node_init's call. */

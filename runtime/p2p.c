@@ -30,6 +30,15 @@
  * ping-pong; the inbox serves whenever the box is busy, and per-pair
  * sequence numbers keep MPI's order across the two paths.
  *
+ * Direct delivery. With all ranks fibers of one worker thread, in a run
+ * that neither records nor paces (tutti__direct), a sender puts its message
+ * into the receiver's channel itself (chan.h deliver), completing a posted
+ * receive at once, in sending order. No inbox, no fastbox: no rank runs
+ * meanwhile, and a rank gives its thread away only where its channels
+ * are whole (tutti__block, and a yield before its send takes its own
+ * channel, whose table a delivery may grow). An 8 B bcast on 1024 fibers
+ * 0.82-0.88x the time.
+ *
  * Cache lines on the inbox path. A one-way message costs the receiver two
  * line transfers it cannot avoid with a linked queue: the link in the
  * previous node, then the new node. Everything else stays on one side: the
@@ -258,6 +267,8 @@ static inline __attribute__((always_inline)) int post_send(struct tutti_rank *r,
   size_t pay = w->nodata ? 0 : bytes;
   int rc;
   if ((rc = count_post(r))) return rc;
+  bool direct = tutti__direct(w);
+  if (direct && eager) pool_throttle(r, pay); /* may yield: before o */
   if (!(o = chan_get(r, dest, true))) return TUTTI_ENOMEM;
   /* The box's line is the receiver's (it emptied it): ask for it in
    * exclusive state now, one transfer, not a read and then an upgrade. */
@@ -272,8 +283,8 @@ static inline __attribute__((always_inline)) int post_send(struct tutti_rank *r,
     q->ev = w->record ? ev : UINT32_MAX;
   }
   if (eager) {
-    if (dest != r->rank) box = box_claim(r, o, pay);
-    if (!box && w->fibers) pool_throttle(r, pay);
+    if (!direct && dest != r->rank) box = box_claim(r, o, pay);
+    if (!direct && !box && w->fibers) pool_throttle(r, pay);
     if (!(m = box ? box : pool_get(r, pay))) {
       if (q) req_free(r, q);
       return TUTTI_ENOMEM;
@@ -308,7 +319,10 @@ static inline __attribute__((always_inline)) int post_send(struct tutti_rank *r,
   r->n_msgs++;
   r->n_bytes += bytes;
   PERTURB(r);
-  if (box) {
+  if (direct) {
+    m->seq = seq;
+    deliver(d, m);
+  } else if (box) {
     __atomic_store_n(&box->seq, seq, __ATOMIC_RELEASE);
   } else {
     if (eager && dest != r->rank && !o->box && ++o->nsent == BOX_AFTER)

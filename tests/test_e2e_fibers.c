@@ -270,6 +270,50 @@ Test(workers, a_sender_runs_ahead_of_its_receivers, .timeout = 120) {
     }
 }
 
+/* Rank 0 sends rank 1 more eager messages than its run-ahead makes
+ * buffers for, so a send yields (pool.h pool_throttle); every other rank
+ * then sends rank 0 a message from a source new to it. In a direct world
+ * (p2p.c "Direct delivery") those land in rank 0's channel table, which
+ * grows under the suspended send: the send takes its own channel only
+ * after the yield (ASan sees a stale one). */
+#define FLOOD 1000
+static int flood(tutti_rank_t *r, void *arg) {
+  (void)arg;
+  int me = tutti_rank(r), P = tutti_size(r), rc = 0;
+  int64_t v = me;
+  if (me == 0) {
+    for (int64_t k = 0; k < FLOOD && !rc; k++) rc = tutti_send(r, &k, 1, TUTTI_INT64, 1, 7);
+    for (int s = 2; s < P && !rc; s++)
+      if (!(rc = tutti_recv(r, &v, 1, TUTTI_INT64, s, 8, NULL)) && v != s) rc = TUTTI_EVERIFY;
+  } else if (me == 1) {
+    for (int64_t k = 0; k < FLOOD && !rc; k++)
+      if (!(rc = tutti_recv(r, &v, 1, TUTTI_INT64, 0, 7, NULL)) && v != k) rc = TUTTI_EVERIFY;
+  } else {
+    rc = tutti_send(r, &v, 1, TUTTI_INT64, 0, 8);
+  }
+  return rc;
+}
+
+Test(workers, a_direct_send_yields_before_it_takes_its_channel, .timeout = 60) {
+  for (int record = 0; record < 2; record++) {
+    tutti_config_t c = tutti_config_default(200);
+    c.ranks_as = TUTTI_RANKS_AS_FIBERS;
+    c.workers = 1;
+    c.flags = record ? TUTTI_RECORD : 0; /* recorded: through the inbox */
+    tutti_world_t *w = NULL;
+    cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+    cr_assert(eq(int, tutti__direct(w), !record));
+    cr_assert(eq(int, tutti_world_run(w, flood, NULL), 0), "%s", tutti_world_error(w));
+    /* it did yield: the run-ahead is a fraction of the messages */
+    uint32_t made = w->ranks[0]->pool[0].made;
+    cr_assert(gt(u32, made, 0));
+    cr_assert(lt(u32, made, FLOOD / 2));
+    /* direct: no fastbox; through the inbox, the pair that keeps talking gets one */
+    cr_expect(eq(int, w->ranks[1]->nboxes, record), "record %d", record);
+    tutti_world_destroy(w);
+  }
+}
+
 /* A rank that polls with tutti_test while the rank it waits for shares its
  * only worker: the poll must give the worker away. */
 static int poll_fn(tutti_rank_t *r, void *arg) {
