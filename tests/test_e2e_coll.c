@@ -679,10 +679,10 @@ Test(args, a_changed_algorithm_is_checked_again, .timeout = 30) {
  * first call marked (engine.h tutti__bcast_repeat). Calls that must not
  * reach that node: another root, the same algorithm called through
  * desc->fn (not validated, so it marks nothing), and a call refused
- * inside the caller's own span (validated, then dropped). direct: every
- * call through desc->fn, the reference for the modeled times. */
+ * inside the caller's own span (validated, then dropped). through_fn:
+ * every call through desc->fn, the reference for the modeled times. */
 struct repeat_run {
-  bool direct;
+  int through_fn;
   int bad; /* calls that returned an unexpected code or value, on any rank */
 };
 #define REPEAT_CALLS 10
@@ -695,13 +695,13 @@ static int repeat_calls(tutti_rank_t *r, void *arg) {
     int root = repeat_root[k], rc;
     int64_t x[3];
     for (int i = 0; i < 3; i++) x[i] = tutti_rank(r) == root ? 100 * k + i : -1;
-    if (!R->direct && k == 7) { /* root 0 again, refused in the caller's span */
+    if (!R->through_fn && k == 7) { /* root 0 again, refused in the caller's span */
       tutti_span_begin(r, "mine");
       if (tutti_bcast(r, x, 3, TUTTI_INT64, 0, &a) != TUTTI_EINVAL)
         __atomic_add_fetch(&R->bad, 1, __ATOMIC_RELAXED);
       tutti_span_end(r);
     }
-    if (R->direct || root == 5)
+    if (R->through_fn || root == 5)
       rc = a.desc->fn.bcast(r, x, 3, TUTTI_INT64, root, &a);
     else
       rc = tutti_bcast(r, x, 3, TUTTI_INT64, root, &a);
@@ -718,7 +718,7 @@ Test(coll, a_repeated_bcast_goes_to_its_own_node, .timeout = 60) {
     c.ranks_as = fibers ? TUTTI_RANKS_AS_FIBERS : TUTTI_RANKS_AS_THREADS;
     tutti_world_t *w = NULL;
     cr_assert(eq(int, tutti_world_create(&w, &c), 0));
-    struct repeat_run R = {false, 0};
+    struct repeat_run R = {0, 0};
     cr_assert(eq(int, tutti_world_run(w, repeat_calls, &R), 0), "%s", tutti_world_error(w));
     cr_expect(eq(int, R.bad, 0), "fibers %d", fibers);
     tutti_world_destroy(w);
@@ -731,13 +731,13 @@ Test(coll, a_repeated_bcast_times_as_its_algorithm, .timeout = 60) {
   tutti_model_t m = hockney(40e-6, 1.0 / 35e6);
   double end[2][11];
   tutti_report_t rep[2];
-  for (int direct = 0; direct < 2; direct++) {
+  for (int fn = 0; fn < 2; fn++) {
     tutti_world_t *w = mkworld(11, &m);
-    struct repeat_run R = {direct, 0};
+    struct repeat_run R = {fn, 0};
     cr_assert(eq(int, tutti_world_run(w, repeat_calls, &R), 0), "%s", tutti_world_error(w));
-    cr_expect(eq(int, R.bad, 0), "direct %d", direct);
-    cr_assert(eq(int, tutti_world_report(w, &rep[direct]), 0));
-    memcpy(end[direct], rep[direct].rank_end, sizeof end[direct]);
+    cr_expect(eq(int, R.bad, 0), "through desc->fn %d", fn);
+    cr_assert(eq(int, tutti_world_report(w, &rep[fn]), 0));
+    memcpy(end[fn], rep[fn].rank_end, sizeof end[fn]);
     tutti_world_destroy(w);
   }
   cr_expect(eq(u64, rep[0].messages, rep[1].messages));
