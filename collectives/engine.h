@@ -56,7 +56,7 @@ int tutti__call_checked(tutti_rank_t *r, const tutti_algo_t *a, int root, size_t
                         tutti_op_t op);
 void tutti__call_over(tutti_rank_t *r);
 
-/* The repeated tree bcast (engine.c "What a rank keeps"). A tree bcast of
+/* The repeated tree bcast (memo.c "What a rank keeps"). A tree bcast of
  * one message marks r's node in `spec` rooted at root as the one of the
  * call under way; while the rank makes that same call again,
  * tutti__call_node gives that node (NULL otherwise) and
@@ -76,6 +76,8 @@ int tutti__bcast_repeat(tutti_rank_t *r, const tutti__node_t *nd, void *buf, lon
 int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
                     const tutti__node_t **nd);
 void tutti__node_free(tutti__node_t *own);
+/* qsort's order of children by increasing lo. */
+int tutti__child_cmp_lo(const void *a, const void *b);
 
 /* ---------------------------------------------------------------- movers */
 

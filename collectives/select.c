@@ -407,7 +407,7 @@ int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo
 /* The algorithms of calls with algo NULL: one entry per collective and
  * value of its variable (NULL: unset or empty, the default), made under
  * the lock by the first call that needs it and never changed or freed
- * after, so ranks keep its index (engine.c). A process sees few values;
+ * after, so ranks keep its index (memo.c). A process sees few values;
  * past NULL_ALGOS of them a call selects anew (correct, only slower). */
 #define NULL_ALGOS 64
 static struct null_algo {

@@ -645,7 +645,7 @@ Test(args, root_arguments, .timeout = 30) {
   expect_codes(1, root_calls, want, (int)(sizeof want / sizeof *want));
 }
 
-/* A rank remembers the last call it validated (engine.c
+/* A rank remembers the last call it validated (memo.c
  * tutti__call_checked): the same algorithm value changed between two
  * calls, or the same algorithm with another op, is checked again. Every
  * rank makes the same calls; the bad ones send nothing. */

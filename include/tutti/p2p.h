@@ -278,7 +278,7 @@ struct tutti_rules;
 TUTTI_API const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r);
 
 /* A pointer the collectives keep per rank from one call to the next, for
- * what they would otherwise derive again on every call (engine.c keeps the
+ * what they would otherwise derive again on every call (memo.c keeps the
  * rank's last tree node there). NULL at first; the runtime frees what it
  * points to, with free(), when the rank goes, and the emulator also before
  * each run of its world. Only the rank's own calls touch it. NULL for a
