@@ -66,7 +66,7 @@ static double modeled(tutti_world_t *w, const tutti_algo_t *a) {
 
 /* Every registered barrier at its defaults, and the lambda-tree with
  * lambda = auto; *lam is the paper's (lambda = 0.6), *aut auto's index. */
-static int candidates(tutti_algo_t *c, char names[][48], int *lam, int *aut) {
+static int candidates(const tutti_algo_t **c, char names[][48], int *lam, int *aut) {
   int n = 0;
   const tutti_algo_desc_t *d;
   *lam = *aut = -1;
@@ -97,7 +97,7 @@ static int parse_list(const char *s, long *out, int max, long lo, long hi) {
 }
 
 static int run_modeled(char *profiles, const long *ranks, int nranks) {
-  tutti_algo_t c[MAXC];
+  const tutti_algo_t *c[MAXC];
   char names[MAXC][48], err[512];
   int lam, aut, nc = candidates(c, names, &lam, &aut);
   printf(
@@ -132,7 +132,7 @@ static int run_modeled(char *profiles, const long *ranks, int nranks) {
       }
       double t[MAXC];
       for (int k = 0; k < nc; k++)
-        if ((t[k] = modeled(w, &c[k])) < 0) {
+        if ((t[k] = modeled(w, c[k])) < 0) {
           tutti_world_destroy(w);
           return 3;
         }
@@ -160,9 +160,9 @@ static int run_modeled(char *profiles, const long *ranks, int nranks) {
       tutti_format_model_time(&pr.model, t[b], tb, sizeof tb);
       tutti_format_model_time(&pr.model, t[lam], tl, sizeof tl);
       if (aut >= 0) {
-        tutti_algo_t ch;
+        const tutti_algo_t *ch;
         if (!tutti_barrier_auto_choose(&pr.model, P, &ch, NULL, 0))
-          tutti_algo_format(&ch, an, sizeof an);
+          tutti_algo_format(ch, an, sizeof an);
         int ok = t[aut] <= t[b] * (1 + 1e-12);
         auto_ok += ok;
         snprintf(an + strlen(an), sizeof an - strlen(an), " %s", ok ? "=" : "slower");
@@ -186,7 +186,7 @@ static int run_modeled(char *profiles, const long *ranks, int nranks) {
 /* ------------------------------------------------------------ native */
 
 struct nat {
-  const tutti_algo_t *a; /* na barriers; index na is pthread_barrier_wait */
+  const tutti_algo_t *const *a; /* na barriers; index na is pthread_barrier_wait */
   int na, rounds, batch, with_pthread;
   pthread_barrier_t pb;
   double *t; /* t[k * (na + 1) + j]: round k, barrier j, seconds per call (rank 0 writes) */
@@ -200,9 +200,9 @@ static int native_rank(tutti_rank_t *r, void *arg) {
   int me = tutti_rank(r), rc = 0;
   for (int k = 0; k < x->rounds && !rc; k++) {
     for (int j = 0; j < x->na && !rc; j++) {
-      rc = tutti_barrier(r, &x->a[j]);
+      rc = tutti_barrier(r, x->a[j]);
       double t0 = bench_now();
-      for (int i = 0; i < x->batch && !rc; i++) rc = tutti_barrier(r, &x->a[j]);
+      for (int i = 0; i < x->batch && !rc; i++) rc = tutti_barrier(r, x->a[j]);
       if (me == 0) x->t[k * (x->na + 1) + j] = (bench_now() - t0) / x->batch;
     }
     if (rc || !x->with_pthread) continue;
@@ -266,7 +266,7 @@ static double mpi_barrier(const char *tm, const char *run, int P, int rounds, in
 }
 
 static int run_native(const long *ranks, int nranks, int rounds) {
-  tutti_algo_t c[MAXC], run[MAXC];
+  const tutti_algo_t *c[MAXC], *run[MAXC];
   char names[MAXC][48], rnames[MAXC][48];
   int lam, aut, nc = candidates(c, names, &lam, &aut), na = 0;
   for (int k = 0; k < nc; k++) /* auto only runs one of the others */

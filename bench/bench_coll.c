@@ -190,7 +190,7 @@ static int block(tutti_world_t *w, int P, int coll, size_t bytes, const char *al
     struct cli_job *j = &x->job[x->na];
     *j = (struct cli_job){.coll = coll, .count = count, .type = type, .op = op, .iters = 1};
     if (tutti_algo_select(coll, spec, NULL, &j->algo, err, sizeof err) ||
-        tutti_algo_check_call(&j->algo, P, 0, bytes, op, err, sizeof err)) {
+        tutti_algo_check_call(j->algo, P, 0, bytes, op, err, sizeof err)) {
       snprintf(rw->skipped, sizeof rw->skipped, "%s", err);
       continue;
     }
@@ -353,7 +353,7 @@ static int check_algos(const char *algos, const int *colls, int ncolls) {
     snprintf(item, sizeof item, "%.*s", (int)n, s);
     int found = 0;
     for (int c = 0; c < ncolls && !found; c++) {
-      tutti_algo_t a;
+      const tutti_algo_t *a;
       char name[256];
       snprintf(name, sizeof name, "%.*s", (int)strcspn(item, ":"), item);
       if (!tutti_algo_desc_find(colls[c], name)) continue;

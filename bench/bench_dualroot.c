@@ -129,7 +129,7 @@ int tutti_bench_dualroot(int argc, char **argv) {
       return 2;
     }
   }
-  tutti_algo_t a[NALG];
+  const tutti_algo_t *a[NALG];
   for (int k = 0; k < NALG; k++)
     if (tutti_algo_select(TUTTI_COLL_ALLREDUCE, algos[k], NULL, &a[k], err, sizeof err)) {
       fprintf(stderr, "%s: %s\n", who, err);
@@ -180,9 +180,9 @@ int tutti_bench_dualroot(int argc, char **argv) {
         double t[NALG];
         for (int k = 0; k < NALG; k++) {
           int bound;
-          t[k] = tutti_algo_cost(&a[k], P, 0, m, &h, &bound);
+          t[k] = tutti_algo_cost(a[k], P, 0, m, &h, &bound);
           if (check && m <= 65536) {
-            double e = engine_time(&pr.model, P, &a[k], m);
+            double e = engine_time(&pr.model, P, a[k], m);
             if (e < 0) {
               fprintf(stderr, "%s: %s P=%d m=%zu: the run failed\n", who, algos[k], P, m);
               status = 3;

@@ -56,7 +56,7 @@ static double peak_rss_gib(void) {
 
 struct batch {
   int coll;
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   int calls;
   double per_call; /* rank 0's, seconds */
 };
@@ -66,13 +66,13 @@ static int calls(tutti_rank_t *r, const struct batch *b, int n) {
   int rc = 0;
   for (int i = 0; i < n && !rc; i++) switch (b->coll) {
     case TUTTI_COLL_BARRIER:
-      rc = tutti_barrier(r, &b->algo);
+      rc = tutti_barrier(r, b->algo);
       break;
     case TUTTI_COLL_BCAST:
-      rc = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &b->algo);
+      rc = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, b->algo);
       break;
     default:
-      rc = tutti_allreduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, &b->algo);
+      rc = tutti_allreduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, b->algo);
     }
   return rc;
 }
@@ -271,7 +271,7 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
 
 struct mcall {
   int coll;
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   int calls;
 };
 
@@ -281,13 +281,13 @@ static int modeled_fn(tutti_rank_t *r, void *arg) {
   int rc = 0;
   for (int i = 0; i < m->calls && !rc; i++) switch (m->coll) {
     case TUTTI_COLL_BCAST:
-      rc = tutti_bcast(r, buf, 8, TUTTI_BYTE, 0, &m->algo);
+      rc = tutti_bcast(r, buf, 8, TUTTI_BYTE, 0, m->algo);
       break;
     case TUTTI_COLL_REDUCE:
-      rc = tutti_reduce(r, buf, buf, 8, TUTTI_BYTE, TUTTI_BOR, 0, &m->algo);
+      rc = tutti_reduce(r, buf, buf, 8, TUTTI_BYTE, TUTTI_BOR, 0, m->algo);
       break;
     default:
-      rc = tutti_barrier(r, &m->algo);
+      rc = tutti_barrier(r, m->algo);
     }
   return rc;
 }
@@ -304,9 +304,9 @@ static int modeled_row(int P, int ranks_as, int coll, const char *algo, const ch
     fprintf(stderr, "tutti bench fibers: %s\n", err);
     return 3;
   }
-  struct mcall m = {coll, {0}, calls};
+  struct mcall m = {coll, NULL, calls};
   if (tutti_algo_select(coll, algo, params, &m.algo, err, sizeof err) ||
-      tutti_algo_check_call(&m.algo, P, 0, coll == TUTTI_COLL_BARRIER ? 0 : 8, TUTTI_BOR, err,
+      tutti_algo_check_call(m.algo, P, 0, coll == TUTTI_COLL_BARRIER ? 0 : 8, TUTTI_BOR, err,
                             sizeof err)) {
     printf("%8d  %-8s %-10s %-26s skipped: %s\n", P,
            ranks_as == TUTTI_RANKS_AS_FIBERS ? "fibers" : "threads", tutti_coll_name(coll), algo,

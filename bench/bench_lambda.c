@@ -30,7 +30,7 @@
 int tutti_bench_lambda(int argc, char **argv);
 
 struct lrun {
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   long count;
   int calls;
 };
@@ -43,7 +43,7 @@ static int lambda_rank(tutti_rank_t *r, void *arg) {
   for (int k = 0; k < L->calls && !rc; k++) {
     int root = k % P;
     for (long i = 0; i < L->count; i++) x[i] = me + 0.5 * (double)i + k;
-    rc = tutti_reduce(r, x, y, L->count, TUTTI_DOUBLE, TUTTI_SUM, root, &L->algo);
+    rc = tutti_reduce(r, x, y, L->count, TUTTI_DOUBLE, TUTTI_SUM, root, L->algo);
     for (long i = 0; !rc && me == root && i < L->count; i++) /* exact: halves, small sums */
       if (y[i] != (double)P * (P - 1) / 2 + (double)P * (0.5 * (double)i + k)) rc = TUTTI_EVERIFY;
   }
@@ -56,7 +56,7 @@ static int lambda_rank(tutti_rank_t *r, void *arg) {
  * (*first: runtime/MODEL.md rule 7, nothing to overlap with); negative error. */
 static double per_call(tutti_world_t *w, const tutti_algo_t *a, long count, int calls,
                        double *first) {
-  struct lrun L = {*a, count, calls};
+  struct lrun L = {a, count, calls};
   int rc = tutti_world_run(w, lambda_rank, &L);
   if (rc) {
     fprintf(stderr, "tutti bench lambda: %s\n", tutti_world_error(w));
@@ -134,14 +134,14 @@ int tutti_bench_lambda(int argc, char **argv) {
       return 2;
     }
   }
-  tutti_algo_t lam, bin;
+  const tutti_algo_t *lam, *bin;
   if (tutti_algo_select(TUTTI_COLL_REDUCE, "lambda-tree", lambda, &lam, err, sizeof err) ||
       tutti_algo_select(TUTTI_COLL_REDUCE, "binomial", NULL, &bin, err, sizeof err)) {
     fprintf(stderr, "tutti bench lambda: %s\n", err);
     return 2;
   }
   char lname[96];
-  tutti_algo_format(&lam, lname, sizeof lname);
+  tutti_algo_format(lam, lname, sizeof lname);
   printf("reduce (sum of doubles), %d consecutive calls, root = call mod P; time per call =\n"
          "the last rank's finish / %d. %s against binomial; ratio = lambda / binomial\n"
          "(below 1: the lambda-tree wins); 1call: the same ratio for the first call alone.\n",
@@ -176,8 +176,8 @@ int tutti_bench_lambda(int argc, char **argv) {
       }
       printf("%5d", P);
       for (int j = 0; j < ncounts; j++) {
-        double fb, fl, tb = per_call(w, &bin, counts[j], calls, &fb);
-        double tl = per_call(w, &lam, counts[j], calls, &fl);
+        double fb, fl, tb = per_call(w, bin, counts[j], calls, &fb);
+        double tl = per_call(w, lam, counts[j], calls, &fl);
         if (tb < 0 || tl < 0) {
           tutti_world_destroy(w);
           return tb == TUTTI_EVERIFY || tl == TUTTI_EVERIFY ? 1 : 3;

@@ -121,13 +121,13 @@ static int mapping_part(const char *profile, double *ratio) {
   const char *orders[2] = {"order=rank", "order=dfs"};
   int st = 0;
   for (int k = 0; k < 2 && !st; k++) {
-    tutti_algo_t a;
+    const tutti_algo_t *a;
     if (tutti_algo_select(TUTTI_COLL_BCAST, "pipelined-chain", orders[k], &a, err, sizeof err)) {
       fprintf(stderr, "%s: %s\n", WHO, err);
       st = 2;
       break;
     }
-    t[k] = run_point(w, &a, m);
+    t[k] = run_point(w, a, m);
     if (t[k] < 0) {
       st = t[k] == TUTTI_EVERIFY ? 1 : 3;
       break;
@@ -211,7 +211,7 @@ int tutti_bench_lecture(int argc, char **argv) {
     fprintf(stderr, "%s: --profile: %s\n", WHO, err);
     return 2;
   }
-  tutti_algo_t al[NALG];
+  const tutti_algo_t *al[NALG];
   for (int k = 0; k < NALG; k++)
     if (tutti_algo_select(TUTTI_COLL_BCAST, algos[k], NULL, &al[k], err, sizeof err)) {
       fprintf(stderr, "%s: %s\n", WHO, err);
@@ -264,10 +264,10 @@ int tutti_bench_lecture(int argc, char **argv) {
       int best = 0, ran = (double)P * (double)m <= (double)maxmem;
       for (int k = 0; k < NALG; k++) {
         int bound;
-        double c = tutti_algo_cost(&al[k], P, 0, m, &h, &bound);
+        double c = tutti_algo_cost(al[k], P, 0, m, &h, &bound);
         t[k] = c;
         if (ran) {
-          t[k] = run_point(w, &al[k], (long)m);
+          t[k] = run_point(w, al[k], (long)m);
           if (t[k] < 0) {
             st = t[k] == TUTTI_EVERIFY ? 1 : 3;
             if (st == 1) fprintf(stderr, "%s: %s, P=%d, %zu B: wrong data\n", WHO, algos[k], P, m);

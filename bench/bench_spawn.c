@@ -100,12 +100,12 @@ static int threads(int P, int wait_gate) {
 
 /* ------------------------------------------------------------ the world */
 
-static tutti_algo_t lambda;
+static const tutti_algo_t *lambda;
 
 static int reduce_rank(tutti_rank_t *r, void *arg) {
   (void)arg;
   int32_t in[2] = {1, tutti_rank(r)}, out[2] = {0, 0};
-  int rc = tutti_reduce(r, in, out, 2, TUTTI_INT32, TUTTI_SUM, 0, &lambda);
+  int rc = tutti_reduce(r, in, out, 2, TUTTI_INT32, TUTTI_SUM, 0, lambda);
   if (!rc && tutti_rank(r) == 0) {
     int64_t P = tutti_size(r);
     if (out[0] != P || out[1] != (int32_t)(P * (P - 1) / 2)) return 1; /* a wrong sum */

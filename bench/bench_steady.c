@@ -37,7 +37,7 @@ struct steady {
   double bar[2]; /* per rank: seconds per barrier call of the last batch */
   double oneway;
   int which; /* R_PP, R_BAR_FLOOR, R_BAR or R_BAR_DISS */
-  tutti_algo_t diss;
+  const tutti_algo_t *diss;
 };
 
 static int steady_fn(tutti_rank_t *r, void *arg) {
@@ -53,7 +53,7 @@ static int steady_fn(tutti_rank_t *r, void *arg) {
     if (s->which == R_BAR_FLOOR)
       pthread_barrier_wait(&s->floor);
     else
-      rc = tutti_barrier(r, s->which == R_BAR_DISS ? &s->diss : NULL);
+      rc = tutti_barrier(r, s->which == R_BAR_DISS ? s->diss : NULL);
   }
   s->bar[me] = (bench_now() - t0) / BAR_CALLS;
   return rc;

@@ -39,6 +39,8 @@ int tutti_cli_calibrate(int argc, char **argv);
 int tutti_cli_explain(int argc, char **argv);
 int tutti_cli_tune(int argc, char **argv);
 int tutti_cli_compare(int argc, char **argv);
+int tutti_cli_new(int argc, char **argv);
+int tutti_cli_check(int argc, char **argv);
 
 /* ------------------------------------------------------------ options */
 
@@ -97,6 +99,8 @@ int tutti_cli_compare(int argc, char **argv);
   X(RULES_OUT, 0, "rules-out", "FILE", "write the winners as a rules file (--rules reads it)")     \
   X(OMPI_RULES, 0, "ompi-rules", "FILE",                                                           \
     "write the winners as Open MPI's coll/tuned dynamic rules file")                               \
+  X(PLUGIN, 0, "plugin", "FILE",                                                                   \
+    "load algorithms from a plugin, repeatable: a shared object or one C file (tutti new)")        \
   X(HELP, 'h', "help", NULL, "this text")
 
 enum cli_opt_id {
@@ -132,6 +136,11 @@ struct cli_opts {
   int bind;                                   /* enum tutti_bind; 0: the default */
   size_t stack;                               /* --stack SIZE; 0: the default */
 };
+
+/* Load the plugins of $TUTTI_PLUGINS (a colon-separated list), once per
+ * process, for command `cmd`: 0, or CLI_EUSAGE after the one-line error.
+ * --plugin FILE loads its file while the options are parsed. */
+int cli_plugins_env(const char *cmd);
 
 /* Parse argv for command `cmd`, accepting the options in `accepted` and up
  * to maxpos positional arguments (options and positionals may mix; "--"
@@ -236,7 +245,7 @@ void cli_json_params(FILE *f, const tutti_algo_t *a);
 /* ------------------------------------------------------------ running one */
 
 struct cli_job {
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   int coll;   /* enum tutti_coll */
   long count; /* elements per rank */
   tutti_datatype_t type;
@@ -250,12 +259,13 @@ struct cli_job {
 };
 
 struct cli_result {
-  int rc;          /* tutti_world_run's code (0: ran) */
-  char error[512]; /* its error text */
-  int verified;    /* every rank's result matched the sequential reference (no_data: 1) */
-  int unchecked;   /* a no-data run: nothing was checked (print null, not verified) */
-  char why[256];   /* the first mismatch */
-  int has_report;  /* the run recorded events (modeled, or TUTTI_RECORD) */
+  int rc;                 /* tutti_world_run's code (0: ran) */
+  char error[512];        /* its error text */
+  int verified;           /* every rank's result matched the sequential reference (no_data: 1) */
+  int unchecked;          /* a no-data run: nothing was checked (print null, not verified) */
+  char why[256];          /* the first mismatch */
+  int bad_rank, bad_call; /* its rank and call (0, 1, ...); -1 when verified */
+  int has_report;         /* the run recorded events (modeled, or TUTTI_RECORD) */
   tutti_report_t report;
   tutti_stats_t stats;
   /* Where the wall time went: the reference built before the run (wall
@@ -302,8 +312,8 @@ int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
-   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME) | CLI_O(RANKS_AS) | \
-   CLI_O(BIND) | CLI_O(STACK))
+   CLI_O(NO_DATA) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME) |   \
+   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK))
 /* `tutti run --help` on f (cli_report.c). */
 void cli_run_help(FILE *f);
 /* What an `auto` ran: its choice (tutti_auto_choose, the same call the
@@ -359,7 +369,7 @@ int cli_page_run(const char *path, FILE *f, const tutti_world_t *w, const struct
  * world of P ranks (cli_point.c). */
 struct cli_point {
   const tutti_algo_desc_t *desc;
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   int coll, order, nranks;
   size_t bytes;
   const char *dtype;

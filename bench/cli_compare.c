@@ -52,7 +52,7 @@ int cli_page_fill(struct cli_page *p, const tutti_world_t *w, const struct cli_j
   int rc = tutti_world_explain(w, &p->ex);
   if (rc) return rc;
   char spec[256], desc[512] = "", topo[256] = "", b[32];
-  tutti_algo_format(&j->algo, spec, sizeof spec);
+  tutti_algo_format(j->algo, spec, sizeof spec);
   tutti_model_describe(&mach->model, desc, sizeof desc);
   if (mach->topo) tutti_topo_describe(mach->topo, topo, sizeof topo);
   snprintf(p->title, sizeof p->title, "%s %s", tutti_coll_name(j->coll), spec);
@@ -118,7 +118,7 @@ int cli_page_run(const char *path, FILE *f, const tutti_world_t *w, const struct
 #define COMPARE_OPTS                                                                               \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(JSON) | CLI_O(HTML) |          \
-   CLI_O(HELP))
+   CLI_O(PLUGIN) | CLI_O(HELP))
 
 static void compare_help(FILE *f) {
   fprintf(f,
@@ -151,7 +151,7 @@ static void print_table(const struct entry *e, int n, const tutti_model_t *m, do
   char s1[64], s2[64], spec[256];
   int width = 9;
   for (int i = 0; i < n; i++) {
-    tutti_algo_format(&e[i].job.algo, spec, sizeof spec);
+    tutti_algo_format(e[i].job.algo, spec, sizeof spec);
     int len = (int)strlen(spec);
     if (len > width) width = len;
   }
@@ -159,7 +159,7 @@ static void print_table(const struct entry *e, int n, const tutti_model_t *m, do
          "bytes moved", "x fastest", "verified");
   for (int i = 0; i < n; i++) {
     const struct cli_result *r = &e[i].res;
-    tutti_algo_format(&e[i].job.algo, spec, sizeof spec);
+    tutti_algo_format(e[i].job.algo, spec, sizeof spec);
     printf("%-*s  %14s  %9llu  %12s  %8.3g  %s\n", width, spec,
            tutti_format_model_time(m, r->report.modeled_time, s1, sizeof s1),
            (unsigned long long)r->stats.messages,
@@ -184,9 +184,9 @@ static void print_json(const struct entry *e, int n, const struct cli_opts *o,
     char spec[256];
     const struct cli_result *r = &e[i].res;
     fputs(i ? ",{\"algorithm\":" : "{\"algorithm\":", f);
-    cli_json_str(f, e[i].job.algo.desc->name);
+    cli_json_str(f, tutti_algo_desc(e[i].job.algo)->name);
     fputs(",\"algorithm_spec\":", f);
-    tutti_algo_format(&e[i].job.algo, spec, sizeof spec);
+    tutti_algo_format(e[i].job.algo, spec, sizeof spec);
     cli_json_str(f, spec);
     fputs(",\"modeled_time\":", f);
     cli_json_num(f, r->report.modeled_time);
@@ -262,7 +262,7 @@ int tutti_cli_compare(int argc, char **argv) {
     for (int i = 0; i < n; i++)
       if (!e[i].res.verified && st == CLI_OK) {
         char spec[256];
-        tutti_algo_format(&e[i].job.algo, spec, sizeof spec);
+        tutti_algo_format(e[i].job.algo, spec, sizeof spec);
         st = cli_fail(CLI_EVERIFY, "compare", "%s: verification failed: %s", spec, e[i].res.why);
       }
   } else {

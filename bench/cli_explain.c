@@ -35,7 +35,7 @@
 #define EXPLAIN_OPTS                                                                               \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |   \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(TIMELINE) |     \
-   CLI_O(HELP))
+   CLI_O(PLUGIN) | CLI_O(HELP))
 
 static void explain_help(FILE *f) {
   fprintf(f,
@@ -147,7 +147,7 @@ int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_nam
     return cli_fail(CLI_EUSAGE, cmd, "--bytes: %s per rank is too large; accepted: less",
                     tutti_format_bytes(*bytes, s1, sizeof s1));
   j->count = (long)(*bytes / tsize);
-  if (tutti_algo_check_call(&j->algo, o->nranks, o->root, *bytes, j->op, err, sizeof err))
+  if (tutti_algo_check_call(j->algo, o->nranks, o->root, *bytes, j->op, err, sizeof err))
     return cli_fail(CLI_EUSAGE, cmd, "%s", err);
   snprintf(j->note, sizeof j->note, "%.*s", (int)sizeof j->note - 1, err);
   return 0;
@@ -169,14 +169,14 @@ static int postal_L(const tutti_model_t *m, size_t bytes) {
 
 int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
                  tutti_treespec_t *spec) {
-  const tutti_algo_t *a = &j->algo;
+  const tutti_algo_t *a = j->algo;
   size_t b = bytes;
-  if (a->desc->tree < 0) return TUTTI_ENOTSUP;
+  if (!tutti_algo_desc(a)->tree) return TUTTI_ENOTSUP;
+  double seg = tutti_algo_param(a, "segment"); /* NAN: none */
   if (j->coll == TUTTI_COLL_BARRIER)
     b = 0;
-  else if ((j->coll == TUTTI_COLL_BCAST || j->coll == TUTTI_COLL_REDUCE) && a->p.segment &&
-           a->p.segment < bytes) {
-    size_t esz = tutti_type_size(j->type), n = a->p.segment / esz;
+  else if (seg > 0 && (size_t)seg < bytes) {
+    size_t esz = tutti_type_size(j->type), n = (size_t)seg / esz;
     b = (n ? n : 1) * esz;
   }
   return tutti_algo_treespec(a, postal_L(m, b), spec);
@@ -352,7 +352,7 @@ static void print_cost(const struct cli_job *j, const tutti_model_t *m, int P, s
   char t1[32], t2[32];
   printf("\n== cost\nformula    %s  (the registry's, Hockney: alpha + beta m a message, gamma m a "
          "reduction)\n",
-         j->algo.desc->cost);
+         tutti_algo_desc(j->algo)->cost);
   tutti_hockney_t h;
   *predicted = NAN;
   if (!hockney_of(m, &h)) {
@@ -361,7 +361,7 @@ static void print_cost(const struct cli_job *j, const tutti_model_t *m, int P, s
            m->preset == TUTTI_MODEL_HOCKNEY ? " with fields changed" : "");
   } else {
     int bound = 0;
-    double c = tutti_algo_cost(&j->algo, P, j->root, bytes, &h, &bound);
+    double c = tutti_algo_cost(j->algo, P, j->root, bytes, &h, &bound);
     *predicted = c;
     if (isnan(c))
       printf("predicts   - (no cost function for these arguments)\n");
@@ -589,7 +589,7 @@ int tutti_cli_explain(int argc, char **argv) {
   double T = rep->ncalls ? rep->calls[0].time : rep->modeled_time;
   struct unit u = pick_unit(m, T);
   char spec[256], desc[512], s1[64];
-  tutti_algo_format(&j.algo, spec, sizeof spec);
+  tutti_algo_format(j.algo, spec, sizeof spec);
   tutti_model_describe(m, desc, sizeof desc);
   printf("%s %s on %d rank%s", tutti_coll_name(j.coll), spec, o.nranks, o.nranks == 1 ? "" : "s");
   if (tutti_coll_traits(j.coll) & TUTTI_COLL_DATA)
@@ -599,12 +599,12 @@ int tutti_cli_explain(int argc, char **argv) {
   printf("\nmodel: %s%s%s%s\n", desc, o.model ? "" : "  [profile ", o.model ? "" : mach.label,
          o.model ? "" : "]");
   cli_print_topology(stdout, &mach, 7);
-  printf("%s\n\n", j.algo.desc->summary);
+  printf("%s\n\n", tutti_algo_desc(j.algo)->summary);
 
   int rounds = 0;
   for (size_t i = 0; i < ex.nmsgs; i++)
     if (ex.msgs[i].round > rounds) rounds = ex.msgs[i].round;
-  if (j.algo.desc->tree >= 0)
+  if (tutti_algo_desc(j.algo)->tree)
     print_tree(&j, m, o.nranks, bytes);
   else
     print_grid(&ex, o.nranks, rounds);

@@ -36,19 +36,20 @@ void cli_json_num(FILE *f, double x) {
 }
 
 void cli_json_params(FILE *f, const tutti_algo_t *a) {
+  const tutti_algo_desc_t *d = tutti_algo_desc(a);
   fputc('{', f);
-  for (int i = 0; i < a->desc->nparams; i++) {
-    const tutti_param_desc_t *p = &a->desc->params[i];
+  for (int i = 0; d && i < d->nparams; i++) {
+    const tutti_param_desc_t *p = &d->params[i];
     if (i) fputc(',', f);
     cli_json_str(f, p->name);
     fputc(':', f);
     char text[TUTTI_PARAM_LIST_MAX + 32];
-    if (a->is_auto & (1u << i))
+    if (tutti_algo_param_is_auto(a, i))
       cli_json_str(f, "auto");
     else if (p->type == TUTTI_PARAM_CHOICE) /* a word: "dfs", "list:0,2,1" */
       cli_json_str(f, (tutti_algo_param_text(a, i, text, sizeof text), text));
     else
-      cli_json_num(f, a->value[i]);
+      cli_json_num(f, tutti_algo_param_at(a, i));
   }
   fputc('}', f);
 }

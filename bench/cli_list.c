@@ -97,9 +97,11 @@ static void print_markdown(int only) {
   }
 }
 
+#define LIST_OPTS (CLI_O(MARKDOWN) | CLI_O(PLUGIN) | CLI_O(HELP))
+
 int tutti_cli_list(int argc, char **argv) {
   struct cli_opts o;
-  int st = cli_parse("list", CLI_O(HELP) | CLI_O(MARKDOWN), 1, argc, argv, &o);
+  int st = cli_parse("list", LIST_OPTS, 1, argc, argv, &o);
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     printf("usage: tutti list [COLL]\n\n"
@@ -109,7 +111,7 @@ int tutti_cli_list(int argc, char **argv) {
            "and set parameters with --param K=V. With --markdown, one table row per\n"
            "algorithm instead (the README's table).\n\noptions:\n",
            cli_coll_names());
-    cli_print_options(stdout, CLI_O(HELP) | CLI_O(MARKDOWN));
+    cli_print_options(stdout, LIST_OPTS);
     return 0;
   }
   int only = -1;
@@ -145,7 +147,7 @@ static const char *tree_names(void) {
                             tutti_tree_kind_name(k));
   const tutti_algo_desc_t *d;
   for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL && len < sizeof buf; i++) {
-    if (d->tree < 0) continue;
+    if (!d->tree) continue;
     int seen = 0; /* a name shared by several collectives is listed once */
     for (int k = 0; k < i && !seen; k++) seen = !strcmp(tutti_algo_desc_at(k)->name, d->name);
     int kind;
@@ -192,7 +194,8 @@ static int kind_params(const char *params, tutti_treespec_t *spec) {
   return 0;
 }
 
-#define TREE_OPTS (CLI_O(RANKS) | CLI_O(ROOT) | CLI_O(PARAM) | CLI_O(DOT) | CLI_O(HELP))
+#define TREE_OPTS                                                                                  \
+  (CLI_O(RANKS) | CLI_O(ROOT) | CLI_O(PARAM) | CLI_O(DOT) | CLI_O(PLUGIN) | CLI_O(HELP))
 
 int tutti_cli_tree(int argc, char **argv) {
   struct cli_opts o;
@@ -224,25 +227,25 @@ int tutti_cli_tree(int argc, char **argv) {
   } else {
     const tutti_algo_desc_t *d = NULL, *x;
     for (int i = 0; (x = tutti_algo_desc_at(i)) != NULL && !d; i++)
-      if (!strcmp(x->name, name) && x->tree >= 0) d = x; /* the registry's tree */
+      if (!strcmp(x->name, name) && x->tree) d = x; /* the registry's tree */
     if (!d)
       return cli_fail(CLI_EUSAGE, "tree",
                       "'%s' is neither a tree kind nor a tree algorithm; accepted: %s", name,
                       tree_names());
-    tutti_algo_t a;
+    const tutti_algo_t *a;
     if (tutti_algo_select(d->coll, d->name, o.params, &a, err, sizeof err))
       return cli_fail(CLI_EUSAGE, "tree", "%s", err);
     /* "auto" is chosen per run from the model: drawn with the default */
-    if (tutti_algo_treespec(&a, TUTTI_TREE_DEFAULT_L, &spec))
+    if (tutti_algo_treespec(a, TUTTI_TREE_DEFAULT_L, &spec))
       return cli_fail(CLI_EUSAGE, "tree", "%s: invalid tree parameters", name);
     char note[128] = "";
     for (int i = 0; i < d->nparams; i++)
-      if (a.is_auto >> i & 1u)
+      if (tutti_algo_param_is_auto(a, i))
         snprintf(note, sizeof note, " (%s = auto is chosen per run; drawn with the default)",
                  d->params[i].name);
-    if (isnan(a.p.lambda)) spec.lambda = TUTTI_TREE_DEFAULT_LAMBDA;
+    if (isnan(tutti_algo_param(a, "lambda"))) spec.lambda = TUTTI_TREE_DEFAULT_LAMBDA;
     char fmt[256] = "";
-    tutti_algo_format(&a, fmt, sizeof fmt);
+    tutti_algo_format(a, fmt, sizeof fmt);
     snprintf(title, sizeof title, "%s %s: %s tree", tutti_coll_name(d->coll), fmt,
              tutti_tree_kind_name(spec.kind));
     snprintf(tail, sizeof tail, "%s", note);

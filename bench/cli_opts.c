@@ -54,7 +54,7 @@ void cli_print_options(FILE *f, uint64_t accepted) {
   int values = 0;
   for (int i = 0; i < CLI_NOPTS; i++) {
     if (!(accepted & (UINT64_C(1) << i))) continue;
-    values |= opts[i].meta && i != CLI_OPT_PARAM;
+    values |= opts[i].meta && i != CLI_OPT_PARAM && i != CLI_OPT_PLUGIN;
     char head[64];
     snprintf(head, sizeof head, "%c%c%s--%s%s%s", opts[i].shrt ? '-' : ' ',
              opts[i].shrt ? opts[i].shrt : ' ', opts[i].shrt ? ", " : "  ", opts[i].lng,
@@ -63,8 +63,11 @@ void cli_print_options(FILE *f, uint64_t accepted) {
   }
   if (values)
     fprintf(f, "  %-26s %s\n", "",
-            accepted & CLI_O(PARAM) ? "(an option with a value may be given once; --param repeats)"
-                                    : "(an option with a value may be given once)");
+            accepted & CLI_O(PARAM)    ? "(an option with a value may be given once; --param and "
+                                         "--plugin repeat)"
+            : accepted & CLI_O(PLUGIN) ? "(an option with a value may be given once; --plugin "
+                                         "repeats)"
+                                       : "(an option with a value may be given once)");
 }
 
 /* "-n/--ranks, --root, ..." of the accepted options. */
@@ -98,6 +101,16 @@ static int parse_int(const char *cmd, const char *flag, const char *v, long lo, 
   return 0;
 }
 
+int cli_plugins_env(const char *cmd) {
+  static int done;
+  char err[1024];
+  if (done) return 0;
+  done = 1;
+  if (tutti_plugin_load_list(getenv("TUTTI_PLUGINS"), err, sizeof err))
+    return cli_fail(CLI_EUSAGE, cmd, "TUTTI_PLUGINS: %s", err);
+  return 0;
+}
+
 /* Apply option i with value v (NULL for flags). */
 static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   char err[512] = "";
@@ -124,6 +137,13 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
     if (tutti_parse_size(v, &o->bytes, err, sizeof err))
       return cli_fail(CLI_EUSAGE, cmd, "--bytes: %s", err);
     return 0;
+  case CLI_OPT_PLUGIN: {
+    int st = cli_plugins_env(cmd); /* the variable's first: the order is the user's */
+    if (st) return st;
+    if (tutti_plugin_load(v, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, cmd, "--plugin: %s", err);
+    return 0;
+  }
   case CLI_OPT_PARAM: {
     const char *eq = strchr(v, '=');
     if (!eq || eq == v || !eq[1])
@@ -223,12 +243,24 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   }
 }
 
+/* -h or --help among the arguments (before a "--"). */
+static int is_help(int argc, char **argv) {
+  for (int a = 0; a < argc && strcmp(argv[a], "--"); a++)
+    if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) return 1;
+  return 0;
+}
+
 int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **argv,
               struct cli_opts *o) {
   memset(o, 0, sizeof *o);
   o->nranks = 16, o->bytes = 8, o->root = 0, o->iters = 1;
   int only_pos = 0;
   const char *first[CLI_NOPTS] = {NULL}; /* each option's value, for "given twice" */
+  /* a command that selects algorithms knows those of $TUTTI_PLUGINS */
+  if ((accepted & CLI_O(PLUGIN)) && !is_help(argc, argv)) {
+    int st = cli_plugins_env(cmd);
+    if (st) return st;
+  }
   for (int a = 0; a < argc; a++) {
     const char *arg = argv[a], *val = NULL;
     int i = -1, attached = 0;
@@ -278,16 +310,16 @@ int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **a
       val = argv[++a];
     }
     /* a value given twice is refused, not silently replaced by the last:
-     * only --param adds up */
-    if (first[i] && i != CLI_OPT_PARAM)
+     * only --param and --plugin add up */
+    if (first[i] && i != CLI_OPT_PARAM && i != CLI_OPT_PLUGIN)
       return cli_fail(CLI_EUSAGE, cmd,
                       "--%s: given twice ('%s', then '%s'); accepted: each option once (only "
-                      "--param repeats)",
+                      "--param and --plugin repeat)",
                       opts[i].lng, first[i], val);
     first[i] = val;
     o->given |= UINT64_C(1) << i;
-    if (i == CLI_OPT_RANKS && (accepted & CLI_O(SIZES))) {
-      o->ranks_list = val; /* a command that sweeps sizes sweeps ranks too: a list */
+    if (i == CLI_OPT_RANKS && ((accepted & CLI_O(SIZES)) || !strcmp(cmd, "check"))) {
+      o->ranks_list = val; /* a command that sweeps (sizes, or check) takes a list */
       continue;
     }
     int rc = apply(cmd, i, val, o);

@@ -25,7 +25,7 @@ void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct c
                       .no_data = (cfg->flags & TUTTI_NO_DATA) != 0};
   j.count = (long)(r->bytes / tutti_type_size(type));
   char err[512] = "";
-  if (tutti_algo_check(&r->algo, P, j.op, err, sizeof err)) {
+  if (tutti_algo_check(r->algo, P, j.op, err, sizeof err)) {
     r->skipped = 1;
     snprintf(r->note, sizeof r->note, "%s", err);
     return;
@@ -58,17 +58,15 @@ static int reuse(const tutti_config_t *cfg, int P, struct cli_point *r, const st
                  int n) {
   if (!(cfg->flags & TUTTI_NO_DATA) || !tutti_algo_is_auto(r->desc)) return 0;
   int red = (tutti_coll_traits(r->coll) & TUTTI_COLL_REDUCES) != 0;
-  tutti_algo_t c;
-  char want[256], spec[256];
+  const tutti_algo_t *c;
+  char spec[256];
   if (tutti_auto_choose(r->coll, cfg->model, cfg->rules, P, r->bytes, 0, red ? TUTTI_SUM : NULL, &c,
-                        NULL, 0) ||
-      tutti_algo_format(&c, want, sizeof want) < 0)
+                        NULL, 0))
     return 0;
   for (int i = 0; i < n; i++) {
     const struct cli_point *d = &pts[i];
-    if (d == r || !d->nranks || d->skipped || d->failed || tutti_algo_is_auto(d->desc)) continue;
-    tutti_algo_format(&d->algo, spec, sizeof spec);
-    if (strcmp(spec, want)) continue;
+    if (d == r || !d->nranks || d->skipped || d->failed || d->algo != c) continue;
+    tutti_algo_format(d->algo, spec, sizeof spec);
     r->nranks = P, r->dtype = d->dtype, r->res = d->res, r->time = d->time;
     r->verified = d->verified, r->unchecked = d->unchecked;
     snprintf(r->same_run_as, sizeof r->same_run_as, "%s", spec);
@@ -89,7 +87,7 @@ void cli_points_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct 
 
 void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks) {
   char spec[256] = "";
-  tutti_algo_format(&r->algo, spec, sizeof spec);
+  tutti_algo_format(r->algo, spec, sizeof spec);
   fputs("{\"collective\":", f);
   cli_json_str(f, tutti_coll_name(r->coll));
   fputs(",\"algorithm\":", f);
@@ -97,7 +95,7 @@ void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ra
   fputs(",\"algorithm_spec\":", f);
   cli_json_str(f, spec);
   fputs(",\"params\":", f);
-  cli_json_params(f, &r->algo);
+  cli_json_params(f, r->algo);
   if (with_ranks) fprintf(f, ",\"ranks\":%d", r->nranks);
   fprintf(f, ",\"bytes\":%zu,\"dtype\":", r->bytes);
   cli_json_str(f, r->dtype);
@@ -162,7 +160,7 @@ void cli_point_csv_header(FILE *f) {
 
 void cli_point_csv(FILE *f, const struct cli_point *r, int modeled) {
   char spec[256] = "";
-  tutti_algo_format(&r->algo, spec, sizeof spec);
+  tutti_algo_format(r->algo, spec, sizeof spec);
   int ran = !r->skipped && !r->failed;
   csv_str(f, tutti_coll_name(r->coll));
   fputc(',', f);

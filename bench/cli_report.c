@@ -95,11 +95,11 @@ static void print_split(const struct cli_result *res) {
 void cli_auto_choice(const struct cli_job *j, const tutti_model_t *m, const tutti_rules_t *rules,
                      int P, size_t bytes, struct cli_auto_choice *out) {
   out->spec[0] = out->why[0] = '\0';
-  if (!tutti_algo_is_auto(j->algo.desc)) return;
-  tutti_algo_t c;
+  if (!tutti_algo_is_auto(tutti_algo_desc(j->algo))) return;
+  const tutti_algo_t *c;
   int root = tutti_coll_traits(j->coll) & TUTTI_COLL_ROOTED ? j->root : -1;
   if (!tutti_auto_choose(j->coll, m, rules, P, bytes, root, j->op, &c, out->why, sizeof out->why))
-    tutti_algo_format(&c, out->spec, sizeof out->spec);
+    tutti_algo_format(c, out->spec, sizeof out->spec);
 }
 
 void cli_print_run(const struct cli_job *j, const struct cli_opts *o, const tutti_machine_t *mach,
@@ -107,7 +107,7 @@ void cli_print_run(const struct cli_job *j, const struct cli_opts *o, const tutt
                    const struct cli_auto_choice *ac) {
   const tutti_model_t *m = &mach->model;
   char s1[64], s2[64], desc[512] = "", spec[256] = "";
-  tutti_algo_format(&j->algo, spec, sizeof spec);
+  tutti_algo_format(j->algo, spec, sizeof spec);
   tutti_model_describe(m, desc, sizeof desc);
   int P = o->nranks;
   printf("collective    %s\n", tutti_coll_name(j->coll));
@@ -194,17 +194,17 @@ void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti
   const tutti_model_t *m = &mach->model;
   FILE *f = stdout;
   char spec[256] = "";
-  tutti_algo_format(&j->algo, spec, sizeof spec);
+  tutti_algo_format(j->algo, spec, sizeof spec);
   int modeled = m->preset != TUTTI_MODEL_NONE && res->has_report;
   const tutti_report_t *rep = &res->report;
   fputs("{\"collective\":", f);
   cli_json_str(f, tutti_coll_name(j->coll));
   fputs(",\"algorithm\":", f);
-  cli_json_str(f, j->algo.desc->name);
+  cli_json_str(f, tutti_algo_desc(j->algo)->name);
   fputs(",\"algorithm_spec\":", f);
   cli_json_str(f, spec);
   fputs(",\"params\":", f);
-  cli_json_params(f, &j->algo);
+  cli_json_params(f, j->algo);
   fputs(",\"auto_chose\":", f); /* what an auto ran, and why; null for the others */
   if (ac->spec[0])
     cli_json_str(f, ac->spec);

@@ -69,23 +69,23 @@ int cli_call(tutti_rank_t *r, const struct cli_job *j, int root, void *a, void *
   long n = j->count;
   switch (j->coll) {
   case TUTTI_COLL_BCAST:
-    return tutti_bcast(r, a, n, j->type, root, &j->algo);
+    return tutti_bcast(r, a, n, j->type, root, j->algo);
   case TUTTI_COLL_REDUCE:
-    return tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
+    return tutti_reduce(r, a, b, n, j->type, j->op, root, j->algo);
   case TUTTI_COLL_ALLREDUCE:
-    return tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
+    return tutti_allreduce(r, a, b, n, j->type, j->op, j->algo);
   case TUTTI_COLL_GATHER:
     return tutti_gather(r, a, n, j->type, me == root ? big : NULL, me == root ? n : 0, j->type,
-                        root, &j->algo);
+                        root, j->algo);
   case TUTTI_COLL_SCATTER:
     return tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
-                         root, &j->algo);
+                         root, j->algo);
   case TUTTI_COLL_ALLGATHER:
-    return tutti_allgather(r, a, big, n, j->type, &j->algo);
+    return tutti_allgather(r, a, big, n, j->type, j->algo);
   case TUTTI_COLL_REDUCE_SCATTER:
-    return tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
+    return tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo);
   case TUTTI_COLL_BARRIER:
-    return tutti_barrier(r, &j->algo);
+    return tutti_barrier(r, j->algo);
   default:
     return TUTTI_EINVAL;
   }
@@ -171,7 +171,7 @@ static long bcast_shared(tutti_rank_t *r, struct exec *x, const struct verify_re
   const struct cli_job *j = x->job;
   memcpy(a, tutti_rank(r) == root ? ref->data : ref->inv, blk);
   double tw = call_enter(x), t = thread_cpu();
-  *rc = tutti_bcast(r, a, j->count, j->type, root, &j->algo);
+  *rc = tutti_bcast(r, a, j->count, j->type, root, j->algo);
   *tcall += thread_cpu() - t;
   call_leave(x, tw, wall);
   return *rc ? -1 : verify_check_ref(&x->v, ref, a);
@@ -233,7 +233,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
         verify_input(v, root, k, a, 0, n);
       else
         verify_poison(v, root, k, a, 0, n);
-      TIMED(rc, tutti_bcast(r, a, n, j->type, root, &j->algo));
+      TIMED(rc, tutti_bcast(r, a, n, j->type, root, j->algo));
       if (!rc && (at = verify_check_input(v, root, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
       break;
@@ -242,9 +242,9 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       verify_input(v, me, k, a, 0, n);
       verify_poison_fold(v, k, b);
       if (j->coll == TUTTI_COLL_REDUCE)
-        TIMED(rc, tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo));
+        TIMED(rc, tutti_reduce(r, a, b, n, j->type, j->op, root, j->algo));
       else
-        TIMED(rc, tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo));
+        TIMED(rc, tutti_allreduce(r, a, b, n, j->type, j->op, j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -256,7 +256,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       verify_input(v, me, k, a, 0, n);
       if (big)
         for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
-      TIMED(rc, tutti_gather(r, a, n, j->type, big, big ? n : 0, j->type, root, &j->algo));
+      TIMED(rc, tutti_gather(r, a, n, j->type, big, big ? n : 0, j->type, root, j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -269,7 +269,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_SCATTER:
       if (big) verify_input(v, root, k, big, 0, n * P);
       verify_poison(v, root, k, b, (long)me * n, n);
-      TIMED(rc, tutti_scatter(r, big, big ? n : 0, j->type, b, n, j->type, root, &j->algo));
+      TIMED(rc, tutti_scatter(r, big, big ? n : 0, j->type, b, n, j->type, root, j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, root, k, b, (long)me * n, n)) >= 0)
         mark(x, me, k, at, -1, "the received block");
@@ -279,7 +279,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_ALLGATHER:
       verify_input(v, me, k, a, 0, n);
       for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
-      TIMED(rc, tutti_allgather(r, a, big, n, j->type, &j->algo));
+      TIMED(rc, tutti_allgather(r, a, big, n, j->type, j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -292,7 +292,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_REDUCE_SCATTER:
       verify_input(v, me, k, big, 0, n * P);
       verify_poison_fold_range(v, k, b, (long)me * n, n);
-      TIMED(rc, tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo));
+      TIMED(rc, tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo));
       if (rc) break;
       if ((at = verify_check_input(v, me, k, big, 0, n * P)) >= 0)
         mark(x, me, k, at, -1, "the send buffer changed");
@@ -301,7 +301,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       break;
     case TUTTI_COLL_BARRIER:
       atomic_fetch_add(&x->entered, 1);
-      TIMED(rc, tutti_barrier(r, &j->algo));
+      TIMED(rc, tutti_barrier(r, j->algo));
       if (!rc && atomic_load(&x->entered) < (long)P * (k + 1))
         mark(x, me, k, -1, -1, "left the barrier before every rank entered it");
       break;
@@ -409,10 +409,12 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
   tutti_world_stats(w, &res->stats);
   res->has_report = !res->rc && tutti_world_report(w, &res->report) == 0;
   res->verified = !res->rc;
+  res->bad_rank = res->bad_call = -1;
   for (int i = 0; i < P && res->verified; i++) {
     const struct bad *b = &x.bad[i];
     if (b->call < 0) continue;
     res->verified = 0;
+    res->bad_rank = i, res->bad_call = b->call;
     char from[48] = "";
     if (b->from >= 0) snprintf(from, sizeof from, " from rank %d", b->from);
     if (b->index < 0)
@@ -545,8 +547,7 @@ int tutti_cli_run(int argc, char **argv) {
                     tutti_format_bytes(bytes, s1, sizeof s1), o.nranks);
   j.count = (long)(bytes / tsize);
   /* the root of every call: checked here unless it rotates (each call checks it again) */
-  if (tutti_algo_check_call(&j.algo, o.nranks, j.rotate ? -1 : o.root, bytes, j.op, err,
-                            sizeof err))
+  if (tutti_algo_check_call(j.algo, o.nranks, j.rotate ? -1 : o.root, bytes, j.op, err, sizeof err))
     return cli_fail(CLI_EUSAGE, "run", "%s", err);
   snprintf(j.note, sizeof j.note, "%.*s", (int)sizeof j.note - 1,
            err); /* a fallback the call will take, or "" */

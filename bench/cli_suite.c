@@ -31,7 +31,7 @@ static int by_time(const void *pa, const void *pb) {
 #define SUITE_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(NO_DATA) |       \
-   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(HELP) | CLI_O(RULES))
+   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES))
 #define SUITE_MAX_RANKS 16384
 
 /* Rows continue one array across tables; *printed counts those written. */
@@ -55,7 +55,7 @@ static void print_rows_table(const struct cli_point *rows, int n, const tutti_mo
   char s1[64], s2[64], spec[256];
   int w = 24;
   for (int i = 0; i < n; i++) {
-    tutti_algo_format(&rows[i].algo, spec, sizeof spec);
+    tutti_algo_format(rows[i].algo, spec, sizeof spec);
     if ((int)strlen(spec) > w) w = (int)strlen(spec);
   }
   /* under the none model the time column is the wall time already */
@@ -63,7 +63,7 @@ static void print_rows_table(const struct cli_point *rows, int n, const tutti_mo
          "messages", modeled ? "wall time" : "", "verified");
   for (int i = 0; i < n; i++) {
     const struct cli_point *r = &rows[i];
-    tutti_algo_format(&r->algo, spec, sizeof spec);
+    tutti_algo_format(r->algo, spec, sizeof spec);
     if (r->skipped || r->failed) {
       printf("     %-*s  %s: %.100s%s\n", w, spec, r->skipped ? "skipped" : "FAILED", r->note,
              strlen(r->note) > 100 ? " ..." : "");
@@ -107,11 +107,11 @@ static void summary_line(const struct cli_point *rows, int n, const tutti_model_
     printf("(no verified run)\n");
     return;
   }
-  tutti_algo_format(&best->algo, spec, sizeof spec);
+  tutti_algo_format(best->algo, spec, sizeof spec);
   if (ties)
     snprintf(lead, sizeof lead, "tied with %d other%s", ties, ties == 1 ? "" : "s");
   else if (next && best->time > 0) {
-    tutti_algo_format(&next->algo, nspec, sizeof nspec);
+    tutti_algo_format(next->algo, nspec, sizeof nspec);
     snprintf(lead, sizeof lead, "%.3fx ahead of %.60s", next->time / best->time, nspec);
   } else if (!next)
     snprintf(lead, sizeof lead, "(the only one verified)");
@@ -314,7 +314,6 @@ int tutti_cli_suite(int argc, char **argv) {
           if (tutti_algo_select(c, d->name, NULL, &r->algo, err, sizeof err)) {
             r->failed = 1;
             snprintf(r->note, sizeof r->note, "%s", err);
-            r->algo.desc = d;
           }
         }
         cli_points_run(&w, &cfg, P, tab, n);
@@ -360,7 +359,7 @@ int tutti_cli_suite(int argc, char **argv) {
         for (int i = 0; plot && data && i < n; i++) {
           if (tab[i].skipped || tab[i].failed) continue;
           char spec[256], panel[64];
-          tutti_algo_format(&tab[i].algo, spec, sizeof spec);
+          tutti_algo_format(tab[i].algo, spec, sizeof spec);
           snprintf(panel, sizeof panel, nranks > 1 ? "%s, P = %d" : "%s", tutti_coll_name(c), P);
           if (plot_add(plot, panel, spec, (double)tab[i].bytes, tab[i].time)) {
             st = cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));

@@ -28,7 +28,8 @@
 #define SWEEP_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(ALGOS) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(CSV) | CLI_O(JSON) | CLI_O(PLOT) |         \
-   CLI_O(NO_DATA) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK))
+   CLI_O(NO_DATA) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(RANKS_AS) | CLI_O(BIND) |   \
+   CLI_O(STACK))
 
 #define SWEEP_DEFAULT_SIZES "8..1MiB"
 #define SWEEP_MAX_RANKS 16384
@@ -58,7 +59,7 @@ static void help(void) {
 
 /* The chosen algorithms. */
 struct algos {
-  tutti_algo_t *v;
+  const tutti_algo_t **v;
   int n;
 };
 
@@ -84,7 +85,7 @@ static int has_param(const tutti_algo_desc_t *d, const char *key, size_t len) {
  * "k=v,k=v") that its descriptor declares and `own` does not set; marks in
  * *used the --param items some algorithm took. */
 static int choose(const char *cmd, int coll, const char *name, const char *own, const char *extra,
-                  uint64_t *used, tutti_algo_t *out) {
+                  uint64_t *used, const tutti_algo_t **out) {
   char err[512] = "";
   if (tutti_algo_select(coll, name, own, out, err, sizeof err))
     return cli_fail(CLI_EUSAGE, cmd, "--algos: %s", err);
@@ -94,7 +95,7 @@ static int choose(const char *cmd, int coll, const char *name, const char *own, 
   for (const char *s = extra; s && *s; k++) {
     const char *comma = strchr(s, ','), *eq = strchr(s, '=');
     size_t len = comma ? (size_t)(comma - s) : strlen(s), klen = (size_t)(eq - s);
-    if (has_param(out->desc, s, klen) && !list_has(own, s, klen)) {
+    if (has_param(tutti_algo_desc(*out), s, klen) && !list_has(own, s, klen)) {
       size_t used_len = strlen(params);
       snprintf(params + used_len, sizeof params - used_len, "%s%.*s", used_len ? "," : "", (int)len,
                s);
@@ -186,7 +187,7 @@ static int all_algos(const char *cmd, int coll, const char *extra, uint64_t *use
 
 static void progress(int done, int total, const struct cli_point *r) {
   char spec[96] = "", sz[32];
-  tutti_algo_format(&r->algo, spec, sizeof spec);
+  tutti_algo_format(r->algo, spec, sizeof spec);
   int width = 24, fill = total ? done * width / total : width;
   fprintf(stderr, "\r\033[Ktutti sweep: [%.*s%*s] %d/%d  P=%d %s %s", fill,
           "########################", width - fill, "", done, total, r->nranks,
@@ -215,7 +216,7 @@ static void summary_line(const struct cli_point *g, int n, const tutti_model_t *
     printf("(no verified run)\n");
     return;
   }
-  tutti_algo_format(&g[best].algo, spec, sizeof spec);
+  tutti_algo_format(g[best].algo, spec, sizeof spec);
   if (ties)
     snprintf(lead, sizeof lead, "tied with %d other%s", ties, ties == 1 ? "" : "s");
   else if (next >= 0 && g[best].time > 0)
@@ -392,7 +393,7 @@ int tutti_cli_sweep(int argc, char **argv) {
       for (int a = 0; a < al.n; a++) {
         struct cli_point *r = &g[a];
         memset(r, 0, sizeof *r);
-        r->algo = al.v[a], r->desc = al.v[a].desc, r->coll = coll, r->order = a;
+        r->algo = al.v[a], r->desc = tutti_algo_desc(al.v[a]), r->coll = coll, r->order = a;
         r->bytes = sizes[s];
       }
       cli_points_run(&w, &cfg, P, g, al.n);
@@ -419,7 +420,7 @@ int tutti_cli_sweep(int argc, char **argv) {
         }
         if (plot && !r->skipped && !r->failed) {
           char spec[256], panel[32];
-          tutti_algo_format(&r->algo, spec, sizeof spec);
+          tutti_algo_format(r->algo, spec, sizeof spec);
           if (has_data)
             snprintf(panel, sizeof panel, "P = %d", P);
           else

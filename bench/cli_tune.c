@@ -27,7 +27,7 @@
 #define TUNE_OPTS                                                                                  \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(NO_DATA) |         \
-   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(HELP))
+   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(PLUGIN) | CLI_O(HELP))
 #define TUNE_DEFAULT_RANKS "8,32"
 #define TUNE_DEFAULT_SIZES "8..64KiB"
 #define TUNE_MAX_RANKS 4096
@@ -74,7 +74,7 @@ static void help(void) {
 /* Every non-auto algorithm of coll: defaults, each other choice word (no
  * word taking a list), "auto" for a parameter that takes it and does not
  * default to it. */
-static int candidates(int coll, tutti_algo_t *v, int max) {
+static int candidates(int coll, const tutti_algo_t **v, int max) {
   int n = 0;
   const tutti_algo_desc_t *d;
   for (int i = 0; (d = tutti_algo_desc_at(i)) && n < max; i++) {
@@ -106,7 +106,7 @@ static int candidates(int coll, tutti_algo_t *v, int max) {
 struct cell {
   int coll, P, ok; /* ok: some candidate ran and was verified */
   size_t m;
-  tutti_algo_t best;
+  const tutti_algo_t *best;
   double t, t2; /* the winner's time and the runner-up's (INFINITY: none) */
   char spec[256], spec2[256];
 };
@@ -179,7 +179,8 @@ static int ompi_coll_id(int coll) {
 
 /* The algorithm number, and its segment size in bytes (0: none). */
 static int ompi_alg(const tutti_algo_t *a, long *segsize) {
-  const char *c = tutti_coll_name(a->desc->coll), *n = a->desc->name;
+  const tutti_algo_desc_t *d = tutti_algo_desc(a);
+  const char *c = tutti_coll_name(d->coll), *n = d->name;
   *segsize = 0;
   double seg = tutti_algo_param(a, "segment");
   if (isfinite(seg) && seg > 0) *segsize = (long)seg;
@@ -207,8 +208,9 @@ static int ompi_alg(const tutti_algo_t *a, long *segsize) {
       {"scatter", "binomial", 2},
   };
   if (!strcmp(c, "bcast") && !strcmp(n, "scatter-allgather"))
-    return a->p.allgather == TUTTI_ALLGATHER_RING ? 9 : 8;
-  if (!strcmp(c, "barrier") && !strcmp(n, "dissemination")) return a->p.k == 2 ? 4 : 0;
+    return tutti_algo_param(a, "allgather") == 0 ? 9 : 8; /* ring : recursive doubling */
+  if (!strcmp(c, "barrier") && !strcmp(n, "dissemination"))
+    return tutti_algo_param(a, "k") == 2 ? 4 : 0;
   for (size_t i = 0; i < sizeof map / sizeof *map; i++)
     if (!strcmp(map[i].coll, c) && !strcmp(map[i].name, n)) return map[i].alg;
   return 0;
@@ -228,7 +230,7 @@ struct tune {
 
 /* Run every candidate of coll at every (P, m). */
 static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, int coll, int *nbad) {
-  tutti_algo_t cand[MAX_CANDIDATES];
+  const tutti_algo_t *cand[MAX_CANDIDATES];
   int nc = candidates(coll, cand, MAX_CANDIDATES);
   int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
   int ns = data ? t->nsizes : 1, st = 0;
@@ -254,18 +256,19 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
       double times[MAX_CANDIDATES];
       for (int a = 0; a < nc; a++) {
         times[a] = INFINITY; /* skipped or not verified: out of the race */
-        struct cli_point r = {.algo = cand[a], .desc = cand[a].desc, .coll = coll, .bytes = c->m};
+        struct cli_point r = {
+            .algo = cand[a], .desc = tutti_algo_desc(cand[a]), .coll = coll, .bytes = c->m};
         cli_point_run(&w, &cfg, P, &r);
         if (r.failed) {
-          st = cli_fail(CLI_ERUNTIME, cmd, "%s on %d ranks, %zu B: %s", cand[a].desc->name, P, c->m,
-                        r.note);
+          st = cli_fail(CLI_ERUNTIME, cmd, "%s on %d ranks, %zu B: %s",
+                        tutti_algo_desc(cand[a])->name, P, c->m, r.note);
           break;
         }
         if (r.skipped) continue;
         if (!r.verified) {
           if (!(*nbad)++)
             fprintf(stderr, "tutti %s: %s on %d ranks, %zu B: not verified: %s\n", cmd,
-                    cand[a].desc->name, P, c->m, r.note);
+                    tutti_algo_desc(cand[a])->name, P, c->m, r.note);
           continue;
         }
         times[a] = r.time;
@@ -274,11 +277,12 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
       }
       /* the runner-up: the fastest other algorithm (not a variant of the winner's) */
       for (int a = 0; c->ok && a < nc; a++)
-        if (cand[a].desc != c->best.desc && times[a] < c->t2 * (1 - 1e-12)) {
+        if (tutti_algo_desc(cand[a]) != tutti_algo_desc(c->best) &&
+            times[a] < c->t2 * (1 - 1e-12)) {
           c->t2 = times[a];
-          tutti_algo_format(&cand[a], c->spec2, sizeof c->spec2);
+          tutti_algo_format(cand[a], c->spec2, sizeof c->spec2);
         }
-      if (c->ok) tutti_algo_format(&c->best, c->spec, sizeof c->spec);
+      if (c->ok) tutti_algo_format(c->best, c->spec, sizeof c->spec);
     }
     if (w) tutti_world_destroy(w);
     tutti_machine_free(&mach);
@@ -353,6 +357,17 @@ static int write_rules(const char *cmd, const char *path, const struct tune *t,
           "; of its range; `auto` follows it with --rules FILE.\n",
           desc);
   if (no_data) fprintf(f, "; timing only (--no-data): the same times, nothing verified\n");
+  /* the plugins whose algorithms won somewhere: loaded again by the reader */
+  for (int i = 0; i < t->ncells; i++) {
+    const tutti_algo_desc_t *d = t->cells[i].ok ? tutti_algo_desc(t->cells[i].best) : NULL;
+    const char *origin = d && !tutti_algo_builtin(d) ? tutti_algo_origin(d) : NULL;
+    int seen = 0;
+    for (int k = 0; origin && k < i && !seen; k++) {
+      const tutti_algo_desc_t *e = t->cells[k].ok ? tutti_algo_desc(t->cells[k].best) : NULL;
+      seen = e && tutti_algo_origin(e) == origin;
+    }
+    if (origin && !seen) fprintf(f, "plugin = %s\n", origin);
+  }
   for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
     fprintf(f, "\n[%s]\n", tutti_coll_name(coll));
     for (int i = 0; i < t->nranks; i++) {
@@ -403,7 +418,7 @@ static int write_ompi(const char *cmd, const char *path, const struct tune *t, s
       fprintf(f, "%d\n%d\n", t->ranks[i], nb);
       for (int b = 0; b < nb; b++) {
         long seg;
-        int alg = ompi_alg(&t->cells[bk[b].first].best, &seg);
+        int alg = ompi_alg(t->cells[bk[b].first].best, &seg);
         /* gather and scatter: Open MPI keys on the whole buffer, P blocks */
         size_t key = blocks ? bk[b].lo * (size_t)t->ranks[i] : bk[b].lo;
         fprintf(f, "%zu %d 0 %ld\n", key, alg, seg);

@@ -32,6 +32,10 @@ static int bench_main(int argc, char **argv);
     "the best algorithm per (ranks, size) -> table, rules file, Open MPI rules")                   \
   X(compare, tutti_cli_compare, "compare COLL ALGO ALGO...",                                       \
     "two or more algorithms side by side: a table, or a step-through page (--html)")               \
+  X(new, tutti_cli_new, "new COLL NAME [FILE]",                                                    \
+    "write a working algorithm of COLL to start from, one C file (a plugin)")                      \
+  X(check, tutti_cli_check, "check [COLL] ALGO|FILE",                                              \
+    "an algorithm against the sequential reference everywhere, and its cost against the engine")   \
   X(tree, tutti_cli_tree, "tree ALGO -n N [options]",                                              \
     "print the tree an algorithm uses (ASCII, or --dot)")                                          \
   X(explain, tutti_cli_explain, "explain COLL ALGO -n N [options]",                                \

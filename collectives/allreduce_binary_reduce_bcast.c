@@ -101,7 +101,7 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
   char *Y = rbuf;
   int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, (size_t)count * esz) : 0;
   if (rc || count == 0 || P == 1) return rc;
-  long b = a->p.blocks;
+  long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) {
     const tutti_model_t *md = tutti_rank_model(r);
     b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0),
@@ -157,7 +157,7 @@ double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, i
   (void)root;
   *bound = 0;
   if (m == 0 || P == 1) return 0;
-  long b = a->p.blocks;
+  long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta);
   b = clamp_blocks(b, (long)m);
   int exact = b == 1 || m % (16 * (size_t)b) == 0;

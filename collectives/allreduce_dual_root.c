@@ -19,15 +19,16 @@
  * reductions per round, 3 gamma m/b, on the critical path. The registered
  * cost follows every exchange (pipetree.c), for any P.
  */
+#include "algo.h"
 #include "pipetree.h"
 
 int tutti__allreduce_dual_root(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                                tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  return tutti__pipetree_allreduce(r, sbuf, rbuf, count, type, op, a->p.blocks, 2);
+  return tutti__pipetree_allreduce(r, sbuf, rbuf, count, type, op, tutti__params(a)->blocks, 2);
 }
 
 double tutti__allreduce_dual_root_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                        const tutti_hockney_t *h, int *bound) {
   (void)root;
-  return tutti__pipetree_cost(a->p.blocks, 2, P, m, h, bound);
+  return tutti__pipetree_cost(tutti__params(a)->blocks, 2, P, m, h, bound);
 }

@@ -21,7 +21,7 @@ int tutti__allreduce_reduce_bcast(tutti_rank_t *r, const void *sbuf, void *rbuf,
                                   tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  size_t seg = a->p.segment;
+  size_t seg = tutti__params(a)->segment;
   tutti_treespec_t spec = tutti_treespec_default(TUTTI_TREE_BINOMIAL);
   if (sbuf == TUTTI_IN_PLACE) sbuf = rbuf;
   int rc = tutti__tree_reduce(r, &spec, sbuf, rbuf, count, type, op, 0, seg, tag);
@@ -36,8 +36,8 @@ double tutti__allreduce_reduce_bcast_cost(const tutti_algo_t *a, int P, int root
                                           const tutti_hockney_t *h, int *bound) {
   tutti_treespec_t spec = tutti_treespec_default(TUTTI_TREE_BINOMIAL);
   int b1 = 0, b2 = 0;
-  double t = tutti__tree_reduce_time(&spec, P, m, a->p.segment, h, &b1) +
-             tutti__tree_bcast_time(&spec, P, m, a->p.segment, h, &b2);
+  double t = tutti__tree_reduce_time(&spec, P, m, tutti__params(a)->segment, h, &b1) +
+             tutti__tree_bcast_time(&spec, P, m, tutti__params(a)->segment, h, &b2);
   *bound = b1 || b2;
   return t;
 }

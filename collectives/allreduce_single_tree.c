@@ -15,15 +15,16 @@
  * m: (4H + 3(b-1))(alpha + beta m/b) + reductions; the registered cost
  * follows every exchange (pipetree.c), for any P.
  */
+#include "algo.h"
 #include "pipetree.h"
 
 int tutti__allreduce_single_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                                  tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  return tutti__pipetree_allreduce(r, sbuf, rbuf, count, type, op, a->p.blocks, 1);
+  return tutti__pipetree_allreduce(r, sbuf, rbuf, count, type, op, tutti__params(a)->blocks, 1);
 }
 
 double tutti__allreduce_single_tree_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                          const tutti_hockney_t *h, int *bound) {
   (void)root;
-  return tutti__pipetree_cost(a->p.blocks, 1, P, m, h, bound);
+  return tutti__pipetree_cost(tutti__params(a)->blocks, 1, P, m, h, bound);
 }

@@ -365,7 +365,7 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   char *Y = rbuf;
   int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, (size_t)count * esz) : 0;
   if (rc || count == 0 || P == 1) return rc;
-  long b = a->p.blocks;
+  long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) {
     const tutti_model_t *md = tutti_rank_model(r);
     b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0),
@@ -434,7 +434,7 @@ double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, si
   (void)root;
   *bound = 0;
   if (m == 0 || P == 1) return 0;
-  long b = a->p.blocks;
+  long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta);
   b = clamp_blocks(b, (long)m);
   /* both halves cut into b equal blocks for every element size up to 16 */

@@ -10,7 +10,9 @@
  * the model's Hockney view at the call's size (coll.h, tutti_auto_choose;
  * the barrier keeps its own closed forms, tutti_barrier_auto_choose).
  * Every rank computes the same choice from the same (model, rules, P,
- * bytes), so the ranks agree without a message.
+ * bytes), so the ranks agree without a message; the ranks of a world
+ * share one computation (the world's memo below), and a rank's call plan
+ * keeps the choice for the calls after.
  *
  * Source: Open MPI's coll/tuned decision functions and its dynamic rules
  * file play the same part (a fixed decision, overridden by measured
@@ -25,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
+#include "engine.h"
 #include "tutti/coll.h"
 #include "tutti/p2p.h"
 #include "tutti/units.h"
@@ -50,20 +54,20 @@ int tutti_algo_is_auto(const tutti_algo_desc_t *d) {
  * why (may be NULL) gets ", name cost" per candidate appended at *used
  * (steps: times are postal steps, shown as plain numbers). */
 static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t op,
-                 const tutti_hockney_t *h, tutti_algo_t *best, double *tbest, int *bound, char *why,
-                 size_t whylen, size_t *used, int steps) {
+                 const tutti_hockney_t *h, const tutti_algo_t **best, double *tbest, int *bound,
+                 char *why, size_t whylen, size_t *used, int steps) {
   const tutti_algo_desc_t *d;
   double tb = INFINITY;
   int listed = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
     if (d->coll != coll || tutti_algo_is_auto(d)) continue;
-    tutti_algo_t a;
+    const tutti_algo_t *a;
     char err[256];
     int b = 0;
     if (tutti_algo_select(coll, d->name, NULL, &a, NULL, 0) ||
-        tutti_algo_check_call(&a, P, root, bytes, op, err, sizeof err))
+        tutti_algo_check_call(a, P, root, bytes, op, err, sizeof err))
       continue;
-    double t = tutti_algo_cost(&a, P, root < 0 ? 0 : root, m, h, &b);
+    double t = tutti_algo_cost(a, P, root < 0 ? 0 : root, m, h, &b);
     if (isnan(t)) continue;
     if (why && *used < whylen) {
       char tt[64];
@@ -88,100 +92,20 @@ static double one_message(const tutti_model_t *m, double x) {
   return m->eager_limit == 0 ? t : t + tutti_cost_eval(&m->send_cpu, x);
 }
 
-/* ------------------------------------------------------------ the shared choice */
-
-/* The model choice is a pure function of (coll, P, root, bytes, whether
- * the op commutes, the model's costs), and every rank of a call makes it.
- * Some candidates' costs replay their schedule (scatter-allgather's ring:
- * O(P^2)), so 1024 ranks each choosing cost a 1024-rank `auto` bcast ~10
- * CPU seconds. The ranks of a call share one computation here: the first
- * computes it holding the lock, the others then find it. Keys compare the
- * model's fields bit for bit (not its topology, which no estimate reads);
- * a miss only recomputes.
- *
- * A hit takes no lock: every call of an `auto` collective looks here, and
- * a lock shared by all ranks cost a 2-rank barrier more than its messages
- * (under load, a waiter sleeps while the holder is descheduled). Entries
- * are immutable once published; one replaced may still be read, so it is
- * kept on the retired list, not freed (about 1 KiB per distinct call
- * shape past the eight slots). */
-struct memo {
-  int coll, P, root, opc, rc;
-  size_t bytes;
-  tutti_model_t model; /* topo NULL */
-  tutti_algo_t chosen;
-  struct memo *retired; /* the next one on the retired list */
-};
-#define MEMO_N 8
-static struct memo *memo[MEMO_N]; /* published with release, read with acquire */
-static struct memo *retired;
-static int memo_next;
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int model_same(const tutti_model_t *a, const tutti_model_t *b) {
-  return a->preset == b->preset && a->eager_limit == b->eager_limit &&
-         !memcmp(a->params, b->params, sizeof a->params) &&
-         !memcmp(&a->send_cpu, &b->send_cpu, sizeof a->send_cpu) &&
-         !memcmp(&a->send_port, &b->send_port, sizeof a->send_port) &&
-         !memcmp(&a->latency, &b->latency, sizeof a->latency) &&
-         !memcmp(&a->recv_port, &b->recv_port, sizeof a->recv_port) &&
-         !memcmp(&a->recv_cpu, &b->recv_cpu, sizeof a->recv_cpu) &&
-         !memcmp(&a->gamma, &b->gamma, sizeof a->gamma);
-}
-
 static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
-                        tutti_op_t op, tutti_algo_t *chosen, char *why, size_t whylen, size_t used);
-
-static const struct memo *memo_find(const struct memo *k) {
-  for (int i = 0; i < MEMO_N; i++) {
-    const struct memo *e = __atomic_load_n(&memo[i], __ATOMIC_ACQUIRE);
-    if (e && e->coll == k->coll && e->P == k->P && e->root == k->root && e->bytes == k->bytes &&
-        e->opc == k->opc && model_same(&e->model, &k->model))
-      return e;
-  }
-  return NULL;
-}
-
-/* model_choice through the memo (why NULL: nothing to explain). */
-static int model_choice_shared(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
-                               tutti_op_t op, tutti_algo_t *chosen) {
-  struct memo k = {.coll = coll, .P = P, .root = root, .bytes = bytes, .model = *m};
-  k.opc = op ? tutti_op_commutative(op) : 2;
-  k.model.topo = NULL;
-  const struct memo *e = memo_find(&k);
-  if (e) {
-    *chosen = e->chosen;
-    return e->rc;
-  }
-  pthread_mutex_lock(&memo_lock);
-  if (!(e = memo_find(&k))) { /* nobody made it meanwhile */
-    k.rc = model_choice(coll, m, P, bytes, root, op, &k.chosen, NULL, 0, 0);
-    struct memo *n = malloc(sizeof *n);
-    if (n) { /* else only this call has it */
-      *n = k;
-      struct memo *old = memo[memo_next];
-      __atomic_store_n(&memo[memo_next], n, __ATOMIC_RELEASE);
-      if (old) old->retired = retired, retired = old;
-      memo_next = (memo_next + 1) % MEMO_N;
-    }
-    e = &k;
-  }
-  *chosen = e->chosen;
-  int rc = e->rc;
-  pthread_mutex_unlock(&memo_lock);
-  return rc;
-}
+                        tutti_op_t op, const tutti_algo_t **chosen, char *why, size_t whylen,
+                        size_t used);
 
 int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules, int P,
-                      size_t bytes, int root, tutti_op_t op, tutti_algo_t *chosen, char *why,
+                      size_t bytes, int root, tutti_op_t op, const tutti_algo_t **chosen, char *why,
                       size_t whylen) {
   if (!m || !chosen || P < 1 || coll < 0 || coll >= TUTTI_COLL_N) return TUTTI_EINVAL;
   if (why && whylen) why[0] = '\0';
   size_t used = 0;
-  tutti_algo_t r;
+  const tutti_algo_t *r;
   char rwhy[512] = "", err[256] = "";
   if (!tutti_rules_lookup(rules, coll, P, bytes, &r, rwhy, sizeof rwhy)) {
-    if (!tutti_algo_check_call(&r, P, root, bytes, op, err, sizeof err)) {
+    if (!tutti_algo_check_call(r, P, root, bytes, op, err, sizeof err)) {
       *chosen = r;
       if (why && whylen) snprintf(why, whylen, "rule %s", rwhy);
       return 0;
@@ -189,14 +113,61 @@ int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rul
     if (why && whylen) /* a rule for another op or shape: the model decides */
       used = (size_t)snprintf(why, whylen, "rule %s cannot run here (%s); ", rwhy, err);
   }
-  if (!why || !whylen) return model_choice_shared(coll, m, P, bytes, root, op, chosen);
   return model_choice(coll, m, P, bytes, root, op, chosen, why, whylen, used);
+}
+
+/* ------------------------------------------------------ the world's memo */
+
+/* The choice is a pure function of (coll, root, bytes, whether the op
+ * commutes) for a world, whose model, rules and size are fixed, and every
+ * rank of a call makes it. Some candidates' costs replay their schedule
+ * (scatter-allgather's ring: O(P^2)), so 1024 ranks each choosing would
+ * cost a 1024-rank `auto` bcast ~10 CPU seconds: the ranks of a world
+ * share one computation (tutti_rank_shared), the first computing it under
+ * the lock, the others finding it. Only a rank's first call of a plan
+ * asks (the plan keeps the choice), so the lock is seldom taken. A
+ * zeroed pthread mutex is an unlocked one (glibc). */
+#define MEMO_N 16
+struct choice {
+  int coll, root, opc, rc;
+  size_t bytes;
+  const tutti_algo_t *chosen;
+};
+struct world_memo {
+  pthread_mutex_t lock;
+  int n, next;
+  struct choice v[MEMO_N];
+};
+
+int tutti__auto_choose_r(tutti_rank_t *r, int coll, size_t bytes, int root, tutti_op_t op,
+                         const tutti_algo_t **chosen) {
+  const tutti_model_t *m = tutti_rank_model(r);
+  const tutti_rules_t *rules = (const tutti_rules_t *)tutti_rank_rules(r);
+  int P = tutti_size(r);
+  struct world_memo *w = tutti_rank_shared(r, sizeof *w, NULL);
+  if (!w) return tutti_auto_choose(coll, m, rules, P, bytes, root, op, chosen, NULL, 0);
+  struct choice k = {coll, root, op ? tutti_op_commutative(op) : 2, 0, bytes, NULL};
+  pthread_mutex_lock(&w->lock);
+  int i = 0;
+  while (i < w->n && !(w->v[i].coll == k.coll && w->v[i].root == k.root && w->v[i].opc == k.opc &&
+                       w->v[i].bytes == k.bytes))
+    i++;
+  if (i == w->n) { /* nobody made it yet */
+    k.rc = tutti_auto_choose(coll, m, rules, P, bytes, root, op, &k.chosen, NULL, 0);
+    i = w->n < MEMO_N ? w->n++ : w->next;
+    if (i == w->next) w->next = (w->next + 1) % MEMO_N;
+    w->v[i] = k;
+  }
+  *chosen = w->v[i].chosen;
+  int rc = w->v[i].rc;
+  pthread_mutex_unlock(&w->lock);
+  return rc;
 }
 
 /* The model choice (tutti_auto_choose without the rules); why gets the
  * reasons from *used on. */
 static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, int root,
-                        tutti_op_t op, tutti_algo_t *chosen, char *why, size_t whylen,
+                        tutti_op_t op, const tutti_algo_t **chosen, char *why, size_t whylen,
                         size_t used) {
   if (coll == TUTTI_COLL_BARRIER) {
     int rc = tutti_barrier_auto_choose(m, P, chosen, why ? why + used : NULL,
@@ -227,7 +198,7 @@ static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, i
 /* The registered Hockney cost: the least of the candidates' (what the
  * model choice picks under the Hockney preset, where the view is exact). */
 static double auto_cost(int coll, int P, int root, size_t m, const tutti_hockney_t *h, int *bound) {
-  tutti_algo_t c;
+  const tutti_algo_t *c;
   double t;
   size_t used = 0;
   *bound = 0;
@@ -242,75 +213,75 @@ static double auto_cost(int coll, int P, int root, size_t m, const tutti_hockney
     if (tag_ < 0) return tag_;                                                                     \
   } while (0)
 
-static int choose(tutti_rank_t *r, int coll, size_t bytes, int root, tutti_op_t op,
-                  tutti_algo_t *c) {
-  return tutti_auto_choose(coll, tutti_rank_model(r), tutti_rank_rules(r), tutti_size(r), bytes,
-                           root, op, c, NULL, 0);
+/* The choice of `auto` a for this call: the plan's when it has one, else
+ * made (and kept by the plan). */
+static int choose(tutti_rank_t *r, const tutti_algo_t *a, int coll, size_t bytes, int root,
+                  tutti_op_t op, const tutti_algo_t **c) {
+  const tutti_algo_t **kept = tutti__plan_choice(r, a);
+  if (kept && *kept) return *c = *kept, 0;
+  int rc = tutti__auto_choose_r(r, coll, bytes, root, op, c);
+  if (!rc && kept) *kept = *c;
+  return rc;
 }
 
 int tutti__bcast_auto(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
                       const tutti_algo_t *a) {
-  (void)a;
   AUTO_TAG(r);
-  tutti_algo_t c;
-  int rc = choose(r, TUTTI_COLL_BCAST, (size_t)count * tutti_type_size(type), root, NULL, &c);
-  return rc ? rc : c.desc->fn.bcast(r, buf, count, type, root, &c);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_BCAST, (size_t)count * tutti_type_size(type), root, NULL, &c);
+  return rc ? rc : c->e->d.fn.bcast(r, buf, count, type, root, c);
 }
 
 int tutti__reduce_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                        tutti_datatype_t type, tutti_op_t op, int root, const tutti_algo_t *a) {
-  (void)a;
   AUTO_TAG(r);
-  tutti_algo_t c;
-  int rc = choose(r, TUTTI_COLL_REDUCE, (size_t)count * tutti_type_size(type), root, op, &c);
-  return rc ? rc : c.desc->fn.reduce(r, sbuf, rbuf, count, type, op, root, &c);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_REDUCE, (size_t)count * tutti_type_size(type), root, op, &c);
+  return rc ? rc : c->e->d.fn.reduce(r, sbuf, rbuf, count, type, op, root, c);
 }
 
 int tutti__allreduce_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                           tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  (void)a;
   AUTO_TAG(r);
-  tutti_algo_t c;
-  int rc = choose(r, TUTTI_COLL_ALLREDUCE, (size_t)count * tutti_type_size(type), -1, op, &c);
-  return rc ? rc : c.desc->fn.allreduce(r, sbuf, rbuf, count, type, op, &c);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_ALLREDUCE, (size_t)count * tutti_type_size(type), -1, op, &c);
+  return rc ? rc : c->e->d.fn.allreduce(r, sbuf, rbuf, count, type, op, c);
 }
 
 int tutti__gather_auto(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                        void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                        const tutti_algo_t *a) {
-  (void)a;
   AUTO_TAG(r);
-  tutti_algo_t c;
-  int rc = choose(r, TUTTI_COLL_GATHER, (size_t)scount * tutti_type_size(stype), root, NULL, &c);
-  return rc ? rc : c.desc->fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &c);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_GATHER, (size_t)scount * tutti_type_size(stype), root, NULL, &c);
+  return rc ? rc : c->e->d.fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, c);
 }
 
 int tutti__scatter_auto(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                         void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                         const tutti_algo_t *a) {
-  (void)a;
   AUTO_TAG(r);
-  tutti_algo_t c;
-  int rc = choose(r, TUTTI_COLL_SCATTER, (size_t)rcount * tutti_type_size(rtype), root, NULL, &c);
-  return rc ? rc : c.desc->fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, &c);
+  const tutti_algo_t *c;
+  int rc =
+      choose(r, a, TUTTI_COLL_SCATTER, (size_t)rcount * tutti_type_size(rtype), root, NULL, &c);
+  return rc ? rc : c->e->d.fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, c);
 }
 
 int tutti__allgather_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                           tutti_datatype_t type, const tutti_algo_t *a) {
-  (void)a;
   AUTO_TAG(r);
-  tutti_algo_t c;
-  int rc = choose(r, TUTTI_COLL_ALLGATHER, (size_t)count * tutti_type_size(type), -1, NULL, &c);
-  return rc ? rc : c.desc->fn.allgather(r, sbuf, rbuf, count, type, &c);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_ALLGATHER, (size_t)count * tutti_type_size(type), -1, NULL, &c);
+  return rc ? rc : c->e->d.fn.allgather(r, sbuf, rbuf, count, type, c);
 }
 
 int tutti__reduce_scatter_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                                tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  (void)a;
   AUTO_TAG(r);
-  tutti_algo_t c;
-  int rc = choose(r, TUTTI_COLL_REDUCE_SCATTER, (size_t)count * tutti_type_size(type), -1, op, &c);
-  return rc ? rc : c.desc->fn.reduce_scatter(r, sbuf, rbuf, count, type, op, &c);
+  const tutti_algo_t *c;
+  int rc =
+      choose(r, a, TUTTI_COLL_REDUCE_SCATTER, (size_t)count * tutti_type_size(type), -1, op, &c);
+  return rc ? rc : c->e->d.fn.reduce_scatter(r, sbuf, rbuf, count, type, op, c);
 }
 
 #define AUTO_COST(c, C)                                                                            \

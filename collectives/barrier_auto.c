@@ -83,10 +83,11 @@ static double tree_postal(const tutti_treespec_t *spec, int P, int L) {
 
 /* Postal steps of a candidate, with *bound set when it is a lower bound. */
 static double postal_steps(const tutti_algo_t *a, int P, int L, int *bound) {
-  const char *n = a->desc->name;
+  const char *n = tutti_algo_builtin(tutti_algo_desc(a)) ? tutti_algo_desc(a)->name : "";
+  const tutti_params_t *p = tutti__params(a);
   *bound = 0;
   if (P <= 1) return 0;
-  if (a->desc->tree >= 0) {
+  if (a->e->tree >= 0) {
     tutti_treespec_t spec;
     return tutti_algo_treespec(a, L, &spec) ? NAN : tree_postal(&spec, P, L);
   }
@@ -96,16 +97,16 @@ static double postal_steps(const tutti_algo_t *a, int P, int L, int *bound) {
   }
   if (!strcmp(n, "dissemination")) {
     double t = 0;
-    for (long d = 1; d < P; d *= a->p.k) {
+    for (long d = 1; d < P; d *= p->k) {
       long m = (P + d - 1) / d - 1;
-      t += (double)((m < a->p.k - 1 ? m : a->p.k - 1) - 1 + L);
+      t += (double)((m < p->k - 1 ? m : p->k - 1) - 1 + L);
     }
     return t;
   }
   if (!strcmp(n, "fibonacci")) {
-    int f = tutti_postal_f(a->p.L == TUTTI_PARAM_AUTO ? L : (int)a->p.L, P);
+    int f = tutti_postal_f(p->L == TUTTI_PARAM_AUTO ? L : (int)p->L, P);
     if (f < 0) return NAN;
-    if (a->p.L == TUTTI_PARAM_AUTO || a->p.L == L) return f;
+    if (p->L == TUTTI_PARAM_AUTO || p->L == L) return f;
     *bound = 1; /* another L: at least the optimum */
     return tutti_postal_f(L, P);
   }
@@ -124,7 +125,7 @@ static int is_self(const tutti_algo_desc_t *d) {
   return d->fn.barrier == tutti__barrier_auto;
 }
 
-int tutti_barrier_auto_choose(const tutti_model_t *m, int P, tutti_algo_t *chosen, char *why,
+int tutti_barrier_auto_choose(const tutti_model_t *m, int P, const tutti_algo_t **chosen, char *why,
                               size_t whylen) {
   if (!m || P < 1 || !chosen) return TUTTI_EINVAL;
   int rendezvous = m->eager_limit == 0;
@@ -149,11 +150,11 @@ int tutti_barrier_auto_choose(const tutti_model_t *m, int P, tutti_algo_t *chose
   int found = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
     if (d->coll != TUTTI_COLL_BARRIER || is_self(d)) continue;
-    tutti_algo_t a;
+    const tutti_algo_t *a;
     if (tutti_algo_select(TUTTI_COLL_BARRIER, d->name, NULL, &a, NULL, 0)) continue;
     int bound = 0;
-    double t = rendezvous ? tutti_algo_cost(&a, P, 0, 0, &h, &bound)
-                          : postal_steps(&a, P, L, &bound) * step;
+    double t =
+        rendezvous ? tutti_algo_cost(a, P, 0, 0, &h, &bound) : postal_steps(a, P, L, &bound) * step;
     if (isnan(t)) continue;
     if (why && used < whylen) {
       char tb[64];
@@ -174,14 +175,16 @@ int tutti_barrier_auto_choose(const tutti_model_t *m, int P, tutti_algo_t *chose
 /* ------------------------------------------------------------ the algorithm */
 
 int tutti__barrier_auto(tutti_rank_t *r, const tutti_algo_t *a) {
-  (void)a;
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" (the chosen
                                   barrier takes its own) */
   if (tag < 0) return tag;
-  tutti_algo_t c; /* the world's rule if one applies, else tutti_barrier_auto_choose */
-  int rc = tutti_auto_choose(TUTTI_COLL_BARRIER, tutti_rank_model(r), tutti_rank_rules(r),
-                             tutti_size(r), 0, -1, NULL, &c, NULL, 0);
-  return rc ? rc : c.desc->fn.barrier(r, &c);
+  /* the world's rule if one applies, else tutti_barrier_auto_choose; kept
+   * by the call's plan */
+  const tutti_algo_t **kept = tutti__plan_choice(r, a), *c = kept ? *kept : NULL;
+  int rc = 0;
+  if (!c) rc = tutti__auto_choose_r(r, TUTTI_COLL_BARRIER, 0, -1, NULL, &c);
+  if (!rc && kept) *kept = c;
+  return rc ? rc : c->e->d.fn.barrier(r, c);
 }
 
 /* Hockney: the least of the candidates' exact costs (what it chooses). */
@@ -193,10 +196,10 @@ double tutti__barrier_auto_cost(const tutti_algo_t *a, int P, int root, size_t m
   *bound = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
     if (d->coll != TUTTI_COLL_BARRIER || is_self(d)) continue;
-    tutti_algo_t c;
+    const tutti_algo_t *c;
     int b = 0;
     if (tutti_algo_select(TUTTI_COLL_BARRIER, d->name, NULL, &c, NULL, 0)) continue;
-    double t = tutti_algo_cost(&c, P, root, 0, h, &b);
+    double t = tutti_algo_cost(c, P, root, 0, h, &b);
     if (!b && t < best * (1 - 1e-12)) best = t;
   }
   return isfinite(best) ? best : NAN;

@@ -34,7 +34,7 @@
 int tutti__barrier_dissemination(tutti_rank_t *r, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  const long P = tutti_size(r), me = tutti_rank(r), k = a->p.k;
+  const long P = tutti_size(r), me = tutti_rank(r), k = tutti__params(a)->k;
   if (k < 2) return TUTTI_EINVAL;
   /* A round posts its receives, then sends one after the other: a
    * rendezvous send left pending would hold a port it does not use yet
@@ -65,9 +65,9 @@ double tutti__barrier_dissemination_cost(const tutti_algo_t *a, int P, int root,
                                          const tutti_hockney_t *h, int *bound) {
   (void)root, (void)m;
   double sends = 0;
-  for (long d = 1; d < P; d *= a->p.k) {
+  for (long d = 1; d < P; d *= tutti__params(a)->k) {
     long n = (P + d - 1) / d - 1;
-    sends += (double)(n < a->p.k - 1 ? n : a->p.k - 1);
+    sends += (double)(n < tutti__params(a)->k - 1 ? n : tutti__params(a)->k - 1);
   }
   *bound = 0;
   return sends * h->alpha;

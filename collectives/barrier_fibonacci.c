@@ -44,7 +44,8 @@ static void postal_numbers(int L, long *F, int n, long cap) {
 
 /* The latency the barrier runs for: its L, or the model's for auto. */
 static int latency_of(const tutti_rank_t *r, const tutti_algo_t *a) {
-  return a->p.L == TUTTI_PARAM_AUTO ? tutti__model_postal_L(tutti_rank_model(r), 0) : (int)a->p.L;
+  return tutti__params(a)->L == TUTTI_PARAM_AUTO ? tutti__model_postal_L(tutti_rank_model(r), 0)
+                                                 : (int)tutti__params(a)->L;
 }
 
 int tutti__barrier_fibonacci(tutti_rank_t *r, const tutti_algo_t *a) {
@@ -81,7 +82,7 @@ int tutti__barrier_fibonacci(tutti_rank_t *r, const tutti_algo_t *a) {
 double tutti__barrier_fibonacci_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                      const tutti_hockney_t *h, int *bound) {
   (void)root, (void)m;
-  int L = a->p.L == TUTTI_PARAM_AUTO ? 1 : (int)a->p.L;
+  int L = tutti__params(a)->L == TUTTI_PARAM_AUTO ? 1 : (int)tutti__params(a)->L;
   *bound = 0;
   if (P <= 1) return 0;
   int f = tutti_postal_f(L, P);

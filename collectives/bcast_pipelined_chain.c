@@ -58,8 +58,8 @@ static double chain_time(int P, size_t m, long S, double alpha, double beta) {
  * from alpha and beta (engine.h's rule above). */
 static long chain_segments(const tutti_algo_t *a, int P, size_t m, double alpha, double beta) {
   if (m == 0) return 1;
-  if (a->p.segment) return (long)((m - 1) / a->p.segment + 1);
-  if (a->p.segments != TUTTI_PARAM_AUTO) return a->p.segments;
+  if (tutti__params(a)->segment) return (long)((m - 1) / tutti__params(a)->segment + 1);
+  if (tutti__params(a)->segments != TUTTI_PARAM_AUTO) return tutti__params(a)->segments;
   if (!(alpha > 0) || !(beta > 0) || P <= 2) return 1; /* no gain from segments */
   double s = sqrt((double)(P - 2) * beta * (double)m / alpha);
   long lo = s < 1 ? 1 : s > (double)m ? (long)m : (long)floor(s);
@@ -71,8 +71,8 @@ static long chain_segments(const tutti_algo_t *a, int P, size_t m, double alpha,
 static int chain_neighbours(tutti_rank_t *r, const tutti_algo_t *a, int root, int *prev,
                             int *next) {
   const int P = tutti_size(r), me = tutti_rank(r);
-  if (a->p.order == TUTTI_ORDER_DFS) return tutti_rank_chain(r, root, prev, next);
-  if (a->p.order != TUTTI_ORDER_LIST) {
+  if (tutti__params(a)->order == TUTTI_ORDER_DFS) return tutti_rank_chain(r, root, prev, next);
+  if (tutti__params(a)->order != TUTTI_ORDER_LIST) {
     int v = (me - root + P) % P;
     *prev = v ? (me - 1 + P) % P : -1;
     *next = v < P - 1 ? (me + 1) % P : -1;
@@ -81,7 +81,7 @@ static int chain_neighbours(tutti_rank_t *r, const tutti_algo_t *a, int root, in
   int *order = malloc((size_t)P * sizeof *order);
   if (!order) return TUTTI_ENOMEM;
   int rc = TUTTI_EINVAL; /* not in the list: the registry refuses that before the call */
-  long n = tutti__rank_list(a->p.list, order, P);
+  long n = tutti__rank_list(tutti_param_list(a, "order"), order, P);
   for (int i = 0; n == P && i < P; i++)
     if (order[i] == me) {
       *prev = i ? order[i - 1] : -1;

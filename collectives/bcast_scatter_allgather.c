@@ -52,7 +52,7 @@ static void span(long m, int P, int lo, int n, long *start, long *len) {
 }
 
 static int use_recdbl(const tutti_algo_t *a, int P) {
-  return a->p.allgather == TUTTI_ALLGATHER_RECDBL && !(P & (P - 1));
+  return tutti__params(a)->allgather == TUTTI_ALLGATHER_RECDBL && !(P & (P - 1));
 }
 
 int tutti__bcast_scatter_allgather(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,

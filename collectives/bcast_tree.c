@@ -51,13 +51,13 @@ int tutti__bcast_tree(tutti_rank_t *r, void *buf, long count, tutti_datatype_t t
                       const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  size_t seg = a->p.segment, segbytes = tutti__segment_bytes(count, type, seg);
+  size_t seg = tutti__tree_segment(a), segbytes = tutti__segment_bytes(count, type, seg);
   tutti_treespec_t spec;
   int rc = tutti__algo_tree(r, a, segbytes, &spec);
   if (rc) return rc;
   rc = tutti__tree_bcast(r, &spec, buf, count, type, root, seg, tag);
-  /* one message: the same call again may go straight to the node (coll.c) */
+  /* one message: the same call again may go straight down the node (coll.c) */
   if (!rc && segbytes == (size_t)count * tutti_type_size(type))
-    tutti__call_node_mark(r, &spec, root);
+    tutti__plan_direct(r, a, &spec, root);
   return rc;
 }

@@ -13,6 +13,9 @@
  * checked only at the root, where they are used. allgather and
  * reduce_scatter check their P-block buffer on every rank.
  *
+ * Then the call's plan (plan.c) gives the algorithm to run, validated
+ * for the call, and the call runs as one span.
+ *
  * Tags are not taken here: each algorithm takes its one tag itself
  * (engine.h "Tags"), so an algorithm called through desc->fn behaves the
  * same.
@@ -38,59 +41,34 @@ static int check_rank(const tutti_rank_t *r, int root) {
   return 0;
 }
 
-/* algo NULL: coll.h's selection rule (tutti__algo_for_null). A given algo must
- * belong to coll, and is used in place (it is some 700 bytes: a copy per
- * call showed in small collectives' profiles); tutti_algo_check_call
- * (through tutti__call_checked, which skips a rank's repeated call) then
- * validates it against the registry and what its parameters allow for
- * this call (root, bytes per rank; -1 and SIZE_MAX where the collective
- * has none). Then the collective's span opens. *out: the algorithm to
- * run; end_span closes the span. */
-static inline __attribute__((always_inline)) int choose(int coll, const tutti_algo_t *algo,
-                                                        tutti_rank_t *r, tutti_op_t op, int root,
-                                                        size_t bytes, tutti_algo_t *buf,
-                                                        const tutti_algo_t **out) {
-  int rc;
-  if (algo) {
-    if (!algo->desc || algo->desc->coll != coll) return TUTTI_EINVAL;
-  } else if ((rc = tutti__algo_for_null(r, coll, buf, &algo))) {
-    return rc;
-  }
-  *out = algo;
-  if ((rc = tutti__call_checked(r, algo, root, bytes, op))) return rc;
-  if ((rc = tutti_span_begin(r, tutti_coll_name(coll)))) tutti__call_over(r);
-  return rc;
-}
-
-/* Close the span even when the algorithm failed; its error comes first. */
-static int end_span(tutti_rank_t *r, int rc) {
-  tutti__call_over(r);
-  int rc2 = tutti_span_end(r);
-  return rc ? rc : rc2;
-}
+/* The call's plan (plan.c: found, or built and validated), its span
+ * opened; *a: the algorithm to run. tutti__call_end closes it. */
+#define BEGIN(coll, op, root, count, type)                                                         \
+  do {                                                                                             \
+    rc = tutti__call_begin(r, coll, algo, root, count, type, op,                                   \
+                           (size_t)(count)*tutti_type_size(type), &a, &direct);                    \
+    if (rc) return rc;                                                                             \
+  } while (0)
 
 int tutti_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
                 const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, root))) return rc;
   if (buf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if ((rc = check_buf(buf, count, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_BCAST, algo, r, NULL, root, (size_t)count * tutti_type_size(type),
-                   &sel, &a)))
-    return rc;
-  /* the same tree bcast again: straight to its node (engine.h) */
-  const tutti__node_t *nd = tutti__call_node(r);
-  if (nd) return end_span(r, tutti__bcast_repeat(r, nd, buf, count, type));
-  return end_span(r, a->desc->fn.bcast(r, buf, count, type, root, a));
+  BEGIN(TUTTI_COLL_BCAST, NULL, root, count, type);
+  /* the same one-message tree bcast again: straight down its node */
+  if (direct) return tutti__call_end(r, tutti__bcast_direct(r, direct, buf, count, type));
+  return tutti__call_end(r, a->e->d.fn.bcast(r, buf, count, type, root, a));
 }
 
 int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
                  tutti_op_t op, int root, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, root))) return rc;
   int isroot = tutti_rank(r) == root;
   if (sbuf == TUTTI_IN_PLACE && !isroot) return TUTTI_EINVAL;
@@ -98,26 +76,22 @@ int tutti_reduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
   if ((rc = check_buf(sbuf == TUTTI_IN_PLACE ? rbuf : sbuf, count, type))) return rc;
   if (isroot && (rc = check_buf(rbuf, count, type))) return rc;
   if ((rc = tutti_op_check(op, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_REDUCE, algo, r, op, root, (size_t)count * tutti_type_size(type),
-                   &sel, &a)))
-    return rc;
-  return end_span(r, a->desc->fn.reduce(r, sbuf, rbuf, count, type, op, root, a));
+  BEGIN(TUTTI_COLL_REDUCE, op, root, count, type);
+  return tutti__call_end(r, a->e->d.fn.reduce(r, sbuf, rbuf, count, type, op, root, a));
 }
 
 int tutti_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                     tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, 0))) return rc;
   if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if ((rc = check_buf(rbuf, count, type))) return rc;
   if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
   if ((rc = tutti_op_check(op, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_ALLREDUCE, algo, r, op, -1, (size_t)count * tutti_type_size(type),
-                   &sel, &a)))
-    return rc;
-  return end_span(r, a->desc->fn.allreduce(r, sbuf, rbuf, count, type, op, a));
+  BEGIN(TUTTI_COLL_ALLREDUCE, op, -1, count, type);
+  return tutti__call_end(r, a->e->d.fn.allreduce(r, sbuf, rbuf, count, type, op, a));
 }
 
 /* The root's side of gather (receive) and scatter (send): P blocks of
@@ -138,43 +112,41 @@ static int check_blocks(const tutti_rank_t *r, const void *buf, long count, tutt
 int tutti_gather(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype, void *rbuf,
                  long rcount, tutti_datatype_t rtype, int root, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, root))) return rc;
   int isroot = tutti_rank(r) == root, in_place = sbuf == TUTTI_IN_PLACE;
   if (in_place && !isroot) return TUTTI_EINVAL;
   if (!in_place && (rc = check_buf(sbuf, scount, stype))) return rc;
   if (isroot && (rc = check_blocks(r, rbuf, rcount, rtype, in_place, scount, stype))) return rc;
-  if ((rc = choose(TUTTI_COLL_GATHER, algo, r, NULL, root, (size_t)scount * tutti_type_size(stype),
-                   &sel, &a)))
-    return rc;
-  return end_span(r, a->desc->fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
+  BEGIN(TUTTI_COLL_GATHER, NULL, root, scount, stype);
+  return tutti__call_end(r,
+                         a->e->d.fn.gather(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
 }
 
 int tutti_scatter(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                   void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                   const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, root))) return rc;
   int isroot = tutti_rank(r) == root, in_place = rbuf == TUTTI_IN_PLACE;
   if (in_place && !isroot) return TUTTI_EINVAL;
   if (!in_place && (rc = check_buf(rbuf, rcount, rtype))) return rc;
   if (isroot && (rc = check_blocks(r, sbuf, scount, stype, in_place, rcount, rtype))) return rc;
-  if ((rc = choose(TUTTI_COLL_SCATTER, algo, r, NULL, root, (size_t)rcount * tutti_type_size(rtype),
-                   &sel, &a)))
-    return rc;
-  return end_span(r, a->desc->fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
+  BEGIN(TUTTI_COLL_SCATTER, NULL, root, rcount, rtype);
+  return tutti__call_end(r,
+                         a->e->d.fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, a));
 }
 
 int tutti_barrier(tutti_rank_t *r, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, 0))) return rc;
-  if ((rc = choose(TUTTI_COLL_BARRIER, algo, r, NULL, -1, 0, &sel, &a))) return rc;
-  return end_span(r, a->desc->fn.barrier(r, a));
+  BEGIN(TUTTI_COLL_BARRIER, NULL, -1, 0, TUTTI_BYTE);
+  return tutti__call_end(r, a->e->d.fn.barrier(r, a));
 }
 
 /* P blocks of count elements at buf: the buffer check, and no overflow of
@@ -191,23 +163,21 @@ static int check_all_blocks(const tutti_rank_t *r, const void *buf, long count,
 int tutti_allgather(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                     tutti_datatype_t type, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, 0))) return rc;
   if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if ((rc = check_all_blocks(r, rbuf, count, type))) return rc;
   if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_ALLGATHER, algo, r, NULL, -1, (size_t)count * tutti_type_size(type),
-                   &sel, &a)))
-    return rc;
-  return end_span(r, a->desc->fn.allgather(r, sbuf, rbuf, count, type, a));
+  BEGIN(TUTTI_COLL_ALLGATHER, NULL, -1, count, type);
+  return tutti__call_end(r, a->e->d.fn.allgather(r, sbuf, rbuf, count, type, a));
 }
 
 int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                          tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo) {
   int rc;
-  tutti_algo_t sel;
   const tutti_algo_t *a;
+  const tutti__node_t *direct;
   if ((rc = check_rank(r, 0))) return rc;
   if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
   if (sbuf == TUTTI_IN_PLACE) {
@@ -217,8 +187,6 @@ int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long cou
     if ((rc = check_all_blocks(r, sbuf, count, type))) return rc;
   }
   if ((rc = tutti_op_check(op, type))) return rc;
-  if ((rc = choose(TUTTI_COLL_REDUCE_SCATTER, algo, r, op, -1,
-                   (size_t)count * tutti_type_size(type), &sel, &a)))
-    return rc;
-  return end_span(r, a->desc->fn.reduce_scatter(r, sbuf, rbuf, count, type, op, a));
+  BEGIN(TUTTI_COLL_REDUCE_SCATTER, op, -1, count, type);
+  return tutti__call_end(r, a->e->d.fn.reduce_scatter(r, sbuf, rbuf, count, type, op, a));
 }

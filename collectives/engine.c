@@ -88,11 +88,11 @@ static int bcast_once(tutti_rank_t *r, const tutti__node_t *nd, void *buf, long 
   return rc ? rc : send_children(r, nd, buf, count, type, tag, q);
 }
 
-int tutti__bcast_repeat(tutti_rank_t *r, const tutti__node_t *nd, void *buf, long count,
+int tutti__bcast_direct(tutti_rank_t *r, const tutti__node_t *nd, void *buf, long count,
                         tutti_datatype_t type) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  tutti_request_t q[16]; /* a node in the memo has at most 16 children */
+  tutti_request_t q[16]; /* a node a plan keeps has at most 16 children */
   return bcast_once(r, nd, buf, count, type, tag, q);
 }
 
@@ -442,13 +442,12 @@ int tutti__model_postal_L(const tutti_model_t *m, size_t bytes) {
 
 int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec) {
-  const tutti_params_t *p = &a->p;
+  const struct tutti__entry *e = a->e;
+  int il = e->tp[TUTTI__TP_LAMBDA], iL = e->tp[TUTTI__TP_L];
   /* The model's L only when a parameter is auto: it evaluates two cost
    * functions, on every call of a small collective. */
-  if (isnan(p->lambda) || p->L == TUTTI_PARAM_AUTO)
-    return tutti_algo_treespec(a, tutti__model_postal_L(tutti_rank_model(r), bytes), spec);
-  /* Nothing auto: tutti_algo_treespec's result, without its argument checks
-   * (the call is validated) and defaults it would overwrite. */
-  *spec = (tutti_treespec_t){a->desc->tree, (int)p->k, p->lambda, (int)p->L};
-  return tutti_tree_check(spec);
+  int L = 1;
+  if ((il >= 0 && (a->is_auto >> il & 1u)) || (iL >= 0 && (a->is_auto >> iL & 1u)))
+    L = tutti__model_postal_L(tutti_rank_model(r), bytes);
+  return tutti_algo_treespec(a, L, spec);
 }

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 
+#include "algo.h"
 #include "tutti/coll.h"
 
 /* ---------------------------------------------------------- a rank's node */
@@ -48,31 +49,64 @@ typedef struct tutti__node {
   tutti__child_t *child; /* send order */
 } tutti__node_t;
 
-/* tutti_algo_check_call(a, size, root, bytes, op) for a call of rank r,
- * remembered: the same call again (the same algorithm bytes, root, bytes
- * and op) is not checked again. A kept call is the one under way until
- * tutti__call_over (coll.c, when the collective returns). */
-int tutti__call_checked(tutti_rank_t *r, const tutti_algo_t *a, int root, size_t bytes,
-                        tutti_op_t op);
-void tutti__call_over(tutti_rank_t *r);
+/* ------------------------------------------------------- the call plan */
 
-/* The repeated tree bcast (memo.c "What a rank keeps"). A tree bcast of
- * one message marks r's node in `spec` rooted at root as the one of the
- * call under way; while the rank makes that same call again,
- * tutti__call_node gives that node (NULL otherwise) and
- * tutti__bcast_repeat does the call on it: the same tag, messages and
- * order as tutti__bcast_tree. */
-void tutti__call_node_mark(tutti_rank_t *r, const tutti_treespec_t *spec, int root);
-const tutti__node_t *tutti__call_node(tutti_rank_t *r);
-int tutti__bcast_repeat(tutti_rank_t *r, const tutti__node_t *nd, void *buf, long count,
+/* A rank's plan of a collective call (plan.c): what the call's
+ * (collective, algorithm as passed, root, count, datatype, op) decide --
+ * the algorithm to run (algo NULL: the variable's), its validation, the
+ * tree node its movers use, `auto`'s choice -- made at the first such
+ * call and kept for the next. The rule: a rank keeps one plan per depth
+ * of nesting (a collective an algorithm calls is one deeper); a call with
+ * the key of its depth's plan runs that plan, any other call builds a new
+ * one in its place; a rank's plans go when its run ends. */
+
+/* Begin a collective call of rank r: find or build its plan (validating
+ * the algorithm for the call: tutti_algo_check_call), open the call's
+ * span (a call nested in another's runs in that one's span). *run: the algorithm to run. *direct:
+ * non-NULL when the call is a one-message tree bcast whose node the plan holds (the tree bcast
+ * marked it): then run tutti__bcast_direct on it instead. 0, or the
+ * error (nothing opened). */
+int tutti__call_begin(tutti_rank_t *r, int coll, const tutti_algo_t *algo, int root, long count,
+                      tutti_datatype_t type, tutti_op_t op, size_t bytes, const tutti_algo_t **run,
+                      const struct tutti__node **direct);
+/* End the call begun: rc is the algorithm's; a parameter the algorithm
+ * read without declaring it makes it TUTTI_ENOTFOUND. Closes the span;
+ * an error keeps, for the rank's failure message, what the call ran
+ * (tutti_rank_doing). */
+int tutti__call_end(tutti_rank_t *r, int rc);
+
+/* The slot in which the plan of the call under way keeps the choice of
+ * `auto` algorithm a (auto.c), or NULL when a does not run as that plan's
+ * algorithm. */
+const tutti_algo_t **tutti__plan_choice(tutti_rank_t *r, const tutti_algo_t *a);
+
+/* A tree bcast of one message by algorithm a on `spec` rooted at root is
+ * done: if a runs the call's plan and the plan holds that node, the same
+ * call again goes straight down it (tutti__call_begin's *direct). */
+void tutti__plan_direct(tutti_rank_t *r, const tutti_algo_t *a, const tutti_treespec_t *spec,
+                        int root);
+/* One message down the tree from nd: the same tag, messages and order as
+ * tutti__tree_bcast (engine.c). */
+int tutti__bcast_direct(tutti_rank_t *r, const struct tutti__node *nd, void *buf, long count,
                         tutti_datatype_t type);
 
+/* tutti_auto_choose for a call of rank r (its world's model, rules and
+ * size), made once per world and (coll, bytes, root, whether op commutes):
+ * the ranks of a world share it (auto.c). */
+int tutti__auto_choose_r(tutti_rank_t *r, int coll, size_t bytes, int root, tutti_op_t op,
+                         const tutti_algo_t **chosen);
+
+/* An algorithm read parameter `name` of a, which it does not declare
+ * (select.c): the call under way on the calling rank fails
+ * (tutti__call_end). */
+void tutti__param_fault(const tutti_algo_t *a, const char *name);
+
 /* *nd: r's node in the tree `spec` rooted at root. 0, or a tree.h error,
- * or TUTTI_ENOMEM. The rank keeps its last node (tutti_rank_coll_cache),
- * so the same call again only compares: *nd then points into that memo
- * and stays valid until the rank's next tutti__node_get. A node the memo
- * does not keep (more than 16 children) is built in *own; release *own
- * with tutti__node_free either way. */
+ * or TUTTI_ENOMEM. The plan of the call under way keeps the first node
+ * its call asks for, so the same call again only compares: *nd then
+ * points into the plan and stays valid until the call ends. Any other
+ * node (another tree, no plan, more than 16 children) is built in *own;
+ * release *own with tutti__node_free either way. */
 int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
                     const tutti__node_t **nd);
 void tutti__node_free(tutti__node_t *own);
@@ -175,16 +209,22 @@ const char *tutti__coll_env(int coll);
 int tutti__algo_null(int coll, int *idx);
 const tutti_algo_t *tutti__algo_null_at(int idx);
 
-/* The algorithm a call of coll with algo NULL runs (coll.h's selection
- * rule): rank r looks the variable up at its first such call of a run and
- * keeps the choice (a getenv per call made an 8 B bcast on 16 fibers 30%
- * more instructions). *out is the kept algorithm, or buf when none could
- * be kept. */
-int tutti__algo_for_null(tutti_rank_t *r, int coll, tutti_algo_t *buf, const tutti_algo_t **out);
-
-/* Whether d is one of the registry's entries (not a caller's forged
- * descriptor); O(1). */
-int tutti__algo_registered(const tutti_algo_desc_t *d);
+/* tutti_algo_register's checks of d on its own (not against the names
+ * registered): 0, or TUTTI_EINVAL with the sentence (registry.c). */
+int tutti__desc_check(const tutti_algo_desc_t *d, char *err, size_t errlen);
+/* A deep copy of a description (registry.c): 0 or TUTTI_ENOMEM.
+ * tutti__register_all takes copies: once registered, free the copy
+ * itself (free(), its strings are the entry's), else tutti__desc_free. */
+int tutti__desc_dup(const tutti_algo_desc_t *d, tutti_algo_desc_t **out);
+void tutti__desc_free(tutti_algo_desc_t *d);
+/* Register n descriptions from origin (a plugin's file), all or none
+ * (registry.c). 0, or tutti_algo_register's errors. */
+int tutti__register_all(const tutti_algo_desc_t *const *d, int n, const char *origin, char *err,
+                        size_t errlen);
+/* The one algorithm of coll that the plugin at path registers, loading
+ * it first if needed (plugin.c). 0, or an error with its sentence. */
+int tutti__plugin_algo(int coll, const char *path, const tutti_algo_desc_t **d, char *err,
+                       size_t errlen);
 
 /* The per-call checks of parameters the registry's table names
  * (select.c): 0, or TUTTI_EINVAL with the reason in err. check_allgather
@@ -213,6 +253,12 @@ int tutti__model_postal_L(const tutti_model_t *m, size_t bytes);
  * (tutti_algo_treespec with tutti__model_postal_L). */
 int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec);
+
+/* A tree algorithm's segment parameter in bytes, 0 when it has none. */
+static inline size_t tutti__tree_segment(const tutti_algo_t *a) {
+  int i = a->e->tp[TUTTI__TP_SEGMENT];
+  return i < 0 ? 0 : (size_t)a->value[i];
+}
 
 /* The bytes of one message of a segmented transfer: the segment rounded to
  * whole elements (at least one), or the whole buffer if smaller or 0. */

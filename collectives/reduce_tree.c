@@ -45,7 +45,7 @@ int tutti__reduce_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, long count
                        tutti_datatype_t type, tutti_op_t op, int root, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
-  size_t seg = a->p.segment;
+  size_t seg = tutti__tree_segment(a);
   tutti_treespec_t spec;
   int rc = tutti__algo_tree(r, a, tutti__segment_bytes(count, type, seg), &spec);
   if (rc) return rc;

@@ -1,32 +1,39 @@
 /*
- * registry.c -- THE list of every algorithm (coll.h): collective, name,
- * function or tree, parameters with defaults and ranges, restrictions,
- * summary, source and Hockney cost (text and function). The CLI, the
- * tests, the README's table and the help enumerate it with
- * tutti_algo_desc_at(); adding an algorithm is adding one line to
- * TUTTI_ALGOS below (and, unless it is a tree, its own file).
+ * registry.c -- THE list of tutti's own algorithms (TUTTI_ALGOS below), and
+ * the registry every algorithm joins, built-in or not: tutti_algo_register
+ * checks a description (coll.h), copies it, and appends it; the built-ins
+ * go through the very same checks, from this file's table, the first time
+ * anyone asks the registry anything. The CLI, the tests, the README's
+ * table and the help enumerate it with tutti_algo_desc_at(); adding a
+ * built-in is adding one line to TUTTI_ALGOS (and, unless it is a tree,
+ * its own file).
  *
- * Everything here is a pure lookup on constant data: any thread, any time.
+ * Threads: registration takes a lock; readers take none. Entries are
+ * never changed or removed, and the count is published after the entry
+ * (release, acquire), so a reader sees whole entries only.
  * Parsing a selection and its parameters, and checking them per call, is
  * select.c's; the collectives' default algorithms are `defaults` below.
  */
 #include <errno.h>
 #include <math.h>
-#include <stddef.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "engine.h"
 #include "tutti/coll.h"
 #include "tutti/units.h"
 
 /* ------------------------------------------------------------ parameters */
 
-/* Each parameter is declared once here and named by any number of
- * algorithms; its field in tutti_params_t receives the parsed value. */
+/* Each parameter of the table is declared once here and named by any
+ * number of its lines; its field in tutti_params_t (algo.h) receives the
+ * parsed value. */
 static const char *const order_words[] = {"rank", "dfs", "list:", NULL}; /* tutti_chain_order */
 static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL};
 #define LAMBDA_MAX 0x1.fffffffffffffp-1 /* the largest double below 1: lambda in [0.5, 1) */
@@ -41,7 +48,7 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
   }
 #define P_L                                                                                        \
   {                                                                                                \
-    "L", TUTTI_PARAM_INT, NAN, 1, 4096, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,            \
+    "L", TUTTI_PARAM_INT, 0, 1, 4096, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,              \
         "postal latency in send times the tree is optimal for; auto: the model's L(m)/S(m)",       \
         FIELD(L), NULL, NULL                                                                       \
   }
@@ -59,7 +66,7 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
 
 #define P_SEGMENTS                                                                                 \
   {                                                                                                \
-    "segments", TUTTI_PARAM_INT, NAN, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,  \
+    "segments", TUTTI_PARAM_INT, 0, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,    \
         "cut the message into this many segments (at most its bytes); auto: "                      \
         "sqrt((P-2) beta m / alpha) from the model, the better of its floor and ceiling",          \
         FIELD(segments), NULL, tutti__check_segments                                               \
@@ -81,7 +88,7 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
 
 #define P_BLOCKS                                                                                   \
   {                                                                                                \
-    "blocks", TUTTI_PARAM_INT, NAN, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,    \
+    "blocks", TUTTI_PARAM_INT, 0, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,      \
         "cut the vector into this many blocks (at most one per element); auto: the count "         \
         "minimizing the modeled time, near sqrt((4H-2) beta m / (3 alpha))",                       \
         FIELD(blocks), NULL, NULL                                                                  \
@@ -118,10 +125,10 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
 
 /* THE list. One line per algorithm:
  *
- *   TREE(coll, "name", KIND, restrictions, summary, source, cost, params...)
+ *   TREE(coll, "name", kind, restrictions, summary, source, cost, params...)
  *     a tree algorithm: the collective's generic tree mover (engine.h) on
- *     tree.h's TUTTI_TREE_KIND, its Hockney cost from the tree itself
- *     (tree_cost.c); nothing else to write.
+ *     tree.h's kind, its Hockney cost from the tree itself (tree_cost.c);
+ *     nothing else to write.
  *   ALGO(coll, id, "name", restrictions, summary, source, cost, params...)
  *     any other algorithm: one file defining tutti__<coll>_<id> and its
  *     cost function tutti__<coll>_<id>_cost (declared by this list).
@@ -129,17 +136,17 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
  * params: P_* above, at most TUTTI_MAX_PARAMS. Order within a collective
  * is the order of `tutti list` and the suite. */
 #define TUTTI_ALGOS(TREE, ALGO)                                                                    \
-  TREE(bcast, "flat", FLAT, 0, "the root sends to every other rank in turn", SRC_PVM,              \
+  TREE(bcast, "flat", flat, 0, "the root sends to every other rank in turn", SRC_PVM,              \
        "(P-1)(alpha + beta m)")                                                                    \
-  TREE(bcast, "binary", BINARY, 0, "heap-ordered binary tree, optionally pipelined in segments",   \
+  TREE(bcast, "binary", binary, 0, "heap-ordered binary tree, optionally pipelined in segments",   \
        "Open MPI coll/base (bintree)", "<= 2 floor(log2 P)(alpha + beta m)", P_SEGMENT)            \
-  TREE(bcast, "binomial", BINOMIAL, 0,                                                             \
+  TREE(bcast, "binomial", binomial, 0,                                                             \
        "binomial tree, farthest child first, optionally pipelined", SRC_MPICH,                     \
        "ceil(log2 P)(alpha + beta m)", P_SEGMENT)                                                  \
-  TREE(bcast, "lambda-tree", LAMBDA, 0,                                                            \
+  TREE(bcast, "lambda-tree", lambda, 0,                                                            \
        "the source keeps a share lambda of its set and hands the rest to one leader", SRC_BI,      \
        "T_1(P)(alpha + beta m); ceil(log2 P) at lambda = 0.5", P_LAMBDA, P_SEGMENT)                \
-  TREE(bcast, "postal-optimal", POSTAL, 0,                                                         \
+  TREE(bcast, "postal-optimal", postal, 0,                                                         \
        "the optimal tree of the postal model of latency L (f_L(P) steps)", SRC_BK,                 \
        "T_1(P)(alpha + beta m); ceil(log2 P) for L = 1", P_L, P_SEGMENT)                           \
   ALGO(bcast, pipelined_chain, "pipelined-chain", 0,                                               \
@@ -154,41 +161,41 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
-  TREE(reduce, "flat", FLAT, 0, "every rank sends to the root, which combines in rank order",      \
+  TREE(reduce, "flat", flat, 0, "every rank sends to the root, which combines in rank order",      \
        SRC_PVM, "(P-1)(alpha + beta m + gamma m)")                                                 \
-  TREE(reduce, "binary", BINARY, TUTTI_ALGO_COMMUTATIVE,                                           \
+  TREE(reduce, "binary", binary, TUTTI_ALGO_COMMUTATIVE,                                           \
        "heap-ordered binary tree (subtrees are not rank ranges)", "Open MPI coll/base (bintree)",  \
        "<= 2 floor(log2 P)(alpha + beta m + gamma m)", P_SEGMENT)                                  \
-  TREE(reduce, "binomial", BINOMIAL, 0, "binomial tree, children combined in rank order",          \
+  TREE(reduce, "binomial", binomial, 0, "binomial tree, children combined in rank order",          \
        SRC_MPICH, "ceil(log2 P)(alpha + beta m + gamma m)", P_SEGMENT)                             \
-  TREE(reduce, "lambda-tree", LAMBDA, 0,                                                           \
+  TREE(reduce, "lambda-tree", lambda, 0,                                                           \
        "the lambda-tree broadcast reversed: receive from children, reduce, send to parent",        \
        SRC_BI, "T_1(P)(alpha + beta m + gamma m); ceil(log2 P) at lambda = 0.5", P_LAMBDA,         \
        P_SEGMENT)                                                                                  \
-  TREE(reduce, "postal-optimal", POSTAL, 0, "the postal-optimal broadcast tree reversed", SRC_BK,  \
+  TREE(reduce, "postal-optimal", postal, 0, "the postal-optimal broadcast tree reversed", SRC_BK,  \
        "T_1(P)(alpha + beta m + gamma m)", P_L, P_SEGMENT)                                         \
   ALGO(reduce, auto, "auto", 0,                                                                    \
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
-  TREE(gather, "flat", FLAT, 0, "every rank sends its block to the root", SRC_PVM,                 \
+  TREE(gather, "flat", flat, 0, "every rank sends its block to the root", SRC_PVM,                 \
        "(P-1)(alpha + beta b)")                                                                    \
-  TREE(gather, "binomial", BINOMIAL, 0,                                                            \
+  TREE(gather, "binomial", binomial, 0,                                                            \
        "binomial tree; each rank forwards its subtree's blocks in one message", SRC_MPICH,         \
        "ceil(log2 P) alpha + (P-1) beta b")                                                        \
-  TREE(gather, "lambda-tree", LAMBDA, 0,                                                           \
+  TREE(gather, "lambda-tree", lambda, 0,                                                           \
        "lambda-tree; each rank forwards its subtree's blocks in one message", SRC_BI,              \
        "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
   ALGO(gather, auto, "auto", 0,                                                                    \
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
-  TREE(scatter, "flat", FLAT, 0, "the root sends every rank its block", SRC_PVM,                   \
+  TREE(scatter, "flat", flat, 0, "the root sends every rank its block", SRC_PVM,                   \
        "(P-1)(alpha + beta b)")                                                                    \
-  TREE(scatter, "binomial", BINOMIAL, 0,                                                           \
+  TREE(scatter, "binomial", binomial, 0,                                                           \
        "binomial tree; each rank gets its subtree's blocks in one message", SRC_MPICH,             \
        "ceil(log2 P) alpha + (P-1) beta b")                                                        \
-  TREE(scatter, "lambda-tree", LAMBDA, 0,                                                          \
+  TREE(scatter, "lambda-tree", lambda, 0,                                                          \
        "lambda-tree; each rank gets its subtree's blocks in one message", SRC_BI,                  \
        "T_1(P) alpha + ~(P-1) beta b", P_LAMBDA)                                                   \
   ALGO(scatter, auto, "auto", 0,                                                                   \
@@ -229,15 +236,15 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
                                                                                                    \
-  TREE(barrier, "lambda-tree", LAMBDA, 0,                                                          \
+  TREE(barrier, "lambda-tree", lambda, 0,                                                          \
        "empty reduce to rank 0 on the lambda-tree, then an empty broadcast", SRC_BI,               \
        "2 T_1(P) alpha", P_LAMBDA)                                                                 \
-  TREE(barrier, "flat", FLAT, 0, "every rank reports to rank 0, which then releases each in turn", \
+  TREE(barrier, "flat", flat, 0, "every rank reports to rank 0, which then releases each in turn", \
        SRC_PVM, "2 (P-1) alpha")                                                                   \
-  TREE(barrier, "binomial", BINOMIAL, 0,                                                           \
+  TREE(barrier, "binomial", binomial, 0,                                                           \
        "empty reduce to rank 0 on the binomial tree, then an empty broadcast", SRC_MPICH,          \
        "2 ceil(log2 P) alpha")                                                                     \
-  TREE(barrier, "postal-optimal", POSTAL, 0,                                                       \
+  TREE(barrier, "postal-optimal", postal, 0,                                                       \
        "empty reduce, then empty broadcast, on the postal-optimal tree of latency L", SRC_BK,      \
        "2 T_1(P) alpha", P_L)                                                                      \
   ALGO(barrier, dissemination, "dissemination", 0,                                                 \
@@ -301,28 +308,30 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
   tutti_cost_fn tutti__##c##_##id##_cost;
 TUTTI_ALGOS(DECLARE_TREE, DECLARE_ALGO)
 
-/* Pass 2: the table. NPARAMS counts the P_* given (none is fine). */
+/* Pass 2: the descriptions, as any algorithm's author writes one. NPARAMS
+ * counts the P_* given (none is fine). */
 #define NPARAMS(...)                                                                               \
   ((int)(sizeof((tutti_param_desc_t[]){{0}, ##__VA_ARGS__}) / sizeof(tutti_param_desc_t)) - 1)
 #define ENTRY(c, nm, fn_, cost_fn_, tree_, restr, sum, src, cst, ...)                              \
-  {.coll = COLL_##c,                                                                               \
+  {.abi = TUTTI_ALGO_ABI,                                                                          \
+   .coll = COLL_##c,                                                                               \
    .name = nm,                                                                                     \
    .fn.c = fn_,                                                                                    \
+   .tree = tree_,                                                                                  \
    .nparams = NPARAMS(__VA_ARGS__),                                                                \
-   .params = {__VA_ARGS__},                                                                        \
+   .params = (const tutti_param_desc_t[]){{0}, ##__VA_ARGS__} + 1,                                 \
+   .params_size = sizeof(tutti_params_t),                                                          \
    .restrictions = restr,                                                                          \
    .summary = sum,                                                                                 \
    .source = src,                                                                                  \
    .cost = cst,                                                                                    \
-   .cost_fn = cost_fn_,                                                                            \
-   .tree = tree_},
-#define ENTRY_TREE(c, nm, kind, ...)                                                               \
-  ENTRY(c, nm, tutti__##c##_tree, tutti__##c##_tree_cost, TUTTI_TREE_##kind, __VA_ARGS__)
+   .cost_fn = cost_fn_},
+#define ENTRY_TREE(c, nm, kind, ...) ENTRY(c, nm, NULL, NULL, #kind, __VA_ARGS__)
 #define ENTRY_ALGO(c, id, nm, ...)                                                                 \
-  ENTRY(c, nm, tutti__##c##_##id, tutti__##c##_##id##_cost, -1, __VA_ARGS__)
-static const tutti_algo_desc_t table[] = {TUTTI_ALGOS(ENTRY_TREE, ENTRY_ALGO)};
-#define NALGOS ((int)(sizeof table / sizeof *table))
-_Static_assert(NALGOS > 0, "the registry is empty");
+  ENTRY(c, nm, tutti__##c##_##id, tutti__##c##_##id##_cost, NULL, __VA_ARGS__)
+static const tutti_algo_desc_t builtins[] = {TUTTI_ALGOS(ENTRY_TREE, ENTRY_ALGO)};
+#define NBUILTINS ((int)(sizeof builtins / sizeof *builtins))
+_Static_assert(NBUILTINS > 0, "the registry is empty");
 
 /* Each collective's default: the classic binomial tree where there is one
  * (optimal under Hockney, where latency and sending cost are equal). */
@@ -382,30 +391,505 @@ const char *tutti_coll_summary(int coll) {
   return coll >= 0 && coll < TUTTI_COLL_N ? what[coll] : "";
 }
 
+/* ------------------------------------------------------------ the registry */
+
+#define MAX_ALGOS 4096
+static struct tutti__entry *entries[MAX_ALGOS];
+static int nentries; /* published with release once entries[nentries-1] is whole */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* Letters, digits, '-', '_' (and no leading '-'): what a selection's
+ * "name:k=v" and a file name's ".c" never leave in doubt. */
+static int good_name(const char *s, int dash) {
+  if (!s || !*s || *s == '-' || strlen(s) > 64) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_' || (dash && *s == '-')))
+      return 0;
+  return 1;
+}
+
+static int nwords(const char *const *w) {
+  int n = 0;
+  while (w && w[n]) n++;
+  return n;
+}
+
+/* The shape parameters a tree algorithm may declare, by name and type. */
+static const struct {
+  const char *name;
+  int type;
+} tree_params[TUTTI__TP_N] = {
+    [TUTTI__TP_LAMBDA] = {"lambda", TUTTI_PARAM_REAL},
+    [TUTTI__TP_L] = {"L", TUTTI_PARAM_INT},
+    [TUTTI__TP_K] = {"k", TUTTI_PARAM_INT},
+    [TUTTI__TP_SEGMENT] = {"segment", TUTTI_PARAM_SIZE},
+};
+
+/* The field a parameter type fills in the algorithm's struct. */
+static size_t field_size(int type) {
+  return type == TUTTI_PARAM_REAL   ? sizeof(double)
+         : type == TUTTI_PARAM_SIZE ? sizeof(size_t)
+                                    : sizeof(long);
+}
+
+/* Is d a description this registry can take? 0, or TUTTI_EINVAL with the
+ * sentence (who: "bcast 'mine'"). Fills e's tree and tp. */
+static int check_params(const tutti_algo_desc_t *d, const char *who, struct tutti__entry *e,
+                        char *err, size_t errlen) {
+  static const char *const types = "REAL, INT, SIZE, CHOICE";
+  for (int i = 0; i < d->nparams; i++) {
+    const tutti_param_desc_t *p = &d->params[i];
+    if (!good_name(p->name, 0)) {
+      errf(err, errlen,
+           "%s: parameter %d has a bad name '%s'; accepted: letters, digits and '_', at most 64",
+           who, i, p->name ? p->name : "(null)");
+      return TUTTI_EINVAL;
+    }
+    for (int j = 0; j < i; j++)
+      if (!strcmp(d->params[j].name, p->name)) {
+        errf(err, errlen, "%s: parameter '%s' is declared twice; accepted: each name once", who,
+             p->name);
+        return TUTTI_EINVAL;
+      }
+    if (p->type < TUTTI_PARAM_REAL || p->type > TUTTI_PARAM_CHOICE) {
+      errf(err, errlen, "%s: parameter '%s' has unknown type %d; accepted: %s", who, p->name,
+           p->type, types);
+      return TUTTI_EINVAL;
+    }
+    if (p->flags & ~(TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT)) {
+      errf(err, errlen,
+           "%s: parameter '%s' has unknown flags 0x%x; accepted: TUTTI_PARAM_AUTO_OK, "
+           "TUTTI_PARAM_AUTO_DEFAULT",
+           who, p->name, p->flags);
+      return TUTTI_EINVAL;
+    }
+    if ((p->flags & TUTTI_PARAM_AUTO_DEFAULT) && !(p->flags & TUTTI_PARAM_AUTO_OK)) {
+      errf(err, errlen, "%s: parameter '%s': an auto default needs TUTTI_PARAM_AUTO_OK", who,
+           p->name);
+      return TUTTI_EINVAL;
+    }
+    if (p->type == TUTTI_PARAM_CHOICE) {
+      int n = nwords(p->choices);
+      if (n == 0) {
+        errf(err, errlen, "%s: choice parameter '%s' has no words; accepted: a NULL-ended list",
+             who, p->name);
+        return TUTTI_EINVAL;
+      }
+      for (int w = 0; w < n; w++)
+        if (!*p->choices[w] || strchr(p->choices[w], ',') || strchr(p->choices[w], '=')) {
+          errf(err, errlen, "%s: parameter '%s': bad word '%s'; accepted: words without ',' or '='",
+               who, p->name, p->choices[w]);
+          return TUTTI_EINVAL;
+        }
+      if (p->min != 0 || p->max != n - 1) {
+        errf(err, errlen,
+             "%s: choice parameter '%s': range [%g, %g]; accepted: [0, %d], its words' indices",
+             who, p->name, p->min, p->max, n - 1);
+        return TUTTI_EINVAL;
+      }
+    } else if (p->choices) {
+      errf(err, errlen, "%s: parameter '%s' has words but is not a choice", who, p->name);
+      return TUTTI_EINVAL;
+    }
+    if (isnan(p->min) || isnan(p->max) || p->min > p->max || isinf(p->min)) {
+      errf(err, errlen, "%s: parameter '%s': min %g > max %g; accepted: a finite min <= max", who,
+           p->name, p->min, p->max);
+      return TUTTI_EINVAL;
+    }
+    if (!(p->flags & TUTTI_PARAM_AUTO_DEFAULT) && !(p->def >= p->min && p->def <= p->max)) {
+      errf(err, errlen, "%s: parameter '%s': default %g is out of its range [%g, %g]", who, p->name,
+           p->def, p->min, p->max);
+      return TUTTI_EINVAL;
+    }
+    if (p->type == TUTTI_PARAM_SIZE && p->min < 0) {
+      errf(err, errlen, "%s: size parameter '%s': min %g; accepted: >= 0", who, p->name, p->min);
+      return TUTTI_EINVAL;
+    }
+    if (d->params_size &&
+        (p->offset % field_size(p->type) || p->offset + field_size(p->type) > d->params_size)) {
+      errf(err, errlen,
+           "%s: parameter '%s': offset %zu does not hold a %zu-byte field in params_size %zu", who,
+           p->name, p->offset, field_size(p->type), d->params_size);
+      return TUTTI_EINVAL;
+    }
+  }
+  for (int t = 0; t < TUTTI__TP_N; t++) {
+    e->tp[t] = -1;
+    for (int i = 0; i < d->nparams; i++)
+      if (!strcmp(d->params[i].name, tree_params[t].name)) e->tp[t] = i;
+  }
+  return 0;
+}
+
+static int check_tree(const tutti_algo_desc_t *d, const char *who, struct tutti__entry *e,
+                      char *err, size_t errlen) {
+  e->tree = -1;
+  if (!d->tree) return 0;
+  static const char *const kinds = "flat, chain, binary, binomial, knomial, lambda, postal";
+  if (tutti_tree_kind_find(d->tree, &e->tree)) {
+    errf(err, errlen, "%s: unknown tree kind '%s'; accepted: %s", who, d->tree, kinds);
+    return TUTTI_EINVAL;
+  }
+  int c = d->coll;
+  if (c != TUTTI_COLL_BCAST && c != TUTTI_COLL_REDUCE && c != TUTTI_COLL_GATHER &&
+      c != TUTTI_COLL_SCATTER && c != TUTTI_COLL_BARRIER) {
+    errf(err, errlen,
+         "%s: %s has no tree mover; accepted: a tree for bcast, reduce, gather, scatter, barrier",
+         who, tutti_coll_name(c));
+    return TUTTI_EINVAL;
+  }
+  int contiguous = tutti_tree_contiguous(e->tree) == 1;
+  if (!contiguous && (c == TUTTI_COLL_GATHER || c == TUTTI_COLL_SCATTER)) {
+    errf(err, errlen,
+         "%s: %s moves contiguous subtrees, and a %s tree's are not; accepted: flat, chain, "
+         "binomial, knomial, lambda, postal",
+         who, tutti_coll_name(c), d->tree);
+    return TUTTI_EINVAL;
+  }
+  if (!contiguous && c == TUTTI_COLL_REDUCE && !(d->restrictions & TUTTI_ALGO_COMMUTATIVE)) {
+    errf(err, errlen,
+         "%s: a reduce on a %s tree cannot keep rank order; accepted: restrictions "
+         "TUTTI_ALGO_COMMUTATIVE, or a contiguous tree",
+         who, d->tree);
+    return TUTTI_EINVAL;
+  }
+  for (int t = 0; t < TUTTI__TP_N; t++) {
+    int i = e->tp[t];
+    if (i < 0) continue;
+    if (d->params[i].type != tree_params[t].type) {
+      errf(err, errlen, "%s: tree parameter '%s' must be of type %s", who, tree_params[t].name,
+           t == TUTTI__TP_LAMBDA    ? "REAL"
+           : t == TUTTI__TP_SEGMENT ? "SIZE"
+                                    : "INT");
+      return TUTTI_EINVAL;
+    }
+    if (t == TUTTI__TP_SEGMENT && c != TUTTI_COLL_BCAST && c != TUTTI_COLL_REDUCE) {
+      errf(err, errlen, "%s: %s's tree mover does not segment; accepted: segment for bcast, reduce",
+           who, tutti_coll_name(c));
+      return TUTTI_EINVAL;
+    }
+  }
+  return 0;
+}
+
+/* The tree movers and their costs, per collective (engine.h). */
+static void tree_fns(int coll, tutti_algo_desc_t *d) {
+  switch (coll) {
+  case TUTTI_COLL_BCAST:
+    d->fn.bcast = tutti__bcast_tree;
+    break;
+  case TUTTI_COLL_REDUCE:
+    d->fn.reduce = tutti__reduce_tree;
+    break;
+  case TUTTI_COLL_GATHER:
+    d->fn.gather = tutti__gather_tree;
+    break;
+  case TUTTI_COLL_SCATTER:
+    d->fn.scatter = tutti__scatter_tree;
+    break;
+  default:
+    d->fn.barrier = tutti__barrier_tree;
+    break;
+  }
+  if (d->cost_fn) return;
+  switch (coll) {
+  case TUTTI_COLL_BCAST:
+    d->cost_fn = tutti__bcast_tree_cost;
+    break;
+  case TUTTI_COLL_REDUCE:
+    d->cost_fn = tutti__reduce_tree_cost;
+    break;
+  case TUTTI_COLL_GATHER:
+    d->cost_fn = tutti__gather_tree_cost;
+    break;
+  case TUTTI_COLL_SCATTER:
+    d->cost_fn = tutti__scatter_tree_cost;
+    break;
+  default:
+    d->cost_fn = tutti__barrier_tree_cost;
+    break;
+  }
+}
+
+/* d checked on its own into e (not yet registered): 0 or TUTTI_EINVAL. */
+static int check_desc(const tutti_algo_desc_t *d, struct tutti__entry *e, char *err,
+                      size_t errlen) {
+  char who[128];
+  if (!d) {
+    errf(err, errlen, "no algorithm description given");
+    return TUTTI_EINVAL;
+  }
+  if (d->abi != TUTTI_ALGO_ABI) {
+    errf(err, errlen,
+         "algorithm '%s' was written for ABI version %u, %s; this tutti accepts %d (rebuild it "
+         "against this tutti's headers)",
+         good_name(d->name, 1) ? d->name : "?", d->abi,
+         d->abi > TUTTI_ALGO_ABI ? "from a newer tutti" : "from an older tutti", TUTTI_ALGO_ABI);
+    return TUTTI_EINVAL;
+  }
+  if (d->coll < 0 || d->coll >= TUTTI_COLL_N) {
+    char all[160] = "";
+    for (int i = 0; i < TUTTI_COLL_N; i++)
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "",
+               tutti_coll_name(i));
+    errf(err, errlen, "algorithm '%s': unknown collective %d; accepted: %s",
+         good_name(d->name, 1) ? d->name : "?", d->coll, all);
+    return TUTTI_EINVAL;
+  }
+  if (!good_name(d->name, 1)) {
+    errf(err, errlen,
+         "%s algorithm: bad name '%s'; accepted: letters, digits, '-' and '_', at most 64, not "
+         "starting with '-'",
+         tutti_coll_name(d->coll), d->name ? d->name : "(null)");
+    return TUTTI_EINVAL;
+  }
+  snprintf(who, sizeof who, "%s '%s'", tutti_coll_name(d->coll), d->name);
+  if (d->nparams < 0 || d->nparams > TUTTI_MAX_PARAMS || (d->nparams && !d->params)) {
+    errf(err, errlen, "%s: %d parameters; accepted: 0..%d, in params", who, d->nparams,
+         TUTTI_MAX_PARAMS);
+    return TUTTI_EINVAL;
+  }
+  if (!d->fn.any && !d->tree) {
+    errf(err, errlen, "%s: no function and no tree; accepted: fn.%s, or a tree kind", who,
+         tutti_coll_name(d->coll));
+    return TUTTI_EINVAL;
+  }
+  if (d->restrictions & ~(unsigned)(TUTTI_ALGO_COMMUTATIVE | TUTTI_ALGO_POW2)) {
+    errf(err, errlen,
+         "%s: unknown restriction bits 0x%x; accepted: TUTTI_ALGO_COMMUTATIVE, TUTTI_ALGO_POW2",
+         who, d->restrictions);
+    return TUTTI_EINVAL;
+  }
+  if (!d->summary || !*d->summary) {
+    errf(err, errlen, "%s: no summary; accepted: its idea in one line", who);
+    return TUTTI_EINVAL;
+  }
+  int rc = check_params(d, who, e, err, errlen);
+  if (!rc) rc = check_tree(d, who, e, err, errlen);
+  if (rc) return rc;
+  e->d = *d;
+  if (d->nparams) memcpy(e->params, d->params, (size_t)d->nparams * sizeof *d->params);
+  e->d.params = e->params;
+  if (e->tree >= 0 && !d->fn.any) tree_fns(d->coll, &e->d);
+  return 0;
+}
+
+/* A deep copy of a caller's description (its strings, parameters and
+ * words), which the caller may then free; tutti__desc_free undoes it. A
+ * copy made for a registration that fails is freed; one registered lives
+ * as long as the process (the entry points to it). */
+int tutti__desc_dup(const tutti_algo_desc_t *d, tutti_algo_desc_t **out) {
+  int np = d && d->nparams > 0 && d->nparams <= TUTTI_MAX_PARAMS && d->params ? d->nparams : 0;
+  tutti_algo_desc_t *c = calloc(1, sizeof *c + (size_t)np * sizeof(tutti_param_desc_t));
+  *out = c;
+  if (!c) return TUTTI_ENOMEM;
+  if (!d) return 0;
+  *c = *d;
+  tutti_param_desc_t *ps = (tutti_param_desc_t *)(c + 1);
+  if (np) memcpy(ps, d->params, (size_t)np * sizeof *ps);
+  c->params = np ? ps : d->params; /* a bad count keeps the caller's, for check_desc to refuse */
+  int bad = 0;
+#define OWN(f)                                                                                     \
+  do {                                                                                             \
+    if ((f) && !((f) = strdup(f))) bad = 1;                                                        \
+  } while (0)
+  OWN(c->name);
+  OWN(c->tree);
+  OWN(c->summary);
+  OWN(c->source);
+  OWN(c->cost);
+  for (int i = 0; i < np; i++) {
+    OWN(ps[i].name);
+    OWN(ps[i].help);
+    if (ps[i].choices) {
+      int n = nwords(ps[i].choices);
+      const char **w = calloc((size_t)n + 1, sizeof *w);
+      for (int k = 0; w && k < n; k++)
+        if (!(w[k] = strdup(ps[i].choices[k]))) bad = 1;
+      if (!w) bad = 1;
+      ps[i].choices = w;
+    }
+  }
+#undef OWN
+  if (bad) {
+    tutti__desc_free(c);
+    *out = NULL;
+    return TUTTI_ENOMEM;
+  }
+  return 0;
+}
+
+void tutti__desc_free(tutti_algo_desc_t *c) {
+  if (!c) return;
+  free((char *)c->name), free((char *)c->tree), free((char *)c->summary);
+  free((char *)c->source), free((char *)c->cost);
+  tutti_param_desc_t *ps = (tutti_param_desc_t *)(c + 1);
+  if (c->params == ps)
+    for (int i = 0; i < c->nparams; i++) {
+      free((char *)ps[i].name), free((char *)ps[i].help);
+      for (int k = 0; ps[i].choices && ps[i].choices[k]; k++) free((char *)ps[i].choices[k]);
+      free((void *)ps[i].choices);
+    }
+  free(c);
+}
+
+int tutti__desc_check(const tutti_algo_desc_t *d, char *err, size_t errlen) {
+  struct tutti__entry *e = calloc(1, sizeof *e);
+  if (!e) {
+    errf(err, errlen, "out of memory");
+    return TUTTI_ENOMEM;
+  }
+  int rc = check_desc(d, e, err, errlen);
+  free(e);
+  return rc;
+}
+
+static const struct tutti__entry *find_locked(int n, int coll, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (entries[i]->d.coll == coll && !strcmp(entries[i]->d.name, name)) return entries[i];
+  return NULL;
+}
+
+/* Register n descriptions from `origin`, all or none, holding the lock:
+ * tutti's own static table (builtin 1), or copies (tutti__desc_dup) the
+ * entries keep. */
+static int register_locked(const tutti_algo_desc_t *const *d, int n, const char *origin,
+                           int builtin, char *err, size_t errlen) {
+  int base = nentries, rc = 0;
+  if (base + n > MAX_ALGOS) {
+    errf(err, errlen, "the registry is full (%d algorithms)", MAX_ALGOS);
+    return TUTTI_ENOMEM;
+  }
+  int made = 0;
+  for (; made < n && !rc; made++) {
+    struct tutti__entry *e = calloc(1, sizeof *e);
+    if (!e) {
+      errf(err, errlen, "out of memory");
+      rc = TUTTI_ENOMEM;
+      break;
+    }
+    entries[base + made] = e;
+    if ((rc = check_desc(d[made], e, err, errlen))) {
+      made++;
+      break;
+    }
+    const struct tutti__entry *twin = find_locked(base + made, e->d.coll, e->d.name);
+    if (twin) {
+      errf(err, errlen, "%s '%s' is registered already (%s); accepted: a name %s does not have",
+           tutti_coll_name(e->d.coll), e->d.name, twin->origin, tutti_coll_name(e->d.coll));
+      rc = TUTTI_EINVAL;
+      made++;
+      break;
+    }
+    e->origin = origin;
+    e->builtin = builtin;
+    e->index = base + made;
+    char doing[256];
+    snprintf(doing, sizeof doing, "%s '%s' (%s%s)", tutti_coll_name(e->d.coll), e->d.name,
+             origin[0] == '/' ? "plugin " : "", origin);
+    e->doing = builtin ? NULL : strdup(doing);
+  }
+  if (rc) { /* none of them: only copies were made, nothing was published */
+    for (int i = 0; i < made; i++) free(entries[base + i]), entries[base + i] = NULL;
+    return rc;
+  }
+  __atomic_store_n(&nentries, base + n, __ATOMIC_RELEASE);
+  return 0;
+}
+
+static void register_builtins(void) {
+  const tutti_algo_desc_t *d[NBUILTINS];
+  char err[512];
+  for (int i = 0; i < NBUILTINS; i++) d[i] = &builtins[i];
+  pthread_mutex_lock(&lock);
+  int rc = register_locked(d, NBUILTINS, "built-in", 1, err, sizeof err);
+  pthread_mutex_unlock(&lock);
+  if (rc) { /* the table itself is wrong: tests/test_unit_registry.c */
+    fprintf(stderr, "tutti: a built-in algorithm does not register: %s\n", err);
+    abort();
+  }
+}
+
+static inline int count(void) {
+  pthread_once(&once, register_builtins);
+  return __atomic_load_n(&nentries, __ATOMIC_ACQUIRE);
+}
+
+int tutti__register_all(const tutti_algo_desc_t *const *d, int n, const char *origin, char *err,
+                        size_t errlen) {
+  count();
+  pthread_mutex_lock(&lock);
+  int rc = register_locked(d, n, origin, 0, err, errlen);
+  pthread_mutex_unlock(&lock);
+  return rc;
+}
+
+int tutti_algo_register(const tutti_algo_desc_t *d, char *err, size_t errlen) {
+  tutti_algo_desc_t *c;
+  if (!d) {
+    errf(err, errlen, "no algorithm description given");
+    return TUTTI_EINVAL;
+  }
+  if (tutti__desc_dup(d, &c)) {
+    errf(err, errlen, "out of memory");
+    return TUTTI_ENOMEM;
+  }
+  const tutti_algo_desc_t *one = c;
+  int rc = tutti__register_all(&one, 1, "registered by the program", err, errlen);
+  if (rc)
+    tutti__desc_free(c);
+  else
+    free(c); /* the entry holds its strings and words now, not the copy itself */
+  return rc;
+}
+
 /* ----------------------------------------------------------------- lookup */
 
 const tutti_algo_desc_t *tutti_algo_desc_at(int i) {
-  return i >= 0 && i < NALGOS ? &table[i] : NULL;
+  return i >= 0 && i < count() ? &entries[i]->d : NULL;
 }
 
-/* By address (every call checks it): integers, since comparing pointers
- * into different objects is undefined. */
-int tutti__algo_registered(const tutti_algo_desc_t *d) {
-  uintptr_t p = (uintptr_t)d, lo = (uintptr_t)table;
-  return p >= lo && p < lo + sizeof table && (p - lo) % sizeof *table == 0;
+const struct tutti__entry *tutti__entry_of(const tutti_algo_desc_t *d) {
+  int n = count();
+  for (int i = 0; d && i < n; i++)
+    if (&entries[i]->d == d) return entries[i];
+  return NULL;
+}
+
+const char *tutti_algo_origin(const tutti_algo_desc_t *d) {
+  const struct tutti__entry *e = tutti__entry_of(d);
+  return e ? e->origin : NULL;
+}
+
+int tutti_algo_builtin(const tutti_algo_desc_t *d) {
+  const struct tutti__entry *e = tutti__entry_of(d);
+  return e && e->builtin;
 }
 
 const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name) {
+  int n = count();
   if (!name) return NULL;
-  for (int i = 0; i < NALGOS; i++)
-    if (table[i].coll == coll && !strcmp(table[i].name, name)) return tutti_algo_desc_at(i);
+  for (int i = 0; i < n; i++)
+    if (entries[i]->d.coll == coll && !strcmp(entries[i]->d.name, name)) return &entries[i]->d;
   return NULL;
 }
 
 const tutti_algo_desc_t *tutti_algo_desc_default(int coll) {
   if (coll < 0 || coll >= TUTTI_COLL_N) return NULL;
   const tutti_algo_desc_t *d = defaults[coll] ? tutti_algo_desc_find(coll, defaults[coll]) : NULL;
-  for (int i = 0; !d && i < NALGOS; i++) /* no default named: the collective's first */
-    if (table[i].coll == coll) d = &table[i];
+  for (int i = 0; !d && tutti_algo_desc_at(i); i++) /* no default named: the collective's first */
+    if (entries[i]->d.coll == coll) d = &entries[i]->d;
   return d;
 }

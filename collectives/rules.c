@@ -17,7 +17,7 @@
 struct rule {
   int coll, ranks, line;
   size_t lo, hi;
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
 };
 
 struct tutti_rules {
@@ -62,14 +62,15 @@ static char *range_text(size_t lo, size_t hi, char *buf, size_t n) {
 int tutti_rules_add(tutti_rules_t *rules, int coll, int ranks, size_t lo, size_t hi,
                     const tutti_algo_t *algo, int line, char *err, size_t errlen) {
   char msg[512];
-  if (!rules || !algo || !algo->desc) return errf(err, errlen, "missing argument"), TUTTI_EINVAL;
+  const tutti_algo_desc_t *d = tutti_algo_desc(algo);
+  if (!rules || !d) return errf(err, errlen, "missing argument"), TUTTI_EINVAL;
   if (coll < 0 || coll >= TUTTI_COLL_N)
     return errf(err, errlen, "unknown collective"), TUTTI_EINVAL;
   if (ranks < 1) return errf(err, errlen, "ranks must be >= 1"), TUTTI_EINVAL;
   if (lo > hi) return errf(err, errlen, "the range's low end is above its high end"), TUTTI_EINVAL;
-  if (algo->desc->coll != coll)
+  if (d->coll != coll)
     return errf(err, errlen, "the algorithm is not one of this collective's"), TUTTI_EINVAL;
-  if (tutti_algo_is_auto(algo->desc))
+  if (tutti_algo_is_auto(d))
     return errf(err, errlen, "a rule names the algorithm to run, not auto"), TUTTI_EINVAL;
   for (int i = 0; i < rules->n; i++) {
     const struct rule *o = &rules->v[i];
@@ -86,12 +87,12 @@ int tutti_rules_add(tutti_rules_t *rules, int coll, int ranks, size_t lo, size_t
     if (!v) return errf(err, errlen, "out of memory"), TUTTI_ENOMEM;
     rules->v = v, rules->cap = cap;
   }
-  rules->v[rules->n++] = (struct rule){coll, ranks, line, lo, hi, *algo};
+  rules->v[rules->n++] = (struct rule){coll, ranks, line, lo, hi, algo};
   return 0;
 }
 
-int tutti_rules_lookup(const tutti_rules_t *rules, int coll, int P, size_t bytes, tutti_algo_t *out,
-                       char *why, size_t whylen) {
+int tutti_rules_lookup(const tutti_rules_t *rules, int coll, int P, size_t bytes,
+                       const tutti_algo_t **out, char *why, size_t whylen) {
   if (!out || coll < 0 || coll >= TUTTI_COLL_N || P < 1) return TUTTI_EINVAL;
   if (!rules) return TUTTI_ENOTFOUND;
   int R = 0; /* the largest rank count at or below P */

@@ -1,10 +1,15 @@
 /*
  * select.c -- choosing an algorithm of the registry (registry.c) and
  * reading its parameters: tutti_algo_select() parses "name:k=v,k=v" once
- * into the typed tutti_params_t, errors list what is accepted, and the
- * per-call checks (tutti_algo_check_call) test what only a call knows
- * (the rank count, the root, the message size). Pure functions on their
- * arguments: any thread, any time.
+ * into a handle (algo.h) that holds the values and the algorithm's own
+ * typed struct, errors list what is accepted, and the per-call checks
+ * (tutti_algo_check_call) test what only a call knows (the rank count,
+ * the root, the message size). Any thread, any time.
+ *
+ * Handles are interned: one per distinct (algorithm, values), made under
+ * a lock the first time it is selected and kept for the process's life,
+ * so a selection is a pointer that compares by identity (a rank's call
+ * plan keys on it) and is freely shared.
  *
  * Selection: an explicit name, else the collective's environment variable
  * (TUTTI_BCAST=lambda-tree:lambda=0.7), else the collective's default
@@ -18,7 +23,7 @@
  * "auto" where the parameter allows it (the algorithm then chooses per run,
  * from the model: bit set in is_auto, NAN or TUTTI_PARAM_AUTO in the typed
  * field). Values are parsed once, here, into the algorithm's typed
- * tutti_params_t, which is what it reads. Ranges are inclusive; lambda's
+ * struct, which is what it reads. Ranges are inclusive; lambda's
  * upper bound is the double just below 1 and is shown as "[0.5, 1)".
  */
 #include <errno.h>
@@ -31,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "engine.h"
 #include "tutti/coll.h"
 #include "tutti/units.h"
@@ -181,11 +187,19 @@ static int param_find(const tutti_algo_desc_t *d, const char *key, size_t len) {
   return -1;
 }
 
+/* What a selection holds before it is interned. */
+struct values {
+  unsigned is_auto;
+  double value[TUTTI_MAX_PARAMS];
+  char list[TUTTI_MAX_PARAMS][TUTTI_PARAM_LIST_MAX]; /* "" unless a word ending in ':' */
+};
+
 /* Parse one value: 0, or TUTTI_EINVAL with the message. */
-static int parse_value(const char *who, const tutti_param_desc_t *p, const char *v, tutti_algo_t *a,
-                       int i, char *err, size_t errlen) {
+static int parse_value(const char *who, const tutti_param_desc_t *p, const char *v,
+                       struct values *a, int i, char *err, size_t errlen) {
   char acc[160];
   fmt_accepted(p, acc, sizeof acc);
+  a->list[i][0] = '\0';
   if (!strcmp(v, "auto")) {
     if (!(p->flags & TUTTI_PARAM_AUTO_OK)) {
       errf(err, errlen, "%s: parameter '%s' does not take auto; accepted: %s", who, p->name, acc);
@@ -204,7 +218,6 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
       size_t wl = strlen(word);
       if (word[wl - 1] != ':') {
         if (strcmp(v, word)) continue;
-        a->p.list[0] = '\0';
       } else {
         if (strncmp(v, word, wl)) continue;
         /* the rank list, kept without spaces (the canonical spelling) */
@@ -221,7 +234,7 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
           return TUTTI_EINVAL;
         }
         if (tutti__rank_list(list, NULL, 0) < 0) goto bad;
-        memcpy(a->p.list, list, k + 1);
+        memcpy(a->list[i], list, k + 1);
       }
       a->value[i] = w;
       a->is_auto &= ~(1u << i);
@@ -259,9 +272,8 @@ bad:
 
 /* Apply "k=v,k=v" (spaces around keys and values are ignored). `seen`
  * catches a key given twice, also across the name's list and params. */
-static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsigned *seen,
-                        char *err, size_t errlen) {
-  const tutti_algo_desc_t *d = a->desc;
+static int apply_params(const char *who, const tutti_algo_desc_t *d, const char *list,
+                        struct values *a, unsigned *seen, char *err, size_t errlen) {
   char item[TUTTI_PARAM_LIST_MAX + 64], names[160];
   for (const char *s = list; s && *s;) {
     const char *comma = strchr(s, ',');
@@ -312,42 +324,103 @@ static int apply_params(const char *who, const char *list, tutti_algo_t *a, unsi
   return 0;
 }
 
-/* The typed values a's parameters stand for: parsed once, at selection. */
-/* The typed fields of a's values, all but the list (parse_value's), which
- * is left as it was. */
-static void typed_scalars(const tutti_algo_t *a, tutti_params_t *p) {
-  static const tutti_params_t def = TUTTI_PARAMS_DEFAULT;
-  memcpy(p, &def, offsetof(tutti_params_t, list));
-  for (int i = 0; i < a->desc->nparams; i++) {
-    const tutti_param_desc_t *d = &a->desc->params[i];
-    int is_auto = a->is_auto >> i & 1u;
-    char *f = (char *)p + d->offset;
-    if (d->type == TUTTI_PARAM_CHOICE)
-      *(long *)f = (long)a->value[i];
-    else if (d->type == TUTTI_PARAM_REAL)
-      *(double *)f = is_auto ? NAN : a->value[i];
-    else if (d->type == TUTTI_PARAM_INT)
-      *(long *)f = is_auto ? TUTTI_PARAM_AUTO : (long)a->value[i];
-    else /* at most 2^63: parse_value cut it */
-      *(size_t *)f = is_auto ? SIZE_MAX : (size_t)a->value[i];
+/* ------------------------------------------------------------- interning */
+
+/* Every handle ever made, by hash: a selection made again finds its
+ * handle (select takes the lock; nothing else reads the table). */
+#define BUCKETS 1024
+static struct tutti_algo *table[BUCKETS];
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
+  return h;
+}
+
+static uint64_t hash_of(const struct tutti__entry *e, const struct values *v) {
+  uint64_t h = mix(0xcbf29ce484222325ull, &e, sizeof e);
+  h = mix(h, &v->is_auto, sizeof v->is_auto);
+  for (int i = 0; i < e->d.nparams; i++) {
+    h = mix(h, &v->value[i], sizeof v->value[i]);
+    h = mix(h, v->list[i], strlen(v->list[i]));
+  }
+  return h;
+}
+
+static int same(const struct tutti_algo *a, const struct tutti__entry *e, const struct values *v) {
+  if (a->e != e || a->is_auto != v->is_auto) return 0;
+  for (int i = 0; i < e->d.nparams; i++) {
+    /* bitwise: NAN (auto) equals NAN */
+    if (memcmp(&a->value[i], &v->value[i], sizeof v->value[i])) return 0;
+    if (strcmp(a->list[i] ? a->list[i] : "", v->list[i])) return 0;
+  }
+  return 1;
+}
+
+/* The typed field of parameter i in the algorithm's struct. */
+static void put_typed(unsigned char *st, const tutti_param_desc_t *p, double x, int is_auto) {
+  char *f = (char *)st + p->offset;
+  if (p->type == TUTTI_PARAM_REAL) {
+    double y = is_auto ? NAN : x;
+    memcpy(f, &y, sizeof y);
+  } else if (p->type == TUTTI_PARAM_SIZE) { /* at most 2^63: parse_value cut it */
+    size_t y = is_auto ? SIZE_MAX : (size_t)x;
+    memcpy(f, &y, sizeof y);
+  } else {
+    long y = is_auto ? TUTTI_PARAM_AUTO : (long)x;
+    memcpy(f, &y, sizeof y);
   }
 }
 
-static tutti_params_t typed(const tutti_algo_t *a) {
-  tutti_params_t p;
-  typed_scalars(a, &p);
-  memcpy(p.list, a->p.list, sizeof p.list); /* parse_value's, the one text value */
-  return p;
+static int intern(const struct tutti__entry *e, const struct values *v, const tutti_algo_t **out) {
+  uint64_t h = hash_of(e, v);
+  struct tutti_algo **b = &table[h % BUCKETS], *a;
+  int rc = 0;
+  pthread_mutex_lock(&intern_lock);
+  for (a = *b; a && !(a->hash == h && same(a, e, v)); a = a->next) {
+  }
+  if (!a && (a = calloc(1, sizeof *a + e->d.params_size))) {
+    a->magic = TUTTI__ALGO_MAGIC;
+    a->e = e;
+    a->hash = h;
+    a->is_auto = v->is_auto;
+    for (int i = 0; i < e->d.nparams; i++) {
+      const tutti_param_desc_t *p = &e->d.params[i];
+      int au = v->is_auto >> i & 1u;
+      a->value[i] = au ? NAN : v->value[i];
+      if (v->list[i][0] && !(a->list[i] = strdup(v->list[i]))) rc = TUTTI_ENOMEM;
+      if (e->d.params_size) put_typed(a->params, p, a->value[i], au);
+    }
+    if (rc) {
+      for (int i = 0; i < e->d.nparams; i++) free((void *)a->list[i]);
+      free(a);
+      a = NULL;
+    } else {
+      a->next = *b;
+      *b = a;
+    }
+  }
+  pthread_mutex_unlock(&intern_lock);
+  *out = a;
+  return a ? 0 : TUTTI_ENOMEM;
 }
 
-int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out, char *err,
-                      size_t errlen) {
+/* A name that is a file: a plugin to load (plugin.c). */
+static int is_file(const char *name, size_t len) {
+  if (memchr(name, '/', len)) return 1;
+  return (len > 2 && !strncmp(name + len - 2, ".c", 2)) ||
+         (len > 3 && !strncmp(name + len - 3, ".so", 3));
+}
+
+int tutti_algo_select(int coll, const char *name, const char *params, const tutti_algo_t **out,
+                      char *err, size_t errlen) {
   if (!out) {
     errf(err, errlen, "no output algorithm given");
     return TUTTI_EINVAL;
   }
   if (coll < 0 || coll >= TUTTI_COLL_N) {
-    char all[128] = "";
+    char all[160] = "";
     for (int i = 0; i < TUTTI_COLL_N; i++)
       snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "",
                tutti_coll_name(i));
@@ -359,12 +432,13 @@ int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo
     const char *var = tutti__coll_env(coll), *env = getenv(var);
     if (env && *env) name = env, from = var;
   }
-  tutti_algo_t a = {0};
+  const tutti_algo_desc_t *d = NULL;
   const char *nparams = NULL;
   char who[160];
+  int rc;
   if (!name || !*name) {
-    a.desc = tutti_algo_desc_default(coll);
-    if (!a.desc) {
+    d = tutti_algo_desc_default(coll);
+    if (!d) {
       errf(err, errlen, "no %s algorithm is registered", tutti_coll_name(coll));
       return TUTTI_ENOTFOUND;
     }
@@ -372,9 +446,12 @@ int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo
     const char *colon = strchr(name, ':');
     size_t len = colon ? (size_t)(colon - name) : strlen(name);
     nparams = colon ? colon + 1 : NULL;
-    a.desc = find_name(coll, name, len);
-    if (!a.desc) {
-      char names[256];
+    if (is_file(name, len)) {
+      char path[4096];
+      snprintf(path, sizeof path, "%.*s", (int)len, name);
+      if ((rc = tutti__plugin_algo(coll, path, &d, err, errlen))) return rc;
+    } else if (!(d = find_name(coll, name, len))) {
+      char names[512];
       list_names(coll, names, sizeof names);
       if (from)
         errf(err, errlen, "%s='%s': unknown %s algorithm '%.*s'; accepted: %s", from, name,
@@ -386,34 +463,40 @@ int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo
     }
   }
   if (from)
-    snprintf(who, sizeof who, "%s='%s': %s '%s'", from, name, tutti_coll_name(coll), a.desc->name);
+    snprintf(who, sizeof who, "%s='%s': %s '%s'", from, name, tutti_coll_name(coll), d->name);
   else
-    snprintf(who, sizeof who, "%s '%s'", tutti_coll_name(coll), a.desc->name);
-  for (int i = 0; i < a.desc->nparams; i++) {
-    const tutti_param_desc_t *p = &a.desc->params[i];
-    a.value[i] = p->def;
-    if (p->flags & TUTTI_PARAM_AUTO_DEFAULT) a.value[i] = NAN, a.is_auto |= 1u << i;
+    snprintf(who, sizeof who, "%s '%s'", tutti_coll_name(coll), d->name);
+  struct values *v = malloc(sizeof *v); /* 8 KiB: not on a rank's small stack */
+  if (!v) {
+    errf(err, errlen, "out of memory");
+    return TUTTI_ENOMEM;
+  }
+  v->is_auto = 0;
+  for (int i = 0; i < d->nparams; i++) {
+    const tutti_param_desc_t *p = &d->params[i];
+    v->value[i] = p->def;
+    v->list[i][0] = '\0';
+    if (p->flags & TUTTI_PARAM_AUTO_DEFAULT) v->value[i] = NAN, v->is_auto |= 1u << i;
   }
   unsigned seen = 0;
-  int rc = apply_params(who, nparams, &a, &seen, err, errlen);
-  if (!rc) rc = apply_params(who, params, &a, &seen, err, errlen);
-  if (rc) return rc;
-  a.p = typed(&a);
-  *out = a;
-  if (err && errlen) err[0] = '\0';
-  return 0;
+  rc = apply_params(who, d, nparams, v, &seen, err, errlen);
+  if (!rc) rc = apply_params(who, d, params, v, &seen, err, errlen);
+  if (!rc && (rc = intern(tutti__entry_of(d), v, out))) errf(err, errlen, "out of memory");
+  free(v);
+  if (!rc && err && errlen) err[0] = '\0';
+  return rc;
 }
 
 /* The algorithms of calls with algo NULL: one entry per collective and
  * value of its variable (NULL: unset or empty, the default), made under
  * the lock by the first call that needs it and never changed or freed
- * after, so ranks keep its index (memo.c). A process sees few values;
+ * after, so ranks keep its index (plan.c). A process sees few values;
  * past NULL_ALGOS of them a call selects anew (correct, only slower). */
 #define NULL_ALGOS 64
 static struct null_algo {
   int coll;
   char *env;
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
 } null_algos[NULL_ALGOS];
 static int n_null_algos;
 static pthread_mutex_t null_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -445,51 +528,68 @@ int tutti__algo_null(int coll, int *idx) {
 }
 
 const tutti_algo_t *tutti__algo_null_at(int idx) {
-  return &null_algos[idx].algo;
+  return null_algos[idx].algo;
 }
 
-double tutti_algo_param(const tutti_algo_t *a, const char *name) {
-  if (!a || !a->desc || !name) return NAN;
-  int i = param_find(a->desc, name, strlen(name));
-  if (i < 0 || (a->is_auto >> i & 1u)) return NAN;
+/* ------------------------------------------------------------- accessors */
+
+static int valid(const tutti_algo_t *a) {
+  return a && a->magic == TUTTI__ALGO_MAGIC;
+}
+
+const tutti_algo_desc_t *tutti_algo_desc(const tutti_algo_t *a) {
+  return valid(a) ? &a->e->d : NULL;
+}
+
+const void *tutti_algo_params(const tutti_algo_t *a) {
+  return valid(a) && a->e->d.params_size ? a->params : NULL;
+}
+
+double tutti_algo_param_at(const tutti_algo_t *a, int i) {
+  if (!valid(a) || i < 0 || i >= a->e->d.nparams || (a->is_auto >> i & 1u)) return NAN;
   return a->value[i];
 }
 
-/* An algorithm value as the registry would have made it: a registered
- * desc, every value in range or auto where allowed. */
-static int algo_valid(const tutti_algo_t *a, char *err, size_t errlen) {
-  if (!a || !a->desc || !tutti__algo_registered(a->desc)) {
-    errf(err, errlen, "not an algorithm of the registry (use tutti_algo_select)");
-    return TUTTI_EINVAL;
-  }
-  const tutti_algo_desc_t *d = a->desc;
-  for (int i = 0; i < d->nparams; i++) {
-    const tutti_param_desc_t *p = &d->params[i];
-    int ok = a->is_auto >> i & 1u ? (p->flags & TUTTI_PARAM_AUTO_OK) != 0
-                                  : a->value[i] >= p->min && a->value[i] <= p->max;
-    if (!ok) {
-      char acc[160];
-      fmt_accepted(p, acc, sizeof acc);
-      errf(err, errlen, "%s '%s': parameter '%s' has an invalid value; accepted: %s",
-           tutti_coll_name(d->coll), d->name, p->name, acc);
-      return TUTTI_EINVAL;
-    }
-  }
-  /* No padding: a bitwise compare is exact. Not the list: it has no
-   * value of its own to disagree with, and every call checks this. */
-  tutti_params_t want;
-  typed_scalars(a, &want);
-  if (memcmp(&want, &a->p, offsetof(tutti_params_t, list))) {
-    errf(err, errlen,
-         "%s '%s': its typed parameters disagree with its values (use tutti_algo_select)",
-         tutti_coll_name(d->coll), d->name);
-    return TUTTI_EINVAL;
-  }
-  return 0;
+int tutti_algo_param_is_auto(const tutti_algo_t *a, int i) {
+  return valid(a) && i >= 0 && i < a->e->d.nparams && (a->is_auto >> i & 1u);
 }
-_Static_assert(sizeof(tutti_params_t) ==
-                   sizeof(double) + 6 * sizeof(long) + sizeof(size_t) + TUTTI_PARAM_LIST_MAX,
-               "tutti_params_t must have no padding (algo_valid compares it bitwise)");
+
+double tutti_algo_param(const tutti_algo_t *a, const char *name) {
+  if (!valid(a) || !name) return NAN;
+  return tutti_algo_param_at(a, param_find(&a->e->d, name, strlen(name)));
+}
+
+/* Parameter `name` of a, for an algorithm reading its own: -1 (and the
+ * fault reported: plan.c) when it does not declare it. */
+static int own_param(const tutti_algo_t *a, const char *name) {
+  int i = valid(a) && name ? param_find(&a->e->d, name, strlen(name)) : -1;
+  if (i < 0) tutti__param_fault(a, name);
+  return i;
+}
+
+long tutti_param_long(const tutti_algo_t *a, const char *name) {
+  int i = own_param(a, name);
+  if (i < 0) return 0;
+  return a->is_auto >> i & 1u ? TUTTI_PARAM_AUTO : (long)a->value[i];
+}
+
+double tutti_param_real(const tutti_algo_t *a, const char *name) {
+  int i = own_param(a, name);
+  return i < 0 ? NAN : a->value[i]; /* NAN where auto */
+}
+
+size_t tutti_param_size(const tutti_algo_t *a, const char *name) {
+  int i = own_param(a, name);
+  if (i < 0) return 0;
+  return a->is_auto >> i & 1u ? SIZE_MAX : (size_t)a->value[i];
+}
+
+const char *tutti_param_list(const tutti_algo_t *a, const char *name) {
+  int i = own_param(a, name);
+  return i < 0 || !a->list[i] ? "" : a->list[i];
+}
+
+/* ------------------------------------------------------------- checks */
 
 int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err, size_t errlen) {
   int rc = tutti_algo_check_call(a, nranks, -1, SIZE_MAX, op, err, errlen);
@@ -499,9 +599,12 @@ int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err
 
 int tutti_algo_check_call(const tutti_algo_t *a, int nranks, int root, size_t bytes, tutti_op_t op,
                           char *err, size_t errlen) {
-  int rc = algo_valid(a, err, errlen);
-  if (rc) return rc;
-  const tutti_algo_desc_t *d = a->desc;
+  if (!valid(a)) {
+    errf(err, errlen, "not a selected algorithm (use tutti_algo_select)");
+    return TUTTI_EINVAL;
+  }
+  const tutti_algo_desc_t *d = &a->e->d;
+  int rc;
   if (nranks < 1) {
     errf(err, errlen, "%d ranks: a world has at least one", nranks);
     return TUTTI_EINVAL;
@@ -547,8 +650,8 @@ static void fmt_size(double x, char *buf, size_t n) {
 int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n) {
   if (!buf || !n) return TUTTI_EINVAL;
   buf[0] = '\0';
-  if (!a || !a->desc) return TUTTI_EINVAL;
-  const tutti_algo_desc_t *d = a->desc;
+  if (!valid(a)) return TUTTI_EINVAL;
+  const tutti_algo_desc_t *d = &a->e->d;
   size_t used = (size_t)snprintf(buf, n, "%s", d->name);
   for (int i = 0; i < d->nparams && used < n; i++) {
     char v[TUTTI_PARAM_LIST_MAX + 32];
@@ -561,14 +664,13 @@ int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n) {
 int tutti_algo_param_text(const tutti_algo_t *a, int i, char *buf, size_t n) {
   if (!buf || !n) return TUTTI_EINVAL;
   buf[0] = '\0';
-  if (!a || !a->desc || i < 0 || i >= a->desc->nparams) return TUTTI_EINVAL;
-  const tutti_param_desc_t *p = &a->desc->params[i];
+  if (!valid(a) || i < 0 || i >= a->e->d.nparams) return TUTTI_EINVAL;
+  const tutti_param_desc_t *p = &a->e->d.params[i];
   int k;
   if (a->is_auto >> i & 1u) {
     k = snprintf(buf, n, "auto");
   } else if (p->type == TUTTI_PARAM_CHOICE) {
-    const char *word = p->choices[(int)a->value[i]];
-    k = snprintf(buf, n, "%s%s", word, word[strlen(word) - 1] == ':' ? a->p.list : "");
+    k = snprintf(buf, n, "%s%s", p->choices[(int)a->value[i]], a->list[i] ? a->list[i] : "");
   } else {
     char v[48];
     if (p->type == TUTTI_PARAM_SIZE)
@@ -585,14 +687,15 @@ int tutti_algo_param_text(const tutti_algo_t *a, int i, char *buf, size_t n) {
 int tutti__check_segments(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
                           char *err, size_t errlen) {
   (void)nranks, (void)root;
-  const tutti_algo_desc_t *d = a->desc;
-  long S = a->p.segments;
+  const tutti_algo_desc_t *d = &a->e->d;
+  const tutti_params_t *p = tutti__params(a);
+  long S = p->segments;
   if (S == TUTTI_PARAM_AUTO) return 0;
-  if (a->p.segment) {
+  if (p->segment) {
     errf(err, errlen,
          "%s '%s': both segments=%ld and segment=%zu given; accepted: one of them (segment "
          "sets the segments' size, segments their number)",
-         tutti_coll_name(d->coll), d->name, S, a->p.segment);
+         tutti_coll_name(d->coll), d->name, S, p->segment);
     return TUTTI_EINVAL;
   }
   /* an empty message is one empty message, whatever S */
@@ -609,15 +712,15 @@ int tutti__check_segments(const tutti_algo_t *a, int i, int nranks, int root, si
 int tutti__check_order(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes, char *err,
                        size_t errlen) {
   (void)bytes;
-  if (a->p.order != TUTTI_ORDER_LIST) return 0;
-  const tutti_algo_desc_t *d = a->desc;
-  const char *who = tutti_coll_name(d->coll), *nm = d->params[i].name;
+  if (tutti__params(a)->order != TUTTI_ORDER_LIST || nranks < 1) return 0; /* nranks: checked */
+  const tutti_algo_desc_t *d = &a->e->d;
+  const char *who = tutti_coll_name(d->coll), *nm = d->params[i].name, *list = a->list[i];
   char acc[96];
   snprintf(acc, sizeof acc, "a permutation of the ranks 0..%d starting at the root", nranks - 1);
-  long n = tutti__rank_list(a->p.list, NULL, 0);
+  long n = tutti__rank_list(list, NULL, 0);
   if (n != nranks) {
     errf(err, errlen, "%s '%s': %s=list:%.60s%s has %ld ranks for a world of %d; accepted: %s", who,
-         d->name, nm, a->p.list, strlen(a->p.list) > 60 ? "..." : "", n, nranks, acc);
+         d->name, nm, list, strlen(list) > 60 ? "..." : "", n, nranks, acc);
     return TUTTI_EINVAL;
   }
   int *order = malloc((size_t)nranks * sizeof *order);
@@ -628,7 +731,7 @@ int tutti__check_order(const tutti_algo_t *a, int i, int nranks, int root, size_
     rc = TUTTI_ENOMEM;
     goto out;
   }
-  tutti__rank_list(a->p.list, order, nranks);
+  tutti__rank_list(list, order, nranks);
   for (int k = 0; k < nranks && !rc; k++) {
     if (order[k] >= nranks) {
       errf(err, errlen, "%s '%s': %s=list: %d is not a rank of 0..%d; accepted: %s", who, d->name,
@@ -656,11 +759,11 @@ out:
 int tutti__check_allgather(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes,
                            char *err, size_t errlen) {
   (void)root, (void)bytes;
-  if (a->p.allgather == TUTTI_ALLGATHER_RECDBL && (nranks & (nranks - 1)))
+  if (tutti__params(a)->allgather == TUTTI_ALLGATHER_RECDBL && (nranks & (nranks - 1)))
     errf(err, errlen,
          "%s '%s': %s=recursive-doubling needs a power-of-two number of ranks; %d ranks run the "
          "ring allgather instead",
-         tutti_coll_name(a->desc->coll), a->desc->name, a->desc->params[i].name, nranks);
+         tutti_coll_name(a->e->d.coll), a->e->d.name, a->e->d.params[i].name, nranks);
   return 0;
 }
 
@@ -668,18 +771,21 @@ double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const t
                        int *bound) {
   int b = 0;
   double t = NAN;
-  if (!algo_valid(a, NULL, 0) && a->desc->cost_fn && h && P >= 1 && root >= 0 && root < P)
-    t = a->desc->cost_fn(a, P, root, m, h, &b);
+  if (valid(a) && a->e->d.cost_fn && h && P >= 1 && root >= 0 && root < P)
+    t = a->e->d.cost_fn(a, P, root, m, h, &b);
   if (bound) *bound = b;
   return t;
 }
 
 int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, tutti_treespec_t *spec) {
-  if (!a || !a->desc || a->desc->tree < 0 || !spec) return TUTTI_EINVAL;
-  *spec = tutti_treespec_default(a->desc->tree);
+  if (!valid(a) || a->e->tree < 0 || !spec) return TUTTI_EINVAL;
+  const struct tutti__entry *e = a->e;
+  *spec = tutti_treespec_default(e->tree);
   if (L_auto < 1) L_auto = 1;
-  spec->lambda = isnan(a->p.lambda) ? tutti_lambda_auto_postal(L_auto) : a->p.lambda;
-  spec->L = a->p.L == TUTTI_PARAM_AUTO ? L_auto : (int)a->p.L;
-  spec->k = (int)a->p.k;
+  int il = e->tp[TUTTI__TP_LAMBDA], iL = e->tp[TUTTI__TP_L], ik = e->tp[TUTTI__TP_K];
+  if (il >= 0)
+    spec->lambda = a->is_auto >> il & 1u ? tutti_lambda_auto_postal(L_auto) : a->value[il];
+  if (iL >= 0) spec->L = a->is_auto >> iL & 1u ? L_auto : (int)a->value[iL];
+  if (ik >= 0) spec->k = (int)a->value[ik];
   return tutti_tree_check(spec);
 }

@@ -179,13 +179,15 @@ static int spec_of(const tutti_algo_t *a, tutti_treespec_t *spec) {
 double tutti__bcast_tree_cost(const tutti_algo_t *a, int P, int root, size_t m,
                               const tutti_hockney_t *h, int *bound) {
   tutti_treespec_t spec;
-  return spec_of(a, &spec) ? NAN : tutti__tree_bcast_time(&spec, P, m, a->p.segment, h, bound);
+  return spec_of(a, &spec) ? NAN
+                           : tutti__tree_bcast_time(&spec, P, m, tutti__tree_segment(a), h, bound);
 }
 
 double tutti__reduce_tree_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                const tutti_hockney_t *h, int *bound) {
   tutti_treespec_t spec;
-  return spec_of(a, &spec) ? NAN : tutti__tree_reduce_time(&spec, P, m, a->p.segment, h, bound);
+  return spec_of(a, &spec) ? NAN
+                           : tutti__tree_reduce_time(&spec, P, m, tutti__tree_segment(a), h, bound);
 }
 
 double tutti__gather_tree_cost(const tutti_algo_t *a, int P, int root, size_t m,

@@ -128,6 +128,10 @@ bool tutti__fiber_here(void) {
   return self != NULL;
 }
 
+struct tutti_rank *tutti__fiber_current(void) {
+  return self ? self->cur : NULL;
+}
+
 static char *stack_lo(const struct tutti_rank *r) {
   const struct tutti_world *w = r->world;
   return w->stacks + (size_t)r->rank * w->stack_slot + w->stack_guard;

@@ -252,6 +252,7 @@ struct tutti_rank {
   uint32_t arrival_seq;
   uint32_t coll_seq; /* collective calls made: tutti_coll_tag */
   void *coll_cache;  /* the collectives' (tutti_rank_coll_cache), freed with the rank */
+  const char *doing; /* tutti_rank_doing: named by the rank's failure message */
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;
@@ -283,6 +284,8 @@ struct tutti_rank {
 
 struct tutti_world {
   int nranks;
+  void *coll_shared; /* tutti_rank_shared: made by the first call, freed with the world */
+  void (*coll_shared_fini)(void *);
   size_t stack_size;
   /* the rank stacks, one region carved into guard page + stack slots, kept
    * across runs (world.c stacks_reserve); NULL: glibc's per-thread stacks;
@@ -434,6 +437,7 @@ void tutti__fiber_suspend(struct tutti_rank *r); /* r: to the worker, until made
 void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the others */
 __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);
 bool tutti__fiber_here(void);                          /* the caller is a fiber rank */
+struct tutti_rank *tutti__fiber_current(void);         /* the fiber rank running here, or NULL */
 void *tutti__fiber_canary(const struct tutti_rank *r); /* where r's stack canary lies */
 /* Give the core away while waiting for another rank's short step -- unless
  * no rank shares it: then the peer runs elsewhere, and a yield would only

@@ -72,6 +72,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
    * with algo NULL takes from the environment) is derived anew. */
   free(r->coll_cache);
   r->coll_cache = NULL;
+  r->doing = NULL;
   r->vclock = r->vsport = 0;
   double zero = 0;
   __atomic_store(&r->vreached, &zero, __ATOMIC_RELAXED);

@@ -4,6 +4,7 @@
  * contention-free chain, a status's element count, the collectives' tags
  * and their per-rank memo. Called from the rank's own thread.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -28,6 +29,28 @@ int tutti_coll_tag(tutti_rank_t *r) {
 
 void **tutti_rank_coll_cache(tutti_rank_t *r) {
   return r ? &r->coll_cache : NULL;
+}
+
+void tutti_rank_doing(tutti_rank_t *r, const char *what) {
+  if (r) r->doing = what;
+}
+
+/* Published with a CAS: the loser frees its block and takes the winner's.
+ * fini is read only when the world is destroyed, after its run. */
+void *tutti_rank_shared(tutti_rank_t *r, size_t size, void (*fini)(void *)) {
+  if (!r) return NULL;
+  struct tutti_world *w = r->world;
+  void *b = __atomic_load_n(&w->coll_shared, __ATOMIC_ACQUIRE);
+  if (b) return b;
+  void *mine = calloc(1, size ? size : 1);
+  if (!mine) return NULL;
+  if (__atomic_compare_exchange_n(&w->coll_shared, &b, mine, false, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    w->coll_shared_fini = fini;
+    return mine;
+  }
+  free(mine);
+  return b;
 }
 
 const tutti_model_t *tutti_rank_model(const tutti_rank_t *r) {

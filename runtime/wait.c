@@ -101,26 +101,36 @@ static void declare_deadlock(struct tutti_world *w) {
   char buf[sizeof w->errtext];
   size_t len = 0;
   int listed = 0, nblocked = 0;
-  len += (size_t)snprintf(buf, sizeof buf, "deadlock:");
+/* appends, never past the buffer (len stays below its size) */
+#define ADD(...)                                                                                   \
+  do {                                                                                             \
+    if (len < sizeof buf) {                                                                        \
+      int k_ = snprintf(buf + len, sizeof buf - len, __VA_ARGS__);                                 \
+      len = k_ < 0 ? len : len + (size_t)k_ < sizeof buf ? len + (size_t)k_ : sizeof buf - 1;      \
+    }                                                                                              \
+  } while (0)
+  ADD("deadlock:");
   for (int i = 0; i < w->nranks; i++) {
     const tutti_waitinfo_t *wi = &w->ranks[i]->waiting;
     if (!wi->blocked) continue;
     nblocked++;
-    if (listed >= 16 || len >= sizeof buf - 96) continue;
+    if (listed >= 16 || len >= sizeof buf - 200) continue;
     listed++;
     if (wi->peer == TUTTI_ANY_SOURCE)
-      len += (size_t)snprintf(buf + len, sizeof buf - len, " rank %d waits in %s from any source",
-                              i, wi->op);
+      ADD(" rank %d waits in %s from any source", i, wi->op);
     else
-      len += (size_t)snprintf(buf + len, sizeof buf - len, " rank %d waits in %s %s %d", i, wi->op,
-                              strcmp(wi->op, "recv") == 0 ? "from" : "with", wi->peer);
+      ADD(" rank %d waits in %s %s %d", i, wi->op, strcmp(wi->op, "recv") == 0 ? "from" : "with",
+          wi->peer);
     if (wi->tag == TUTTI_ANY_TAG)
-      len += (size_t)snprintf(buf + len, sizeof buf - len, " (any tag);");
+      ADD(" (any tag)");
     else
-      len += (size_t)snprintf(buf + len, sizeof buf - len, " (tag %d);", wi->tag);
+      ADD(" (tag %d)", wi->tag);
+    const char *doing = w->ranks[i]->doing;
+    if (doing) ADD(" in %.100s", doing);
+    ADD(";");
   }
-  if (listed < nblocked && len < sizeof buf - 40)
-    len += (size_t)snprintf(buf + len, sizeof buf - len, " ... and %d more;", nblocked - listed);
+  if (listed < nblocked && len < sizeof buf - 40) ADD(" ... and %d more;", nblocked - listed);
+#undef ADD
   if (len > 0 && buf[len - 1] == ';') buf[len - 1] = 0;
   tutti__fail(w, -1, TUTTI_EDEADLOCK, "%s", buf);
   tutti__abort_all(w);

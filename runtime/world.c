@@ -183,6 +183,8 @@ void tutti_world_destroy(tutti_world_t *w) {
   free(w->bind_cpus);
   if (w->stacks) munmap(w->stacks - w->stacks_pad, w->stacks_len);
   tutti__replay_free(w->replay);
+  if (w->coll_shared && w->coll_shared_fini) w->coll_shared_fini(w->coll_shared);
+  free(w->coll_shared);
   free(w);
 }
 
@@ -273,6 +275,11 @@ void tutti_abort(tutti_rank_t *r, int err) {
   pthread_exit(NULL);
 }
 
+tutti_rank_t *tutti_rank_self(void) {
+  struct tutti_rank *f = tutti__fiber_current();
+  return f ? f : current_rank;
+}
+
 /* ------------------------------------------------------------------ running */
 
 void tutti__rank_body(struct tutti_rank *r) {
@@ -283,13 +290,14 @@ void tutti__rank_body(struct tutti_rank *r) {
   r->err = rc;
   if (rc != 0) {
     int err = rc < 0 ? rc : TUTTI_ERANKFAIL;
+    const char *in = r->doing ? " in " : "", *doing = r->doing ? r->doing : "";
     if (rc < 0 && strcmp(tutti_err_name(rc), "TUTTI_E?") != 0)
-      tutti__fail(w, r->rank, err, "rank %d failed: %s (%s)", r->rank, tutti_err_name(rc),
-                  tutti_strerror(rc));
+      tutti__fail(w, r->rank, err, "rank %d failed: %s (%s)%s%s", r->rank, tutti_err_name(rc),
+                  tutti_strerror(rc), in, doing);
     else if (rc < 0)
-      tutti__fail(w, r->rank, err, "rank %d failed with error %d", r->rank, rc);
+      tutti__fail(w, r->rank, err, "rank %d failed with error %d%s%s", r->rank, rc, in, doing);
     else
-      tutti__fail(w, r->rank, err, "rank %d returned %d, not 0", r->rank, rc);
+      tutti__fail(w, r->rank, err, "rank %d returned %d, not 0%s%s", r->rank, rc, in, doing);
     tutti__abort_all(w);
   }
   tutti__rank_departs(r);

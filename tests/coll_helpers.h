@@ -22,8 +22,8 @@ static inline tutti_model_t postal(double L) {
   return m;
 }
 
-static inline tutti_algo_t pick(int coll, const char *name, const char *params) {
-  tutti_algo_t a;
+static inline const tutti_algo_t *pick(int coll, const char *name, const char *params) {
+  const tutti_algo_t *a = NULL;
   char err[256];
   int rc = tutti_algo_select(coll, name, params, &a, err, sizeof err);
   cr_assert(eq(int, rc, 0), "select %s %s: %s", name, params ? params : "", err);
@@ -40,20 +40,20 @@ static inline tutti_world_t *mkworld(int n, const tutti_model_t *m) {
 
 struct one {
   int coll;
-  tutti_algo_t algo;
+  const tutti_algo_t *algo; /* NULL: the default */
   long count;
   tutti_datatype_t type;
   int root;
 };
 
 /* One call of o->coll, with the default algorithm (or TUTTI_<COLL>'s) when
- * o->algo has no desc. */
+ * o->algo is NULL. */
 static inline int one_call(tutti_rank_t *r, void *arg) {
   const struct one *o = arg;
   int P = tutti_size(r), rc = 0;
   size_t bytes = (size_t)o->count * tutti_type_size(o->type);
   char *a = calloc(1, bytes + 1), *b = calloc((size_t)P, bytes + 1);
-  const tutti_algo_t *al = o->algo.desc ? &o->algo : NULL;
+  const tutti_algo_t *al = o->algo;
   switch (o->coll) {
   case TUTTI_COLL_BCAST:
     rc = tutti_bcast(r, a, o->count, o->type, o->root, al);
@@ -86,7 +86,7 @@ static inline int one_call(tutti_rank_t *r, void *arg) {
 static inline double timed(int P, const tutti_model_t *m, int coll, const tutti_algo_t *algo,
                            long count, tutti_datatype_t type, int root) {
   tutti_world_t *w = mkworld(P, m);
-  struct one o = {coll, algo ? *algo : (tutti_algo_t){0}, count, type, root};
+  struct one o = {coll, algo, count, type, root};
   cr_assert(eq(int, tutti_world_run(w, one_call, &o), 0), "%s", tutti_world_error(w));
   tutti_report_t rep;
   cr_assert(eq(int, tutti_world_report(w, &rep), 0));

@@ -30,15 +30,14 @@
 /* ------------------------------------------------------- modeled time */
 
 struct arcall {
-  tutti_algo_t a;
+  const tutti_algo_t *a;
   long count;
 };
 
 static int ar_call(tutti_rank_t *r, void *arg) {
   const struct arcall *c = arg;
   int64_t *x = calloc((size_t)c->count + 1, 8), *y = calloc((size_t)c->count + 1, 8);
-  int rc =
-      x && y ? tutti_allreduce(r, x, y, c->count, TUTTI_INT64, TUTTI_SUM, &c->a) : TUTTI_ENOMEM;
+  int rc = x && y ? tutti_allreduce(r, x, y, c->count, TUTTI_INT64, TUTTI_SUM, c->a) : TUTTI_ENOMEM;
   free(x);
   free(y);
   return rc;
@@ -154,10 +153,10 @@ Test(allreduce_steps, two_tree, .timeout = 60) {
       cr_expect(t >= 4 * b * step * (1 - 1e-12) && t <= (4 * L + 4 * b - 2) * step * (1 + 1e-12),
                 "P=%d b=%d: %.12g not in [%g, %g]", P[k], b, t, 4 * b * step,
                 (4 * L + 4 * b - 2) * step);
-      tutti_algo_t a = pick(TUTTI_COLL_ALLREDUCE, "two-tree", par);
+      const tutti_algo_t *a = pick(TUTTI_COLL_ALLREDUCE, "two-tree", par);
       tutti_hockney_t h = {1, 0.01 / 8, 0};
       int bound = -1;
-      double c = tutti_algo_cost(&a, P[k], 0, 840 * 8, &h, &bound);
+      double c = tutti_algo_cost(a, P[k], 0, 840 * 8, &h, &bound);
       cr_expect(eq(int, bound, 0), "P=%d b=%d", P[k], b);
       cr_expect(fabs(c - t) <= 1e-9 * t, "P=%d b=%d: cost %.12g, modeled %.12g", P[k], b, c, t);
     }
@@ -203,10 +202,10 @@ Test(allreduce_steps, two_tree_from_1024_ranks, .timeout = 300) {
   double step = 1 + 0.01 * 840 / (2.0 * b);
   cr_expect(t >= 4 * b * step * (1 - 1e-12) && t <= (4 * L + 4 * b - 2) * step * (1 + 1e-12),
             "%.12g not in [%g, %g]", t, 4 * b * step, (4 * L + 4 * b - 2) * step);
-  tutti_algo_t a = pick(TUTTI_COLL_ALLREDUCE, "two-tree", "blocks=3");
+  const tutti_algo_t *a = pick(TUTTI_COLL_ALLREDUCE, "two-tree", "blocks=3");
   tutti_hockney_t h = {1, 0.01 / 8, 0};
   int bound = -1;
-  double c = tutti_algo_cost(&a, P, 0, 840 * 8, &h, &bound);
+  double c = tutti_algo_cost(a, P, 0, 840 * 8, &h, &bound);
   cr_expect(eq(int, bound, 0));
   cr_expect(fabs(c - t) <= 1e-9 * t, "cost %.12g, modeled %.12g", c, t);
 }
@@ -271,7 +270,7 @@ static tutti_op_t kop(int k) {
 }
 
 struct ccase {
-  tutti_algo_t a;
+  const tutti_algo_t *a;
   int kind, inplace;
   long count;
   int64_t *ref; /* count elements (8 bytes each): the sequential result */
@@ -310,7 +309,7 @@ static int run_cases(tutti_rank_t *r, void *arg) {
     if (!x || !y) return TUTTI_ENOMEM;
     for (long i = 0; i < c->count; i++) input(c->kind, me, i, k, c->inplace ? &y[i] : &x[i]);
     int rc = tutti_allreduce(r, c->inplace ? TUTTI_IN_PLACE : x, y, c->count, ktype(c->kind),
-                             kop(c->kind), &c->a);
+                             kop(c->kind), c->a);
     if (rc) {
       free(x);
       free(y);
@@ -318,7 +317,7 @@ static int run_cases(tutti_rank_t *r, void *arg) {
     }
     if (memcmp(y, c->ref, n * 8) && !__atomic_exchange_n(&s->failed, 1, __ATOMIC_ACQ_REL)) {
       char name[96];
-      tutti_algo_format(&c->a, name, sizeof name);
+      tutti_algo_format(c->a, name, sizeof name);
       long i = 0;
       while (y[i] == c->ref[i]) i++;
       snprintf(s->msg, sizeof s->msg, "%s P=%d rank %d kind %d count %ld%s: element %ld wrong",
@@ -434,16 +433,17 @@ Test(allreduce_correct, commutative_only_refuses_matmul2, .timeout = 60) {
   int n = 0;
   for (const tutti_algo_desc_t *d; (d = tutti_algo_desc_at(n)); n++) {
     if (d->coll != TUTTI_COLL_ALLREDUCE || !(d->restrictions & TUTTI_ALGO_COMMUTATIVE)) continue;
-    tutti_algo_t a = pick(TUTTI_COLL_ALLREDUCE, d->name, NULL);
+    const tutti_algo_t *a = pick(TUTTI_COLL_ALLREDUCE, d->name, NULL);
     char err[256] = "";
-    cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
+    cr_expect(eq(int, tutti_algo_check(a, 4, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
     cr_expect(strstr(err, "commutative") != NULL, "%s: '%s'", d->name, err);
     tutti_world_t *w = mkworld(4, NULL);
-    cr_expect(eq(int, tutti_world_run(w, refuse, &a), 0), "%s: %s", d->name, tutti_world_error(w));
+    cr_expect(eq(int, tutti_world_run(w, refuse, (void *)a), 0), "%s: %s", d->name,
+              tutti_world_error(w));
     tutti_world_destroy(w);
   }
-  tutti_algo_t ring = pick(TUTTI_COLL_ALLREDUCE, "ring", NULL);
-  cr_expect(ring.desc->restrictions & TUTTI_ALGO_COMMUTATIVE);
+  const tutti_algo_t *ring = pick(TUTTI_COLL_ALLREDUCE, "ring", NULL);
+  cr_expect(tutti_algo_desc(ring)->restrictions & TUTTI_ALGO_COMMUTATIVE);
 }
 
 /* A bad block count is refused at selection, naming the parameter and
@@ -453,7 +453,7 @@ Test(allreduce_correct, bad_blocks_refused) {
   const char *algos[] = {"dual-root", "single-tree", "binary-reduce-bcast", "two-tree"};
   for (int ai = 0; ai < 4; ai++)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-      tutti_algo_t a;
+      const tutti_algo_t *a;
       char err[256] = "";
       cr_expect(eq(int,
                    tutti_algo_select(TUTTI_COLL_ALLREDUCE, algos[ai], bad[i], &a, err, sizeof err),

@@ -52,7 +52,7 @@
 /* Every registered barrier with each parameter at the values given here
  * (the others at their defaults); `names` receives "dissemination:k=3". */
 #define MAX_SETTINGS 64
-static int settings(tutti_algo_t *out, char names[][64]) {
+static int settings(const tutti_algo_t **out, char names[][64]) {
   static const char *const kvals[] = {"2", "3", "4", "5", "8", "64"};
   static const char *const Lvals[] = {"1", "2", "3", "5", "auto"};
   static const char *const lvals[] = {"0.5", "0.6", "0.9", "auto"};
@@ -61,7 +61,7 @@ static int settings(tutti_algo_t *out, char names[][64]) {
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
     if (d->coll != TUTTI_COLL_BARRIER) continue;
     out[n] = pick(TUTTI_COLL_BARRIER, d->name, NULL);
-    tutti_algo_format(&out[n], names[n], 64);
+    tutti_algo_format(out[n], names[n], 64);
     n++;
     for (int p = 0; p < d->nparams; p++) {
       const char *const *vals = NULL;
@@ -76,7 +76,7 @@ static int settings(tutti_algo_t *out, char names[][64]) {
         snprintf(kv, sizeof kv, "%s=%s", d->params[p].name, vals[v]);
         cr_assert(lt(int, n, MAX_SETTINGS));
         out[n] = pick(TUTTI_COLL_BARRIER, d->name, kv);
-        tutti_algo_format(&out[n], names[n], 64);
+        tutti_algo_format(out[n], names[n], 64);
         n++;
       }
     }
@@ -93,7 +93,7 @@ static uint64_t mix(uint64_t x) {
 /* ------------------------------------------------------- native correctness */
 
 struct native {
-  const tutti_algo_t *a; /* the settings, run one after the other */
+  const tutti_algo_t *const *a; /* the settings, run one after the other */
   int nsettings, rounds;
   unsigned spin;      /* the longest busy loop before entering */
   _Atomic int *entry; /* P: the last round each rank entered (counted over settings) */
@@ -115,7 +115,7 @@ static int native_fn(tutti_rank_t *r, void *arg) {
       for (volatile unsigned i = 0; i < n; i++) {
       }
       atomic_store_explicit(&x->entry[me], k, memory_order_release);
-      int rc = tutti_barrier(r, &x->a[s]);
+      int rc = tutti_barrier(r, x->a[s]);
       if (rc) return rc;
       for (int j = 0; j < P; j++)
         if (atomic_load_explicit(&x->entry[j], memory_order_acquire) < k) {
@@ -132,7 +132,7 @@ static int native_fn(tutti_rank_t *r, void *arg) {
 
 /* Every setting on P ranks, `rounds` each, back to back, in one native run. */
 static void native_check(int P, int rounds, unsigned spin) {
-  tutti_algo_t a[MAX_SETTINGS];
+  const tutti_algo_t *a[MAX_SETTINGS];
   char names[MAX_SETTINGS][64];
   int ns = settings(a, names);
   tutti_world_t *w = mkworld(P, NULL);
@@ -179,7 +179,7 @@ static int modeled_fn(tutti_rank_t *r, void *arg) {
 /* No rank leaves before the latest entry, for every setting on several P
  * and models, each run under perturbed scheduling. */
 Test(modeled, no_exit_before_the_latest_entry, .timeout = 240) {
-  tutti_algo_t a[MAX_SETTINGS];
+  const tutti_algo_t *a[MAX_SETTINGS];
   char names[MAX_SETTINGS][64];
   int ns = settings(a, names);
   tutti_model_t models[3] = {hockney(1e-6, 1e-9), postal(2), postal(3)};
@@ -198,7 +198,7 @@ Test(modeled, no_exit_before_the_latest_entry, .timeout = 240) {
       tutti_world_t *w;
       cr_assert(eq(int, tutti_world_create(&w, &c), 0));
       for (int s = 0; s < ns; s++) {
-        struct modeled x = {&a[s], units[mi]};
+        struct modeled x = {a[s], units[mi]};
         cr_assert(eq(int, tutti_world_run(w, modeled_fn, &x), 0), "%s P=%d: %s", names[s], P,
                   tutti_world_error(w));
         tutti_report_t rep;
@@ -242,16 +242,16 @@ Test(modeled_time, reference_md_postal_vectors, .timeout = 60) {
   struct {
     int L, P, fib, dis;
   } v[] = {{2, 8, 5, 6}, {2, 100, 11, 14}, {3, 64, 13, 18}};
-  tutti_algo_t fib = pick(TUTTI_COLL_BARRIER, "fibonacci", NULL);
-  tutti_algo_t dis = pick(TUTTI_COLL_BARRIER, "dissemination", NULL);
+  const tutti_algo_t *fib = pick(TUTTI_COLL_BARRIER, "fibonacci", NULL);
+  const tutti_algo_t *dis = pick(TUTTI_COLL_BARRIER, "dissemination", NULL);
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
     tutti_model_t m = postal(v[i].L);
     double step = 1; /* postal: O_s = S = R = 1 */
     cr_expect(
-        eq(dbl, timed(v[i].P, &m, TUTTI_COLL_BARRIER, &fib, 0, TUTTI_BYTE, 0) / step, v[i].fib),
+        eq(dbl, timed(v[i].P, &m, TUTTI_COLL_BARRIER, fib, 0, TUTTI_BYTE, 0) / step, v[i].fib),
         "fibonacci L=%d P=%d", v[i].L, v[i].P);
     cr_expect(
-        eq(dbl, timed(v[i].P, &m, TUTTI_COLL_BARRIER, &dis, 0, TUTTI_BYTE, 0) / step, v[i].dis),
+        eq(dbl, timed(v[i].P, &m, TUTTI_COLL_BARRIER, dis, 0, TUTTI_BYTE, 0) / step, v[i].dis),
         "dissemination L=%d P=%d", v[i].L, v[i].P);
   }
 }
@@ -260,21 +260,21 @@ Test(modeled_time, reference_md_postal_vectors, .timeout = 60) {
  * the model's), dissemination ceil(log2 P) L; at L = 1 they are equal. An
  * explicit L = 2 under postal 3 is slower than the matched one. */
 Test(modeled_time, fibonacci_is_f_L_and_dissemination_log_L, .timeout = 120) {
-  tutti_algo_t fib = pick(TUTTI_COLL_BARRIER, "fibonacci", NULL);
-  tutti_algo_t dis = pick(TUTTI_COLL_BARRIER, "dissemination", NULL);
+  const tutti_algo_t *fib = pick(TUTTI_COLL_BARRIER, "fibonacci", NULL);
+  const tutti_algo_t *dis = pick(TUTTI_COLL_BARRIER, "dissemination", NULL);
   for (int L = 1; L <= 4; L++) {
     tutti_model_t m = postal(L);
     for (int P = 1; P <= 70; P += (P < (SANITIZED ? 12 : 20) ? 1 : 7)) {
-      double tf = timed(P, &m, TUTTI_COLL_BARRIER, &fib, 0, TUTTI_BYTE, 0);
-      double td = timed(P, &m, TUTTI_COLL_BARRIER, &dis, 0, TUTTI_BYTE, 0);
+      double tf = timed(P, &m, TUTTI_COLL_BARRIER, fib, 0, TUTTI_BYTE, 0);
+      double td = timed(P, &m, TUTTI_COLL_BARRIER, dis, 0, TUTTI_BYTE, 0);
       cr_expect(eq(dbl, tf, postal_f(L, P)), "fibonacci L=%d P=%d: %g", L, P, tf);
       cr_expect(eq(dbl, td, (double)ceil_log(P, 2) * L), "dissemination L=%d P=%d: %g", L, P, td);
       if (L == 1) cr_expect(eq(dbl, tf, td), "L=1 P=%d", P);
     }
   }
   tutti_model_t m3 = postal(3);
-  tutti_algo_t fib2 = pick(TUTTI_COLL_BARRIER, "fibonacci", "L=2");
-  cr_expect(gt(dbl, timed(64, &m3, TUTTI_COLL_BARRIER, &fib2, 0, TUTTI_BYTE, 0), 13));
+  const tutti_algo_t *fib2 = pick(TUTTI_COLL_BARRIER, "fibonacci", "L=2");
+  cr_expect(gt(dbl, timed(64, &m3, TUTTI_COLL_BARRIER, fib2, 0, TUTTI_BYTE, 0), 13));
 }
 
 /* k-way dissemination in the postal model: round r sends n_r =
@@ -284,7 +284,7 @@ Test(modeled_time, dissemination_k_postal, .timeout = 120) {
   for (int k = 2; k <= 5; k++) {
     char kv[16];
     snprintf(kv, sizeof kv, "k=%d", k);
-    tutti_algo_t a = pick(TUTTI_COLL_BARRIER, "dissemination", kv);
+    const tutti_algo_t *a = pick(TUTTI_COLL_BARRIER, "dissemination", kv);
     for (int L = 1; L <= 3; L++) {
       tutti_model_t m = postal(L);
       for (int P = 2; P <= 40; P += SANITIZED ? 6 : 3) {
@@ -293,7 +293,7 @@ Test(modeled_time, dissemination_k_postal, .timeout = 120) {
           long n = (P + d - 1) / d - 1;
           want += (double)((n < k - 1 ? n : k - 1) - 1 + L);
         }
-        cr_expect(eq(dbl, timed(P, &m, TUTTI_COLL_BARRIER, &a, 0, TUTTI_BYTE, 0), want),
+        cr_expect(eq(dbl, timed(P, &m, TUTTI_COLL_BARRIER, a, 0, TUTTI_BYTE, 0), want),
                   "k=%d L=%d P=%d", k, L, P);
       }
     }
@@ -308,17 +308,17 @@ Test(modeled_time, dissemination_k_postal, .timeout = 120) {
 Test(modeled_time, hockney_closed_forms, .timeout = 120) {
   const double alpha = 3e-6;
   tutti_model_t m = hockney(alpha, 1e-9);
-  tutti_algo_t dis = pick(TUTTI_COLL_BARRIER, "dissemination", NULL);
-  tutti_algo_t flat = pick(TUTTI_COLL_BARRIER, "flat", NULL);
-  tutti_algo_t rd = pick(TUTTI_COLL_BARRIER, "recursive-doubling", NULL);
-  tutti_algo_t tour = pick(TUTTI_COLL_BARRIER, "tournament", NULL);
-  tutti_algo_t bin = pick(TUTTI_COLL_BARRIER, "binomial", NULL);
-  tutti_algo_t fib = pick(TUTTI_COLL_BARRIER, "fibonacci", NULL);
+  const tutti_algo_t *dis = pick(TUTTI_COLL_BARRIER, "dissemination", NULL);
+  const tutti_algo_t *flat = pick(TUTTI_COLL_BARRIER, "flat", NULL);
+  const tutti_algo_t *rd = pick(TUTTI_COLL_BARRIER, "recursive-doubling", NULL);
+  const tutti_algo_t *tour = pick(TUTTI_COLL_BARRIER, "tournament", NULL);
+  const tutti_algo_t *bin = pick(TUTTI_COLL_BARRIER, "binomial", NULL);
+  const tutti_algo_t *fib = pick(TUTTI_COLL_BARRIER, "fibonacci", NULL);
   for (int P = 1; P <= 70; P += (P < (SANITIZED ? 17 : 34) ? 1 : 9)) {
     int lg = ceil_log(P, 2), fl = P > 1 ? ceil_log(P + 1, 2) - 1 : 0; /* floor(log2 P) */
     int pow2 = (P & (P - 1)) == 0;
     double tol = 1e-12;
-#define T(a) timed(P, &m, TUTTI_COLL_BARRIER, &(a), 0, TUTTI_BYTE, 0)
+#define T(a) timed(P, &m, TUTTI_COLL_BARRIER, (a), 0, TUTTI_BYTE, 0)
     cr_expect(epsilon_eq(dbl, T(dis), lg * alpha, tol), "dissemination P=%d", P);
     cr_expect(epsilon_eq(dbl, T(flat), 2.0 * (P - 1) * alpha, tol), "flat P=%d", P);
     cr_expect(epsilon_eq(dbl, T(rd), (pow2 ? lg : fl + 2) * alpha, tol), "rd P=%d", P);
@@ -334,21 +334,21 @@ Test(modeled_time, hockney_closed_forms, .timeout = 120) {
 Test(modeled_time, dissemination_k_hockney, .timeout = 60) {
   const double alpha = 1e-6;
   tutti_model_t m = hockney(alpha, 0);
-  tutti_algo_t a3 = pick(TUTTI_COLL_BARRIER, "dissemination", "k=3");
-  tutti_algo_t a4 = pick(TUTTI_COLL_BARRIER, "dissemination", "k=4");
+  const tutti_algo_t *a3 = pick(TUTTI_COLL_BARRIER, "dissemination", "k=3");
+  const tutti_algo_t *a4 = pick(TUTTI_COLL_BARRIER, "dissemination", "k=4");
   cr_expect(
-      epsilon_eq(dbl, timed(27, &m, TUTTI_COLL_BARRIER, &a3, 0, TUTTI_BYTE, 0), 6 * alpha, 1e-12));
+      epsilon_eq(dbl, timed(27, &m, TUTTI_COLL_BARRIER, a3, 0, TUTTI_BYTE, 0), 6 * alpha, 1e-12));
   cr_expect(
-      epsilon_eq(dbl, timed(64, &m, TUTTI_COLL_BARRIER, &a4, 0, TUTTI_BYTE, 0), 9 * alpha, 1e-12));
+      epsilon_eq(dbl, timed(64, &m, TUTTI_COLL_BARRIER, a4, 0, TUTTI_BYTE, 0), 9 * alpha, 1e-12));
   /* P = 10, k = 3: rounds send 2, 2, 1: 5 alpha */
   cr_expect(
-      epsilon_eq(dbl, timed(10, &m, TUTTI_COLL_BARRIER, &a3, 0, TUTTI_BYTE, 0), 5 * alpha, 1e-12));
+      epsilon_eq(dbl, timed(10, &m, TUTTI_COLL_BARRIER, a3, 0, TUTTI_BYTE, 0), 5 * alpha, 1e-12));
 }
 
 /* ------------------------------------------------------------ bad input */
 
 Test(bad_input, names_k_and_L, .timeout = 10) {
-  tutti_algo_t a;
+  const tutti_algo_t *a;
   char err[512];
   cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BARRIER, "nope", NULL, &a, err, sizeof err),
                TUTTI_ENOTFOUND));
@@ -380,7 +380,7 @@ Test(bad_input, names_k_and_L, .timeout = 10) {
 Test(auto_choice, least_modeled_time_of_the_candidates, .timeout = 120) {
   tutti_model_t models[4] = {hockney(1e-6, 1e-9), postal(2), postal(4), hockney(50e-6, 9e-9)};
   models[3].eager_limit = 65536;
-  tutti_algo_t autoa = pick(TUTTI_COLL_BARRIER, "auto", NULL);
+  const tutti_algo_t *autoa = pick(TUTTI_COLL_BARRIER, "auto", NULL);
   static const int sizes[] = {1, 2, 5, 8, 13, 33, 64, 100};
   for (int mi = 0; mi < 4; mi++)
     for (size_t pi = 0; pi < sizeof sizes / sizeof *sizes - (TSAN ? 2 : 0); pi++) {
@@ -388,27 +388,27 @@ Test(auto_choice, least_modeled_time_of_the_candidates, .timeout = 120) {
       double best = INFINITY;
       const tutti_algo_desc_t *d;
       char why[1024];
-      tutti_algo_t chosen;
+      const tutti_algo_t *chosen;
       cr_assert(eq(int, tutti_barrier_auto_choose(&models[mi], P, &chosen, why, sizeof why), 0));
       for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
         if (d->coll != TUTTI_COLL_BARRIER || !strcmp(d->name, "auto")) continue;
         cr_expect(ne(ptr, strstr(why, d->name), NULL), "'%s' lacks %s", why, d->name);
-        tutti_algo_t a = pick(TUTTI_COLL_BARRIER, d->name, NULL);
-        double t = timed(P, &models[mi], TUTTI_COLL_BARRIER, &a, 0, TUTTI_BYTE, 0);
+        const tutti_algo_t *a = pick(TUTTI_COLL_BARRIER, d->name, NULL);
+        double t = timed(P, &models[mi], TUTTI_COLL_BARRIER, a, 0, TUTTI_BYTE, 0);
         best = t < best ? t : best;
       }
-      double ta = timed(P, &models[mi], TUTTI_COLL_BARRIER, &autoa, 0, TUTTI_BYTE, 0);
-      double tc = timed(P, &models[mi], TUTTI_COLL_BARRIER, &chosen, 0, TUTTI_BYTE, 0);
+      double ta = timed(P, &models[mi], TUTTI_COLL_BARRIER, autoa, 0, TUTTI_BYTE, 0);
+      double tc = timed(P, &models[mi], TUTTI_COLL_BARRIER, chosen, 0, TUTTI_BYTE, 0);
       cr_expect(epsilon_eq(dbl, ta, best, 1e-12 + 1e-9 * best),
                 "model %d P=%d: auto (%s) took %g, the best candidate %g; %s", mi, P,
-                chosen.desc->name, ta, best, why);
+                tutti_algo_desc(chosen)->name, ta, best, why);
       cr_expect(eq(dbl, ta, tc), "model %d P=%d: auto did not run its choice", mi, P);
     }
 }
 
 Test(auto_choice, bad_arguments, .timeout = 10) {
   tutti_model_t m = postal(2);
-  tutti_algo_t c;
+  const tutti_algo_t *c;
   cr_expect(eq(int, tutti_barrier_auto_choose(NULL, 4, &c, NULL, 0), TUTTI_EINVAL));
   cr_expect(eq(int, tutti_barrier_auto_choose(&m, 0, &c, NULL, 0), TUTTI_EINVAL));
   cr_expect(eq(int, tutti_barrier_auto_choose(&m, 4, NULL, NULL, 0), TUTTI_EINVAL));

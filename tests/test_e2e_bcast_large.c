@@ -33,7 +33,7 @@
 
 /* The modeled time of one bcast of `bytes` bytes on world w (reused). */
 static double bcast_on(tutti_world_t *w, const tutti_algo_t *a, long bytes, int root) {
-  struct one o = {TUTTI_COLL_BCAST, *a, bytes, TUTTI_BYTE, root};
+  struct one o = {TUTTI_COLL_BCAST, a, bytes, TUTTI_BYTE, root};
   cr_assert(eq(int, tutti_world_run(w, one_call, &o), 0), "%s", tutti_world_error(w));
   tutti_report_t rep;
   cr_assert(eq(int, tutti_world_report(w, &rep), 0));
@@ -41,7 +41,7 @@ static double bcast_on(tutti_world_t *w, const tutti_algo_t *a, long bytes, int 
   return rep.calls[0].time;
 }
 
-static tutti_algo_t chain(const char *params) {
+static const tutti_algo_t *chain(const char *params) {
   return pick(TUTTI_COLL_BCAST, "pipelined-chain", params);
 }
 
@@ -61,8 +61,8 @@ Test(reference, vectors, .timeout = 30) {
     double us;
   } ch[] = {{"segments=1", 404}, {"segments=10", 143}, {"segments=20", 138}};
   for (size_t i = 0; i < sizeof ch / sizeof *ch; i++) {
-    tutti_algo_t a = chain(ch[i].segs);
-    double t = timed(5, &m, TUTTI_COLL_BCAST, &a, 100, TUTTI_BYTE, 0);
+    const tutti_algo_t *a = chain(ch[i].segs);
+    double t = timed(5, &m, TUTTI_COLL_BCAST, a, 100, TUTTI_BYTE, 0);
     cr_expect(close_to(t, ch[i].us * US), "%s: %.9g us, want %g", ch[i].segs, t / US, ch[i].us);
   }
   struct {
@@ -70,8 +70,8 @@ Test(reference, vectors, .timeout = 30) {
     double us;
   } p8[] = {{"flat", 5607}, {"binomial", 2403}, {"scatter-allgather", 1410}};
   for (size_t i = 0; i < sizeof p8 / sizeof *p8; i++) {
-    tutti_algo_t a = pick(TUTTI_COLL_BCAST, p8[i].algo, NULL);
-    double t = timed(8, &m, TUTTI_COLL_BCAST, &a, 800, TUTTI_BYTE, 0);
+    const tutti_algo_t *a = pick(TUTTI_COLL_BCAST, p8[i].algo, NULL);
+    double t = timed(8, &m, TUTTI_COLL_BCAST, a, 800, TUTTI_BYTE, 0);
     cr_expect(close_to(t, p8[i].us * US), "%s: %.9g us, want %g", p8[i].algo, t / US, p8[i].us);
   }
 }
@@ -122,14 +122,14 @@ Test(chain, time_is_the_pipeline_recurrence, .timeout = 120) {
           if (S > m) continue;
           char p[32];
           snprintf(p, sizeof p, "segments=%ld", S);
-          tutti_algo_t a = chain(p);
+          const tutti_algo_t *a = chain(p);
           for (int root = 0; root < P; root += P <= (SANITIZED ? 4 : 8) ? 1 : P / 3) {
             double want = chain_dp(P, m, S, 1 * US, betas[bi]);
-            double got = bcast_on(w, &a, m, root);
+            double got = bcast_on(w, a, m, root);
             cr_expect(close_to(got, want), "P=%d m=%ld S=%ld root=%d beta=%g: %.9g us, want %.9g",
                       P, m, S, root, betas[bi], got / US, want / US);
             int bound = -1;
-            double cost = tutti_algo_cost(&a, P, root, (size_t)m, &h, &bound);
+            double cost = tutti_algo_cost(a, P, root, (size_t)m, &h, &bound);
             cr_expect(close_to(cost, want) && bound == 0, "cost %.9g us", cost / US);
             checked++;
           }
@@ -143,9 +143,9 @@ Test(chain, time_is_the_pipeline_recurrence, .timeout = 120) {
 /* segment=SIZE cuts ceil(m/SIZE) segments, none longer than SIZE. */
 Test(chain, segment_size, .timeout = 30) {
   tutti_model_t mod = hockney(1 * US, 1e-9);
-  tutti_algo_t a = chain("segment=1000");
+  const tutti_algo_t *a = chain("segment=1000");
   for (long m = 1; m <= 10000; m += 2999) {
-    double t = timed(6, &mod, TUTTI_COLL_BCAST, &a, m, TUTTI_BYTE, 2);
+    double t = timed(6, &mod, TUTTI_COLL_BCAST, a, m, TUTTI_BYTE, 2);
     long S = (m + 999) / 1000;
     cr_expect(close_to(t, chain_dp(6, m, S, 1 * US, 1e-9)), "m=%ld: %.9g us", m, t / US);
   }
@@ -160,8 +160,9 @@ Test(chain, segment_size, .timeout = 30) {
 Test(scatter_allgather, closed_form_when_P_divides_m, .timeout = 120) {
   const double alpha = 1 * US, beta = 1e-8;
   tutti_model_t mod = hockney(alpha, beta);
-  tutti_algo_t ring = pick(TUTTI_COLL_BCAST, "scatter-allgather", NULL);
-  tutti_algo_t rd = pick(TUTTI_COLL_BCAST, "scatter-allgather", "allgather=recursive-doubling");
+  const tutti_algo_t *ring = pick(TUTTI_COLL_BCAST, "scatter-allgather", NULL);
+  const tutti_algo_t *rd =
+      pick(TUTTI_COLL_BCAST, "scatter-allgather", "allgather=recursive-doubling");
   for (int P = 2; P <= 17; P++) {
     tutti_world_t *w = mkworld(P, &mod);
     int lg = 0;
@@ -170,11 +171,11 @@ Test(scatter_allgather, closed_form_when_P_divides_m, .timeout = 120) {
       long m = P * k;
       double body = 2.0 * (P - 1) / P * beta * (double)m;
       for (int root = 0; root < P; root += SANITIZED && P > 8 ? (P - 1) / 2 : 1) {
-        double t = bcast_on(w, &ring, m, root), want = (lg + P - 1) * alpha + body;
+        double t = bcast_on(w, ring, m, root), want = (lg + P - 1) * alpha + body;
         cr_expect(close_to(t, want), "ring P=%d m=%ld root=%d: %.9g us, want %.9g", P, m, root,
                   t / US, want / US);
         if (P & (P - 1)) continue;
-        t = bcast_on(w, &rd, m, root), want = 2 * lg * alpha + body;
+        t = bcast_on(w, rd, m, root), want = 2 * lg * alpha + body;
         cr_expect(close_to(t, want), "rd P=%d m=%ld root=%d: %.9g us, want %.9g", P, m, root,
                   t / US, want / US);
       }
@@ -189,18 +190,18 @@ Test(scatter_allgather, closed_form_when_P_divides_m, .timeout = 120) {
  * form with the longest block otherwise, and quick either way. */
 Test(scatter_allgather, cost_past_10000_ranks, .timeout = 30) {
   const tutti_hockney_t h = {1 * US, 1e-9, 0};
-  tutti_algo_t ring = pick(TUTTI_COLL_BCAST, "scatter-allgather", NULL);
+  const tutti_algo_t *ring = pick(TUTTI_COLL_BCAST, "scatter-allgather", NULL);
   const int Ps[] = {10007, 262144};
   for (size_t i = 0; i < 2; i++) {
     int P = Ps[i], lg = 0, bound = -1;
     while ((1 << lg) < P) lg++;
     long m = (long)P * 3;
-    double t = tutti_algo_cost(&ring, P, 0, (size_t)m, &h, &bound);
+    double t = tutti_algo_cost(ring, P, 0, (size_t)m, &h, &bound);
     double want = (lg + P - 1) * h.alpha + 2.0 * (P - 1) / P * h.beta * (double)m;
     cr_expect(close_to(t, want) && bound == 0, "P=%d m=%ld: %.9g us, want %.9g (bound %d)", P, m,
               t / US, want / US, bound);
     m += 5;
-    t = tutti_algo_cost(&ring, P, 0, (size_t)m, &h, &bound);
+    t = tutti_algo_cost(ring, P, 0, (size_t)m, &h, &bound);
     cr_expect(t >= want && bound == 1, "P=%d m=%ld: %.9g us, at least %.9g (bound %d)", P, m,
               t / US, want / US, bound);
   }
@@ -222,7 +223,7 @@ Test(chain, auto_within_one_percent_of_the_sweep, .timeout = 300) {
     int P;
     long m;
   } cases[] = {{8, 256 << 10}, {16, 64 << 10}, {5, 1 << 20}};
-  tutti_algo_t au = chain("segments=auto");
+  const tutti_algo_t *au = chain("segments=auto");
   for (size_t fi = 0; fi < nprof; fi++) {
     tutti_profile_t prof;
     char err[256];
@@ -239,13 +240,13 @@ Test(chain, auto_within_one_percent_of_the_sweep, .timeout = 300) {
       cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
       double alpha = mod->latency.a, beta = mod->latency.b;
       double sstar = sqrt((P - 2) * beta * (double)m / alpha);
-      double t_auto = bcast_on(w, &au, m, 0), best = INFINITY;
+      double t_auto = bcast_on(w, au, m, 0), best = INFINITY;
       long best_S = 0;
       for (long S = 1; S <= (long)(3 * sstar) + 2 && S <= m; S++) {
         char p[32];
         snprintf(p, sizeof p, "segments=%ld", S);
-        tutti_algo_t a = chain(p);
-        double t = bcast_on(w, &a, m, 0);
+        const tutti_algo_t *a = chain(p);
+        double t = bcast_on(w, a, m, 0);
         if (t < best) best = t, best_S = S;
       }
       cr_expect(le(dbl, t_auto, best * 1.01), "%s P=%d m=%ld: auto %.9g us, best S=%ld %.9g us",
@@ -288,29 +289,29 @@ Test(contention, dfs_chain_on_two_switches, .timeout = 60) {
   m.topo = t;
   const long M = 1 << 20;
   tutti_world_t *w = mkworld(8, &m);
-  tutti_algo_t rank = chain("segments=64,order=rank"), dfs = chain("segments=64,order=dfs");
-  tutti_algo_t list = chain("segments=64,order=list:0,2,4,6,1,3,5,7");
-  double t_rank = bcast_on(w, &rank, M, 0);
+  const tutti_algo_t *rank = chain("segments=64,order=rank"), *dfs = chain("segments=64,order=dfs");
+  const tutti_algo_t *list = chain("segments=64,order=list:0,2,4,6,1,3,5,7");
+  double t_rank = bcast_on(w, rank, M, 0);
   cr_expect(eq(u64, link_messages(w, "s0 -> root"), 4 * 64));
   cr_expect(eq(u64, link_messages(w, "root -> s1"), 4 * 64));
-  double t_dfs = bcast_on(w, &dfs, M, 0);
+  double t_dfs = bcast_on(w, dfs, M, 0);
   cr_expect(eq(u64, link_messages(w, "s0 -> root"), 64));
   cr_expect(eq(u64, link_messages(w, "root -> s1"), 64));
   cr_expect(eq(u64, link_messages(w, "s1 -> root"), 0));
-  double t_list = bcast_on(w, &list, M, 0);
+  double t_list = bcast_on(w, list, M, 0);
   cr_expect(ge(dbl, t_rank, 2.5 * t_dfs), "rank order %.9g us, dfs %.9g us", t_rank / US,
             t_dfs / US);
   cr_expect(eq(dbl, t_list, t_dfs));
   cr_expect(close_to(t_dfs, chain_dp(8, M, 64, 1 * US, beta)), "dfs %.9g us", t_dfs / US);
   /* from root 3 (under s1) the chain starts at s1: 3 1 5 7, then s0 */
-  double t_dfs3 = bcast_on(w, &dfs, M, 3);
+  double t_dfs3 = bcast_on(w, dfs, M, 3);
   cr_expect(eq(u64, link_messages(w, "s1 -> root"), 64));
   cr_expect(eq(u64, link_messages(w, "s0 -> root"), 0));
   cr_expect(eq(dbl, t_dfs3, t_dfs));
   tutti_world_destroy(w);
   /* without a topology order=dfs is rank order */
   w = mkworld(8, &base);
-  cr_expect(eq(dbl, bcast_on(w, &dfs, M, 5), bcast_on(w, &rank, M, 5)));
+  cr_expect(eq(dbl, bcast_on(w, dfs, M, 5), bcast_on(w, rank, M, 5)));
   tutti_world_destroy(w);
   tutti_topo_free(t);
 }
@@ -356,15 +357,15 @@ Test(contention, rank_chain_contract, .timeout = 30) {
 static int bad_bcasts(tutti_rank_t *r, void *arg) {
   int *rc = arg, n = 0, me = tutti_rank(r);
   char buf[16] = {0};
-  tutti_algo_t nine = chain("segments=9"), two = chain("segments=2");
-  tutti_algo_t from1 = chain("order=list:1,0,2,3"), dup = chain("order=list:0,1,1,3");
+  const tutti_algo_t *nine = chain("segments=9"), *two = chain("segments=2");
+  const tutti_algo_t *from1 = chain("order=list:1,0,2,3"), *dup = chain("order=list:0,1,1,3");
   int got[6];
-  got[n++] = tutti_bcast(r, buf, 8, TUTTI_BYTE, 0, &nine);  /* 9 segments of 8 bytes */
-  got[n++] = tutti_bcast(r, buf, 2, TUTTI_INT32, 0, &nine); /* 9 of 8 bytes again */
-  got[n++] = tutti_bcast(r, buf, 0, TUTTI_BYTE, 0, &two);   /* empty: one empty message */
-  got[n++] = tutti_bcast(r, buf, 4, TUTTI_BYTE, 0, &from1); /* starts at 1, root 0 */
-  got[n++] = tutti_bcast(r, buf, 4, TUTTI_BYTE, 1, &from1); /* fine from root 1 */
-  got[n++] = tutti_bcast(r, buf, 4, TUTTI_BYTE, 0, &dup);   /* not a permutation */
+  got[n++] = tutti_bcast(r, buf, 8, TUTTI_BYTE, 0, nine);  /* 9 segments of 8 bytes */
+  got[n++] = tutti_bcast(r, buf, 2, TUTTI_INT32, 0, nine); /* 9 of 8 bytes again */
+  got[n++] = tutti_bcast(r, buf, 0, TUTTI_BYTE, 0, two);   /* empty: one empty message */
+  got[n++] = tutti_bcast(r, buf, 4, TUTTI_BYTE, 0, from1); /* starts at 1, root 0 */
+  got[n++] = tutti_bcast(r, buf, 4, TUTTI_BYTE, 1, from1); /* fine from root 1 */
+  got[n++] = tutti_bcast(r, buf, 4, TUTTI_BYTE, 0, dup);   /* not a permutation */
   if (me == 2) memcpy(rc, got, sizeof got);
   return 0;
 }
@@ -385,7 +386,7 @@ static int has(const char *s, const char *sub) {
 /* The sentences: what was wrong and what is accepted. */
 Test(errors, messages, .timeout = 10) {
   char err[512];
-  tutti_algo_t a;
+  const tutti_algo_t *a;
   struct {
     const char *params;
     int nranks, root;
@@ -401,7 +402,7 @@ Test(errors, messages, .timeout = 10) {
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     a = chain(bad[i].params);
     cr_expect(eq(int,
-                 tutti_algo_check_call(&a, bad[i].nranks, bad[i].root, bad[i].bytes, NULL, err,
+                 tutti_algo_check_call(a, bad[i].nranks, bad[i].root, bad[i].bytes, NULL, err,
                                        sizeof err),
                  TUTTI_EINVAL),
               "%s", bad[i].params);
@@ -424,18 +425,19 @@ Test(errors, messages, .timeout = 10) {
   cr_expect(has(err, "one of ring, recursive-doubling"), "%s", err);
   /* a fallback is a note, not an error */
   a = pick(TUTTI_COLL_BCAST, "scatter-allgather", "allgather=recursive-doubling");
-  cr_expect(eq(int, tutti_algo_check_call(&a, 6, 0, 100, NULL, err, sizeof err), 0));
+  cr_expect(eq(int, tutti_algo_check_call(a, 6, 0, 100, NULL, err, sizeof err), 0));
   cr_expect(has(err, "6 ranks run the ring"), "%s", err);
-  cr_expect(eq(int, tutti_algo_check_call(&a, 8, 0, 100, NULL, err, sizeof err), 0));
+  cr_expect(eq(int, tutti_algo_check_call(a, 8, 0, 100, NULL, err, sizeof err), 0));
   cr_expect(eq(str, err, ""));
   /* the list round-trips through the canonical spelling, ranges kept */
   a = chain("order=list: 0, 3-1 ,4,segments=2");
   char s[256];
-  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
+  cr_assert(eq(int, tutti_algo_format(a, s, sizeof s), 0));
   cr_expect(eq(str, s, "pipelined-chain:segments=2,segment=0,order=list:0,3-1,4"));
-  tutti_algo_t b = pick(TUTTI_COLL_BCAST, s, NULL);
-  cr_expect(eq(int, memcmp(&a.p, &b.p, sizeof a.p), 0));
-  cr_expect(eq(int, tutti_algo_check_call(&b, 5, 0, 100, NULL, err, sizeof err), 0), "%s", err);
+  const tutti_algo_t *b = pick(TUTTI_COLL_BCAST, s, NULL);
+  cr_expect(eq(ptr, (void *)a, (void *)b)); /* the same values: the same handle */
+  cr_expect(eq(str, (char *)tutti_param_list(b, "order"), "0,3-1,4"));
+  cr_expect(eq(int, tutti_algo_check_call(b, 5, 0, 100, NULL, err, sizeof err), 0), "%s", err);
 }
 
 /* The command: bad segment counts and chains exit 2 with one line naming

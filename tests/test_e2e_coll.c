@@ -100,7 +100,7 @@ static void ref_free(struct ref *R) {
 /* ------------------------------------------------------------------ cases */
 
 struct tcase {
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   int root, kind, inplace, salt, expect; /* expect: 0 or TUTTI_ENOTSUP */
   long count;
 };
@@ -116,11 +116,11 @@ struct run {
 static void fail(struct run *R, const struct tcase *c, int rank, const char *what, long i) {
   if (__atomic_exchange_n(&R->failed, 1, __ATOMIC_ACQ_REL)) return;
   char name[128];
-  tutti_algo_format(&c->algo, name, sizeof name);
+  tutti_algo_format(c->algo, name, sizeof name);
   snprintf(R->why, sizeof R->why,
            "%s %s: rank %d root %d kind %d count %ld inplace %d: %s (element %ld)",
-           tutti_coll_name(c->algo.desc->coll), name, rank, c->root, c->kind, c->count, c->inplace,
-           what, i);
+           tutti_coll_name(tutti_algo_desc(c->algo)->coll), name, rank, c->root, c->kind, c->count,
+           c->inplace, what, i);
 }
 
 /* Compare count elements with rank src's input (ref NULL) or with ref. */
@@ -157,31 +157,31 @@ static int run_cases(tutti_rank_t *r, void *arg) {
     const size_t esz = tutti_type_size(t), bytes = (size_t)c->count * esz;
     long bad;
     memset(rb, 0xA5, big); /* poison: a stale result cannot pass */
-    switch (c->algo.desc->coll) {
+    switch (tutti_algo_desc(c->algo)->coll) {
     case TUTTI_COLL_BCAST:
       if (isroot) fill(k, me, c->count, c->salt, rb);
-      rc = tutti_bcast(r, rb, c->count, t, root, &c->algo);
+      rc = tutti_bcast(r, rb, c->count, t, root, c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       CHECK((bad = mismatch(c, rb, root, NULL)) < 0, "wrong data", bad);
       break;
     case TUTTI_COLL_REDUCE:
       fill(k, me, c->count, c->salt, isroot && c->inplace ? rb : sb);
       rc = tutti_reduce(r, isroot && c->inplace ? TUTTI_IN_PLACE : sb, isroot ? rb : NULL, c->count,
-                        t, kop(k), root, &c->algo);
+                        t, kop(k), root, c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       if (!rc && isroot)
         CHECK((bad = mismatch(c, rb, -1, R->ref->v[k][c->salt])) < 0, "wrong result", bad);
       break;
     case TUTTI_COLL_ALLREDUCE:
       fill(k, me, c->count, c->salt, c->inplace ? rb : sb);
-      rc = tutti_allreduce(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, kop(k), &c->algo);
+      rc = tutti_allreduce(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, kop(k), c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       if (!rc) CHECK((bad = mismatch(c, rb, -1, R->ref->v[k][c->salt])) < 0, "wrong result", bad);
       break;
     case TUTTI_COLL_GATHER:
       fill(k, me, c->count, c->salt, isroot && c->inplace ? rb + (size_t)root * bytes : sb);
       rc = tutti_gather(r, isroot && c->inplace ? TUTTI_IN_PLACE : sb, c->count, t,
-                        isroot ? rb : NULL, c->count, t, root, &c->algo);
+                        isroot ? rb : NULL, c->count, t, root, c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       for (int j = 0; isroot && j < P; j++)
         CHECK((bad = mismatch(c, rb + (size_t)j * bytes, j, NULL)) < 0, "wrong block",
@@ -192,18 +192,18 @@ static int run_cases(tutti_rank_t *r, void *arg) {
         for (int j = 0; j < P; j++) fill(k, j, c->count, c->salt, rb + (size_t)j * bytes);
       /* the root's own block comes out at sb, or stays in rb in place */
       rc = tutti_scatter(r, isroot ? rb : NULL, c->count, t,
-                         isroot && c->inplace ? TUTTI_IN_PLACE : sb, c->count, t, root, &c->algo);
+                         isroot && c->inplace ? TUTTI_IN_PLACE : sb, c->count, t, root, c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       CHECK((bad = mismatch(c, isroot && c->inplace ? rb + (size_t)me * bytes : sb, me, NULL)) < 0,
             "wrong block", bad);
       break;
     case TUTTI_COLL_BARRIER:
-      rc = tutti_barrier(r, &c->algo);
+      rc = tutti_barrier(r, c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       break;
     case TUTTI_COLL_ALLGATHER:
       fill(k, me, c->count, c->salt, c->inplace ? rb + (size_t)me * bytes : sb);
-      rc = tutti_allgather(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, &c->algo);
+      rc = tutti_allgather(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       for (int j = 0; !rc && j < P; j++)
         CHECK((bad = mismatch(c, rb + (size_t)j * bytes, j, NULL)) < 0, "wrong block",
@@ -213,7 +213,7 @@ static int run_cases(tutti_rank_t *r, void *arg) {
       /* P blocks in; block `me` of the rank-ordered fold out, at rb */
       fill(k, me, (long)P * c->count, c->salt, c->inplace ? rb : sb);
       rc = tutti_reduce_scatter(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, kop(k),
-                                &c->algo);
+                                c->algo);
       CHECK(rc == c->expect, tutti_err_name(rc), -1);
       if (!rc)
         CHECK((bad = mismatch(c, rb, -1,
@@ -303,8 +303,8 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
   size_t cap = (size_t)ns * (size_t)nr * NKINDS * 4 + 1, n = 0;
   struct tcase *c = malloc(cap * sizeof *c);
   for (int s = 0; s < ns; s++) {
-    tutti_algo_t a = pick(d->coll, d->name, strchr(settings[s], ':') ? NULL : settings[s]);
-    double seg = tutti_algo_param(&a, "segment");
+    const tutti_algo_t *a = pick(d->coll, d->name, strchr(settings[s], ':') ? NULL : settings[s]);
+    double seg = tutti_algo_param(a, "segment");
     for (int ri = 0; ri < (rooted ? nr : 1); ri++) {
       if (strchr(settings[s], ':')) { /* a rank list: the ranks downward from the root */
         static char lst[TUTTI_PARAM_LIST_MAX + 64];
@@ -509,21 +509,21 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
   struct bad *B = arg;
   int rc[NBAD], n = 0, P = tutti_size(r);
   int32_t x[4] = {0}, y[64] = {0};
-  tutti_algo_t red = pick(TUTTI_COLL_REDUCE, "binomial", NULL);
-  tutti_algo_t bin = pick(TUTTI_COLL_REDUCE, "binary", NULL);
+  const tutti_algo_t *red = pick(TUTTI_COLL_REDUCE, "binomial", NULL);
+  const tutti_algo_t *bin = pick(TUTTI_COLL_REDUCE, "binary", NULL);
   rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, -1, NULL);   /* ERANK */
   rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, P, NULL);    /* ERANK */
   rc[n++] = tutti_bcast(r, x, -1, TUTTI_INT32, 0, NULL);   /* ECOUNT */
   rc[n++] = tutti_bcast(r, NULL, 1, TUTTI_INT32, 0, NULL); /* EBUFFER */
   rc[n++] = tutti_bcast(r, x, 1, NULL, 0, NULL);           /* ETYPE */
-  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, 0, &red);    /* EINVAL: a reduce algorithm */
+  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT32, 0, red);     /* EINVAL: a reduce algorithm */
   rc[n++] = tutti_bcast(r, TUTTI_IN_PLACE, 1, TUTTI_INT32, 0, NULL);        /* EINVAL */
   rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, P, NULL);      /* ERANK */
   rc[n++] = tutti_reduce(r, x, y, -2, TUTTI_INT32, TUTTI_SUM, 0, NULL);     /* ECOUNT */
   rc[n++] = tutti_reduce(r, NULL, y, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL);   /* EBUFFER */
   rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT32, NULL, 0, NULL);           /* EOP */
   rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_DOUBLE, TUTTI_MATMUL2, 0, NULL); /* EOP */
-  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT64, TUTTI_MATMUL2, 0, &bin);  /* ENOTSUP */
+  rc[n++] = tutti_reduce(r, x, y, 1, TUTTI_INT64, TUTTI_MATMUL2, 0, bin);   /* ENOTSUP */
   /* in place off the root; the root itself does not call */
   rc[n++] = tutti_rank(r) ? tutti_reduce(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, TUTTI_SUM, 0, NULL)
                           : TUTTI_EINVAL;
@@ -538,7 +538,7 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
   rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, x, -1, TUTTI_INT32, 0, NULL);    /* ECOUNT */
   rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, NULL, 1, TUTTI_INT32, 0, NULL);  /* EBUFFER */
   rc[n++] = tutti_scatter(r, y, 1, TUTTI_INT32, x, 1, NULL, 0, NULL);            /* ETYPE */
-  rc[n++] = tutti_barrier(r, &red);                                              /* EINVAL */
+  rc[n++] = tutti_barrier(r, red);                                               /* EINVAL */
   rc[n++] = tutti_barrier(NULL, NULL);                                           /* EINVAL */
   rc[n++] = tutti_rank(r)
                 ? tutti_gather(r, TUTTI_IN_PLACE, 1, TUTTI_INT32, y, 1, TUTTI_INT32, 0, NULL)
@@ -546,12 +546,12 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
   rc[n++] = tutti_rank(r)
                 ? tutti_scatter(r, y, 1, TUTTI_INT32, TUTTI_IN_PLACE, 1, TUTTI_INT32, 0, NULL)
                 : TUTTI_EINVAL;
-  tutti_algo_t ring = pick(TUTTI_COLL_ALLGATHER, "ring", NULL);
+  const tutti_algo_t *ring = pick(TUTTI_COLL_ALLGATHER, "ring", NULL);
   rc[n++] = tutti_allgather(r, x, NULL, 1, TUTTI_INT32, NULL);                  /* EBUFFER */
   rc[n++] = tutti_allgather(r, x, y, -1, TUTTI_INT32, NULL);                    /* ECOUNT */
   rc[n++] = tutti_allgather(r, x, y, 1, NULL, NULL);                            /* ETYPE */
   rc[n++] = tutti_allgather(r, x, TUTTI_IN_PLACE, 1, TUTTI_INT32, NULL);        /* EINVAL */
-  rc[n++] = tutti_allgather(r, x, y, 1, TUTTI_INT32, &red);                     /* EINVAL */
+  rc[n++] = tutti_allgather(r, x, y, 1, TUTTI_INT32, red);                      /* EINVAL */
   rc[n++] = tutti_allgather(NULL, x, y, 1, TUTTI_INT32, NULL);                  /* EINVAL */
   rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT32, NULL, NULL);          /* EOP */
   rc[n++] = tutti_reduce_scatter(r, NULL, x, 1, TUTTI_INT32, TUTTI_SUM, NULL);  /* EBUFFER */
@@ -561,7 +561,7 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
   rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT64, TUTTI_MATMUL2, NULL); /* ENOTSUP */
   rc[n++] =
       tutti_reduce_scatter(r, y, TUTTI_IN_PLACE, 1, TUTTI_INT32, TUTTI_SUM, NULL); /* EINVAL */
-  rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT32, TUTTI_SUM, &ring);       /* EINVAL */
+  rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT32, TUTTI_SUM, ring);        /* EINVAL */
   rc[n++] = tutti_bcast(r, x, LONG_MAX, TUTTI_INT32, 0, NULL); /* ECOUNT: bytes overflow size_t */
   if (tutti_rank(r) == 1) memcpy(B->rc, rc, sizeof rc), B->n = n;
   return 0;
@@ -645,41 +645,53 @@ Test(args, root_arguments, .timeout = 30) {
   expect_codes(1, root_calls, want, (int)(sizeof want / sizeof *want));
 }
 
-/* A rank remembers the last call it validated (memo.c
- * tutti__call_checked): the same algorithm value changed between two
- * calls, or the same algorithm with another op, is checked again. Every
- * rank makes the same calls; the bad ones send nothing. */
+/* A rank keeps the plan of its last call (plan.c): a call with another
+ * key -- another algorithm handle, count or op -- plans anew and is
+ * checked again, and a call with the plan's key after a refused one runs
+ * the plan. The same algorithm selected with other parameter values is
+ * another handle; the same values, the same handle. Every rank makes the
+ * same calls; the bad ones send nothing. */
 static int changed_calls(tutti_rank_t *r, void *arg) {
   struct bad *B = arg;
-  int n = 0, rc[12];
-  int64_t x = 1, y = 0;
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "binomial", NULL);
-  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* 0 */
-  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* 0, remembered */
-  a.value[0] = -5;                                     /* segment out of range */
-  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* EINVAL */
-  a.value[0] = 0, a.p.segment = 64;                    /* typed value disagrees */
-  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a); /* EINVAL */
-  a.p.segment = 0;
-  rc[n++] = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &a);                   /* 0 again */
-  tutti_algo_t bin = pick(TUTTI_COLL_REDUCE, "binary", NULL);            /* commutative ops only */
-  rc[n++] = tutti_reduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, 0, &bin); /* 0 */
-  rc[n++] = tutti_reduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_MATMUL2, 0, &bin); /* ENOTSUP */
-  rc[n++] = tutti_reduce(r, &x, &y, 1, TUTTI_INT64, TUTTI_SUM, 0, &bin);     /* 0 */
+  int n = 0, rc[16];
+  int64_t x[3] = {-1, -1, -1}, y = 0;
+  if (tutti_rank(r) == 0) x[0] = 1, x[1] = 2, x[2] = 3; /* the root's */
+  const tutti_algo_t *a4 = pick(TUTTI_COLL_BCAST, "pipelined-chain", "segments=4");
+  const tutti_algo_t *a100 = pick(TUTTI_COLL_BCAST, "pipelined-chain", "segments=100");
+  const tutti_algo_t *a16 = pick(TUTTI_COLL_BCAST, "pipelined-chain", "segments=16");
+  const tutti_algo_t *red = pick(TUTTI_COLL_REDUCE, "binomial", NULL);
+  const tutti_algo_t *again = pick(TUTTI_COLL_BCAST, "pipelined-chain", "segments=4");
+  rc[n++] = again == a4 && a4 != a100 && a4 != a16 ? 0 : TUTTI_EVERIFY; /* 0: interned */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, a4);   /* 0: 4 segments of 24 bytes */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, a4);   /* 0, its plan */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, a100); /* EINVAL: more segments than bytes */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, a4);   /* 0 again */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, red);  /* EINVAL: a reduce algorithm */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, a4);   /* 0 again */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, a16);  /* 0: 16 segments of 24 bytes */
+  rc[n++] = tutti_bcast(r, x, 1, TUTTI_INT64, 0, a16);  /* EINVAL: 16 segments of 8 bytes */
+  rc[n++] = tutti_bcast(r, x, 3, TUTTI_INT64, 0, a16);  /* 0 again */
+  rc[n++] = x[0] == 1 && x[1] == 2 && x[2] == 3 ? 0 : TUTTI_EVERIFY;   /* 0: the root's */
+  const tutti_algo_t *bin = pick(TUTTI_COLL_REDUCE, "binary", NULL);   /* commutative ops only */
+  rc[n++] = tutti_reduce(r, x, &y, 1, TUTTI_INT64, TUTTI_SUM, 0, bin); /* 0 */
+  rc[n++] = tutti_reduce(r, x, &y, 1, TUTTI_INT64, TUTTI_MATMUL2, 0, bin); /* ENOTSUP */
+  rc[n++] = tutti_reduce(r, x, &y, 1, TUTTI_INT64, TUTTI_SUM, 0, bin);     /* 0 */
   if (tutti_rank(r) == 1) memcpy(B->rc, rc, (size_t)n * sizeof *rc), B->n = n;
   return 0;
 }
 
-Test(args, a_changed_algorithm_is_checked_again, .timeout = 30) {
-  static const int want[] = {0, 0, TUTTI_EINVAL, TUTTI_EINVAL, 0, 0, TUTTI_ENOTSUP, 0};
+Test(args, a_plan_is_rebuilt_for_another_key, .timeout = 30) {
+  static const int want[] = {0, 0, 0, TUTTI_EINVAL,  0, TUTTI_EINVAL, 0, 0, TUTTI_EINVAL,
+                             0, 0, 0, TUTTI_ENOTSUP, 0};
   expect_codes(4, changed_calls, want, (int)(sizeof want / sizeof *want));
 }
 
-/* The same tree bcast again goes from coll.c straight to the node its
- * first call marked (engine.h tutti__bcast_repeat). Calls that must not
- * reach that node: another root, the same algorithm called through
- * desc->fn (not validated, so it marks nothing), and a call refused
- * inside the caller's own span (validated, then dropped). through_fn:
+/* The same tree bcast again runs its rank's plan, which holds the node
+ * its first call planned, and goes from coll.c straight to that node
+ * (engine.h tutti__bcast_direct). Calls that must not reach that node:
+ * another root (another key: a new plan), the same algorithm called
+ * through desc->fn (not planned, so it marks nothing), and a call refused
+ * inside the caller's own span (planned, then dropped). through_fn:
  * every call through desc->fn, the reference for the modeled times. */
 struct repeat_run {
   int through_fn;
@@ -690,21 +702,21 @@ static const int repeat_root[REPEAT_CALLS] = {0, 0, 3, 3, 0, 0, 5, 5, 0, 0};
 
 static int repeat_calls(tutti_rank_t *r, void *arg) {
   struct repeat_run *R = arg;
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "binomial", NULL);
+  const tutti_algo_t *a = pick(TUTTI_COLL_BCAST, "binomial", NULL);
   for (int k = 0; k < REPEAT_CALLS; k++) {
     int root = repeat_root[k], rc;
     int64_t x[3];
     for (int i = 0; i < 3; i++) x[i] = tutti_rank(r) == root ? 100 * k + i : -1;
     if (!R->through_fn && k == 7) { /* root 0 again, refused in the caller's span */
       tutti_span_begin(r, "mine");
-      if (tutti_bcast(r, x, 3, TUTTI_INT64, 0, &a) != TUTTI_EINVAL)
+      if (tutti_bcast(r, x, 3, TUTTI_INT64, 0, a) != TUTTI_EINVAL)
         __atomic_add_fetch(&R->bad, 1, __ATOMIC_RELAXED);
       tutti_span_end(r);
     }
     if (R->through_fn || root == 5)
-      rc = a.desc->fn.bcast(r, x, 3, TUTTI_INT64, root, &a);
+      rc = tutti_algo_desc(a)->fn.bcast(r, x, 3, TUTTI_INT64, root, a);
     else
-      rc = tutti_bcast(r, x, 3, TUTTI_INT64, root, &a);
+      rc = tutti_bcast(r, x, 3, TUTTI_INT64, root, a);
     if (rc || x[0] != 100 * k || x[2] != 100 * k + 2)
       __atomic_add_fetch(&R->bad, 1, __ATOMIC_RELAXED);
     if (rc) return rc;
@@ -725,8 +737,9 @@ Test(coll, a_repeated_bcast_goes_to_its_own_node, .timeout = 60) {
   }
 }
 
-/* A repeated bcast sends what the algorithm would: the same modeled times
- * to the bit as the same calls made through desc->fn. */
+/* A repeated bcast, direct down its plan's node, sends what the algorithm
+ * would: the same modeled times to the bit as the same calls made through
+ * desc->fn. */
 Test(coll, a_repeated_bcast_times_as_its_algorithm, .timeout = 60) {
   tutti_model_t m = hockney(40e-6, 1.0 / 35e6);
   double end[2][11];
@@ -753,10 +766,10 @@ static int rotate(tutti_rank_t *r, void *arg) {
   (void)arg;
   int P = tutti_size(r), me = tutti_rank(r);
   double x[64], y[64];
-  tutti_algo_t a = pick(TUTTI_COLL_REDUCE, "lambda-tree", NULL);
+  const tutti_algo_t *a = pick(TUTTI_COLL_REDUCE, "lambda-tree", NULL);
   for (int k = 0; k < 20; k++) {
     for (int i = 0; i < 64; i++) x[i] = me * 1000 + k * 10 + i;
-    int rc = tutti_reduce(r, x, y, 64, TUTTI_DOUBLE, TUTTI_SUM, k % P, &a);
+    int rc = tutti_reduce(r, x, y, 64, TUTTI_DOUBLE, TUTTI_SUM, k % P, a);
     if (rc) return rc;
     if (me == k % P)
       for (int i = 0; i < 64; i++)
@@ -799,8 +812,8 @@ Test(coll, allgather_reduce_scatter_reference_vectors, .timeout = 60) {
       {TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 7, 1404},
   };
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-    tutti_algo_t a = pick(v[i].coll, v[i].algo, NULL);
-    double t = timed(v[i].P, &m, v[i].coll, &a, 100, TUTTI_BYTE, 0);
+    const tutti_algo_t *a = pick(v[i].coll, v[i].algo, NULL);
+    double t = timed(v[i].P, &m, v[i].coll, a, 100, TUTTI_BYTE, 0);
     cr_expect(epsilon_eq(dbl, t, v[i].t, 1e-9), "%s %s P=%d: %g, want %g",
               tutti_coll_name(v[i].coll), v[i].algo, v[i].P, t, v[i].t);
   }

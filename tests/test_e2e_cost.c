@@ -37,7 +37,7 @@ static int run_call(tutti_rank_t *r, void *arg) {
   if (!in || !out) {
     rc = TUTTI_ENOMEM;
   } else {
-    switch (c->a->desc->coll) {
+    switch (tutti_algo_desc(c->a)->coll) {
     case TUTTI_COLL_BCAST:
       rc = tutti_bcast(r, in, n, TUTTI_INT32, c->root, c->a);
       break;
@@ -119,7 +119,7 @@ static int check_setting(const tutti_algo_t *a, int *exact) {
   model.gamma = H.gamma;
   char name[128];
   tutti_algo_format(a, name, sizeof name);
-  unsigned traits = tutti_coll_traits(a->desc->coll);
+  unsigned traits = tutti_coll_traits(tutti_algo_desc(a)->coll);
   int rooted = (traits & TUTTI_COLL_ROOTED) != 0, data = (traits & TUTTI_COLL_DATA) != 0;
   int checked = 0;
   for (size_t pi = 0; pi < sizeof ranks / sizeof *ranks; pi++) {
@@ -165,17 +165,17 @@ static int check_setting(const tutti_algo_t *a, int *exact) {
 static void check_algorithm(const tutti_algo_desc_t *d) {
   int checked = 0, exact = 0;
   char values[8][32], setting[320];
-  tutti_algo_t a;
+  const tutti_algo_t *a;
   char err[256];
   cr_assert(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, err, sizeof err), 0), "%s", err);
-  checked += check_setting(&a, &exact);
+  checked += check_setting(a, &exact);
   for (int i = 0; i < d->nparams; i++) {
     int nv = param_values(&d->params[i], values);
     for (int j = 0; j < nv; j++) {
       snprintf(setting, sizeof setting, "%s=%s", d->params[i].name, values[j]);
       cr_assert(eq(int, tutti_algo_select(d->coll, d->name, setting, &a, err, sizeof err), 0), "%s",
                 err);
-      checked += check_setting(&a, &exact);
+      checked += check_setting(a, &exact);
     }
   }
   cr_assert(gt(int, checked, 0), "%s %s: no case ran", tutti_coll_name(d->coll), d->name);
@@ -222,10 +222,10 @@ Test(cost, model_md_examples) {
             {TUTTI_COLL_BCAST, "flat", 8, 14},
             {TUTTI_COLL_GATHER, "flat", 8, 14}};
   for (size_t i = 0; i < sizeof ex / sizeof *ex; i++) {
-    tutti_algo_t a;
+    const tutti_algo_t *a;
     cr_assert(eq(int, tutti_algo_select(ex[i].coll, ex[i].algo, NULL, &a, NULL, 0), 0));
     int bound = -1;
-    double t = tutti_algo_cost(&a, ex[i].P, 0, 1000, &h, &bound);
+    double t = tutti_algo_cost(a, ex[i].P, 0, 1000, &h, &bound);
     cr_expect(fabs(t * 1e6 - ex[i].us) < 1e-9, "%s P=%d: %g us", ex[i].algo, ex[i].P, t * 1e6);
     cr_expect(eq(int, bound, 0));
   }

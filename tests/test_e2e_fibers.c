@@ -59,7 +59,7 @@ static struct outcome run_one(int P, int ranks_as, const tutti_model_t *m, struc
    * between workers must not change a modeled time either */
   tutti_world_t *w = fworld(P, ranks_as, ranks_as == TUTTI_RANKS_AS_FIBERS ? 2 : 0, m);
   char spec[128] = "";
-  tutti_algo_format(&o->algo, spec, sizeof spec);
+  tutti_algo_format(o->algo, spec, sizeof spec);
   cr_assert(eq(int, tutti_world_run(w, one_call, o), 0), "%s %s P=%d (%s): %s",
             tutti_coll_name(o->coll), spec, P,
             ranks_as == TUTTI_RANKS_AS_FIBERS ? "fibers" : "threads", tutti_world_error(w));
@@ -90,14 +90,14 @@ Test(determinism, every_algorithm_same_times_as_threads, .timeout = 600) {
   int compared = 0, fibered = 0;
   const tutti_algo_desc_t *d;
   for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
-    tutti_algo_t a = pick(d->coll, d->name, NULL);
+    const tutti_algo_t *a = pick(d->coll, d->name, NULL);
     int data = (tutti_coll_traits(d->coll) & TUTTI_COLL_DATA) != 0;
     for (size_t p = 0; p < sizeof pts / sizeof *pts; p++) {
       int P = pts[p].P;
       if (!data && p > 0 && pts[p].P == pts[p - 1].P) continue; /* no size to vary */
       const tutti_model_t *m = models[p % 2];
       struct one o = {d->coll, a, data ? (long)(pts[p].m / 4) : 0, TUTTI_INT32, P / 2};
-      if (tutti_algo_check_call(&a, P, o.root, (size_t)o.count * 4, TUTTI_SUM, NULL, 0))
+      if (tutti_algo_check_call(a, P, o.root, (size_t)o.count * 4, TUTTI_SUM, NULL, 0))
         continue; /* a restriction (a power of two only, say) */
       struct outcome t = run_one(P, TUTTI_RANKS_AS_THREADS, m, &o);
       struct outcome f = run_one(P, TUTTI_RANKS_AS_FIBERS, m, &o);
@@ -135,7 +135,7 @@ Test(scale, forty_thousand_fiber_ranks_match_the_registered_cost, .timeout = 300
   cr_assert(eq(int, tutti_world_report(w, &rep), 0));
   tutti_hockney_t h = {1e-6, 1e-9, 0};
   int bound = 1;
-  double want = tutti_algo_cost(&o.algo, P, 0, 8, &h, &bound);
+  double want = tutti_algo_cost(o.algo, P, 0, 8, &h, &bound);
   cr_assert(eq(int, bound, 0));
   cr_assert(ieee_ulp_eq(dbl, rep.calls[0].time, want, 64), "%.17g against %.17g", rep.calls[0].time,
             want);
@@ -224,14 +224,14 @@ Test(workers, the_default_grows_with_the_ranks, .timeout = 60) {
 
 /* Back-to-back 8 B broadcasts; the root sends call k's value k. */
 struct ahead {
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   int calls;
 };
 static int bcasts(tutti_rank_t *r, void *arg) {
   const struct ahead *x = arg;
   for (int64_t k = 0; k < x->calls; k++) {
     int64_t v = tutti_rank(r) == 0 ? k : -1;
-    int rc = tutti_bcast(r, &v, 1, TUTTI_INT64, 0, &x->algo);
+    int rc = tutti_bcast(r, &v, 1, TUTTI_INT64, 0, x->algo);
     if (rc) return rc;
     if (v != k) return TUTTI_EVERIFY;
   }

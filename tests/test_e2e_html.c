@@ -390,7 +390,8 @@ Test(html, compare_table, .timeout = 120) {
  * message's link_wait. Without a topology there are none. */
 static int bcast_64k(tutti_rank_t *r, void *arg) {
   static char buf[8][65536];
-  return tutti_bcast(r, buf[tutti_rank(r)], 65536, TUTTI_BYTE, 0, arg);
+  const tutti_algo_t *const *algo = arg;
+  return tutti_bcast(r, buf[tutti_rank(r)], 65536, TUTTI_BYTE, 0, *algo);
 }
 
 static int by_head(const void *a, const void *b) {
@@ -411,7 +412,7 @@ Test(html, explain_hops, .timeout = 120) {
     tutti_config_t cfg = tutti_config_default(8);
     cfg.model = &mc.model;
     tutti_world_t *w;
-    tutti_algo_t a;
+    const tutti_algo_t *a;
     cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "binomial", NULL, &a, NULL, 0), 0));
     cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
     cr_assert(eq(int, tutti_world_run(w, bcast_64k, &a), 0));

@@ -456,11 +456,11 @@ static int rel_eq(double got, double want) {
 
 Test(modeled, hockney_binomial_and_flat_bcast, .timeout = 60) {
   tutti_model_t m = hockney(1e-6, 1e-9);
-  tutti_algo_t bin = pick(TUTTI_COLL_BCAST, "binomial", NULL);
-  tutti_algo_t flat = pick(TUTTI_COLL_BCAST, "flat", NULL);
+  const tutti_algo_t *bin = pick(TUTTI_COLL_BCAST, "binomial", NULL);
+  const tutti_algo_t *flat = pick(TUTTI_COLL_BCAST, "flat", NULL);
   for (int P = 1; P <= 64; P = next_P(P)) {
-    double tb = timed(P, &m, TUTTI_COLL_BCAST, &bin, 1000, TUTTI_BYTE, 0);
-    double tf = timed(P, &m, TUTTI_COLL_BCAST, &flat, 1000, TUTTI_BYTE, P / 2);
+    double tb = timed(P, &m, TUTTI_COLL_BCAST, bin, 1000, TUTTI_BYTE, 0);
+    double tf = timed(P, &m, TUTTI_COLL_BCAST, flat, 1000, TUTTI_BYTE, P / 2);
     cr_expect(REL_EQ(tb, ceil_log2(P) * 2e-6), "binomial P=%d: %.17g", P, tb);
     cr_expect(REL_EQ(tf, (P - 1) * 2e-6), "flat P=%d: %.17g", P, tf);
   }
@@ -468,39 +468,39 @@ Test(modeled, hockney_binomial_and_flat_bcast, .timeout = 60) {
 
 Test(modeled, hockney_reduce_gather_scatter, .timeout = 30) {
   tutti_model_t m = hockney(1e-6, 1e-9);
-  tutti_algo_t a;
+  const tutti_algo_t *a;
   a = pick(TUTTI_COLL_GATHER, "flat", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 0), 14e-6));
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 5), 14e-6));
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, a, 1000, TUTTI_BYTE, 0), 14e-6));
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, a, 1000, TUTTI_BYTE, 5), 14e-6));
   a = pick(TUTTI_COLL_SCATTER, "flat", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_SCATTER, &a, 1000, TUTTI_BYTE, 3), 14e-6));
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_SCATTER, a, 1000, TUTTI_BYTE, 3), 14e-6));
   /* binomial reduce is the broadcast reversed: 3 rounds of 2 us (gamma 0) */
   a = pick(TUTTI_COLL_REDUCE, "binomial", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 0), 6e-6));
-  cr_expect(REL_EQ(timed(5, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 2), 6e-6));
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, a, 1000, TUTTI_BYTE, 0), 6e-6));
+  cr_expect(REL_EQ(timed(5, &m, TUTTI_COLL_REDUCE, a, 1000, TUTTI_BYTE, 2), 6e-6));
   a = pick(TUTTI_COLL_REDUCE, "flat", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, &a, 1000, TUTTI_BYTE, 0), 14e-6));
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_REDUCE, a, 1000, TUTTI_BYTE, 0), 14e-6));
   /* binomial gather, P = 8, 1000-byte blocks: the root's children send 1, 2
    * and 4 blocks, received one after another (alpha + 1 us, + 2 us, + 4 us). */
   a = pick(TUTTI_COLL_GATHER, "binomial", NULL);
-  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, &a, 1000, TUTTI_BYTE, 0), 10e-6));
+  cr_expect(REL_EQ(timed(8, &m, TUTTI_COLL_GATHER, a, 1000, TUTTI_BYTE, 0), 10e-6));
 }
 
 /* Chain-like pipelining: a segmented binomial bcast on 2 ranks is one
  * edge: S segments of m/S bytes cost S (alpha + beta m / S). */
 Test(modeled, hockney_segments, .timeout = 30) {
   tutti_model_t m = hockney(1e-6, 1e-9);
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "binomial", "segment=250");
-  cr_expect(REL_EQ(timed(2, &m, TUTTI_COLL_BCAST, &a, 1000, TUTTI_BYTE, 0), 4 * 1.25e-6));
+  const tutti_algo_t *a = pick(TUTTI_COLL_BCAST, "binomial", "segment=250");
+  cr_expect(REL_EQ(timed(2, &m, TUTTI_COLL_BCAST, a, 1000, TUTTI_BYTE, 0), 4 * 1.25e-6));
   /* 3 ranks of the binary tree: the root feeds two children per segment */
   a = pick(TUTTI_COLL_BCAST, "binary", "segment=500");
-  cr_expect(REL_EQ(timed(3, &m, TUTTI_COLL_BCAST, &a, 1000, TUTTI_BYTE, 0), 4 * 1.5e-6));
+  cr_expect(REL_EQ(timed(3, &m, TUTTI_COLL_BCAST, a, 1000, TUTTI_BYTE, 0), 4 * 1.5e-6));
 }
 
 static double postal_bcast(int P, double L, const char *name, const char *params) {
   tutti_model_t m = postal(L);
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, name, params);
-  return timed(P, &m, TUTTI_COLL_BCAST, &a, 0, TUTTI_BYTE, 0);
+  const tutti_algo_t *a = pick(TUTTI_COLL_BCAST, name, params);
+  return timed(P, &m, TUTTI_COLL_BCAST, a, 0, TUTTI_BYTE, 0);
 }
 
 Test(modeled, postal_vectors, .timeout = 60) {
@@ -516,8 +516,8 @@ Test(modeled, postal_vectors, .timeout = 60) {
   cr_expect(eq(dbl, postal_bcast(10, 2, "postal-optimal", "L=2"), 6));
   /* a root other than 0 changes nothing but the labels */
   tutti_model_t m = postal(2);
-  tutti_algo_t a = pick(TUTTI_COLL_BCAST, "lambda-tree", NULL);
-  cr_expect(eq(dbl, timed(10, &m, TUTTI_COLL_BCAST, &a, 0, TUTTI_BYTE, 7), 6));
+  const tutti_algo_t *a = pick(TUTTI_COLL_BCAST, "lambda-tree", NULL);
+  cr_expect(eq(dbl, timed(10, &m, TUTTI_COLL_BCAST, a, 0, TUTTI_BYTE, 7), 6));
 }
 
 Test(modeled, postal_optimal_is_f, .timeout = 60) {
@@ -553,8 +553,8 @@ Test(modeled, postal_matches_tree_postal_time, .timeout = 60) {
 Test(modeled, barrier_postal, .timeout = 30) {
   /* up the lambda-tree and back down: twice the broadcast, 2 x 5 for P = 8, L = 2 */
   tutti_model_t m = postal(2);
-  tutti_algo_t a = pick(TUTTI_COLL_BARRIER, "lambda-tree", "lambda=auto");
-  cr_expect(eq(dbl, timed(8, &m, TUTTI_COLL_BARRIER, &a, 0, TUTTI_BYTE, 0), 10));
+  const tutti_algo_t *a = pick(TUTTI_COLL_BARRIER, "lambda-tree", "lambda=auto");
+  cr_expect(eq(dbl, timed(8, &m, TUTTI_COLL_BARRIER, a, 0, TUTTI_BYTE, 0), 10));
 }
 
 /* ------------------------------------------------------------ time base */

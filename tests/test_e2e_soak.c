@@ -127,13 +127,13 @@ Test(soak, modeled_log_bytes_per_event, .timeout = 120) {
 /* --------------------------------------------------- determinism at scale */
 
 struct scale_job {
-  tutti_algo_t bcast;
+  const tutti_algo_t *bcast;
 };
 
 static int scale_fn(tutti_rank_t *r, void *arg) {
   const struct scale_job *j = arg;
   int64_t x = tutti_rank(r) == 0 ? 42 : 0;
-  int rc = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, &j->bcast);
+  int rc = tutti_bcast(r, &x, 1, TUTTI_INT64, 0, j->bcast);
   if (!rc && x != 42) rc = TUTTI_EVERIFY;
   if (!rc) rc = tutti_barrier(r, NULL);
   return rc;

@@ -79,8 +79,8 @@ Test(sweep, csv_rows_match_the_library, .timeout = 120) {
     for (int k = 0; k < 3; k++)
       if (!strcmp(f[1], names[k])) a = k;
     cr_assert(ge(int, a, 0), "algorithm %s", f[1]);
-    tutti_algo_t al = pick(TUTTI_COLL_BCAST, names[a], params[a]);
-    double want = timed(P, &m, TUTTI_COLL_BCAST, &al, bytes, TUTTI_BYTE, 0);
+    const tutti_algo_t *al = pick(TUTTI_COLL_BCAST, names[a], params[a]);
+    double want = timed(P, &m, TUTTI_COLL_BCAST, al, bytes, TUTTI_BYTE, 0);
     cr_expect(eq(dbl, strtod(f[6], NULL), want), "%s P=%d m=%ld: %s, want %.17g", f[1], P, bytes,
               f[6], want);
     cr_expect(gt(long, atol(f[8]), 0), "messages");

@@ -160,11 +160,11 @@ Test(tune, rules_file_schema, .init = setup, .fini = teardown, .timeout = 120) {
         open = v[i].hi == SIZE_MAX;
         next = v[i].hi + 1;
         count++;
-        tutti_algo_t a;
+        const tutti_algo_t *a;
         char err[512];
         cr_assert(eq(int, tutti_algo_select(c, v[i].spec, NULL, &a, err, sizeof err), 0),
                   "rule '%s': %s", v[i].spec, err);
-        cr_assert(tutti_algo_is_auto(a.desc) == 0, "a rule names auto");
+        cr_assert(tutti_algo_is_auto(tutti_algo_desc(a)) == 0, "a rule names auto");
         /* a bucket boundary is a measured size */
         int measured = v[i].lo == 0;
         for (int s = 0; s < NS; s++) measured |= sizes[s] == v[i].lo;

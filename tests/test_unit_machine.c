@@ -327,7 +327,8 @@ Test(errors, input_names, .timeout = 10) {
 
 static int bcast_rank(tutti_rank_t *r, void *arg) {
   char buf[1000] = {0};
-  return tutti_bcast(r, buf, (long)sizeof buf, TUTTI_BYTE, 0, arg);
+  const tutti_algo_t *const *algo = arg;
+  return tutti_bcast(r, buf, (long)sizeof buf, TUTTI_BYTE, 0, *algo);
 }
 
 /* A flat broadcast of 1000 B from rank 0 on tree:2x4 with roundrobin:
@@ -336,7 +337,7 @@ static int bcast_rank(tutti_rank_t *r, void *arg) {
  * link from the machine's topology. Slow links (10 ns/B) make the same
  * run slower than without a topology. A machine serves several worlds. */
 Test(world, runs_on_the_machine, .timeout = 30) {
-  tutti_algo_t flat;
+  const tutti_algo_t *flat;
   char err[1024] = "";
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", NULL, &flat, err, sizeof err), 0),
             "%s", err);

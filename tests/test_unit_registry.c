@@ -14,24 +14,33 @@
 
 #include "tutti/tutti.h"
 
+#include "algo.h" /* collectives/: tutti__params, the built-ins' typed values */
 #include "coll_helpers.h"
 
 static int has(const char *s, const char *sub) {
   return strstr(s, sub) != NULL;
 }
 
+/* Bit i: parameter i of a is "auto". */
+static unsigned auto_bits(const tutti_algo_t *a) {
+  unsigned bits = 0;
+  for (int i = 0; i < tutti_algo_desc(a)->nparams; i++)
+    bits |= (unsigned)tutti_algo_param_is_auto(a, i) << i;
+  return bits;
+}
+
 Test(select, env_variable) {
   setenv("TUTTI_BCAST", "lambda:lambda=0.7", 1);
-  tutti_algo_t a;
+  const tutti_algo_t *a = NULL;
   char err[256];
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0), "%s",
             err);
-  cr_expect(eq(str, (char *)a.desc->name, "lambda-tree"));
-  cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.7));
-  cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 0));
+  cr_expect(eq(str, (char *)tutti_algo_desc(a)->name, "lambda-tree"));
+  cr_expect(eq(dbl, tutti_algo_param(a, "lambda"), 0.7));
+  cr_expect(eq(dbl, tutti_algo_param(a, "segment"), 0));
   /* an explicit name wins over the variable */
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "flat", "", &a, err, sizeof err), 0));
-  cr_expect(eq(str, (char *)a.desc->name, "flat"));
+  cr_expect(eq(str, (char *)tutti_algo_desc(a)->name, "flat"));
   /* a bad variable is an error naming it */
   setenv("TUTTI_BCAST", "nosuch", 1);
   cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err),
@@ -39,46 +48,46 @@ Test(select, env_variable) {
   cr_expect(has(err, "TUTTI_BCAST") && has(err, "binomial"), "%s", err);
   unsetenv("TUTTI_BCAST");
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, NULL, NULL, &a, err, sizeof err), 0));
-  cr_expect(eq(ptr, (void *)a.desc, (void *)tutti_algo_desc_default(TUTTI_COLL_BCAST)));
+  cr_expect(eq(ptr, (void *)tutti_algo_desc(a), (void *)tutti_algo_desc_default(TUTTI_COLL_BCAST)));
 }
 
 Test(select, names_params_format) {
-  tutti_algo_t a;
+  const tutti_algo_t *a = NULL;
   char err[256], s[128];
   cr_assert(eq(int,
                tutti_algo_select(TUTTI_COLL_REDUCE, "lambda-tree:lambda=0.75", "segment=8KiB", &a,
                                  err, sizeof err),
                0),
             "%s", err);
-  cr_expect(eq(dbl, tutti_algo_param(&a, "lambda"), 0.75));
-  cr_expect(eq(dbl, tutti_algo_param(&a, "segment"), 8192));
-  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
+  cr_expect(eq(dbl, tutti_algo_param(a, "lambda"), 0.75));
+  cr_expect(eq(dbl, tutti_algo_param(a, "segment"), 8192));
+  cr_assert(eq(int, tutti_algo_format(a, s, sizeof s), 0));
   cr_expect(eq(str, s, "lambda-tree:lambda=0.75,segment=8KiB"));
   /* the canonical spelling selects the same algorithm again */
-  tutti_algo_t b;
+  const tutti_algo_t *b = NULL;
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE, s, NULL, &b, err, sizeof err), 0), "%s",
             err);
-  cr_expect(eq(int, memcmp(&a, &b, sizeof a), 0));
+  cr_expect(eq(ptr, (void *)a, (void *)b)); /* the same handle */
   /* a unique leading word; auto defaults */
   cr_assert(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "postal", NULL, &a, err, sizeof err), 0));
-  cr_expect(eq(str, (char *)a.desc->name, "postal-optimal"));
-  cr_expect(eq(u32, a.is_auto, 1u));
-  cr_expect(isnan(tutti_algo_param(&a, "L")));
-  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
+  cr_expect(eq(str, (char *)tutti_algo_desc(a)->name, "postal-optimal"));
+  cr_expect(eq(u32, auto_bits(a), 1u));
+  cr_expect(isnan(tutti_algo_param(a, "L")));
+  cr_assert(eq(int, tutti_algo_format(a, s, sizeof s), 0));
   cr_expect(eq(str, s, "postal-optimal:L=auto,segment=0"));
   cr_assert(
       eq(int,
          tutti_algo_select(TUTTI_COLL_BCAST, "lambda-tree", " lambda = auto ", &a, err, sizeof err),
          0),
       "%s", err);
-  cr_expect(eq(u32, a.is_auto, 1u));
-  cr_expect(eq(int, tutti_algo_format(&a, s, 8), TUTTI_EINVAL)); /* truncated */
+  cr_expect(eq(u32, auto_bits(a), 1u));
+  cr_expect(eq(int, tutti_algo_format(a, s, 8), TUTTI_EINVAL)); /* truncated */
   /* every registered name selects itself, and every default is registered */
   const tutti_algo_desc_t *d;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
     cr_expect(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, err, sizeof err), 0), "%s",
               err);
-    cr_expect(eq(ptr, (void *)a.desc, (void *)d));
+    cr_expect(eq(ptr, (void *)tutti_algo_desc(a), (void *)d));
     cr_expect(eq(ptr, (void *)tutti_algo_desc_find(d->coll, d->name), (void *)d));
     cr_expect(d->summary && d->source && d->cost);
   }
@@ -94,7 +103,7 @@ Test(select, names_params_format) {
 }
 
 Test(select, errors_list_what_is_accepted) {
-  tutti_algo_t a;
+  const tutti_algo_t *a = NULL;
   char err[512];
   cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_BCAST, "nosuch", NULL, &a, err, sizeof err),
                TUTTI_ENOTFOUND));
@@ -149,32 +158,39 @@ Test(select, errors_list_what_is_accepted) {
                TUTTI_EINVAL));
   /* restrictions */
   a = pick(TUTTI_COLL_REDUCE, "binary", NULL);
-  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_SUM, err, sizeof err), 0));
-  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
+  cr_expect(eq(int, tutti_algo_check(a, 4, TUTTI_SUM, err, sizeof err), 0));
+  cr_expect(eq(int, tutti_algo_check(a, 4, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
   cr_expect(has(err, "commutative") && has(err, "matmul2"), "%s", err);
-  cr_expect(eq(int, tutti_algo_check(&a, 0, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL));
-  a.value[0] = -5; /* a hand-made value out of range */
-  cr_expect(eq(int, tutti_algo_check(&a, 4, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL));
-  tutti_algo_t bogus = {0};
-  cr_expect(eq(int, tutti_algo_check(&bogus, 4, NULL, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_algo_check(a, 0, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL));
+  /* what is not a selected algorithm (a handle cannot be edited by hand):
+   * NULL, a description, zeroed memory */
+  static const long zeros[64];
+  const tutti_algo_t *bogus[] = {NULL, (const tutti_algo_t *)(const void *)tutti_algo_desc(a),
+                                 (const tutti_algo_t *)(const void *)zeros};
+  for (size_t i = 0; i < sizeof bogus / sizeof *bogus; i++) {
+    err[0] = '\0';
+    cr_expect(eq(int, tutti_algo_check(bogus[i], 4, TUTTI_SUM, err, sizeof err), TUTTI_EINVAL),
+              "bogus %zu", i);
+    cr_expect(has(err, "not a selected algorithm"), "bogus %zu: %s", i, err);
+  }
 }
 
 /* A size as large as a size_t holds (found by fuzz_params): the double
  * that holds it is 2^64, which converted back to size_t was undefined;
  * the typed value is cut to 2^63, which segments every message alike. */
 Test(select, largest_size_parameter) {
-  tutti_algo_t a;
+  const tutti_algo_t *a = NULL;
   char err[256];
   cr_assert(eq(int,
                tutti_algo_select(TUTTI_COLL_BCAST, "binomial", "segment=18446744073709551615", &a,
                                  err, sizeof err),
                0),
             "%s", err);
-  cr_assert(eq(sz, a.p.segment, (size_t)1 << 63));
-  cr_assert(eq(int, tutti_algo_check(&a, 4, NULL, err, sizeof err), 0), "%s", err);
+  cr_assert(eq(sz, tutti__params(a)->segment, (size_t)1 << 63));
+  cr_assert(eq(int, tutti_algo_check(a, 4, NULL, err, sizeof err), 0), "%s", err);
   /* the formatted name says the value that is used (it, too, converted 2^64) */
   char name[128];
-  cr_assert(eq(int, tutti_algo_format(&a, name, sizeof name), 0));
+  cr_assert(eq(int, tutti_algo_format(a, name, sizeof name), 0));
   cr_assert(eq(str, name, "binomial:segment=8388608TiB"));
 }
 
@@ -182,7 +198,7 @@ Test(select, largest_size_parameter) {
  * range text, a rank list kept in canonical form and read back with the
  * list continuing across commas. */
 Test(select, choice_parameters) {
-  tutti_algo_t a;
+  const tutti_algo_t *a = NULL;
   char err[256], s[256];
   const tutti_algo_desc_t *d = tutti_algo_desc_find(TUTTI_COLL_BCAST, "pipelined-chain");
   cr_assert(ne(ptr, (void *)d, NULL));
@@ -194,17 +210,17 @@ Test(select, choice_parameters) {
   cr_assert(eq(int, tutti_param_range(order, s, sizeof s), 0));
   cr_expect(eq(str, s, "one of rank, dfs, list:R,R,... (ranks or ranges a-b)"));
   a = pick(TUTTI_COLL_BCAST, "pipelined-chain", "order=dfs");
-  cr_expect(eq(dbl, tutti_algo_param(&a, "order"), TUTTI_ORDER_DFS));
-  cr_expect(eq(int, (int)a.p.order, TUTTI_ORDER_DFS));
-  cr_expect(eq(str, a.p.list, ""));
+  cr_expect(eq(dbl, tutti_algo_param(a, "order"), TUTTI_ORDER_DFS));
+  cr_expect(eq(int, (int)tutti__params(a)->order, TUTTI_ORDER_DFS));
+  cr_expect(eq(str, (char *)tutti_param_list(a, "order"), ""));
   a = pick(TUTTI_COLL_BCAST, "pipelined-chain:order=list:2, 0-1 ,5-3", "segments=4");
-  cr_expect(eq(int, (int)a.p.order, TUTTI_ORDER_LIST));
-  cr_expect(eq(str, a.p.list, "2,0-1,5-3"));
-  cr_expect(eq(int, (int)a.p.segments, 4));
-  cr_assert(eq(int, tutti_algo_format(&a, s, sizeof s), 0));
+  cr_expect(eq(int, (int)tutti__params(a)->order, TUTTI_ORDER_LIST));
+  cr_expect(eq(str, (char *)tutti_param_list(a, "order"), "2,0-1,5-3"));
+  cr_expect(eq(int, (int)tutti__params(a)->segments, 4));
+  cr_assert(eq(int, tutti_algo_format(a, s, sizeof s), 0));
   cr_expect(eq(str, s, "pipelined-chain:segments=4,segment=0,order=list:2,0-1,5-3"));
-  cr_expect(eq(int, tutti_algo_check_call(&a, 6, 2, 100, NULL, err, sizeof err), 0), "%s", err);
-  cr_expect(eq(int, tutti_algo_check_call(&a, 6, 0, 100, NULL, err, sizeof err), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_algo_check_call(a, 6, 2, 100, NULL, err, sizeof err), 0), "%s", err);
+  cr_expect(eq(int, tutti_algo_check_call(a, 6, 0, 100, NULL, err, sizeof err), TUTTI_EINVAL));
   /* a number is not a word; a list must be one */
   cr_expect(eq(
       int, tutti_algo_select(TUTTI_COLL_BCAST, "pipelined-chain", "order=1", &a, err, sizeof err),
@@ -232,7 +248,7 @@ Test(select, choice_parameters) {
 Test(registry, allgather_and_reduce_scatter, .timeout = 10) {
   int c = -1;
   char err[512];
-  tutti_algo_t a;
+  const tutti_algo_t *a = NULL;
   cr_assert(eq(int, tutti_coll_find("allgather", &c), 0));
   cr_expect(eq(int, c, TUTTI_COLL_ALLGATHER));
   cr_assert(eq(int, tutti_coll_find("reduce_scatter", &c), 0));
@@ -241,16 +257,16 @@ Test(registry, allgather_and_reduce_scatter, .timeout = 10) {
   cr_expect(eq(str, (char *)tutti_algo_desc_default(TUTTI_COLL_REDUCE_SCATTER)->name, "ring"));
 
   a = pick(TUTTI_COLL_ALLGATHER, "recursive", NULL); /* a unique leading part */
-  cr_expect(eq(str, (char *)a.desc->name, "recursive-doubling"));
-  cr_expect(eq(int, tutti_algo_check_call(&a, 8, -1, 64, NULL, err, sizeof err), 0), "%s", err);
-  cr_expect(eq(int, tutti_algo_check_call(&a, 12, -1, 64, NULL, err, sizeof err), TUTTI_ENOTSUP));
+  cr_expect(eq(str, (char *)tutti_algo_desc(a)->name, "recursive-doubling"));
+  cr_expect(eq(int, tutti_algo_check_call(a, 8, -1, 64, NULL, err, sizeof err), 0), "%s", err);
+  cr_expect(eq(int, tutti_algo_check_call(a, 12, -1, 64, NULL, err, sizeof err), TUTTI_ENOTSUP));
   cr_expect(not(eq(ptr, strstr(err, "needs a power-of-two number of ranks, not 12"), NULL)), "%s",
             err);
 
   for (const char *const *n = (const char *const[]){"ring", "recursive-halving", NULL}; *n; n++) {
     a = pick(TUTTI_COLL_REDUCE_SCATTER, *n, NULL);
-    cr_expect(eq(int, tutti_algo_check_call(&a, 5, -1, 64, TUTTI_SUM, err, sizeof err), 0));
-    cr_expect(eq(int, tutti_algo_check_call(&a, 5, -1, 64, TUTTI_MATMUL2, err, sizeof err),
+    cr_expect(eq(int, tutti_algo_check_call(a, 5, -1, 64, TUTTI_SUM, err, sizeof err), 0));
+    cr_expect(eq(int, tutti_algo_check_call(a, 5, -1, 64, TUTTI_MATMUL2, err, sizeof err),
                  TUTTI_ENOTSUP));
     cr_expect(not(eq(ptr, strstr(err, "needs a commutative op"), NULL)), "%s", err);
   }
@@ -262,7 +278,7 @@ Test(registry, allgather_and_reduce_scatter, .timeout = 10) {
   setenv("TUTTI_REDUCE_SCATTER", "recursive-halving", 1);
   cr_assert(
       eq(int, tutti_algo_select(TUTTI_COLL_REDUCE_SCATTER, NULL, NULL, &a, err, sizeof err), 0));
-  cr_expect(eq(str, (char *)a.desc->name, "recursive-halving"));
+  cr_expect(eq(str, (char *)tutti_algo_desc(a)->name, "recursive-halving"));
   setenv("TUTTI_REDUCE_SCATTER", "nope", 1);
   cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_REDUCE_SCATTER, NULL, NULL, &a, err, sizeof err),
                TUTTI_ENOTFOUND));

@@ -110,9 +110,15 @@ static int handler(void *user, const char *section, const char *name, const char
   }
   snprintf(in->prev_name, sizeof in->prev_name, "%s", name);
   in->prev_line = in->line;
-  if (section[0] == '\0') {
-    tutti__ini_fail(in, in->line, "key '%s': outside any section; accepted: keys under %s", name,
-                    in->sections);
+  if (section[0] == '\0' && !(in->global_key && !strcmp(name, in->global_key))) {
+    if (in->global_key)
+      tutti__ini_fail(in, in->line,
+                      "key '%s': outside any section; accepted: %s = ... before the first "
+                      "section, keys under %s",
+                      name, in->global_key, in->sections);
+    else
+      tutti__ini_fail(in, in->line, "key '%s': outside any section; accepted: keys under %s", name,
+                      in->sections);
     return 0;
   }
   return in->on_pair(in, section, name, value);

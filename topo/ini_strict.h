@@ -33,6 +33,9 @@ struct tutti__ini {
   const char *cont_hint; /* after the continuation error's accepted text; "" for none */
   /* 1 if `name` may go on on an indented line (a list); NULL: no key may */
   int (*may_continue)(const char *name);
+  /* the one key allowed before any section (on_pair gets section ""), or
+   * NULL: none */
+  const char *global_key;
   /* a comment line (from its ';' or '#', trailing spaces cut); NULL: ignored */
   void (*on_comment)(tutti__ini_t *in, const char *text, size_t len);
   /* a section header: the raw text between '[' and ']' */

@@ -4,6 +4,7 @@
  * tutti_rules_t (coll.h; collectives/rules.c keeps and looks them up).
  *
  *   ; comments
+ *   plugin = /path/mine.so        a plugin whose algorithms the rules name
  *   [bcast]                       a collective (tutti list)
  *   ranks = 8                     the rules below apply from 8 ranks up
  *   0..1023 = binomial            bytes per rank lo..hi (inclusive) = ALGO
@@ -26,6 +27,7 @@
 #include "errtext.h"
 #include "ini_strict.h"
 #include "tutti/coll.h"
+#include "tutti/plugin.h"
 #include "tutti/units.h"
 
 #define MAX_FILE (1 << 20)
@@ -74,6 +76,20 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
   struct rstate *st = in->user;
   (void)section; /* on_header checked it and set st->coll */
   char err[1024] = "";
+  if (!strcmp(name, "plugin")) { /* the algorithms a plugin file registers, as --plugin */
+    if (st->coll >= 0) {
+      tutti__ini_fail(in, in->line,
+                      "plugin = %s: inside [%s]; accepted: plugin = FILE before "
+                      "the first section",
+                      value, tutti_coll_name(st->coll));
+      return 0;
+    }
+    if (tutti_plugin_load(value, err, sizeof err)) {
+      tutti__ini_fail(in, in->line, "plugin = %s: %s", value, err);
+      return 0;
+    }
+    return 1;
+  }
   if (!strcmp(name, "ranks")) {
     char *end;
     errno = 0;
@@ -108,19 +124,19 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
                     tutti_coll_name(st->coll));
     return 0;
   }
-  tutti_algo_t a;
+  const tutti_algo_t *a;
   if (tutti_algo_select(st->coll, value, NULL, &a, err, sizeof err)) {
     tutti__ini_fail(in, in->line, "range '%s': %s", name, err);
     return 0;
   }
-  if (tutti_algo_is_auto(a.desc)) {
+  if (tutti_algo_is_auto(tutti_algo_desc(a))) {
     tutti__ini_fail(in, in->line,
                     "range '%s': auto chooses by the rules, it cannot be one; accepted: another "
                     "algorithm of %s (tutti list %s)",
                     name, tutti_coll_name(st->coll), tutti_coll_name(st->coll));
     return 0;
   }
-  int rc = tutti_rules_add(st->rules, st->coll, st->ranks, lo, hi, &a, in->line, err, sizeof err);
+  int rc = tutti_rules_add(st->rules, st->coll, st->ranks, lo, hi, a, in->line, err, sizeof err);
   if (rc == TUTTI_ENOMEM) {
     tutti__ini_oom(in);
     return 0;
@@ -156,6 +172,7 @@ int tutti_rules_parse_string(const char *text, const char *filename, tutti_rules
       .cont_hint = "",
       .on_header = on_header,
       .on_pair = on_pair,
+      .global_key = "plugin",
       .user = st,
   };
   int rc = tutti__ini_parse(&st->ini, err, errlen);

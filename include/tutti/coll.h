@@ -81,75 +81,53 @@ TUTTI_API const char *tutti_coll_summary(int coll); /* "the root's buffer to eve
 
 /* ------------------------------------------------------------ parameters */
 
-/* The longest rank list a choice parameter holds (order=list:...), with
- * its terminating NUL; ranges a-b keep long chains short (list:0-15,31-16). */
-#define TUTTI_PARAM_LIST_MAX 512
-
 enum tutti_param_type {
-  TUTTI_PARAM_REAL = 1, /* a number: lambda=0.6 (a double field of tutti_params_t) */
+  TUTTI_PARAM_REAL = 1, /* a number: lambda=0.6 (a double field) */
   TUTTI_PARAM_INT,      /* an integer: blocks=16, k=3 (a long field) */
-  TUTTI_PARAM_SIZE,     /* bytes with units: segment=8KiB, 0: no segmenting (a size_t field) */
+  TUTTI_PARAM_SIZE,     /* bytes with units: segment=8KiB (a size_t field) */
   TUTTI_PARAM_CHOICE,   /* one word of the desc's `choices`: order=dfs (a long field: its index) */
 };
 
 #define TUTTI_PARAM_AUTO_OK 1u      /* the value "auto" is accepted (chosen per run) */
-#define TUTTI_PARAM_AUTO_DEFAULT 2u /* the default is "auto" (def is then NAN) */
+#define TUTTI_PARAM_AUTO_DEFAULT 2u /* the default is "auto" (def is then ignored) */
 
-/* The typed values of a selected algorithm's parameters, parsed and
- * validated once by tutti_algo_select: what an algorithm reads on every
- * call (a->p.segment), with no lookup by name. Every parameter name of the
- * registry is one field here; a parameter an algorithm does not have keeps
- * the value of TUTTI_PARAMS_DEFAULT, the tree builders' defaults. "auto"
- * is NAN in a double field, TUTTI_PARAM_AUTO in a long one and SIZE_MAX
- * in a size_t one. */
-typedef struct tutti_params {
-  double lambda;  /* lambda-tree: share of its set a source keeps */
-  long L;         /* postal-optimal tree: latency in send times */
-  long k;         /* radix of k-ary and k-nomial shapes */
-  size_t segment; /* pipeline segment in bytes; 0: one message */
-  long blocks;    /* pipelined allreduce: number of blocks the vector is cut into */
-  long segments;  /* pipelined-chain: number of segments; TUTTI_PARAM_AUTO: from the model */
-  long order;     /* pipelined-chain: enum tutti_chain_order */
-  long allgather; /* scatter-allgather: enum tutti_allgather_kind */
-  /* the rank list of a choice word that takes one (order=list:0,2,1,3):
-   * the text after the ':', "" otherwise */
-  char list[TUTTI_PARAM_LIST_MAX];
-} tutti_params_t;
+/* "auto" in a typed field: NAN in a double, TUTTI_PARAM_AUTO in a long,
+ * SIZE_MAX in a size_t. */
+#define TUTTI_PARAM_AUTO (-1)
 
-/* order=: the chain a pipelined broadcast follows from the root. */
-enum tutti_chain_order {
-  TUTTI_ORDER_RANK, /* root, root+1, ..., mod P */
-  TUTTI_ORDER_DFS,  /* the topology's contention-free chain (tutti_rank_chain) */
-  TUTTI_ORDER_LIST  /* the explicit list: a permutation of the ranks starting at the root */
-};
-/* allgather=: the second phase of scatter-allgather. */
-enum tutti_allgather_kind { TUTTI_ALLGATHER_RING, TUTTI_ALLGATHER_RECDBL };
+/* The longest rank list a choice word ending in ':' takes
+ * (order=list:...), with its terminating NUL; ranges a-b keep long chains
+ * short (list:0-15,31-16). */
+#define TUTTI_PARAM_LIST_MAX 512
 
-#define TUTTI_PARAM_AUTO (-1) /* "auto" in an integer field (SIZE_MAX in a size_t one) */
-#define TUTTI_PARAMS_DEFAULT                                                                       \
-  ((tutti_params_t){                                                                               \
-      .lambda = TUTTI_TREE_DEFAULT_LAMBDA, .L = TUTTI_TREE_DEFAULT_L, .k = TUTTI_TREE_DEFAULT_K})
+typedef struct tutti_algo tutti_algo_t;
 
-struct tutti_algo;
+/* One parameter an algorithm declares: its name (letters, digits, '_'),
+ * type, default, inclusive range and help. Ranges: max may be INFINITY; a
+ * choice's are its words' indices (0 .. words - 1). */
 typedef struct tutti_param_desc {
   const char *name;
   int type;             /* enum tutti_param_type */
-  double def, min, max; /* default and inclusive range; max may be INFINITY (a choice: indices) */
-  unsigned flags;       /* TUTTI_PARAM_AUTO_OK */
+  double def, min, max; /* default and inclusive range */
+  unsigned flags;       /* TUTTI_PARAM_AUTO_OK, TUTTI_PARAM_AUTO_DEFAULT */
   const char *help;
-  size_t offset; /* of its field in tutti_params_t */
+  /* Where its typed value goes in the algorithm's own parameter struct
+   * (tutti_algo_params), when the algorithm declares one (params_size >
+   * 0): offsetof(struct my_params, k). Ignored otherwise. */
+  size_t offset;
   /* TUTTI_PARAM_CHOICE: the accepted words, NULL-terminated; a word ending
    * in ':' takes a rank list after it (list:0,2,1,3 or ranges list:0-3,7-4),
-   * kept in tutti_params_t.list. NULL for the other types. */
+   * read with tutti_param_list. NULL for the other types. */
   const char *const *choices;
   /* What the value allows for one call, beyond its range (NULL: nothing):
    * nranks ranks, root (-1: any), bytes per rank (SIZE_MAX: any). 0, or
-   * TUTTI_EINVAL with a sentence in err (tutti_algo_check_call). */
-  int (*check)(const struct tutti_algo *a, int i, int nranks, int root, size_t bytes, char *err,
+   * TUTTI_EINVAL with a sentence in err (tutti_algo_check_call); a check
+   * that passes may leave a note in err (a fallback the call takes). */
+  int (*check)(const tutti_algo_t *a, int i, int nranks, int root, size_t bytes, char *err,
                size_t errlen);
 } tutti_param_desc_t;
 
-#define TUTTI_MAX_PARAMS 4
+#define TUTTI_MAX_PARAMS 16
 
 /* A parameter's range for people and error texts: "in [0.5, 1)",
  * "in [1, 4096]", ">= 0" (an upper bound just below a short number is
@@ -163,27 +141,24 @@ enum tutti_algo_restrict {
   TUTTI_ALGO_POW2 = 1u << 1,        /* the number of ranks is a power of two */
 };
 
-struct tutti_algo;
 /* The uniform signatures, one per collective. */
 typedef int tutti_bcast_fn(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                           const struct tutti_algo *a);
+                           const tutti_algo_t *a);
 typedef int tutti_reduce_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                            tutti_datatype_t type, tutti_op_t op, int root,
-                            const struct tutti_algo *a);
+                            tutti_datatype_t type, tutti_op_t op, int root, const tutti_algo_t *a);
 typedef int tutti_allreduce_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                               tutti_datatype_t type, tutti_op_t op, const struct tutti_algo *a);
+                               tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a);
 typedef int tutti_gather_fn(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                             void *rbuf, long rcount, tutti_datatype_t rtype, int root,
-                            const struct tutti_algo *a);
+                            const tutti_algo_t *a);
 typedef int tutti_scatter_fn(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                              void *rbuf, long rcount, tutti_datatype_t rtype, int root,
-                             const struct tutti_algo *a);
-typedef int tutti_barrier_fn(tutti_rank_t *r, const struct tutti_algo *a);
+                             const tutti_algo_t *a);
+typedef int tutti_barrier_fn(tutti_rank_t *r, const tutti_algo_t *a);
 typedef int tutti_allgather_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                               tutti_datatype_t type, const struct tutti_algo *a);
+                               tutti_datatype_t type, const tutti_algo_t *a);
 typedef int tutti_reduce_scatter_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                                    tutti_datatype_t type, tutti_op_t op,
-                                    const struct tutti_algo *a);
+                                    tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a);
 
 /* Hockney's model: a message of m bytes costs alpha + beta m, reducing m
  * bytes gamma m (runtime/MODEL.md's hockney preset, all rendezvous). */
@@ -193,16 +168,26 @@ typedef struct tutti_hockney {
 
 /* An algorithm's cost under Hockney, in seconds, for P ranks, `root`, and
  * m bytes per rank (the message of bcast/reduce/allreduce, each rank's
- * block of gather/scatter/allgather/reduce_scatter, 0 for barrier). Sets *bound to 1 when the value
- * is only an upper bound for these arguments (0: exact, equal to the
- * modeled time of tutti's engine to rounding). NAN: not defined here.
- * Pure; any thread. */
-typedef double tutti_cost_fn(const struct tutti_algo *a, int P, int root, size_t m,
+ * block of gather/scatter/allgather/reduce_scatter, 0 for barrier). Sets
+ * *bound to 1 when the value is only an upper bound for these arguments
+ * (0: exact, equal to the modeled time of tutti's engine to rounding).
+ * NAN: not defined here. Pure; any thread. */
+typedef double tutti_cost_fn(const tutti_algo_t *a, int P, int root, size_t m,
                              const tutti_hockney_t *h, int *bound);
 
+/* The version of tutti_algo_desc_t and of the plugin entry point
+ * (plugin.h): an algorithm sets desc.abi to the TUTTI_ALGO_ABI of the
+ * headers it was compiled against, and registration refuses any other. */
+#define TUTTI_ALGO_ABI 2
+
+/* An algorithm, as its author describes it. Built-ins and plugins alike
+ * register one with tutti_algo_register; from then on it is enumerated
+ * (tutti_algo_desc_at), selected by name with its parameters
+ * (tutti_algo_select), validated and called like any other. */
 typedef struct tutti_algo_desc {
+  unsigned abi;     /* TUTTI_ALGO_ABI */
   int coll;         /* enum tutti_coll */
-  const char *name; /* unique within its collective: "lambda-tree" */
+  const char *name; /* unique within its collective: letters, digits, '-', '_' */
   union {
     tutti_bcast_fn *bcast;
     tutti_reduce_fn *reduce;
@@ -212,45 +197,96 @@ typedef struct tutti_algo_desc {
     tutti_barrier_fn *barrier;
     tutti_allgather_fn *allgather;
     tutti_reduce_scatter_fn *reduce_scatter;
-  } fn;
-  int nparams;
-  tutti_param_desc_t params[TUTTI_MAX_PARAMS];
+    void (*any)(void);
+  } fn; /* NULL for a tree algorithm (tree below): the collective's tree mover runs it */
+  /* A tree algorithm (bcast, reduce, gather, scatter, barrier): the name of
+   * the tree kind it runs on (tree.h: "binomial", "knomial", ...), whose
+   * shape parameters it may declare (lambda, L, k; and segment for bcast and
+   * reduce); NULL for any other algorithm. */
+  const char *tree;
+  int nparams; /* 0 .. TUTTI_MAX_PARAMS */
+  const tutti_param_desc_t *params;
+  /* The size of the algorithm's own parameter struct, which selection fills
+   * at each parameter's offset (tutti_algo_params); 0: none, the
+   * algorithm reads its parameters by name (tutti_param_long, ...). */
+  size_t params_size;
   unsigned restrictions;  /* enum tutti_algo_restrict */
-  const char *summary;    /* one line */
-  const char *source;     /* paper, figure */
-  const char *cost;       /* Hockney cost formula, one line */
-  tutti_cost_fn *cost_fn; /* the same as a function (tutti_algo_cost) */
-  int tree;               /* enum tutti_tree_kind of a tree algorithm; -1 for the others */
+  const char *summary;    /* its idea, one line */
+  const char *source;     /* paper, figure, or who wrote it */
+  const char *cost;       /* Hockney cost formula, one line (may be NULL) */
+  tutti_cost_fn *cost_fn; /* the same as a function (may be NULL; a tree's is its tree's) */
 } tutti_algo_desc_t;
 
-/* The i-th registered algorithm (0, 1, ...), NULL past the end. */
+/* Register an algorithm. The description is copied (strings and
+ * parameters too): d may go once this returns. Errors, with a sentence in
+ * err naming what is wrong and what is accepted: TUTTI_EINVAL (another
+ * ABI, an unknown collective or tree kind, a bad name, a name its
+ * collective already has, no function and no tree, a parameter with a bad
+ * name or type, min > max, a default out of range, a name given twice, an
+ * offset outside params_size, unknown restriction bits, no summary),
+ * TUTTI_ENOMEM. Nothing is registered on an error. Any thread; an
+ * algorithm is never unregistered. */
+TUTTI_API int tutti_algo_register(const tutti_algo_desc_t *d, char *err, size_t errlen);
+
+/* The i-th registered algorithm (0, 1, ...: the built-ins in their
+ * table's order, then the others as registered), NULL past the end. */
 TUTTI_API const tutti_algo_desc_t *tutti_algo_desc_at(int i);
 /* By collective and name, NULL if none. */
 TUTTI_API const tutti_algo_desc_t *tutti_algo_desc_find(int coll, const char *name);
 /* The default algorithm of a collective. */
 TUTTI_API const tutti_algo_desc_t *tutti_algo_desc_default(int coll);
+/* Where a registered algorithm comes from: "built-in", the real path of
+ * the plugin file that registered it, or "registered by the program"
+ * (tutti_algo_register); NULL for a description that is not registered. */
+TUTTI_API const char *tutti_algo_origin(const tutti_algo_desc_t *d);
+/* 1 if d is one of tutti's own algorithms, else 0. */
+TUTTI_API int tutti_algo_builtin(const tutti_algo_desc_t *d);
 
 /* ------------------------------------------------- a chosen algorithm */
 
-/* An algorithm with its parameter values: a plain value, copy it freely. */
-typedef struct tutti_algo {
-  const tutti_algo_desc_t *desc;
-  tutti_params_t p;               /* typed values: what the algorithm reads */
-  double value[TUTTI_MAX_PARAMS]; /* the same in desc->params order, for reports */
-  unsigned is_auto;               /* bit i: parameter i is "auto" */
-} tutti_algo_t;
+/* A selected algorithm (tutti_algo_t, opaque) is an algorithm with its
+ * parameter values. Handles are shared: selecting the same algorithm with
+ * the same values gives the same handle, valid for the life of the
+ * process; copy the pointer freely, never free it. Any thread. */
 
 /* Choose an algorithm of `coll`: name NULL or "" means the environment
  * variable, else the default; params "k=v,k=v" (NULL or "" for none) may
  * also come after a ':' in the name or the variable ("lambda-tree:lambda=0.7").
- * Errors: TUTTI_ENOTFOUND (unknown collective or algorithm; err lists the
- * valid names), TUTTI_EINVAL (unknown parameter, bad or out-of-range value;
- * err names it and what is accepted). err may be NULL. */
-TUTTI_API int tutti_algo_select(int coll, const char *name, const char *params, tutti_algo_t *out,
-                                char *err, size_t errlen);
-/* A parameter's value by name; NAN for "auto" (the algorithm resolves it
- * per run) and for a name the algorithm does not have. */
+ * A name that is a file (it holds a '/', or ends in ".c" or ".so") loads
+ * that plugin (plugin.h, tutti_plugin_load) and selects its one algorithm
+ * of coll. Errors: TUTTI_ENOTFOUND (unknown collective or algorithm; err
+ * lists the valid names), TUTTI_EINVAL (unknown parameter, bad or
+ * out-of-range value; err names it and what is accepted), a plugin's
+ * errors. err may be NULL. */
+TUTTI_API int tutti_algo_select(int coll, const char *name, const char *params,
+                                const tutti_algo_t **out, char *err, size_t errlen);
+/* The description of a selected algorithm (NULL for NULL). */
+TUTTI_API const tutti_algo_desc_t *tutti_algo_desc(const tutti_algo_t *a);
+/* Parameter values, by name or by the index the algorithm declared:
+ * NAN for "auto" (the algorithm resolves it per run) and for a name or
+ * index the algorithm does not have; a choice's value is its word's index. */
 TUTTI_API double tutti_algo_param(const tutti_algo_t *a, const char *name);
+TUTTI_API double tutti_algo_param_at(const tutti_algo_t *a, int i);
+/* 1 if parameter i is "auto", else 0. */
+TUTTI_API int tutti_algo_param_is_auto(const tutti_algo_t *a, int i);
+/* The algorithm's own parameter struct (desc.params_size bytes, each
+ * declared parameter at its offset), NULL when it declares none. */
+TUTTI_API const void *tutti_algo_params(const tutti_algo_t *a);
+
+/* An algorithm's reading of its own parameters by name, typed: a long
+ * (INT; CHOICE: the word's index), a double (REAL), a size_t (SIZE);
+ * "auto" as TUTTI_PARAM_AUTO, NAN and SIZE_MAX; any numeric parameter is
+ * converted. tutti_param_list: the rank list after a choice word ending in
+ * ':' ("0,2,1,3"), else "". Reading a name the algorithm does not declare
+ * is a bug of the algorithm: on a rank inside a collective call the call
+ * fails with TUTTI_ENOTFOUND and the run's error names the rank, the
+ * algorithm, its plugin and the name; the value read is then 0 (NAN,
+ * "") */
+TUTTI_API long tutti_param_long(const tutti_algo_t *a, const char *name);
+TUTTI_API double tutti_param_real(const tutti_algo_t *a, const char *name);
+TUTTI_API size_t tutti_param_size(const tutti_algo_t *a, const char *name);
+TUTTI_API const char *tutti_param_list(const tutti_algo_t *a, const char *name);
+
 /* Whether `a` may run on `nranks` ranks with `op` (NULL for non-reductions):
  * 0, or TUTTI_ENOTSUP with a sentence in err. */
 TUTTI_API int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err,
@@ -258,8 +294,8 @@ TUTTI_API int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op,
 /* tutti_algo_check, plus what the parameters allow for one call rooted at
  * `root` (-1: not checked) moving `bytes` bytes per rank (SIZE_MAX: not
  * checked): an explicit chain must be a permutation of the ranks starting
- * at the root, no more segments than bytes. The collectives call it on
- * every call, before any message moves; the CLI before a run. 0, or
+ * at the root, no more segments than bytes. The collectives call it when
+ * they plan a call, before any message moves; the CLI before a run. 0, or
  * TUTTI_EINVAL / TUTTI_ENOTSUP with a sentence in err. On success err
  * holds a note when the call runs otherwise than asked (a fallback:
  * allgather=recursive-doubling on 12 ranks runs the ring), else "". */
@@ -276,7 +312,7 @@ TUTTI_API int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n);
  * NAN if a is invalid or has no cost function. */
 TUTTI_API double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                  const tutti_hockney_t *h, int *bound);
-/* The tree a tree algorithm uses (desc->tree with its lambda, L and k),
+/* The tree a tree algorithm uses (its desc's tree with its lambda, L and k),
  * "auto" resolved for a postal latency of L_auto send times (1 under
  * Hockney). 0, or TUTTI_EINVAL if `a` is not a tree algorithm. */
 TUTTI_API int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, struct tutti_treespec *spec);
@@ -322,7 +358,7 @@ TUTTI_API int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf
  * registered). why (may be NULL) gets one line: the view taken and every
  * candidate's estimate, ">= " marking a lower bound. 0, TUTTI_EINVAL,
  * or TUTTI_ENOTFOUND (no candidate). Pure; any thread. */
-TUTTI_API int tutti_barrier_auto_choose(const tutti_model_t *m, int P, tutti_algo_t *chosen,
+TUTTI_API int tutti_barrier_auto_choose(const tutti_model_t *m, int P, const tutti_algo_t **chosen,
                                         char *why, size_t whylen);
 
 /* ------------------------------------------------------------ auto and rules */
@@ -360,7 +396,7 @@ TUTTI_API int tutti_rules_count(const tutti_rules_t *rules);
  * 0..1 KiB"), TUTTI_ENOTFOUND when none applies, TUTTI_EINVAL for bad
  * arguments. A NULL set has no rules. Pure; any thread. */
 TUTTI_API int tutti_rules_lookup(const tutti_rules_t *rules, int coll, int P, size_t bytes,
-                                 tutti_algo_t *out, char *why, size_t whylen);
+                                 const tutti_algo_t **out, char *why, size_t whylen);
 /* Parse a rules file's text (INI, bench/CLI.md "Rules files"); filename is
  * for messages. 0 with *out (free it with tutti_rules_free), or
  * TUTTI_EPARSE / TUTTI_ENOMEM with "FILE:LINE: what; accepted: what" in
@@ -388,7 +424,7 @@ TUTTI_API int tutti_rules_load(const char *path, tutti_rules_t **out, char *err,
  * estimates. 0, TUTTI_EINVAL, TUTTI_ENOTFOUND (no candidate can run).
  * Pure; any thread. */
 TUTTI_API int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules, int P,
-                                size_t bytes, int root, tutti_op_t op, tutti_algo_t *chosen,
+                                size_t bytes, int root, tutti_op_t op, const tutti_algo_t **chosen,
                                 char *why, size_t whylen);
 /* 1 if d is a collective's `auto` (it chooses among the others), else 0. */
 TUTTI_API int tutti_algo_is_auto(const tutti_algo_desc_t *d);

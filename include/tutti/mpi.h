@@ -39,6 +39,9 @@ TUTTI_API int tutti_mpi_rank_create(MPI_Comm comm, tutti_rank_t **out);
 TUTTI_API void tutti_mpi_rank_free(tutti_rank_t *r);
 /* The rank's own communicator (the duplicate), e.g. for MPI's collectives. */
 TUTTI_API MPI_Comm tutti_mpi_comm(const tutti_rank_t *r);
+/* What the rank said it was doing (tutti_rank_doing, p2p.h), for a
+ * program's own failure message: "bcast 'mine' of plugin FILE", or NULL. */
+TUTTI_API const char *tutti_mpi_rank_doing(const tutti_rank_t *r);
 
 /* The MPI datatype of a tutti datatype: byte MPI_UINT8_T, int32
  * MPI_INT32_T, int64 MPI_INT64_T, float MPI_FLOAT, double MPI_DOUBLE; a

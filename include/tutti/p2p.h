@@ -285,6 +285,28 @@ TUTTI_API const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r);
  * NULL rank. */
 TUTTI_API void **tutti_rank_coll_cache(tutti_rank_t *r);
 
+/* A block of `size` zeroed bytes the collectives share among the ranks of
+ * r's world (over MPI: of r's process), for what every rank of a call
+ * would otherwise work out alike (`auto`'s model choice). The first call
+ * makes it; every later call, from any rank of the world, returns the same
+ * block, whatever its size argument. fini (may be NULL; the first call's
+ * is kept) runs on the block before it is freed with the world. What is
+ * in it, and how ranks synchronize on it, is the caller's. NULL for a
+ * NULL rank or out of memory. */
+TUTTI_API void *tutti_rank_shared(tutti_rank_t *r, size_t size, void (*fini)(void *));
+
+/* The rank the calling thread (or fiber) runs, NULL on a thread that runs
+ * no rank: for code without a rank handle at hand (an algorithm's
+ * parameter accessor that finds a bug) to reach the rank it runs on. */
+TUTTI_API tutti_rank_t *tutti_rank_self(void);
+
+/* What rank r is doing, for the run's failure message: when the rank then
+ * fails (an error returned by its function, a deadlock it is part of), the
+ * message names it ("in bcast 'mine' of plugin ./mine.so"). NULL: nothing
+ * in particular. `what` is not copied: it must stay valid until the run
+ * ends or the next call. A store: cheap enough for every collective call. */
+TUTTI_API void tutti_rank_doing(tutti_rank_t *r, const char *what);
+
 /* This rank's neighbours in the run's contention-free chain from `root`,
  * for chain-shaped algorithms (a pipelined broadcast, order=dfs): *prev
  * and *next are the ranks before and after it, -1 at the chain's ends.

@@ -29,9 +29,9 @@ extern "C" {
 #endif
 
 #define TUTTI_VERSION_MAJOR 0
-#define TUTTI_VERSION_MINOR 1
+#define TUTTI_VERSION_MINOR 2
 #define TUTTI_VERSION_PATCH 0
-#define TUTTI_VERSION_STRING "0.1.0"
+#define TUTTI_VERSION_STRING "0.2.0"
 
 /* ------------------------------------------------------------- the world */
 
@@ -202,12 +202,13 @@ TUTTI_API tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
 #endif
 
 /* The sub-headers: cost models, units and profiles; replay reports and
- * traces; tree builders; collectives and their registry; network topology. Each may also be
- * included on its own. */
+ * traces; tree builders; collectives, their registry and plugins; network
+ * topology. Each may also be included on its own. */
 #include "tutti/model.h"
 #include "tutti/report.h"
 #include "tutti/tree.h"
 #include "tutti/coll.h"
+#include "tutti/plugin.h"
 #include "tutti/topo.h"
 #include "tutti/machine.h"
 

@@ -35,7 +35,7 @@
 
 struct cand {
   const char *label;
-  tutti_algo_t algo;
+  const tutti_algo_t *algo;
   int own; /* the MPI library's collective */
   double *t;
 };
@@ -102,12 +102,12 @@ static int one_call(tutti_rank_t *r, int coll, const struct cand *c, void *a, vo
   switch (coll) {
   case TUTTI_COLL_BCAST:
     return c->own ? (MPI_Bcast(a, (int)n, mt, 0, comm) ? TUTTI_EIO : 0)
-                  : tutti_bcast(r, a, n, type, 0, &c->algo);
+                  : tutti_bcast(r, a, n, type, 0, c->algo);
   case TUTTI_COLL_ALLREDUCE:
     return c->own ? (MPI_Allreduce(a, b, (int)n, mt, MPI_SUM, comm) ? TUTTI_EIO : 0)
-                  : tutti_allreduce(r, a, b, n, type, TUTTI_SUM, &c->algo);
+                  : tutti_allreduce(r, a, b, n, type, TUTTI_SUM, c->algo);
   case TUTTI_COLL_BARRIER:
-    return c->own ? (MPI_Barrier(comm) ? TUTTI_EIO : 0) : tutti_barrier(r, &c->algo);
+    return c->own ? (MPI_Barrier(comm) ? TUTTI_EIO : 0) : tutti_barrier(r, c->algo);
   }
   return TUTTI_ENOTSUP;
 }
@@ -157,7 +157,7 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
       if (d->coll != coll) continue;
       struct cand c = {.label = d->name};
       if (tutti_algo_select(coll, d->name, "", &c.algo, NULL, 0)) continue;
-      if (tutti_algo_check(&c.algo, P, coll == TUTTI_COLL_ALLREDUCE ? TUTTI_SUM : NULL, NULL, 0))
+      if (tutti_algo_check(c.algo, P, coll == TUTTI_COLL_ALLREDUCE ? TUTTI_SUM : NULL, NULL, 0))
         continue;
       cands[nc++] = c;
     }

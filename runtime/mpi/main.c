@@ -185,28 +185,28 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
     double t0 = MPI_Wtime();
     switch (j->coll) {
     case TUTTI_COLL_BCAST:
-      rc = tutti_bcast(r, a, n, j->type, root, &j->algo);
+      rc = tutti_bcast(r, a, n, j->type, root, j->algo);
       break;
     case TUTTI_COLL_REDUCE:
-      rc = tutti_reduce(r, a, b, n, j->type, j->op, root, &j->algo);
+      rc = tutti_reduce(r, a, b, n, j->type, j->op, root, j->algo);
       break;
     case TUTTI_COLL_ALLREDUCE:
-      rc = tutti_allreduce(r, a, b, n, j->type, j->op, &j->algo);
+      rc = tutti_allreduce(r, a, b, n, j->type, j->op, j->algo);
       break;
     case TUTTI_COLL_GATHER:
-      rc = tutti_gather(r, a, n, j->type, recv, recv ? n : 0, j->type, root, &j->algo);
+      rc = tutti_gather(r, a, n, j->type, recv, recv ? n : 0, j->type, root, j->algo);
       break;
     case TUTTI_COLL_SCATTER:
-      rc = tutti_scatter(r, send, send ? n : 0, j->type, b, n, j->type, root, &j->algo);
+      rc = tutti_scatter(r, send, send ? n : 0, j->type, b, n, j->type, root, j->algo);
       break;
     case TUTTI_COLL_BARRIER:
-      rc = tutti_barrier(r, &j->algo);
+      rc = tutti_barrier(r, j->algo);
       break;
     case TUTTI_COLL_ALLGATHER:
-      rc = tutti_allgather(r, a, big, n, j->type, &j->algo);
+      rc = tutti_allgather(r, a, big, n, j->type, j->algo);
       break;
     case TUTTI_COLL_REDUCE_SCATTER:
-      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, &j->algo);
+      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo);
       break;
     default:
       rc = TUTTI_ENOTSUP;
@@ -372,7 +372,7 @@ static int resolve_types(const char *cmd, const struct cli_opts *o, int coll, tu
 
 #define RUN_OPTS                                                                                   \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(ROOT) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) |           \
-   CLI_O(ITERS) | CLI_O(ROTATE) | CLI_O(JSON) | CLI_O(HELP))
+   CLI_O(ITERS) | CLI_O(ROTATE) | CLI_O(JSON) | CLI_O(PLUGIN) | CLI_O(HELP))
 
 static void run_help(FILE *f) {
   fprintf(f,
@@ -392,7 +392,7 @@ static void run_help(FILE *f) {
 static void print_run(const struct cli_job *j, int P, size_t bytes, const struct mres *res,
                       int json) {
   char spec[256] = "", s1[64], s2[64];
-  tutti_algo_format(&j->algo, spec, sizeof spec);
+  tutti_algo_format(j->algo, spec, sizeof spec);
   int lib_version_len = 0;
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   MPI_Get_library_version(lib, &lib_version_len);
@@ -408,11 +408,11 @@ static void print_run(const struct cli_job *j, int P, size_t bytes, const struct
     fputs(",\"collective\":", f);
     cli_json_str(f, tutti_coll_name(j->coll));
     fputs(",\"algorithm\":", f);
-    cli_json_str(f, j->algo.desc->name);
+    cli_json_str(f, tutti_algo_desc(j->algo)->name);
     fputs(",\"algorithm_spec\":", f);
     cli_json_str(f, spec);
     fputs(",\"params\":", f);
-    cli_json_params(f, &j->algo);
+    cli_json_params(f, j->algo);
     fprintf(f, ",\"ranks\":%d,\"bytes\":%zu,\"count\":%ld,\"dtype\":", P, bytes, j->count);
     cli_json_str(f, tutti_type_name(j->type));
     fputs(",\"op\":", f);
@@ -501,13 +501,16 @@ static int cmd_run(tutti_rank_t *r, int argc, char **argv) {
                     "accepted: at most %d B",
                     bytes, P, INT_MAX / P);
   j.count = (long)(bytes / tsize);
-  if (tutti_algo_check(&j.algo, P, j.op, err, sizeof err))
+  if (tutti_algo_check(j.algo, P, j.op, err, sizeof err))
     return cli_fail(CLI_EUSAGE, cmd, "%s", err);
   struct mres res;
   int rc = mpi_exec(r, &j, 0, &res);
   if (rc || res.rc) {
     free(res.t);
-    return cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(rc ? rc : res.rc));
+    const char *doing = tutti_mpi_rank_doing(r);
+    return cli_fail(CLI_ERUNTIME, cmd, "rank %d failed: %s (%s)%s%s", tutti_rank(r),
+                    tutti_err_name(rc ? rc : res.rc), tutti_strerror(rc ? rc : res.rc),
+                    doing ? " in " : "", doing ? doing : "");
   }
   if (me_world == 0) print_run(&j, P, bytes, &res, (o.given & CLI_O(JSON)) != 0);
   fflush(stdout);
@@ -547,7 +550,7 @@ static int variant(const tutti_algo_desc_t *d, int v, char *params, size_t n) {
   return 1;
 }
 
-#define CHECK_OPTS (CLI_O(SIZES) | CLI_O(ITERS) | CLI_O(HELP))
+#define CHECK_OPTS (CLI_O(SIZES) | CLI_O(ITERS) | CLI_O(PLUGIN) | CLI_O(HELP))
 
 static int cmd_check(tutti_rank_t *r, int argc, char **argv) {
   const char *cmd = "mpi check";
@@ -556,8 +559,9 @@ static int cmd_check(tutti_rank_t *r, int argc, char **argv) {
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     if (me_world == 0)
-      printf("usage: mpirun -n N tutti-mpi check [--sizes LIST] [--iters K]\n\n"
-             "Every registered algorithm of every collective, at its defaults and with each\n"
+      printf("usage: mpirun -n N tutti-mpi check [--sizes LIST] [--iters K] [--plugin FILE]\n\n"
+             "Every registered algorithm of every collective (a plugin's too), at its\n"
+             "defaults and with each\n"
              "parameter moved once, at roots 0, 1 and N-1, over the sizes (default\n"
              "0,1000,72KiB bytes per rank), reductions with sum (int32), prod (double)\n"
              "and the non-commutative matmul2 (int32, int64): each call verified against\n"
@@ -592,7 +596,7 @@ static int cmd_check(tutti_rank_t *r, int argc, char **argv) {
         failed++;
         continue;
       }
-      tutti_algo_format(&j.algo, spec, sizeof spec);
+      tutti_algo_format(j.algo, spec, sizeof spec);
       int nred = traits & TUTTI_COLL_REDUCES ? 4 : 1;
       int nroot = traits & TUTTI_COLL_ROOTED ? 3 : 1;
       int nsz = traits & TUTTI_COLL_DATA ? nsizes : 1;
@@ -603,7 +607,7 @@ static int cmd_check(tutti_rank_t *r, int argc, char **argv) {
           tutti_op_find(reds[e].op, &j.op);
           tutti_type_find(reds[e].dtype, &j.type);
         }
-        if (tutti_algo_check(&j.algo, P, j.op, err, sizeof err)) {
+        if (tutti_algo_check(j.algo, P, j.op, err, sizeof err)) {
           a_skip++;
           continue;
         }

@@ -36,8 +36,11 @@
 struct tutti_rank {
   MPI_Comm comm;
   int rank, size;
-  uint32_t coll_seq;  /* collective calls so far: tutti_coll_tag */
-  void *coll_cache;   /* tutti_rank_coll_cache: the collectives', freed with the rank */
+  uint32_t coll_seq; /* collective calls so far: tutti_coll_tag */
+  void *coll_cache;  /* tutti_rank_coll_cache: the collectives', freed with the rank */
+  void *shared;      /* tutti_rank_shared: this process's, freed with the rank */
+  void (*shared_fini)(void *);
+  const char *doing;  /* tutti_rank_doing */
   int user_max;       /* the largest user tag MPI can carry */
   int fold;           /* 1: reserved tags fold into (user_max, tag_ub] */
   uint32_t fold_span; /* tag_ub - user_max */
@@ -45,6 +48,9 @@ struct tutti_rank {
   tutti_model_t none; /* tutti_rank_model */
   struct tutti_request *free_reqs;
 };
+
+/* The rank this thread made last (tutti_rank_self): a process is one rank. */
+static __thread tutti_rank_t *self;
 
 /* A request is MPI's, wrapped so that tutti_request_t stays a pointer
  * whatever MPI_Request is (a pointer in Open MPI, an int in MPICH). */
@@ -112,6 +118,7 @@ int tutti_mpi_rank_create(MPI_Comm comm, tutti_rank_t **out) {
   }
   tutti_model_none(&r->none);
   *out = r;
+  self = r;
   return 0;
 }
 
@@ -120,7 +127,30 @@ void tutti_mpi_rank_free(tutti_rank_t *r) {
   for (struct tutti_request *q = r->free_reqs, *n; q; q = n) n = q->next, free(q);
   MPI_Comm_free(&r->comm);
   free(r->coll_cache);
+  if (r->shared && r->shared_fini) r->shared_fini(r->shared);
+  free(r->shared);
+  if (self == r) self = NULL;
   free(r);
+}
+
+const char *tutti_mpi_rank_doing(const tutti_rank_t *r) {
+  return r ? r->doing : NULL;
+}
+
+tutti_rank_t *tutti_rank_self(void) {
+  return self;
+}
+
+void tutti_rank_doing(tutti_rank_t *r, const char *what) {
+  if (r) r->doing = what;
+}
+
+/* The rank's world is its communicator's processes, which share no
+ * memory: the block is this process's alone. */
+void *tutti_rank_shared(tutti_rank_t *r, size_t size, void (*fini)(void *)) {
+  if (!r) return NULL;
+  if (!r->shared && (r->shared = calloc(1, size ? size : 1))) r->shared_fini = fini;
+  return r->shared;
 }
 
 MPI_Comm tutti_mpi_comm(const tutti_rank_t *r) {

@@ -35,8 +35,8 @@
 
 struct job {
   int coll, nc, rounds;
-  tutti_algo_t algo[32];
-  tutti_algo_t align;
+  const tutti_algo_t *algo[32];
+  const tutti_algo_t *align;
   long count;
   tutti_datatype_t type;
   size_t bytes;
@@ -57,14 +57,14 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   for (int k = 0; k < j->rounds && !rc; k++)
     for (int q = 0; q < j->nc && !rc; q++) {
       int c = k % 2 ? j->nc - 1 - q : q;
-      if ((rc = tutti_barrier(r, &j->align))) break;
+      if ((rc = tutti_barrier(r, j->align))) break;
       double t0 = now();
       if (j->coll == TUTTI_COLL_BCAST)
-        rc = tutti_bcast(r, a, j->count, j->type, 0, &j->algo[c]);
+        rc = tutti_bcast(r, a, j->count, j->type, 0, j->algo[c]);
       else if (j->coll == TUTTI_COLL_ALLREDUCE)
-        rc = tutti_allreduce(r, a, b, j->count, j->type, TUTTI_SUM, &j->algo[c]);
+        rc = tutti_allreduce(r, a, b, j->count, j->type, TUTTI_SUM, j->algo[c]);
       else
-        rc = tutti_barrier(r, &j->algo[c]);
+        rc = tutti_barrier(r, j->algo[c]);
       j->t[((size_t)me * (size_t)j->nc + (size_t)c) * (size_t)j->rounds + (size_t)k] = now() - t0;
     }
   free(a), free(b);
@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
       for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL && j.nc < 32; i++) {
         if (d->coll != j.coll) continue;
         if (tutti_algo_select(j.coll, d->name, "", &j.algo[j.nc], NULL, 0)) continue;
-        if (tutti_algo_check(&j.algo[j.nc], P, j.coll == TUTTI_COLL_ALLREDUCE ? TUTTI_SUM : NULL,
+        if (tutti_algo_check(j.algo[j.nc], P, j.coll == TUTTI_COLL_ALLREDUCE ? TUTTI_SUM : NULL,
                              NULL, 0))
           continue;
         j.nc++;
@@ -191,8 +191,8 @@ int main(int argc, char **argv) {
         }
         qsort(x, (size_t)rounds, sizeof *x, cmp_double);
         double med = rounds % 2 ? x[rounds / 2] : (x[rounds / 2 - 1] + x[rounds / 2]) / 2;
-        printf("%s %zu %s %.9g %.9g\n", tutti_coll_name(j.coll), j.bytes, j.algo[c].desc->name, med,
-               x[0]);
+        printf("%s %zu %s %.9g %.9g\n", tutti_coll_name(j.coll), j.bytes,
+               tutti_algo_desc(j.algo[c])->name, med, x[0]);
       }
       free(x);
       free(j.t);

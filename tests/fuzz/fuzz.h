@@ -46,6 +46,14 @@ static inline const char *fuzz_opt(const char *s) {
   return s[0] ? s : NULL;
 }
 
+/* 1 if s could name a plugin file (a '/', ".c" or ".so" anywhere): an
+ * algorithm name or `plugin =` that would load or compile a file of the
+ * machine's (collectives/plugin.c). The targets skip such inputs: the
+ * parsers are what they fuzz, not dlopen or the C compiler. */
+static inline int fuzz_names_a_file(const char *s) {
+  return strchr(s, '/') || strstr(s, ".c") || strstr(s, ".so");
+}
+
 /* /dev/null, opened once per process (left open: the fuzzer's process
  * ends with it). */
 static inline FILE *fuzz_devnull(void) {

@@ -27,6 +27,22 @@ grep -Eq '^algorithm +binomial' <<<"$out" || fail "tutti run: no algorithm line:
 grep -Eq '^ranks +4$' <<<"$out" || fail "tutti run: no ranks line: $out"
 grep -Eq '^verified +yes$' <<<"$out" || fail "tutti run: not verified: $out"
 
+# The SONAME is the ABI's number (CMakeLists.txt TUTTI_SOVERSION), not the
+# version's major.
+soname=$(objdump -p "$(ls "$libdir"/libtutti.so.*.*.*)" | awk '/SONAME/ {print $2}')
+[[ $soname == libtutti.so.1 ]] || fail "libtutti's SONAME is '$soname', not libtutti.so.1"
+
+# A user's one-file algorithm compiles against the installed headers (found
+# beside the installed library), runs and checks, with the cache in $tmp.
+export TUTTI_CACHE_DIR=$tmp/cache
+(cd "$tmp" && env -u LD_LIBRARY_PATH "$tutti" new bcast mine >/dev/null) || fail "tutti new failed"
+out=$(cd "$tmp" && env -u LD_LIBRARY_PATH "$tutti" run bcast ./mine.c -n 5 -m 100) ||
+  fail "tutti run ./mine.c failed: $out"
+grep -Eq '^algorithm +mine:k=3$' <<<"$out" || fail "tutti run ./mine.c: no algorithm line: $out"
+grep -Eq '^verified +yes$' <<<"$out" || fail "tutti run ./mine.c: not verified: $out"
+(cd "$tmp" && env -u LD_LIBRARY_PATH "$tutti" check bcast ./mine.c --ranks 1,2,5 >/dev/null) ||
+  fail "tutti check ./mine.c failed"
+
 # Only the public API is exported: every symbol libtutti.so defines is named
 # in the installed headers, and none is an internal tutti__ name.
 lib=$(ls "$libdir"/libtutti.so.*.*.*)
@@ -46,5 +62,5 @@ LD_LIBRARY_PATH=$libdir "$tmp/hello-pc"
 cmake -S "$src" -B "$tmp/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/b" >/dev/null
 LD_LIBRARY_PATH=$libdir "$tmp/b/hello"
-echo "install test: installed tutti ran (list, run); $nsyms exported symbols, all public;" \
-  "pkg-config and find_package builds both ran"
+echo "install test: installed tutti ran (list, run, a one-file plugin); SONAME $soname;" \
+  "$nsyms exported symbols, all public; pkg-config and find_package builds both ran"
