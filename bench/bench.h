@@ -23,6 +23,7 @@ int tutti_bench_dualroot(int argc, char **argv);
 int tutti_bench_coll(int argc, char **argv);
 int tutti_bench_fibers(int argc, char **argv);
 int tutti_bench_spawn(int argc, char **argv);
+int tutti_bench_plugin(int argc, char **argv);
 
 /* X(name, function, one-line description) */
 #define TUTTI_BENCHES(X)                                                                           \
@@ -43,7 +44,9 @@ int tutti_bench_spawn(int argc, char **argv);
   X(fibers, tutti_bench_fibers,                                                                    \
     "ranks as fibers vs threads: native oversubscribed calls, modeled 1024 ranks; --scale: 2^20")  \
   X(spawn, tutti_bench_spawn,                                                                      \
-    "starting and ending 4096 and 16384 rank threads vs bare pthread create and join")
+    "starting and ending 4096 and 16384 rank threads vs bare pthread create and join")             \
+  X(plugin, tutti_bench_plugin,                                                                    \
+    "an algorithm from outside: compiling one file; a plugin's bcast vs the built-in per call")
 
 /* Calls of a batch lasting about `target` seconds at `per` seconds a
  * call, within [lo, hi] (hi when per is not positive): the one sizing

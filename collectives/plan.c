@@ -69,9 +69,18 @@ struct memo {
   bool node_valid, direct;
   tutti_treespec_t spec;
   tutti__node_t node; /* node.child is child: re-pointed whenever the memo moves */
-  int cap;
-  tutti__child_t child[]; /* cap of them */
+  int cap;            /* children child[] has room for */
+  uint32_t state_cap; /* bytes of plan[0]'s algorithm state (tutti_plan_state), after child[] */
+  tutti__child_t child[];
 };
+
+/* plan[0]'s algorithm state: after the children, 16-byte aligned. */
+#define STATE_OFF(cap)                                                                             \
+  ((sizeof(struct memo) + (size_t)(cap) * sizeof(tutti__child_t) + 15) & ~(size_t)15)
+#define STATE_MAX 4096 /* bytes an algorithm may keep in a plan */
+static inline char *state_of(struct memo *m) {
+  return (char *)m + STATE_OFF(m->cap);
+}
 
 static struct memo *memo_of(tutti_rank_t *r) {
   void **slot = tutti_rank_coll_cache(r);
@@ -131,7 +140,10 @@ static __attribute__((noinline)) int plan_make(tutti_rank_t *r, struct memo *m, 
   if (!m || m->depth >= DEPTHS) return 0; /* planned for this call only */
   struct plan *p = &m->plan[m->depth];
   *p = (struct plan){algo, type, op, count, root, coll, a, NULL};
-  if (m->depth == 0) m->node_valid = m->direct = false;
+  if (m->depth == 0) {
+    m->node_valid = m->direct = false;
+    memset(state_of(m), 0, m->state_cap);
+  }
   return 0;
 }
 
@@ -263,13 +275,28 @@ static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b) {
 static struct memo *memo_room(void **slot, int n) {
   struct memo *m = slot ? *slot : NULL;
   if (!m || m->depth != 1 || m->node_valid || n > 16) return NULL;
-  if (m->cap < n) {
-    struct memo *g = realloc(m, sizeof *m + (size_t)n * sizeof *m->child);
+  if (m->cap < n) { /* the state moves up behind the longer child[] */
+    struct memo *g = realloc(m, STATE_OFF(n) + m->state_cap);
     if (!g) return NULL;
+    memmove((char *)g + STATE_OFF(n), (char *)g + STATE_OFF(g->cap), g->state_cap);
     *slot = m = g;
     m->cap = n;
   }
   return m;
+}
+
+void *tutti_plan_state(tutti_rank_t *r, size_t size) {
+  void **slot = tutti_rank_coll_cache(r);
+  struct memo *m = slot ? *slot : NULL;
+  if (!m || m->depth != 1 || size > STATE_MAX) return NULL;
+  if (m->state_cap < size) {
+    struct memo *g = realloc(m, STATE_OFF(m->cap) + size);
+    if (!g) return NULL;
+    memset((char *)g + STATE_OFF(g->cap) + g->state_cap, 0, size - g->state_cap);
+    *slot = m = g;
+    m->state_cap = (uint32_t)size;
+  }
+  return state_of(m);
 }
 
 /* nd (whose child has room for n) as r's node: parent and the children's

@@ -287,6 +287,18 @@ TUTTI_API double tutti_param_real(const tutti_algo_t *a, const char *name);
 TUTTI_API size_t tutti_param_size(const tutti_algo_t *a, const char *name);
 TUTTI_API const char *tutti_param_list(const tutti_algo_t *a, const char *name);
 
+/* For an algorithm running a collective call on rank r: a block of `size`
+ * bytes (at most 4 KiB) that the rank's plan of this call keeps -- zeroed
+ * when the plan is made (the rank's first call with this collective,
+ * algorithm, root, count, datatype and op), the same bytes on every later
+ * such call -- for what the algorithm would otherwise work out again on
+ * every call (its tree, its partners): tutti's own tree algorithms keep
+ * their tree node in the plan so. Valid until the call returns (ask
+ * again on the next call). NULL when no plan keeps it: outside a
+ * collective call, in a collective an algorithm calls, above 4 KiB, out
+ * of memory -- then work it out for this call. */
+TUTTI_API void *tutti_plan_state(tutti_rank_t *r, size_t size);
+
 /* Whether `a` may run on `nranks` ranks with `op` (NULL for non-reductions):
  * 0, or TUTTI_ENOTSUP with a sentence in err. */
 TUTTI_API int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err,
