@@ -213,6 +213,10 @@ void cli_print_links(FILE *f, const tutti_world_t *w, const tutti_model_t *m, in
 void cli_json_links(FILE *f, const tutti_world_t *w);
 /* Collective names for messages: "bcast, reduce, ..." */
 const char *cli_coll_names(void);
+/* Where d comes from, for people: "built-in", "plugin ./mine.c" (a path
+ * under the working directory shown from it), "plugin /abs/path.so", or
+ * "registered by the program". Into buf; returns buf. */
+char *cli_origin(const tutti_algo_desc_t *d, char *buf, size_t n);
 /* The collectives with every trait in `traits` (tutti_coll_traits), into
  * buf: "bcast, reduce, gather, scatter"; `last` separates the last two
  * (", " or " or "). Returns buf. */

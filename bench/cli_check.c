@@ -201,29 +201,37 @@ static void cost_P(const tutti_algo_t *a, int P, struct tally *t) {
 /* One algorithm, its table; 1 if anything failed. */
 static int check(const tutti_algo_t *a, const int *Ps, int nP) {
   const tutti_algo_desc_t *d = tutti_algo_desc(a);
-  char spec[256];
+  unsigned tr = tutti_coll_traits(d->coll);
+  char spec[256], from[4200];
   tutti_algo_format(a, spec, sizeof spec);
-  const char *origin = tutti_algo_origin(d);
-  printf("%s %s (%s)\n", tutti_coll_name(d->coll), spec,
-         tutti_algo_builtin(d) ? "built-in" : origin);
-  printf("  %6s  %-44s  %8s  %8s  %s\n", "ranks", "correctness", "calls", "skipped", "cost");
+  printf("%s %s (%s)\n", tutti_coll_name(d->coll), spec, cli_origin(d, from, sizeof from));
+  printf("  correctness: every rank's result against the sequential reference;\n"
+         "  %s%s%seager and rendezvous, threads and fibers\n  cost: %s\n",
+         tr & TUTTI_COLL_ROOTED ? "every root, " : "",
+         tr & TUTTI_COLL_DATA ? "counts 0, 1, P+1, 1000, " : "",
+         !(tr & TUTTI_COLL_REDUCES)                 ? ""
+         : d->restrictions & TUTTI_ALGO_COMMUTATIVE ? "sum, "
+                                                    : "sum and matmul2, ",
+         d->cost_fn ? "the registered Hockney cost against the engine's time" : "none registered");
+  printf("  %6s  %-12s  %8s  %8s  %s\n", "ranks", "correctness", "calls", "skipped", "cost");
   struct tally all = {0}, cost_all = {0};
   for (int i = 0; i < nP; i++) {
     int P = Ps[i];
     struct tally t = {0}, ct = {0};
     if ((d->restrictions & TUTTI_ALGO_POW2) && (P & (P - 1))) {
-      printf("  %6d  %-44s  %8s  %8s  %s\n", P, "skipped: P a power of two only", "-", "-", "-");
+      printf("  %6d  %-12s  %8s  %8s  %s\n", P, "skipped", "-", "-", "(P a power of two only)");
       continue;
     }
     sweep_P(a, P, &t);
     if (d->cost_fn) cost_P(a, P, &ct);
-    char verdict[64], cost[64];
-    snprintf(verdict, sizeof verdict, "%s", t.failed ? "FAILED" : t.calls ? "passed" : "-");
-    if (!d->cost_fn)
-      snprintf(cost, sizeof cost, "none registered");
-    else
+    char cost[64] = "-";
+    if (d->cost_fn)
       snprintf(cost, sizeof cost, "%s (%ld points)", ct.failed ? "FAILED" : "passed", ct.calls);
-    printf("  %6d  %-44s  %8ld  %8ld  %s\n", P, verdict, t.calls, t.skipped, cost);
+    printf("  %6d  %-12s  %8ld  %8ld  %s\n", P,
+           t.failed  ? "FAILED"
+           : t.calls ? "passed"
+                     : "-",
+           t.calls, t.skipped, cost);
     fflush(stdout);
     all.calls += t.calls, all.skipped += t.skipped, all.failed += t.failed;
     cost_all.calls += ct.calls, cost_all.failed += ct.failed;
@@ -232,17 +240,13 @@ static int check(const tutti_algo_t *a, const int *Ps, int nP) {
       snprintf(cost_all.first, sizeof cost_all.first, "%s", ct.first);
   }
   int bad = all.failed || cost_all.failed;
-  printf("  %s: %ld calls verified against the sequential reference (every root, counts 0, 1,\n"
-         "  P+1, 1000%s; eager and rendezvous; threads and fibers), %ld skipped;",
-         bad ? "FAILED" : "passed", all.calls,
-         tutti_coll_traits(d->coll) & TUTTI_COLL_REDUCES
-             ? (d->restrictions & TUTTI_ALGO_COMMUTATIVE ? "; sum" : "; sum and matmul2")
-             : "",
+  printf("  %s: %ld calls verified, %ld skipped", bad ? "FAILED" : "passed", all.calls,
          all.skipped);
   if (d->cost_fn)
-    printf(" cost against the engine at %ld points (Hockney)\n", cost_all.calls);
+    printf("; the cost at %ld points%s\n", cost_all.calls,
+           cost_all.failed ? ", not all as the engine" : "");
   else
-    printf(" no cost registered\n");
+    printf("\n");
   if (all.first[0]) printf("  first failure: %s\n", all.first);
   if (cost_all.first[0]) printf("  first cost failure: %s\n", cost_all.first);
   return bad;

@@ -68,6 +68,8 @@ static void print_algo(const tutti_algo_desc_t *d, int is_default) {
   printf("\n");
   if (d->cost) printf("      cost:         %s\n", d->cost);
   if (d->source) printf("      source:       %s\n", d->source);
+  char from[4200];
+  if (!tutti_algo_builtin(d)) printf("      from:         %s\n", cli_origin(d, from, sizeof from));
 }
 
 /* s with '|' escaped, so a cell stays one cell. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -508,6 +509,21 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
 }
 
 /* ------------------------------------------------------------ collectives */
+
+char *cli_origin(const tutti_algo_desc_t *d, char *buf, size_t n) {
+  const char *o = tutti_algo_origin(d);
+  char cwd[4096];
+  if (!o || tutti_algo_builtin(d) || o[0] != '/') {
+    snprintf(buf, n, "%s", o ? o : "?");
+    return buf;
+  }
+  size_t len = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+  if (len > 1 && !strncmp(o, cwd, len) && o[len] == '/')
+    snprintf(buf, n, "plugin .%s", o + len);
+  else
+    snprintf(buf, n, "plugin %s", o);
+  return buf;
+}
 
 const char *cli_coll_names(void) {
   static char buf[256];

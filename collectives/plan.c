@@ -182,9 +182,10 @@ int tutti__call_end(tutti_rank_t *r, int rc) {
       tutti_rank_doing(r, fault_text(m->fault_algo, m->fault_name));
       m->fault_algo = NULL;
       if (!rc) rc = TUTTI_ENOTFOUND;
-    } else if (!rc && m->depth < DEPTHS && m->plan[m->depth].run->e->doing) {
-      /* done: the rank is doing what the enclosing call runs, if any */
-      const tutti_algo_t *outer = m->depth ? m->plan[m->depth - 1].run : NULL;
+    } else if (!rc) {
+      /* done: the rank is doing what the enclosing call runs, if any (an
+       * error keeps naming this call, for the rank's failure message) */
+      const tutti_algo_t *outer = m->depth && m->depth <= DEPTHS ? m->plan[m->depth - 1].run : NULL;
       tutti_rank_doing(r, outer ? outer->e->doing : NULL);
     }
   }

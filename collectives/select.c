@@ -262,7 +262,7 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
          acc);
     return TUTTI_EINVAL;
   }
-  a->value[i] = x;
+  a->value[i] = x == 0 ? 0 : x; /* -0 is 0: one handle for equal values */
   a->is_auto &= ~(1u << i);
   return 0;
 bad:
