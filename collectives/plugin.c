@@ -373,8 +373,9 @@ static int runnable(const char *prog) {
 #define CC_WORDS 16
 
 /* The compiler's words: $CC split at spaces, else cc, gcc or clang,
- * whichever is on the PATH first. 0, or -1 with the sentence. */
-static int compiler(char *buf, size_t n, char **argv, int *argc, char *err, size_t errlen) {
+ * whichever is on the PATH first. 0, or -1 with the sentence (about src). */
+static int compiler(const char *src, char *buf, size_t n, char **argv, int *argc, char *err,
+                    size_t errlen) {
   const char *cc = getenv("CC");
   *argc = 0;
   if (cc && *cc) {
@@ -383,9 +384,9 @@ static int compiler(char *buf, size_t n, char **argv, int *argc, char *err, size
       argv[(*argc)++] = s;
     if (*argc && runnable(argv[0])) return 0;
     errf(err, errlen,
-         "no C compiler: $CC is '%s', which is not a program on the PATH; accepted: a C compiler "
-         "(Debian: apt-get install gcc)",
-         cc);
+         "%s: no C compiler to build it: $CC is '%s', which is not a program on the PATH; "
+         "accepted: a C compiler (Debian: apt-get install gcc)",
+         src, cc);
     return -1;
   }
   static const char *const names[] = {"cc", "gcc", "clang"};
@@ -396,8 +397,9 @@ static int compiler(char *buf, size_t n, char **argv, int *argc, char *err, size
       return 0;
     }
   errf(err, errlen,
-       "no C compiler: $CC is not set and neither cc, gcc nor clang is on the PATH; install one "
-       "(Debian: apt-get install gcc)");
+       "%s: no C compiler to build it: $CC is not set and neither cc, gcc nor clang is on the "
+       "PATH; install one (Debian: apt-get install gcc)",
+       src);
   return -1;
 }
 
@@ -447,7 +449,7 @@ int tutti_plugin_compile(const char *src, char *so, size_t n, int *compiled, cha
     return TUTTI_EINVAL;
   }
   if (access(so, R_OK) == 0) return 0; /* compiled before */
-  if (compiler(ccbuf, sizeof ccbuf, cc, &ncc, err, errlen)) return TUTTI_EIO;
+  if (compiler(src, ccbuf, sizeof ccbuf, cc, &ncc, err, errlen)) return TUTTI_EIO;
   char tmp[PATH_MAX + 64], incflag[PATH_MAX + 4];
   snprintf(tmp, sizeof tmp, "%s.%d.tmp", so, (int)getpid());
   snprintf(incflag, sizeof incflag, "-I%s", inc);

@@ -802,7 +802,11 @@ static int register_locked(const tutti_algo_desc_t *const *d, int n, const char 
     e->doing = builtin ? NULL : strdup(doing);
   }
   if (rc) { /* none of them: only copies were made, nothing was published */
-    for (int i = 0; i < made; i++) free(entries[base + i]), entries[base + i] = NULL;
+    for (int i = 0; i < made; i++) {
+      free((char *)entries[base + i]->doing);
+      free(entries[base + i]);
+      entries[base + i] = NULL;
+    }
     return rc;
   }
   __atomic_store_n(&nentries, base + n, __ATOMIC_RELEASE);
