@@ -82,6 +82,7 @@ fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 #endif
 #endif
 #ifdef TUTTI_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #ifdef TUTTI_TSAN
@@ -308,6 +309,11 @@ static void overflowed(struct tutti_worker *k, struct tutti_rank *r, const char 
               r->rank, stack_size(w) >> 10, how);
   tutti__abort_all(w);
   r->fdone = true; /* its stack is lost: it is never resumed */
+#ifdef TUTTI_ASAN
+  /* Its frames never return to clear their redzones' shadow, which the
+   * next run's frames on this stack would meet as "overflows". */
+  __asan_unpoison_memory_region(stack_lo(r), stack_size(w));
+#endif
 }
 
 static bool canary_intact(const struct tutti_rank *r) {

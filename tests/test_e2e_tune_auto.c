@@ -251,7 +251,7 @@ static int shared_ask(tutti_rank_t *r, void *arg) {
           if (got) tutti_algo_format(got, sg, sizeof sg);
           tutti_algo_format(want, sw, sizeof sw);
           snprintf(x->first, sizeof x->first,
-                   "model %d P=%d rank %d pass %d: %s m=%zu root=%d op=%d: rc %d, %s, want %s",
+                   "model %d P=%d rank %d pass %d: %s m=%zu root=%d op=%d: rc %d, %.60s, want %.60s",
                    x->mi, shared_P[x->pi], tutti_rank(r), pass, tutti_coll_name(k->c), k->m,
                    k->root, k->opi, rc, sg, sw);
         }
