@@ -25,28 +25,37 @@ int tutti_bench_fibers(int argc, char **argv);
 int tutti_bench_spawn(int argc, char **argv);
 int tutti_bench_plugin(int argc, char **argv);
 
-/* X(name, function, one-line description) */
+/* X(name, function, modeled, one-line description): modeled 1 when the
+ * benchmark prints modeled times only (the same on any machine), so that
+ * its results page can be checked by re-running it. */
 #define TUTTI_BENCHES(X)                                                                           \
-  X(p2p, tutti_bench_p2p, "p2p latency, bandwidth, message rate beside the machine's floors")      \
-  X(replay, tutti_bench_replay, "events per second of the replay engine on synthetic event logs")  \
-  X(contention, tutti_bench_contention,                                                            \
+  X(p2p, tutti_bench_p2p, 0, "p2p latency, bandwidth, message rate beside the machine's floors")   \
+  X(replay, tutti_bench_replay, 0,                                                                 \
+    "events per second of the replay engine on synthetic event logs")                              \
+  X(contention, tutti_bench_contention, 0,                                                         \
     "replay time with link contention vs without (a 1024-rank pipelined chain on tree:32x32)")     \
-  X(lambda, tutti_bench_lambda,                                                                    \
+  X(lambda, tutti_bench_lambda, 1,                                                                 \
     "Bernaschi & Iannello's experiment: 10 reduces, rotating root, lambda-tree vs binomial")       \
-  X(barrier, tutti_bench_barrier,                                                                  \
+  X(barrier, tutti_bench_barrier, 1,                                                               \
     "which barrier wins per profile and P, where lambda-tree stands; --native: vs pthread")        \
-  X(lecture, tutti_bench_lecture,                                                                  \
+  X(lecture, tutti_bench_lecture, 1,                                                               \
     "X. Yuan's MPI_Bcast lecture: 5 broadcasts 8 B..64 MiB, crossovers, contention-free mapping")  \
-  X(dualroot, tutti_bench_dualroot,                                                                \
+  X(dualroot, tutti_bench_dualroot, 1,                                                             \
     "Traff's dual-root allreduce vs single-tree, reduce+bcast and ring, 1 KiB..64 MiB")            \
-  X(coll, tutti_bench_coll,                                                                        \
+  X(coll, tutti_bench_coll, 0,                                                                     \
     "native wall time per call of every algorithm vs pthread_barrier and Open MPI, one run")       \
-  X(fibers, tutti_bench_fibers,                                                                    \
+  X(fibers, tutti_bench_fibers, 0,                                                                 \
     "ranks as fibers vs threads: native oversubscribed calls, modeled 1024 ranks; --scale: 2^20")  \
-  X(spawn, tutti_bench_spawn,                                                                      \
+  X(spawn, tutti_bench_spawn, 0,                                                                   \
     "starting and ending 4096 and 16384 rank threads vs bare pthread create and join")             \
-  X(plugin, tutti_bench_plugin,                                                                    \
+  X(plugin, tutti_bench_plugin, 0,                                                                 \
     "an algorithm from outside: compiling one file; a plugin's bcast vs the built-in per call")
+
+/* A results page (page.c): the head -- title, the command with its
+ * arguments, tutti's version, the date, the machine and its load -- and
+ * the foot (the load at the end), around what the command prints. */
+void bench_page_begin(const char *title, const char *cmd, int argc, char **argv, int modeled);
+void bench_page_end(void);
 
 /* Calls of a batch lasting about `target` seconds at `per` seconds a
  * call, within [lo, hi] (hi when per is not positive): the one sizing

@@ -78,7 +78,7 @@ int tutti_cli_check(int argc, char **argv);
   X(REALTIME, 0, "realtime", "SCALE",                                                              \
     "pace the run: SCALE wall seconds per modeled second (postal: per step)")                      \
   X(DOT, 0, "dot", NULL, "print a Graphviz digraph instead of the drawing")                        \
-  X(MARKDOWN, 0, "markdown", NULL, "print a Markdown table (the README's algorithm table)")        \
+  X(MARKDOWN, 0, "markdown", NULL, "print a results page: a Markdown table")                       \
   X(ALGOS, 0, "algos", "LIST",                                                                     \
     "algorithms to compare, default all: binomial,lambda-tree:lambda=0.7,flat")                    \
   X(SIZES, 0, "sizes", "LIST", "bytes per rank: 8..64MiB (doubling), 8,1KiB,1MiB, or both mixed")  \

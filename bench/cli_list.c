@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "cli.h"
 
 /* A parameter value of type `type` for people: 0.6, 16, 8 KiB. */
@@ -77,9 +78,15 @@ static void md_cell(const char *s) {
   for (; s && *s; s++) printf(*s == '|' ? "\\|" : "%c", *s);
 }
 
-/* One row per algorithm, for the README (tests/test_e2e_readme.c checks
- * that the README holds exactly this table). */
-static void print_markdown(int only) {
+/* One row per algorithm under a results page's head (bench/results/
+ * algorithms.md: tests/test_e2e_results.c checks it is what this prints). */
+static void print_markdown(int only, int argc, char **argv) {
+  bench_page_begin("The algorithms", "tutti list", argc, argv, 1);
+  printf("Every registered algorithm of %s, as `tutti list` describes each: its\n"
+         "parameters, its cost under Hockney's model (m bytes per rank, b per block;\n"
+         "T_1(P) the tree's time in send rounds) and its idea. `tutti list COLL` gives\n"
+         "their ranges, restrictions and sources.\n\n",
+         only >= 0 ? tutti_coll_name(only) : "every collective");
   printf("| collective | algorithm | parameters | Hockney cost | idea |\n|---|---|---|---|---|\n");
   const tutti_algo_desc_t *d;
   for (int c = 0; c < TUTTI_COLL_N; c++) {
@@ -110,8 +117,8 @@ int tutti_cli_list(int argc, char **argv) {
            "Every collective (or only COLL: %s) with its algorithms as the registry\n"
            "holds them: summary, parameters (default, range, whether 'auto' is accepted),\n"
            "restrictions, Hockney cost and source. Choose one with tutti run COLL ALGO\n"
-           "and set parameters with --param K=V. With --markdown, one table row per\n"
-           "algorithm instead (the README's table).\n\noptions:\n",
+           "and set parameters with --param K=V. With --markdown, a results page: one\n"
+           "table row per algorithm (bench/results/algorithms.md).\n\noptions:\n",
            cli_coll_names());
     cli_print_options(stdout, LIST_OPTS);
     return 0;
@@ -121,7 +128,7 @@ int tutti_cli_list(int argc, char **argv) {
     return cli_fail(CLI_EUSAGE, "list", "unknown collective '%s'; accepted: %s", o.pos[0],
                     cli_coll_names());
   if (o.given & CLI_O(MARKDOWN)) {
-    print_markdown(only);
+    print_markdown(only, argc, argv);
     return 0;
   }
   for (int c = 0; c < TUTTI_COLL_N; c++) {

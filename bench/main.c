@@ -64,11 +64,12 @@ static const struct command commands[] = {
 struct bench {
   const char *name;
   int (*fn)(int, char **);
+  int modeled;
   const char *help;
 };
 
 static const struct bench benches[] = {
-#define X(name, fn, help) {#name, fn, help},
+#define X(name, fn, modeled, help) {#name, fn, modeled, help},
     TUTTI_BENCHES(X)
 #undef X
 };
@@ -136,6 +137,8 @@ static int bench_main(int argc, char **argv) {
     printf("usage: tutti bench NAME [options]\n\nbenchmarks (tutti bench NAME --help for their "
            "options):\n");
     for (size_t i = 0; i < NBENCHES; i++) printf("  %-10s %s\n", benches[i].name, benches[i].help);
+    printf("\n--markdown after NAME: the output as a results page (bench/results/), headed by\n"
+           "the command, tutti's version, the date and the machine.\n");
     return 0;
   }
   for (size_t i = 0; i < NBENCHES; i++) {
@@ -146,7 +149,40 @@ static int bench_main(int argc, char **argv) {
     snprintf(who, sizeof who, "bench %s", benches[i].name);
     int help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
     int st = help ? 0 : cli_world_env(who, NULL);
-    return st ? st : benches[i].fn(argc - 1, argv + 1);
+    if (st) return st;
+    /* --markdown: the output as a results page (page.c), the option
+     * taken out of what the benchmark sees */
+    int page = 0, native = 0, n = 0;
+    const char *plot = NULL;
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args) return cli_fail(CLI_ERUNTIME, who, "%s", tutti_strerror(TUTTI_ENOMEM));
+    for (int a = 1; a < argc; a++) {
+      if (!strcmp(argv[a], "--markdown"))
+        page = 1;
+      else
+        args[n++] = argv[a];
+      native |= !strcmp(argv[a], "--native");
+      if (!strcmp(argv[a], "--plot") && a + 1 < argc) plot = argv[a + 1];
+    }
+    if (page && !help) {
+      char title[256], cmd[64];
+      snprintf(title, sizeof title, "tutti bench %s: %s", benches[i].name, benches[i].help);
+      snprintf(cmd, sizeof cmd, "tutti bench %s", benches[i].name);
+      bench_page_begin(title, cmd, argc - 1, argv + 1, benches[i].modeled && !native);
+      printf("```\n");
+      fflush(stdout);
+    }
+    st = benches[i].fn(n, args);
+    if (page && !help) {
+      fflush(stdout);
+      printf("```\n");
+      if (plot) /* the picture beside the page */
+        printf("\n![%s](%s)\n", benches[i].help,
+               strrchr(plot, '/') ? strrchr(plot, '/') + 1 : plot);
+      bench_page_end();
+    }
+    free(args);
+    return st;
   }
   return cli_fail(CLI_EUSAGE, "bench", "unknown benchmark '%s'; accepted: %s", argv[0],
                   bench_names());

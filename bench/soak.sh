@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# soak.sh -- the long runs behind README.md "Guarantees" that are too slow
+# soak.sh -- the long runs behind tests/README.md "What the tests guarantee" that are too slow
 # for the test suite (tests/test_e2e_soak.c runs them scaled down):
 #   1. native: 10^6 consecutive small collectives (allreduce, 8 bytes, 4
 #      ranks) in one world: peak resident memory against 10^4 and 10^5 calls;

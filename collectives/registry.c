@@ -3,8 +3,8 @@
  * the registry every algorithm joins, built-in or not: tutti_algo_register
  * checks a description (coll.h), copies it, and appends it; the built-ins
  * go through the very same checks, from this file's table, the first time
- * anyone asks the registry anything. The CLI, the tests, the README's
- * table and the help enumerate it with tutti_algo_desc_at(); adding a
+ * anyone asks the registry anything. The CLI, the tests, the results
+ * page of algorithms and the help enumerate it with tutti_algo_desc_at(); adding a
  * built-in is adding one line to TUTTI_ALGOS (and, unless it is a tree,
  * its own file).
  *

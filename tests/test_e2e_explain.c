@@ -216,38 +216,3 @@ Test(explain, bad_input, .timeout = 30) {
   fails_with(c, 2, "ALGO");
   cli_free(&c);
 }
-
-/* README.md "In the classroom" shows a real run: it must still be what the
- * program prints (indented by four spaces there). */
-Test(explain, readme_example_is_current, .timeout = 30) {
-  char path[4096];
-  const char *dir = getenv("TUTTI_SOURCE_DIR");
-  cr_assert(dir && *dir, "TUTTI_SOURCE_DIR is not set");
-  snprintf(path, sizeof path, "%s/README.md", dir);
-  FILE *f = fopen(path, "r");
-  cr_assert(ne(ptr, f, NULL), "cannot open %s", path);
-  static char readme[1 << 20];
-  size_t n = fread(readme, 1, sizeof readme - 1, f);
-  fclose(f);
-  readme[n] = '\0';
-  struct cli c = CLI("explain", "bcast", "flat", "-n", "4", "-m", "1000");
-  cr_assert(eq(int, c.status, 0), "%s", c.err);
-  size_t len = strlen(c.out), cap = 2 * len + 64, k = 0;
-  char *want = malloc(cap);
-  cr_assert(ne(ptr, want, NULL));
-  for (const char *p = c.out; *p;) { /* each line indented, empty lines kept empty */
-    const char *nl = strchr(p, '\n');
-    size_t l = nl ? (size_t)(nl - p) : strlen(p);
-    if (l) memcpy(want + k, "    ", 4), k += 4;
-    memcpy(want + k, p, l), k += l;
-    want[k++] = '\n';
-    p += l + (nl != NULL);
-  }
-  want[k] = '\0';
-  cr_assert(ne(ptr, strstr(readme, want), NULL),
-            "README.md's explain example differs from `tutti explain bcast flat -n 4 -m 1000`; "
-            "paste its output:\n%s",
-            c.out);
-  free(want);
-  cli_free(&c);
-}

@@ -209,7 +209,7 @@ Test(determinism, bad_perturb_variable_is_refused, .timeout = 30) {
 
 /* ------------------------------------------------------------------ limits */
 
-/* README.md "Guarantees": at most 2^20 ranks a world, refused up front. */
+/* tests/README.md "What the tests guarantee": at most 2^20 ranks a world, refused up front. */
 Test(limits, ranks_per_world, .timeout = 30) {
   tutti_config_t c = tutti_config_default((1 << 20) + 1);
   tutti_world_t *w = (tutti_world_t *)1;
