@@ -189,8 +189,8 @@ static int native(const int *Ps, int nP, int rounds, int no_mpi, int workers) {
        * barriers around a batch are not to weigh (fibers at 1024 ranks
        * made batches of 5). Sized from a batch of at least an eighth of
        * one, as the MPI side's (bench_coll_mpi.c): the first calls of a
-       * run are slow, and sized from 5 of them an 8 B bcast's batch
-       * lasted 3 ms. */
+       * run are slow, and sizing from a few of them makes batches too
+       * short. */
       int calls[2];
       for (int k = 0; k < 2; k++) {
         b.calls = 5;

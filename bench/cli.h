@@ -194,12 +194,10 @@ void cli_config(const struct cli_opts *o, tutti_config_t *cfg);
 /* For the commands that run many points in one process (suite, sweep,
  * tune): memory a run frees stays in the process for the next one instead
  * of going back to the kernel (glibc: no mmap'd chunks, no trimming). A
- * page the process touches first costs the kernel a clearing, and on the
- * VMs this was measured on (a host fault behind it) about 3.5 ms per MB:
- * a 1024-rank pipelined-chain replay spent 2.4 of its 3.2 s first-touching
- * its op and message arrays. A timing-only 1024-rank sweep of
- * pipelined-chain and scatter-allgather, 1..16 MiB: 0.75x the wall time,
- * 1.24x the peak RSS. */
+ * page the process touches first costs the kernel a clearing (under a
+ * hypervisor, a host fault with it), and a big replay's op and message
+ * arrays are mostly fresh pages: reusing them trades some peak memory
+ * for that time. */
 void cli_keep_memory(void);
 /* The lines "topology ..." and "links ..." of the run and suite tables,
  * labels padded to `width` columns. */

@@ -112,7 +112,7 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
   tutti_request_t rreq = TUTTI_REQUEST_NULL;
   /* One segment is a blocking receive: the same events as irecv and wait,
    * and a message already there is taken without a request (p2p.c
-   * tutti_recv). Apart from the loop: its frame was 5% of an 8 B bcast. */
+   * tutti_recv). Apart from the loop, whose frame a small bcast would pay. */
   if (nseg == 1) {
     rc = bcast_once(r, nd, buf, count, type, tag, rq.q);
     goto done;

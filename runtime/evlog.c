@@ -8,16 +8,15 @@
  * reserved once and marked for transparent huge pages, cut into
  * power-of-two blocks by a buddy allocator. Why: a modeled run's logs are
  * most of its memory (1 GiB for 10^7 messages), and first touching them in
- * 4 KiB pages was a quarter of such a run's CPU -- on the VMs this was
- * measured on a 4 KiB page fault costs about 10 us (3-3.7 s per GiB),
- * while a 2 MiB page costs 0.06-2 s per GiB (cheap when the host still
- * backs the memory). Logs of 1 MiB, a 1024-rank run's, never get huge
- * pages of their own; packed side by side in the arena they do. A growing
- * block takes its free upper buddy in place (no copy) when it can; freed
- * blocks merge with their buddies, so the lockstep doubling of many logs
- * reuses the memory the previous size left. When the last block is freed
- * the arena gives its memory back (MADV_DONTNEED). No arena (the
- * reservation refused, or full): malloc, as for small logs.
+ * 4 KiB pages costs a fault per page (under a hypervisor, a trap with it),
+ * where a 2 MiB page costs one for 512 of them. Logs of 1 MiB, a 1024-rank
+ * run's, never get huge pages of their own; packed side by side in the
+ * arena they do. A growing block takes its free upper buddy in place (no
+ * copy) when it can; freed blocks merge with their buddies, so the
+ * lockstep doubling of many logs reuses the memory the previous size left.
+ * When the last block is freed the arena gives its memory back
+ * (MADV_DONTNEED). No arena (the reservation refused, or full): malloc, as
+ * for small logs.
  */
 #include "internal.h" /* first: it sets _GNU_SOURCE */
 

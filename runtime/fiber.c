@@ -5,8 +5,8 @@
  * workers_of), as SimGrid SMPI, Adaptive MPI and MPC run MPI ranks.
  *
  * Why: a rank thread that must wait sleeps in the kernel, and waking it
- * costs a futex system call and a switch (33-37 us across cores on the
- * machines we measure, 1.5-4 us on one), and the kernel stops at some
+ * costs a futex system call and a switch (tens of microseconds across
+ * cores, microseconds on one), and the kernel stops at some
  * tens of thousands of threads (pid_max, max_map_count). A fiber that must
  * wait switches to its worker's scheduler instead (tens of nanoseconds),
  * and a waker pushes it onto that worker's run queue.
@@ -270,7 +270,7 @@ void tutti__fiber_yield(struct tutti_rank *r) {
 /* Polls of an empty run queue before sleeping, while another worker
  * runs: what it runs mostly wakes a rank of ours within microseconds (a
  * barrier's, a reduction's partner), and a sleeping worker costs that
- * waker a futex call and itself a wake-up across cores (33-37 us). Not
+ * waker a futex call and itself a wake-up across cores. Not
  * longer: on a shared machine a poll takes the core from someone. */
 #define IDLE_POLLS 256
 

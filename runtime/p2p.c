@@ -36,8 +36,7 @@
  * receive at once, in sending order. No inbox, no fastbox: no rank runs
  * meanwhile, and a rank gives its thread away only where its channels
  * are whole (tutti__block, and a yield before its send takes its own
- * channel, whose table a delivery may grow). An 8 B bcast on 1024 fibers
- * 0.82-0.88x the time.
+ * channel, whose table a delivery may grow).
  *
  * Cache lines on the inbox path. A one-way message costs the receiver two
  * line transfers it cannot avoid with a linked queue: the link in the
@@ -52,8 +51,8 @@
  * then see only our own code, with explicit acquire/release annotations
  * where a message changes hands. Two steps of the wfcqueue are done in
  * line, where they touch only what one thread owns (wait.h inbox_pop,
- * and inbox_push on a one-worker fiber world): on 16 fibers an 8 B
- * bcast's messages are a few dozen instructions each, and a call was 2%.
+ * and inbox_push on a one-worker fiber world), because there a small
+ * message is only a few dozen instructions and a call would weigh.
  */
 #include <inttypes.h>
 #include <sched.h>
@@ -232,8 +231,8 @@ static int check_msg(const struct tutti_rank *r, const void *buf, long count, tu
 /* The request of every eager send in a run that neither records nor
  * paces: such a send is complete once posted and has nothing to note, so
  * it shares this one, which waits and tests only recognize (and set to
- * TUTTI_REQUEST_NULL); no rank writes it. Allocating and freeing a request
- * per send was 4% of an 8-byte bcast on 16 fibers. */
+ * TUTTI_REQUEST_NULL); no rank writes it. Hot path: no request to allocate
+ * and free per small send. */
 static struct tutti_request sent_eager = {
     .kind = REQ_SEND, .active = 1, .done = 1, .ev = UINT32_MAX};
 #define SENT (&sent_eager)
@@ -556,9 +555,9 @@ int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t ty
 }
 
 /* A blocking receive whose message is already here, in a run that neither
- * records nor paces, completes on a request of its stack: allocating,
- * waiting for and freeing one was 3% of an 8 B bcast on 16 fibers, whose
- * senders run ahead. Otherwise it is irecv and wait. */
+ * records nor paces, completes on a request of its stack: hot path when
+ * senders run ahead, no request to allocate, wait for and free. Otherwise
+ * it is irecv and wait. */
 int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int source, int tag,
                tutti_status_t *st) {
   size_t bytes;

@@ -137,19 +137,16 @@ static inline struct msg *pool_get(struct tutti_rank *r, size_t bytes) {
 
 /* With fibers a rank runs until it waits, and an eager send never waits: a
  * rank that sends to ranks of its own worker would run ahead of them
- * without bound -- a broadcast root 40000 calls ahead, a buffer allocated
- * for every message, 4x slower than threads at 16 ranks. So when its pool
+ * without bound -- a broadcast root tens of thousands of calls ahead, a
+ * buffer allocated for every message. So when its pool
  * has no buffer of the size, even after taking in the hand-backs, it
  * yields first: its receivers run, and hand buffers back.
  * But not before it has made world->run_ahead bytes of buffers of the
  * size: a sender that yields whenever its first few are out keeps too few
- * in flight, and each receiver then wakes for one or two messages (an 8 B
- * binomial bcast on 16 fibers slept 0.42 times per call and rank, 2.2 us a
- * call; with 16 KiB, 0.015 and 1.3 us). RUN_AHEAD a rank, and at most
- * RUN_AHEAD_WORKER for all the fibers of a worker, so that what is in
- * flight stays in its cache: at 1024 ranks 16 KiB each made a 20-call
- * batch of bcasts 30% slower (every call touching new buffers), 2 KiB
- * each 10% faster on 300 calls and even on 20. */
+ * in flight, and each receiver then wakes for one or two messages.
+ * RUN_AHEAD a rank, and at most RUN_AHEAD_WORKER for all the fibers of a
+ * worker, so that what is in flight stays in its cache: with many ranks a
+ * full RUN_AHEAD each would make every call touch new buffers. */
 #define RUN_AHEAD ((uint32_t)16 << 10)
 #define RUN_AHEAD_WORKER ((uint32_t)2 << 20)
 static inline uint32_t run_ahead_of(int nranks, int nworkers) {
@@ -174,16 +171,15 @@ static inline void pool_throttle(struct tutti_rank *r, size_t bytes) {
  * alone, else a MSG_RETURNS message listing them. All go back before the
  * receiver sleeps (tutti__block); at teardown they are freed.
  * Not in a world of one worker thread: there each goes straight into its
- * sender's pool (pool_return), as no sender runs meanwhile. The batches,
- * their list messages and the sender's reclaim were 6% of the time of an
- * 8 B bcast on 16 fibers. */
+ * sender's pool (pool_return), as no sender runs meanwhile: no batches,
+ * no list messages, no reclaim by the sender. */
 #define RET_BATCH ((uint32_t)(sizeof((struct tutti_rank *)0)->ret / sizeof(struct msg *)))
 
 static inline void push_returns(struct tutti_rank *r, int src, struct msg **list, size_t n) {
   struct __cds_lfs_stack *stack = &r->world->ranks[src]->retbufs;
   /* malloc, not msg_alloc: a list is never a message buffer, and an aligned
-   * allocation (split off a larger chunk) cost glibc twice as much; this
-   * runs at every sleep, 7% of an 8 B bcast on fibers. */
+   * allocation (split off a larger chunk) costs glibc more, and this
+   * runs at every sleep. */
   struct msg *b = n > 1 ? malloc(MSG_HEADER + n * sizeof *list) : NULL;
   if (b) {
     b->kind = MSG_RETURNS;

@@ -93,9 +93,8 @@
  * flight), next to the logs' own 24 B per event (resident: their
  * capacity, up to twice that, runtime/MODEL.md "Memory"); with a topology,
  * the linkset (about 72 B a link, kept for the report). All of it is
- * first touched here or in the run: on the VMs measured, zeroing 2 GiB
- * of fresh huge pages (logs, ops, messages of 10^7 messages) was a
- * quarter of such a run's CPU.
+ * first touched here or in the run, and first touching fresh pages is a
+ * large part of a big run's CPU (replay_prep.c zeroes on every CPU).
  */
 #include "replay_sim.h"
 

@@ -138,9 +138,8 @@ static int wide_threads(void) {
 }
 
 /* Zeroing a big array on every CPU at once. The first write to a page is
- * most of what the array costs -- the kernel clears the page, and on the
- * VMs this was measured on a hypervisor fault comes with it: 1 GiB took
- * 5-6 s to first-touch on one thread, 2.8-3.3 s on two -- so the replay's
+ * most of what the array costs -- the kernel clears the page, and under a
+ * hypervisor a fault of the host may come with it -- so the replay's
  * arrays are first touched by one thread per CPU (below 64 MiB by this one
  * alone). */
 struct zpart {
@@ -243,10 +242,9 @@ static void *prepare_local(void *arg) {
 
 /* Pass 1 on one thread per CPU (up to 8), each a range of ranks with
  * about as many events, when there are millions of events: it is the
- * first read of the logs by this thread, and on the VMs this was measured
- * on a first read of pages another thread wrote costs a hypervisor fault
- * each -- 3.1 of the 9.4 s replay of 42 million events, on one thread.
- * Then each range's message numbers move up by the sends of the ranges
+ * first read of the logs by this thread, and under a hypervisor a first
+ * read of pages another thread wrote may cost a fault each, which the
+ * CPUs then take in parallel. Then each range's message numbers move up by the sends of the ranges
  * before it, and the first error in rank order is the one reported. */
 uint64_t tutti__replay_wide_events = UINT64_C(4) << 20;
 

@@ -57,13 +57,8 @@ static bool bind_cores(int bind, int threads, int ncpu) {
  * cross-core wake-up (30+ us), and on a shared machine it waits whenever
  * the host gives its peer less time -- the whole call then runs at the
  * pace of the slower worker's time slices. One cache-hot worker runs a
- * 1024-rank call in a millisecond or two, steadily. On this 2-core
- * machine, shared: 8 B barrier and allreduce on 16 fibers 7-10 us and 12
- * us on one worker against 36-40 us and 23-29 us on two; a dissemination
- * barrier on 1024 fibers 1.9-4.2 ms on one worker (1.9-2.2 in 7 runs of
- * 10), quiet or loaded, against 1.0-19 ms on two (1.0-2.4 in 4 runs of
- * 13); two were ahead on a 1024-rank 8 B bcast (140-190 us against
- * 270-490 us), about even on a modeled 1024-rank run (6.3-7.1 s). */
+ * call of a thousand ranks steadily, with no wake-up across cores; only
+ * past that does a second core pay for its wake-ups. */
 #define RANKS_PER_WORKER 1024
 
 /* The fiber workers: the config's or $TUTTI_WORKERS (config.c), else one
@@ -142,7 +137,7 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
       if (CPU_ISSET(c, &cpus)) w->bind_cpus[w->nbind++] = c;
     w->own_cores = !fibers && w->nranks <= w->nbind;
   }
-  /* Spin about as long as a sleep and wake-up would cost (~35 us) when each
+  /* Spin about as long as a sleep and wake-up would cost when each
    * rank has a core; when oversubscribed, the peer we wait for needs our
    * core, so sleep almost at once. A fiber yields at once: its peer may
    * be the next fiber of its worker, and a switch costs less than a poll. */
@@ -330,8 +325,8 @@ static int read_int_file(const char *path) {
 
 /* Since Linux 6.16 a process's private futexes hash into a table of its
  * own, of 4 x min(threads, CPUs) slots: 16 on two cores, so with 16384
- * sleeping ranks every wake-up walked a chain of about 1000 waiters, and
- * futex_wake was 40% of a 16384-rank run's CPU time. Grow the table to
+ * sleeping ranks every wake-up would walk a chain of about 1000 waiters.
+ * Grow the table to
  * two slots per rank (never shrink it: other worlds of the process may
  * be running). Older kernels refuse the call, which is fine: their one
  * global table is sized by the machine. */
@@ -356,8 +351,8 @@ static bool guards_affordable(const struct tutti_world *w) {
 
 /* A guard page: a guard region where the kernel has them (Linux 6.13),
  * which leaves the stacks one mapping, else PROT_NONE, which splits the
- * mapping at each guard: 32768 mappings for 16384 ranks, whose setting up
- * and unmapping took 2-4x as long (0.1-0.3 s more on two cores). *madv:
+ * mapping at each guard: 32768 mappings for 16384 ranks, each one more
+ * for the kernel to set up and unmap. *madv:
  * still trying guard regions (cleared at their first refusal). */
 static int guard_page(char *p, size_t len, bool *madv) {
   if (*madv && madvise(p, len, MADV_GUARD_INSTALL) == 0) return 0;
@@ -455,8 +450,7 @@ static void *spawn_slice(void *arg) {
 
 /* Ranks per spawner thread: creating a thread is mostly kernel work (its
  * kernel stack, its task) done on the creator's core, so past a few
- * thousand ranks one spawner per CPU shares it out (16384 bare threads on
- * two cores: created in 0.85 s instead of 1.1 s). */
+ * thousand ranks one spawner per CPU shares it out. */
 #define SPAWN_SLICE 2048
 
 /* One thread per rank, created behind the closed gate by the spawners,

@@ -279,7 +279,7 @@ static uint64_t link_messages(tutti_world_t *w, const char *name) {
 /* REFERENCE.md: tree:2x4 with roundrobin puts 0 2 4 6 under s0 and
  * 1 3 5 7 under s1. At 1 MiB in 64 segments the rank-order chain crosses
  * s0 -> root and root -> s1 four times (4 flows, 256 messages) and is at
- * least 2.5x slower than the DFS chain 0 2 4 6 1 3 5 7, which crosses
+ * least 2.5 times as slow as the DFS chain 0 2 4 6 1 3 5 7, which crosses
  * them once (64 messages) and takes the time it takes with no topology;
  * the same list given explicitly takes the same time. */
 Test(contention, dfs_chain_on_two_switches, .timeout = 60) {
