@@ -104,13 +104,6 @@ static struct seg seg(void *buf, long m, long S, long k) {
   return (struct seg){buf ? (char *)buf + off : NULL, n};
 }
 
-/* Keep the first error but finish the cleanup steps after it. */
-#define KEEP(rc, expr)                                                                             \
-  do {                                                                                             \
-    int e_ = (expr);                                                                               \
-    if (!(rc)) (rc) = e_;                                                                          \
-  } while (0)
-
 int tutti__bcast_pipelined_chain(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
                                  int root, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
@@ -138,8 +131,8 @@ int tutti__bcast_pipelined_chain(tutti_rank_t *r, void *buf, long count, tutti_d
       sg = seg(buf, m, S, k + 2),
       rc = tutti_irecv(r, sg.p, sg.n, TUTTI_BYTE, prev, tag, &rq[k % 2]);
   }
-  KEEP(rc, tutti_wait(r, &sq, TUTTI_STATUS_IGNORE));
-  KEEP(rc, tutti_waitall(r, 2, rq, NULL));
+  KEEP_FIRST_ERROR(rc, tutti_wait(r, &sq, TUTTI_STATUS_IGNORE));
+  KEEP_FIRST_ERROR(rc, tutti_waitall(r, 2, rq, NULL));
   return rc;
 }
 

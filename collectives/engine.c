@@ -5,7 +5,7 @@
  * Open MPI's coll/base generic bcast/reduce: one routine per direction, any
  * tree; an algorithm only chooses the tree and the segment size.
  *
- * A rank's tree node, and what it keeps between calls, are in memo.c.
+ * A rank's tree node, and what it keeps between calls, are in plan.c.
  *
  * Only the public API is used (tutti.h): the same file runs over any
  * backend of the p2p calls.
@@ -37,16 +37,9 @@ static void reqs_free(struct reqs *rq) {
 }
 
 /* p + off, keeping NULL (count 0 buffers may be NULL; NULL + 0 is undefined). */
-static inline char *at(const void *p, size_t off) {
+static inline char *offset_or_null(const void *p, size_t off) {
   return p ? (char *)p + off : NULL;
 }
-
-/* Keep the first error but finish the cleanup steps after it. */
-#define KEEP(rc, expr)                                                                             \
-  do {                                                                                             \
-    int e_ = (expr);                                                                               \
-    if (!(rc)) (rc) = e_;                                                                          \
-  } while (0)
 
 size_t tutti__segment_bytes(long count, tutti_datatype_t type, size_t segment) {
   size_t esz = tutti_type_size(type), total = (size_t)count * esz;
@@ -76,7 +69,7 @@ static int send_children(tutti_rank_t *r, const tutti__node_t *nd, void *p, long
   int rc = 0, sent = 0;
   for (; sent < nd->nchildren; sent++)
     if ((rc = tutti_isend(r, p, n, type, nd->child[sent].rank, tag, &q[sent]))) break;
-  if (sent) KEEP(rc, tutti_waitall(r, sent, q, NULL));
+  if (sent) KEEP_FIRST_ERROR(rc, tutti_waitall(r, sent, q, NULL));
   return rc;
 }
 
@@ -126,14 +119,15 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
       if ((rc = tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE))) break;
       if (s + 1 < nseg) {
         long n1 = count - off - n < segn ? count - off - n : segn;
-        if ((rc = tutti_irecv(r, at(buf, (size_t)(off + n) * esz), n1, type, nd->parent, tag,
-                              &rreq)))
+        if ((rc = tutti_irecv(r, offset_or_null(buf, (size_t)(off + n) * esz), n1, type, nd->parent,
+                              tag, &rreq)))
           break;
       }
     }
-    rc = send_children(r, nd, at(buf, (size_t)off * esz), n, type, tag, rq.q);
+    rc = send_children(r, nd, offset_or_null(buf, (size_t)off * esz), n, type, tag, rq.q);
   }
-  if (rreq) KEEP(rc, tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE)); /* an error left it posted */
+  if (rreq)
+    KEEP_FIRST_ERROR(rc, tutti_wait(r, &rreq, TUTTI_STATUS_IGNORE)); /* an error left it posted */
 done:
   reqs_free(&rq);
 out:
@@ -245,7 +239,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     long off = s * segn, n = count - off < segn ? count - off : segn;
     A[0] = (struct acc){NULL, acc0};
     A[1] = (struct acc){NULL, acc1};
-    A[own_region].val = at(sbuf, (size_t)off * esz);
+    A[own_region].val = offset_or_null(sbuf, (size_t)off * esz);
     for (int k = 0; k < nc && !rc; k++) {
       const tutti__child_t *c = &nd->child[order[k]];
       int two = STRADDLES(c->lo, c->count);
@@ -265,7 +259,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     if (nc == 0 && (rc = tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE))) break;
     if (nd->parent < 0) {
       /* Root: A (op) B into rbuf; a copy onto itself (in place, P = 1) is skipped. */
-      char *dst = at(rbuf, (size_t)off * esz);
+      char *dst = offset_or_null(rbuf, (size_t)off * esz);
       const void *last = A[1].val ? A[1].val : A[0].val;
       if (n && last != dst) rc = tutti_local_copy(r, dst, last, (size_t)n * esz);
       if (!rc && n && A[0].val && A[1].val)
@@ -279,7 +273,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     }
   }
 #undef STRADDLES
-  KEEP(rc, tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE));
+  KEEP_FIRST_ERROR(rc, tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE));
 out:
   free(mem);
   if (order != order_small) free(order);
@@ -323,7 +317,7 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     for (int i = 0; i < nd->nchildren && !rc; i++) {
       const tutti__child_t *c = &nd->child[i];
       int a = abs_start(nd, c);
-      char *dst = at(out, (size_t)a * blk);
+      char *dst = offset_or_null(out, (size_t)a * blk);
       if (a + c->count > P) {
         if (!(wrapbuf = malloc((size_t)c->count * blk + 1))) {
           rc = TUTTI_ENOMEM;
@@ -333,12 +327,12 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
       }
       rc = tutti_irecv(r, dst, (long)((size_t)c->count * blk), TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
-    KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
+    KEEP_FIRST_ERROR(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
     if (!rc && wrap >= 0) {
       int a = abs_start(nd, &nd->child[wrap]), head = P - a;
       rc = tutti_local_copy(r, out + (size_t)a * blk, wrapbuf, (size_t)head * blk);
-      KEEP(rc, tutti_local_copy(r, out, wrapbuf + (size_t)head * blk,
-                                (size_t)(nd->child[wrap].count - head) * blk));
+      KEEP_FIRST_ERROR(rc, tutti_local_copy(r, out, wrapbuf + (size_t)head * blk,
+                                            (size_t)(nd->child[wrap].count - head) * blk));
     }
   } else {
     /* An inner rank assembles its subtree's blocks in relative order. */
@@ -352,7 +346,7 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
       rc = tutti_irecv(r, buf + (size_t)(c->lo - nd->lo) * blk, (long)((size_t)c->count * blk),
                        TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
-    KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
+    KEEP_FIRST_ERROR(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
     if (!rc) rc = tutti_send(r, buf, (long)((size_t)nd->count * blk), TUTTI_BYTE, nd->parent, tag);
   }
 out:
@@ -389,7 +383,7 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
     for (int i = 0; i < nd->nchildren && !rc; i++) {
       const tutti__child_t *c = &nd->child[i];
       int a = abs_start(nd, c);
-      const char *src = at(in, (size_t)a * blk);
+      const char *src = offset_or_null(in, (size_t)a * blk);
       if (a + c->count > P) {
         int head = P - a;
         if (!(buf = malloc((size_t)c->count * blk + 1))) {
@@ -397,8 +391,8 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
           break;
         }
         rc = tutti_local_copy(r, buf, src, (size_t)head * blk);
-        KEEP(rc,
-             tutti_local_copy(r, buf + (size_t)head * blk, in, (size_t)(c->count - head) * blk));
+        KEEP_FIRST_ERROR(
+            rc, tutti_local_copy(r, buf + (size_t)head * blk, in, (size_t)(c->count - head) * blk));
         if (rc) break;
         src = buf;
       }
@@ -418,7 +412,7 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
                        TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
   }
-  KEEP(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
+  KEEP_FIRST_ERROR(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
 out:
   free(buf);
   if (rq.q) reqs_free(&rq);

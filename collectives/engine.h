@@ -29,6 +29,13 @@
 #include "algo.h"
 #include "tutti/coll.h"
 
+/* Keep the first error in rc but go on with the cleanup steps after it. */
+#define KEEP_FIRST_ERROR(rc, expr)                                                                 \
+  do {                                                                                             \
+    int e_ = (expr);                                                                               \
+    if (!(rc)) (rc) = e_;                                                                          \
+  } while (0)
+
 /* ---------------------------------------------------------- a rank's node */
 
 /* One rank's place in a tree: what it needs to send and receive. Children
@@ -203,11 +210,11 @@ const char *tutti__coll_env(int coll);
 
 /* What tutti_algo_select(coll, NULL, NULL, ...) gives for the present
  * value of coll's variable, made once per process and value: 0 and in
- * *idx its index for tutti__algo_null_at (valid for the process's life),
+ * *idx its index for tutti__env_algo (valid for the process's life),
  * or -1 when the process keeps no more (the caller selects itself); or
  * the selection's error (the variable names no algorithm of coll). */
-int tutti__algo_null(int coll, int *idx);
-const tutti_algo_t *tutti__algo_null_at(int idx);
+int tutti__env_algo_index(int coll, int *idx);
+const tutti_algo_t *tutti__env_algo(int idx);
 
 /* tutti_algo_register's checks of d on its own (not against the names
  * registered): 0, or TUTTI_EINVAL with the sentence (registry.c). */

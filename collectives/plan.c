@@ -56,19 +56,19 @@ struct plan {
   const tutti_algo_t *choice; /* `auto`'s (tutti__plan_choice), NULL until made */
 };
 
-/* A rank's memo, in tutti_rank_coll_cache: one allocation (the runtime
+/* A rank's plans, in tutti_rank_coll_cache: one allocation (the runtime
  * frees it with free()), some 300 bytes and its node's children. */
-struct memo {
+struct rank_plans {
   int depth;                      /* collective calls under way on the rank */
   const tutti_algo_t *fault_algo; /* read an undeclared parameter in the call under way */
   const char *fault_name;
-  uint8_t null_algo[TUTTI_COLL_N]; /* 1 + tutti__algo_null's index; 0: not looked up */
+  uint8_t env_algo[TUTTI_COLL_N]; /* 1 + tutti__env_algo_index's index; 0: not looked up */
   struct plan plan[DEPTHS];
   /* plan[0]'s tree node: the first its call asked for (tutti__node_get),
    * and whether the call is a one-message bcast down it (direct) */
   bool node_valid, direct;
   tutti_treespec_t spec;
-  tutti__node_t node; /* node.child is child: re-pointed whenever the memo moves */
+  tutti__node_t node; /* node.child is child: re-pointed whenever the plans move */
   int cap;            /* children child[] has room for */
   uint32_t state_cap; /* bytes of plan[0]'s algorithm state (tutti_plan_state), after child[] */
   tutti__child_t child[];
@@ -76,22 +76,22 @@ struct memo {
 
 /* plan[0]'s algorithm state: after the children, 16-byte aligned. */
 #define STATE_OFF(cap)                                                                             \
-  ((sizeof(struct memo) + (size_t)(cap) * sizeof(tutti__child_t) + 15) & ~(size_t)15)
+  ((sizeof(struct rank_plans) + (size_t)(cap) * sizeof(tutti__child_t) + 15) & ~(size_t)15)
 #define STATE_MAX 4096 /* bytes an algorithm may keep in a plan */
-static inline char *state_of(struct memo *m) {
+static inline char *state_of(struct rank_plans *m) {
   return (char *)m + STATE_OFF(m->cap);
 }
 
-static struct memo *memo_of(tutti_rank_t *r) {
+static struct rank_plans *plans_of(tutti_rank_t *r) {
   void **slot = tutti_rank_coll_cache(r);
   return slot ? *slot : NULL;
 }
 
-static struct memo *memo_make(tutti_rank_t *r) {
+static struct rank_plans *plans_make(tutti_rank_t *r) {
   void **slot = tutti_rank_coll_cache(r);
   if (!slot) return NULL;
   if (!*slot) {
-    struct memo *m = calloc(1, sizeof *m);
+    struct rank_plans *m = calloc(1, sizeof *m);
     if (!m) return NULL; /* nothing kept, nothing lost */
     for (int d = 0; d < DEPTHS; d++) m->plan[d].coll = -1;
     *slot = m;
@@ -102,17 +102,17 @@ static struct memo *memo_make(tutti_rank_t *r) {
 /* The algorithm a call of coll with algo NULL runs (coll.h's selection
  * rule): the rank looks the variable up at its first such call of a run
  * and keeps the choice. */
-static int algo_for_null(struct memo *m, int coll, const tutti_algo_t **out) {
-  if (m && m->null_algo[coll]) {
-    *out = tutti__algo_null_at(m->null_algo[coll] - 1);
+static int algo_of_env(struct rank_plans *m, int coll, const tutti_algo_t **out) {
+  if (m && m->env_algo[coll]) {
+    *out = tutti__env_algo(m->env_algo[coll] - 1);
     return 0;
   }
-  int idx, rc = tutti__algo_null(coll, &idx);
+  int idx, rc = tutti__env_algo_index(coll, &idx);
   if (rc) return rc;
   if (idx < 0) /* the process keeps no more: select for this call */
     return tutti_algo_select(coll, NULL, NULL, out, NULL, 0);
-  *out = tutti__algo_null_at(idx);
-  if (m) m->null_algo[coll] = (uint8_t)(idx + 1);
+  *out = tutti__env_algo(idx);
+  if (m) m->env_algo[coll] = (uint8_t)(idx + 1);
   return 0;
 }
 
@@ -123,7 +123,7 @@ static inline bool same_key(const struct plan *p, int coll, const tutti_algo_t *
 }
 
 /* A new plan for the key: resolve and validate the algorithm. */
-static __attribute__((noinline)) int plan_make(tutti_rank_t *r, struct memo *m, int coll,
+static __attribute__((noinline)) int plan_make(tutti_rank_t *r, struct rank_plans *m, int coll,
                                                const tutti_algo_t *algo, int root, long count,
                                                tutti_datatype_t type, tutti_op_t op, size_t bytes,
                                                const tutti_algo_t **run) {
@@ -132,7 +132,7 @@ static __attribute__((noinline)) int plan_make(tutti_rank_t *r, struct memo *m, 
   if (a) {
     const tutti_algo_desc_t *d = tutti_algo_desc(a);
     if (!d || d->coll != coll) return TUTTI_EINVAL;
-  } else if ((rc = algo_for_null(m, coll, &a))) {
+  } else if ((rc = algo_of_env(m, coll, &a))) {
     return rc;
   }
   if ((rc = tutti_algo_check_call(a, tutti_size(r), root, bytes, op, NULL, 0))) return rc;
@@ -150,7 +150,7 @@ static __attribute__((noinline)) int plan_make(tutti_rank_t *r, struct memo *m, 
 int tutti__call_begin(tutti_rank_t *r, int coll, const tutti_algo_t *algo, int root, long count,
                       tutti_datatype_t type, tutti_op_t op, size_t bytes, const tutti_algo_t **run,
                       const tutti__node_t **direct) {
-  struct memo *m = memo_of(r);
+  struct rank_plans *m = plans_of(r);
   int rc;
   *direct = NULL;
   if (m && m->depth < DEPTHS && same_key(&m->plan[m->depth], coll, algo, root, count, type, op)) {
@@ -160,7 +160,7 @@ int tutti__call_begin(tutti_rank_t *r, int coll, const tutti_algo_t *algo, int r
       *direct = &m->node;
     }
   } else {
-    if (!m) m = memo_make(r);
+    if (!m) m = plans_make(r);
     if ((rc = plan_make(r, m, coll, algo, root, count, type, op, bytes, run))) return rc;
   }
   /* A collective an algorithm calls is part of the enclosing call's span. */
@@ -175,7 +175,7 @@ int tutti__call_begin(tutti_rank_t *r, int coll, const tutti_algo_t *algo, int r
 static const char *fault_text(const tutti_algo_t *a, const char *name);
 
 int tutti__call_end(tutti_rank_t *r, int rc) {
-  struct memo *m = memo_of(r); /* the algorithm may have moved it */
+  struct rank_plans *m = plans_of(r); /* the algorithm may have moved it */
   if (m) {
     m->depth--;
     if (m->fault_algo) {
@@ -194,7 +194,7 @@ int tutti__call_end(tutti_rank_t *r, int rc) {
 }
 
 const tutti_algo_t **tutti__plan_choice(tutti_rank_t *r, const tutti_algo_t *a) {
-  struct memo *m = memo_of(r);
+  struct rank_plans *m = plans_of(r);
   if (!m || m->depth < 1 || m->depth > DEPTHS) return NULL;
   struct plan *p = &m->plan[m->depth - 1];
   return p->run == a ? &p->choice : NULL;
@@ -204,7 +204,7 @@ static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b);
 
 void tutti__plan_direct(tutti_rank_t *r, const tutti_algo_t *a, const tutti_treespec_t *spec,
                         int root) {
-  struct memo *m = memo_of(r);
+  struct rank_plans *m = plans_of(r);
   if (m && m->depth == 1 && m->plan[0].run == a && m->node_valid && m->node.root == root &&
       same_spec(&m->spec, spec))
     m->direct = true;
@@ -214,7 +214,7 @@ void tutti__plan_direct(tutti_rank_t *r, const tutti_algo_t *a, const tutti_tree
 
 void tutti__param_fault(const tutti_algo_t *a, const char *name) {
   tutti_rank_t *r = tutti_rank_self();
-  struct memo *m = r ? memo_of(r) : NULL;
+  struct rank_plans *m = r ? plans_of(r) : NULL;
   if (!m || !m->depth || m->fault_algo) return; /* outside a call: only the value tells */
   m->fault_algo = a;
   m->fault_name = name;
@@ -259,7 +259,7 @@ static const char *fault_text(const tutti_algo_t *a, const char *name) {
 
 /* ----------------------------------------------------------------- nodes */
 
-/* The rank's memo with room for n children, or NULL (no rank, or out of
+/* The rank's plans with room for n children, or NULL (no rank, or out of
  * memory: then nothing is kept and nothing is lost). It may move: the
  * caller re-points node.child. */
 static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b) {
@@ -268,16 +268,16 @@ static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b) {
          !memcmp(&a->lambda, &b->lambda, sizeof a->lambda);
 }
 
-/* The memo of a rank whose top-level call asks for its first node, with
+/* The plans of a rank whose top-level call asks for its first node, with
  * room for n children; NULL when the node is not the plan's to keep
  * (outside a call, nested, asked already, more than 16 children, out of
  * memory: then it is built for the caller alone). It may move: the
  * caller re-points node.child. */
-static struct memo *memo_room(void **slot, int n) {
-  struct memo *m = slot ? *slot : NULL;
+static struct rank_plans *plans_room(void **slot, int n) {
+  struct rank_plans *m = slot ? *slot : NULL;
   if (!m || m->depth != 1 || m->node_valid || n > 16) return NULL;
   if (m->cap < n) { /* the state moves up behind the longer child[] */
-    struct memo *g = realloc(m, STATE_OFF(n) + m->state_cap);
+    struct rank_plans *g = realloc(m, STATE_OFF(n) + m->state_cap);
     if (!g) return NULL;
     memmove((char *)g + STATE_OFF(n), (char *)g + STATE_OFF(g->cap), g->state_cap);
     *slot = m = g;
@@ -288,10 +288,10 @@ static struct memo *memo_room(void **slot, int n) {
 
 void *tutti_plan_state(tutti_rank_t *r, size_t size) {
   void **slot = tutti_rank_coll_cache(r);
-  struct memo *m = slot ? *slot : NULL;
+  struct rank_plans *m = slot ? *slot : NULL;
   if (!m || m->depth != 1 || size > STATE_MAX) return NULL;
   if (m->state_cap < size) {
-    struct memo *g = realloc(m, STATE_OFF(m->cap) + size);
+    struct rank_plans *g = realloc(m, STATE_OFF(m->cap) + size);
     if (!g) return NULL;
     memset((char *)g + STATE_OFF(g->cap) + g->state_cap, 0, size - g->state_cap);
     *slot = m = g;
@@ -333,20 +333,20 @@ static int node_build(const tutti_treespec_t *spec, int rank, int size, int root
   return 0;
 }
 
-/* tutti__node_get when the memo does not have the node: build it (into
- * the memo, or *own). Out of line, so that the memo's answer is a short
+/* tutti__node_get when the plans do not have the node: build it (into
+ * the plans, or *own). Out of line, so that the plans' answer is a short
  * function without this one's frame. */
 static __attribute__((noinline)) int node_make(const tutti_treespec_t *spec, tutti_rank_t *r,
                                                int root, tutti__node_t *own,
                                                const tutti__node_t **out) {
   void **slot = tutti_rank_coll_cache(r);
-  struct memo *m;
+  struct rank_plans *m;
   int size = tutti_size(r), rank = tutti_rank(r);
   int n = 0, parent, small[16], *ranks = small;
   int rc = tutti_tree_node(spec, rank, size, root, &parent, small, 16, &n);
   if (rc) return rc;
   tutti__node_t *nd = own;
-  if ((m = memo_room(slot, n))) {
+  if ((m = plans_room(slot, n))) {
     nd = &m->node;
     nd->child = m->child;
   } else { /* a node of more than 16 children (a flat root's) is rebuilt every call */
@@ -373,7 +373,7 @@ static __attribute__((noinline)) int node_make(const tutti_treespec_t *spec, tut
 int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
                     const tutti__node_t **out) {
   own->child = NULL, own->nchildren = 0;
-  struct memo *m = memo_of(r);
+  struct rank_plans *m = plans_of(r);
   if (m && m->depth == 1 && m->node_valid && m->node.root == root &&
       m->node.size == tutti_size(r) && same_spec(&m->spec, spec)) {
     m->node.child = m->child;
@@ -384,7 +384,7 @@ int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tut
 }
 
 void tutti__node_free(tutti__node_t *own) {
-  if (!own->child) return; /* the memo's node: no call into free */
+  if (!own->child) return; /* the plans' node: no call into free */
   free(own->child);
   own->child = NULL;
   own->nchildren = 0;

@@ -491,44 +491,44 @@ int tutti_algo_select(int coll, const char *name, const char *params, const tutt
  * value of its variable (NULL: unset or empty, the default), made under
  * the lock by the first call that needs it and never changed or freed
  * after, so ranks keep its index (plan.c). A process sees few values;
- * past NULL_ALGOS of them a call selects anew (correct, only slower). */
-#define NULL_ALGOS 64
-static struct null_algo {
+ * past ENV_ALGOS of them a call selects anew (correct, only slower). */
+#define ENV_ALGOS 64
+static struct env_algo {
   int coll;
   char *env;
   const tutti_algo_t *algo;
-} null_algos[NULL_ALGOS];
-static int n_null_algos;
-static pthread_mutex_t null_lock = PTHREAD_MUTEX_INITIALIZER;
+} env_algos[ENV_ALGOS];
+static int n_env_algos;
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int tutti__algo_null(int coll, int *idx) {
+int tutti__env_algo_index(int coll, int *idx) {
   *idx = -1;
   if (coll < 0 || coll >= TUTTI_COLL_N) return TUTTI_ENOTFOUND;
   const char *env = getenv(tutti__coll_env(coll));
   if (env && !*env) env = NULL;
   int rc = 0;
-  pthread_mutex_lock(&null_lock);
-  for (int i = 0; i < n_null_algos && *idx < 0; i++) {
-    const struct null_algo *e = &null_algos[i];
+  pthread_mutex_lock(&env_lock);
+  for (int i = 0; i < n_env_algos && *idx < 0; i++) {
+    const struct env_algo *e = &env_algos[i];
     if (e->coll == coll && (e->env && env ? !strcmp(e->env, env) : e->env == env)) *idx = i;
   }
-  if (*idx < 0 && n_null_algos < NULL_ALGOS) {
-    struct null_algo *e = &null_algos[n_null_algos];
+  if (*idx < 0 && n_env_algos < ENV_ALGOS) {
+    struct env_algo *e = &env_algos[n_env_algos];
     char *copy = env ? strdup(env) : NULL;
     /* name NULL: the variable, exactly as tutti_algo_select reads it */
     if ((!env || copy) && !(rc = tutti_algo_select(coll, NULL, NULL, &e->algo, NULL, 0))) {
       e->coll = coll, e->env = copy;
-      *idx = n_null_algos++;
+      *idx = n_env_algos++;
     } else {
       free(copy);
     }
   }
-  pthread_mutex_unlock(&null_lock);
+  pthread_mutex_unlock(&env_lock);
   return rc;
 }
 
-const tutti_algo_t *tutti__algo_null_at(int idx) {
-  return null_algos[idx].algo;
+const tutti_algo_t *tutti__env_algo(int idx) {
+  return env_algos[idx].algo;
 }
 
 /* ------------------------------------------------------------- accessors */
