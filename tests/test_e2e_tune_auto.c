@@ -250,10 +250,11 @@ static int shared_ask(tutti_rank_t *r, void *arg) {
           char sg[128] = "", sw[128] = "";
           if (got) tutti_algo_format(got, sg, sizeof sg);
           tutti_algo_format(want, sw, sizeof sw);
-          snprintf(x->first, sizeof x->first,
-                   "model %d P=%d rank %d pass %d: %s m=%zu root=%d op=%d: rc %d, %.60s, want %.60s",
-                   x->mi, shared_P[x->pi], tutti_rank(r), pass, tutti_coll_name(k->c), k->m,
-                   k->root, k->opi, rc, sg, sw);
+          snprintf(
+              x->first, sizeof x->first,
+              "model %d P=%d rank %d pass %d: %s m=%zu root=%d op=%d: rc %d, %.60s, want %.60s",
+              x->mi, shared_P[x->pi], tutti_rank(r), pass, tutti_coll_name(k->c), k->m, k->root,
+              k->opi, rc, sg, sw);
         }
       }
       int rc = tutti_barrier(r, shared_barrier);
