@@ -10,7 +10,7 @@
  * Each figure is the best of a few repetitions (noise only adds time).
  * The ping-pong and the stream are pingpong.c's, written against the
  * contract alone: `mpirun -n 2 tutti-mpi bench p2p` runs the same code over
- * MPI (runtime/mpi/bench.c).
+ * MPI (bench/mpi/bench.c).
  */
 #include <pthread.h>
 #include <sched.h>

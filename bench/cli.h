@@ -1,9 +1,15 @@
 /*
- * cli.h -- the pieces of the `tutti` command's collective commands
- * (bench/CLI.md): option parsing (cli_opts.c), running and verifying one
- * collective (cli_run.c, verify.c) and its report (cli_report.c), listing
- * the registry, trees and profiles (cli_list.c) and the suite
- * (cli_suite.c).
+ * cli.h -- the `tutti` command's commands (bench/CLI.md) and the pieces
+ * they share. The files call down, never around: main.c dispatches to the
+ * commands (tutti_cli_*), one file each (cli_run.c, cli_compare.c, ...;
+ * cli_list.c holds list, tree and profiles); a command file calls no
+ * function of another command file, only the lower pieces below --
+ * options (cli_opts.c, cli_world.c), one job made, run and verified
+ * (cli_exec.c, verify.c), run's report (cli_report.c), topology and link
+ * reports (cli_links.c), --html pages (cli_html.c, html.c), points of the
+ * suite and a sweep (cli_point.c), JSON (cli_json.c), the live timeline
+ * (cli_live.c) -- which call no command file either
+ * (tests/test_unit_cli_calls.c keeps it so).
  *
  * Every command function takes the arguments after its name and returns
  * the exit status of bench/CLI.md: CLI_OK, CLI_EVERIFY (a result failed
@@ -199,8 +205,8 @@ void cli_config(const struct cli_opts *o, tutti_config_t *cfg);
  * arrays are mostly fresh pages: reusing them trades some peak memory
  * for that time. */
 void cli_keep_memory(void);
-/* The lines "topology ..." and "links ..." of the run and suite tables,
- * labels padded to `width` columns. */
+/* cli_links.c: the lines "topology ..." and "links ..." of the run,
+ * suite and explain reports, labels padded to `width` columns. */
 void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width);
 /* A "topology" object for JSON ({"spec":..,"mapping":..,...}), or null. */
 void cli_json_topology(FILE *f, const tutti_machine_t *mach);
@@ -220,7 +226,7 @@ char *cli_origin(const tutti_algo_desc_t *d, char *buf, size_t n);
  * (", " or " or "). Returns buf. */
 char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n);
 
-/* --rules FILE (cli_tune.c): *out the parsed rules, NULL when the option
+/* --rules FILE (cli_world.c): *out the parsed rules, NULL when the option
  * was not given. 0, or CLI_EUSAGE after the one-line error ("tutti CMD:
  * --rules: FILE:LINE: what; accepted: what"). Free with tutti_rules_free. */
 int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out);
@@ -280,13 +286,14 @@ struct cli_result {
    * every call on every rank together, after each rank prepared its
    * buffers (so no rank's call waits for another's checking); a no-data
    * run has no checking and times its calls back to back. NAN when not
-   * measured (an ungated job, or a gate that gave up: see cli_run.c). */
+   * measured (an ungated job, or a gate that gave up: see cli_exec.c). */
   double call_wall;
 };
 
 /* Run job on world w (its size is the number of ranks), verifying each
- * call against verify.c's reference. Returns 0, or TUTTI_ENOMEM before
- * running. res->rc says whether the world ran. */
+ * call against verify.c's reference (cli_exec.c, as the rest of this
+ * section). Returns 0, or TUTTI_ENOMEM before running. res->rc says
+ * whether the world ran. */
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
 /* One call of job's collective (its algorithm, count, type, op) rooted at
  * `root`: a is the send buffer, b the receive buffer, big the P blocks
@@ -294,7 +301,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
  * reduce_scatter's input; NULL where this rank has none). The call's code. */
 int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void *b, void *big);
 
-/* The job of `tutti explain`, `compare` (cli_explain.c): collective
+/* The job of `tutti explain`, `compare` (cli_exec.c): collective
  * coll_name, algorithm algo_name (with o->params) and o's --bytes, --root,
  * --op, --dtype, checked as `tutti run` checks them; one call. *bytes the
  * bytes per rank it moves. 0, or CLI_EUSAGE after the one-line error
@@ -337,7 +344,7 @@ void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti
 
 /* ------------------------------------------------------------ pages */
 
-/* One run drawn on a --html page (cli_compare.c), with what it points to. */
+/* One run drawn on a --html page (cli_html.c), with what it points to. */
 struct cli_page {
   struct html_run run;
   tutti_explain_t ex;

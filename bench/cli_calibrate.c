@@ -3,7 +3,7 @@
  * measure tutti's thread runtime between two rank threads (ping-pong and
  * back-to-back sends, calib.c), fit Hockney alpha/beta and LogGP L/o/g/G,
  * print the table and, given a file name, write the profile --profile
- * reads. `tutti-mpi calibrate` (runtime/mpi/main.c) does the same over MPI
+ * reads. `tutti-mpi calibrate` (bench/mpi/calibrate.c) does the same over MPI
  * with the same calib.c.
  */
 #include <stdlib.h>

@@ -18,7 +18,6 @@
  * 2 bad input (too many ranks, unknown algorithm, ...: one line), 3 the
  * world failed.
  */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,104 +82,7 @@ static const char *tm(struct unit u, double t, char *buf, size_t n) {
   return buf;
 }
 
-/* ------------------------------------------------------------ the job */
-
-int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_name,
-                 const char *algo_name, struct cli_job *j, size_t *bytes) {
-  int coll;
-  if (!coll_name || !algo_name)
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "missing COLL and ALGO; accepted: tutti %s COLL ALGO, COLL one of %s", cmd,
-                    cli_coll_names());
-  if (tutti_coll_find(coll_name, &coll))
-    return cli_fail(CLI_EUSAGE, cmd, "unknown collective '%s'; accepted: %s", coll_name,
-                    cli_coll_names());
-  memset(j, 0, sizeof *j);
-  j->coll = coll;
-  j->iters = 1;
-  j->root = o->root;
-  char err[1024] = "";
-  if (tutti_algo_select(coll, algo_name, o->params, &j->algo, err, sizeof err))
-    return cli_fail(CLI_EUSAGE, cmd, "%s", err);
-  unsigned traits = tutti_coll_traits(coll);
-  char names[256];
-  if (!(traits & TUTTI_COLL_ROOTED) && (o->given & CLI_O(ROOT)))
-    return cli_fail(CLI_EUSAGE, cmd, "--root: %s has no root; accepted: --root with %s",
-                    tutti_coll_name(coll),
-                    cli_coll_with(TUTTI_COLL_ROOTED, ", ", names, sizeof names));
-  if (o->root >= o->nranks)
-    return cli_fail(CLI_EUSAGE, cmd, "--root: %d is out of range for %d ranks; accepted: 0..%d",
-                    o->root, o->nranks, o->nranks - 1);
-  int reduces = (traits & TUTTI_COLL_REDUCES) != 0;
-  j->type = reduces ? TUTTI_INT32 : TUTTI_BYTE;
-  if (o->op && !reduces)
-    return cli_fail(CLI_EUSAGE, cmd, "--op: %s takes no op; accepted: --op with %s",
-                    tutti_coll_name(coll),
-                    cli_coll_with(TUTTI_COLL_REDUCES, " or ", names, sizeof names));
-  if (!(traits & TUTTI_COLL_DATA) && (o->given & (CLI_O(BYTES) | CLI_O(DTYPE))))
-    return cli_fail(
-        CLI_EUSAGE, cmd, "--%s: %s moves no data; accepted: %s without --bytes and --dtype",
-        o->given & CLI_O(BYTES) ? "bytes" : "dtype", tutti_coll_name(coll), tutti_coll_name(coll));
-  if (o->dtype && tutti_type_find(o->dtype, &j->type))
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--dtype: unknown datatype '%s'; accepted: byte, int32, int64, float, double",
-                    o->dtype);
-  if (reduces) {
-    if (tutti_op_find(o->op ? o->op : "sum", &j->op))
-      return cli_fail(CLI_EUSAGE, cmd,
-                      "--op: unknown op '%s'; accepted: sum, prod, min, max, band, bor, bxor, "
-                      "land, lor, matmul2",
-                      o->op);
-    if (tutti_op_check(j->op, j->type))
-      return cli_fail(CLI_EUSAGE, cmd, "--op: %s is not defined on %s; accepted: see run --help",
-                      tutti_op_name(j->op), tutti_type_name(j->type));
-  }
-  *bytes = traits & TUTTI_COLL_DATA ? o->bytes : 0;
-  size_t tsize = tutti_type_size(j->type);
-  char s1[64];
-  if (*bytes % tsize)
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--bytes: %s is not a whole number of %s elements; accepted: a multiple of "
-                    "%zu B, or another --dtype",
-                    tutti_format_bytes(*bytes, s1, sizeof s1), tutti_type_name(j->type), tsize);
-  if (*bytes / tsize > (size_t)LONG_MAX || *bytes > SIZE_MAX / (size_t)o->nranks)
-    return cli_fail(CLI_EUSAGE, cmd, "--bytes: %s per rank is too large; accepted: less",
-                    tutti_format_bytes(*bytes, s1, sizeof s1));
-  j->count = (long)(*bytes / tsize);
-  if (tutti_algo_check_call(j->algo, o->nranks, o->root, *bytes, j->op, err, sizeof err))
-    return cli_fail(CLI_EUSAGE, cmd, "%s", err);
-  snprintf(j->note, sizeof j->note, "%.*s", (int)sizeof j->note - 1, err);
-  return 0;
-}
-
 /* ------------------------------------------------------------ drawing */
-
-/* The postal latency a tree algorithm's "auto" resolves to on this model:
- * L(b)/S(b) of the bytes it moves per message (collectives/engine.c's
- * tutti__model_postal_L, which the library does not export). */
-static int postal_L(const tutti_model_t *m, size_t bytes) {
-  double lat = tutti_cost_eval(&m->latency, (double)bytes);
-  double gap = tutti_cost_eval(&m->send_port, (double)bytes);
-  if (!(lat > 0 && gap > 0)) return TUTTI_TREE_DEFAULT_L;
-  double L = lat / gap;
-  if (!(L >= 1)) return 1;
-  return L > 4096 ? 4096 : (int)lround(L);
-}
-
-int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
-                 tutti_treespec_t *spec) {
-  const tutti_algo_t *a = j->algo;
-  size_t b = bytes;
-  if (!tutti_algo_desc(a)->tree) return TUTTI_ENOTSUP;
-  double seg = tutti_algo_param(a, "segment"); /* NAN: none */
-  if (j->coll == TUTTI_COLL_BARRIER)
-    b = 0;
-  else if (seg > 0 && (size_t)seg < bytes) {
-    size_t esz = tutti_type_size(j->type), n = (size_t)seg / esz;
-    b = (n ? n : 1) * esz;
-  }
-  return tutti_algo_treespec(a, postal_L(m, b), spec);
-}
 
 static void print_tree(const struct cli_job *j, const tutti_model_t *m, int P, size_t bytes) {
   tutti_treespec_t spec;

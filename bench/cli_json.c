@@ -1,7 +1,7 @@
 /*
  * cli_json.c -- the JSON writers of the collective commands (cli.h): a
  * string, a number, an algorithm's parameters. Apart from cli_run.c so
- * that tutti-mpi (runtime/mpi/main.c), which links the command's option
+ * that tutti-mpi (bench/mpi/main.c), which links the command's option
  * parsing and lists without the thread world, writes the same JSON.
  */
 #include <math.h>

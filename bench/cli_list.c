@@ -166,41 +166,18 @@ static const char *tree_names(void) {
   return buf;
 }
 
-/* --param for a bare tree kind: only the parameter the kind uses. */
-static int kind_params(const char *params, tutti_treespec_t *spec) {
-  const char *want = spec->kind == TUTTI_TREE_KNOMIAL  ? "k"
-                     : spec->kind == TUTTI_TREE_LAMBDA ? "lambda"
-                     : spec->kind == TUTTI_TREE_POSTAL ? "L"
-                                                       : NULL;
-  const char *acc = spec->kind == TUTTI_TREE_KNOMIAL  ? "k = an integer >= 2"
-                    : spec->kind == TUTTI_TREE_LAMBDA ? "lambda = a real in [0.5, 1)"
-                    : spec->kind == TUTTI_TREE_POSTAL ? "L = an integer >= 1"
-                                                      : "none";
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", params);
-  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '='), *end;
-    *eq = '\0';
-    const char *k = kv, *v = eq + 1;
-    if (!want || strcmp(k, want))
-      return cli_fail(CLI_EUSAGE, "tree",
-                      "--param: '%s' is not a parameter of the %s tree; accepted: %s", k,
-                      tutti_tree_kind_name(spec->kind), acc);
-    double x = strtod(v, &end);
-    int whole = x == floor(x) && x < 1e9;
-    if (end == v || *end || !isfinite(x) || (spec->kind != TUTTI_TREE_LAMBDA && !whole) ||
-        (spec->kind == TUTTI_TREE_KNOMIAL && x < 2) || (spec->kind == TUTTI_TREE_POSTAL && x < 1) ||
-        (spec->kind == TUTTI_TREE_LAMBDA && !(x >= 0.5 && x < 1)))
-      return cli_fail(CLI_EUSAGE, "tree", "--param: %s = '%s' is out of range; accepted: %s", k, v,
-                      acc);
-    if (spec->kind == TUTTI_TREE_KNOMIAL)
-      spec->k = (int)x;
-    else if (spec->kind == TUTTI_TREE_POSTAL)
-      spec->L = (int)x;
-    else
-      spec->lambda = x;
+/* Each kind's parameter as the registry declares it, a line each:
+ * "  lambda   lambda in [0.5, 1) or auto, default 0.6". */
+static void print_kind_params(void) {
+  for (int k = 0; k < TUTTI_TREE_NKINDS; k++) {
+    const tutti_param_desc_t *p = tutti_tree_kind_param(k);
+    if (!p) continue;
+    char range[80], def[32] = "auto";
+    tutti_param_range(p, range, sizeof range);
+    if (!(p->flags & TUTTI_PARAM_AUTO_DEFAULT)) tutti_format_shortest(p->def, def, sizeof def);
+    printf("  %-8s %s %s%s, default %s\n", tutti_tree_kind_name(k), p->name, range,
+           p->flags & TUTTI_PARAM_AUTO_OK ? " or auto" : "", def);
   }
-  return 0;
 }
 
 #define TREE_OPTS                                                                                  \
@@ -213,11 +190,14 @@ int tutti_cli_tree(int argc, char **argv) {
   if (o.given & CLI_O(HELP)) {
     printf("usage: tutti tree ALGO [-n N] [--root R] [--param K=V ...] [--dot]\n\n"
            "Draw the tree a tree-based algorithm uses, children in send order.\n"
-           "ALGO: a tree kind or a registry algorithm built on one: %s.\n"
-           "Parameters: lambda=X (lambda, 0.5 <= X < 1, default %g), k=N (knomial, N >= 2,\n"
-           "default %d), L=N (postal latency, N >= 1, default %d); a registry algorithm takes\n"
-           "its own parameters (tutti list).\n\noptions:\n",
-           tree_names(), TUTTI_TREE_DEFAULT_LAMBDA, TUTTI_TREE_DEFAULT_K, TUTTI_TREE_DEFAULT_L);
+           "ALGO: a registry algorithm built on a tree, with its own parameters (tutti\n"
+           "list), or else a bare tree kind; a name that is both is the algorithm:\n"
+           "  %s.\n"
+           "A kind's parameter, as the registry declares it (auto, chosen per run from\n"
+           "the model, is drawn for postal latency %d):\n",
+           tree_names(), TUTTI_TREE_DEFAULT_L);
+    print_kind_params();
+    printf("\noptions:\n");
     cli_print_options(stdout, TREE_OPTS);
     return 0;
   }
@@ -228,41 +208,46 @@ int tutti_cli_tree(int argc, char **argv) {
   const char *name = o.pos[0];
   tutti_treespec_t spec;
   char title[512], tail[160] = "", err[1024] = "";
+  /* An algorithm's name before a kind's: the registry's binomial, flat and
+   * binary are tree algorithms with parameters of their own (segment). */
+  const tutti_algo_desc_t *d = NULL, *x;
+  for (int i = 0; (x = tutti_algo_desc_at(i)) != NULL && !d; i++)
+    if (!strcmp(x->name, name) && x->tree) d = x;
   int kind;
-  if (!tutti_tree_kind_find(name, &kind)) {
-    spec = tutti_treespec_default(kind);
-    if ((st = kind_params(o.params, &spec))) return st;
-    snprintf(title, sizeof title, "%s tree", name);
-  } else {
-    const tutti_algo_desc_t *d = NULL, *x;
-    for (int i = 0; (x = tutti_algo_desc_at(i)) != NULL && !d; i++)
-      if (!strcmp(x->name, name) && x->tree) d = x; /* the registry's tree */
-    if (!d)
-      return cli_fail(CLI_EUSAGE, "tree",
-                      "'%s' is neither a tree kind nor a tree algorithm; accepted: %s", name,
-                      tree_names());
+  if (d) {
     const tutti_algo_t *a;
     if (tutti_algo_select(d->coll, d->name, o.params, &a, err, sizeof err))
       return cli_fail(CLI_EUSAGE, "tree", "%s", err);
-    /* "auto" is chosen per run from the model: drawn with the default */
-    if (tutti_algo_treespec(a, TUTTI_TREE_DEFAULT_L, &spec))
-      return cli_fail(CLI_EUSAGE, "tree", "%s: invalid tree parameters", name);
+    /* "auto" is chosen per run from the model: drawn for the default latency */
+    if (tutti_algo_treespec(a, TUTTI_TREE_DEFAULT_L, &spec)) {
+      /* a plugin's range wider than the kind allows */
+      const tutti_param_desc_t *p = tutti_tree_kind_param(spec.kind);
+      char range[80] = "none";
+      if (p) tutti_param_range(p, range, sizeof range);
+      return cli_fail(CLI_EUSAGE, "tree", "%s %s: its parameters make no %s tree; accepted: %s %s",
+                      tutti_coll_name(d->coll), name, tutti_tree_kind_name(spec.kind),
+                      p ? p->name : "parameters", range);
+    }
     char note[128] = "";
     for (int i = 0; i < d->nparams; i++)
       if (tutti_algo_param_is_auto(a, i))
-        snprintf(note, sizeof note, " (%s = auto is chosen per run; drawn with the default)",
-                 d->params[i].name);
-    if (isnan(tutti_algo_param(a, "lambda"))) spec.lambda = TUTTI_TREE_DEFAULT_LAMBDA;
+        snprintf(note, sizeof note,
+                 " (%s = auto is chosen per run from the model; drawn for postal latency %d)",
+                 d->params[i].name, TUTTI_TREE_DEFAULT_L);
     char fmt[256] = "";
     tutti_algo_format(a, fmt, sizeof fmt);
     snprintf(title, sizeof title, "%s %s: %s tree", tutti_coll_name(d->coll), fmt,
              tutti_tree_kind_name(spec.kind));
     snprintf(tail, sizeof tail, "%s", note);
+  } else if (!tutti_tree_kind_find(name, &kind)) {
+    if (tutti_tree_kind_select(kind, o.params, TUTTI_TREE_DEFAULT_L, &spec, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, "tree", "%s", err);
+    snprintf(title, sizeof title, "%s tree", name);
+  } else {
+    return cli_fail(CLI_EUSAGE, "tree",
+                    "'%s' is neither a tree algorithm nor a tree kind; accepted: %s", name,
+                    tree_names());
   }
-  if (tutti_tree_check(&spec))
-    return cli_fail(
-        CLI_EUSAGE, "tree",
-        "--param: invalid tree parameters; accepted: lambda in [0.5, 1), k >= 2, L >= 1");
   int dot = (o.given & CLI_O(DOT)) != 0;
   if (!dot) {
     char extra[64] = "";

@@ -1,11 +1,11 @@
 /*
  * cli_report.c -- what `tutti run` prints: its --help, and the report of
- * a run (cli_exec's figures, cli_run.c) as the table or as bench/CLI.md's
+ * a run (cli_exec's figures, cli_exec.c) as the table or as bench/CLI.md's
  * JSON object, with what `auto` chose and why.
  *
- * Apart from cli_run.c so that the run -- checking every call, timing it,
- * the command's checks of its input -- reads without the formatting of
- * its twenty-odd report lines and JSON fields, and the file stays short.
+ * Apart from cli_run.c so that the command -- its checks of its input,
+ * the world, the files it writes -- reads without the formatting of its
+ * twenty-odd report lines and JSON fields, and the file stays short.
  * Nothing here runs a world or changes one: it reads the finished run.
  */
 #include <math.h>

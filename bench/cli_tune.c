@@ -7,9 +7,8 @@
  * the modeled times are bit-identical, so are the winners). Adjacent
  * sizes with the same winner merge into one bucket. Out: a table on stdout, a rules file
  * (--rules-out, bench/CLI.md "Rules files") that --rules feeds back to `auto`, and Open MPI's
- * coll/tuned dynamic rules file (--ompi-rules).
- *
- * Also cli_rules, the --rules loader of run, sweep and suite.
+ * coll/tuned dynamic rules file (--ompi-rules). The loader of --rules,
+ * which run, sweep and suite take, is cli_world.c's.
  *
  * The Open MPI mapping (the one list of names by hand here: Open MPI's
  * numbers are its own) is that of Open MPI 4.1's coll_tuned_*_algorithm
@@ -32,15 +31,6 @@
 #define TUNE_DEFAULT_SIZES "8..64KiB"
 #define TUNE_MAX_RANKS 4096
 #define MAX_CANDIDATES 64
-
-int cli_rules(const char *cmd, const struct cli_opts *o, tutti_rules_t **out) {
-  *out = NULL;
-  if (!o->rules) return 0;
-  char err[1024] = "";
-  int rc = tutti_rules_load(o->rules, out, err, sizeof err);
-  if (rc == TUTTI_ENOMEM) return cli_fail(CLI_ERUNTIME, cmd, "--rules: %s", err);
-  return rc ? cli_fail(CLI_EUSAGE, cmd, "--rules: %s", err) : 0;
-}
 
 static void help(void) {
   printf("usage: tutti tune [--ranks LIST] [--sizes LIST] [--profile P | --model SPEC]\n"

@@ -6,10 +6,10 @@
  * would leave the others asleep in it forever, and the runtime cannot see
  * them (its deadlock detection counts ranks blocked in its own calls).
  *
- * Used by `tutti run` (cli_run.c) to start every call of a checked run
- * together, so each rank's time in the call leaves out the other ranks'
- * checking, and by `tutti bench coll` (bench_coll.c) between its timed
- * batches.
+ * Used by cli_exec.c to start every call of a checked run together (the
+ * job of `tutti run` and the other commands), so each rank's time in the
+ * call leaves out the other ranks' checking, and by `tutti bench coll`
+ * (bench_coll.c) between its timed batches.
  *
  * How: the last to arrive bumps the generation word and wakes every
  * sleeper on it with one FUTEX_WAKE; a woken rank returns without taking a

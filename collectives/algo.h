@@ -55,6 +55,11 @@ static inline const struct tutti__entry *tutti__entry(const tutti_algo_t *a) {
  * NULL for any other pointer. */
 const struct tutti__entry *tutti__entry_of(const tutti_algo_desc_t *d);
 
+/* printf into err[errlen], the caller's error buffer of the registry's
+ * functions; nothing when err is NULL or errlen 0 (select.c). */
+void tutti__errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The built-ins' parameter struct: every parameter of the registry's
  * table has its field here (registry.c's P_* declare the offsets). A
  * built-in reads it in place: tutti__params(a)->segment. */

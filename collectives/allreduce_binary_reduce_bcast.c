@@ -74,15 +74,15 @@ static int op_at(const tutti__ponode_t *nd, long b, long k, tutti__bop_t *o) {
   return o->speer >= 0 || o->rpeer >= 0 ? 1 : 2;
 }
 
-/* blocks=auto: the pipelining lemma for (4H + 4(b-1))(alpha + beta m/b),
- * H = ceil(log2(P+1)) - 1: b = sqrt((H-1) beta m / alpha), at least 1 (the
- * run's latency cost at 0 bytes and its slope stand for alpha and beta;
- * a model without costs gets one block per 64 KiB). */
-static long auto_blocks(int P, double m, double alpha, double beta) {
+/* blocks=auto: the pipelining lemma (pipetree.h tutti__pipeline_blocks)
+ * for (4H + 4(b-1))(alpha + beta m/b), H = ceil(log2(P+1)) - 1: depth
+ * 4H - 4 (at least 4, as for H = 2), 4 exchanges a block, m bytes, at
+ * most `most` blocks; the run's latency cost at 0 bytes and its slope
+ * stand for alpha and beta. */
+static long auto_blocks(int P, double m, double alpha, double beta, long most) {
   int H = 0;
   while ((1L << (H + 1)) - 1 < P) H++;
-  double bs = alpha > 0 ? sqrt(fmax(H - 1, 1) * beta * m / alpha) : m / 65536;
-  return bs < 1 ? 1 : bs > 1e9 ? 1000000000L : (long)llround(bs);
+  return tutti__pipeline_blocks(4 * fmax(H - 1, 1), 4, m, alpha, beta, most);
 }
 
 static long clamp_blocks(long blocks, long count) {
@@ -104,8 +104,8 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
   long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) {
     const tutti_model_t *md = tutti_rank_model(r);
-    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0),
-                    md->latency.b);
+    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0), md->latency.b,
+                    count);
   }
   b = clamp_blocks(b, count);
   tutti__ponode_t nd;
@@ -158,7 +158,7 @@ double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, i
   *bound = 0;
   if (m == 0 || P == 1) return 0;
   long b = tutti__params(a)->blocks;
-  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta);
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, (long)m);
   b = clamp_blocks(b, (long)m);
   int exact = b == 1 || m % (16 * (size_t)b) == 0;
   double blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;

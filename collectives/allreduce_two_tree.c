@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "pipetree.h"
 #include "schedule.h"
 
 /* ------------------------------------------------------------- the trees */
@@ -347,13 +348,13 @@ static long clamp_blocks(long b, long count) {
   return b < 1 ? 1 : b;
 }
 
-/* blocks=auto: the pipelining lemma for (4L + 4(b-1))(alpha + beta m/2b):
- * b = sqrt(L beta m / (2 alpha)), at least 1 (a model without costs gets
- * one block per 64 KiB of each half). */
-static long auto_blocks(int P, double m, double alpha, double beta) {
-  int L = ceil_log2(P);
-  double bs = alpha > 0 ? sqrt(fmax(L, 1) * beta * m / (2 * alpha)) : m / 131072;
-  return bs < 1 ? 1 : bs > 1e9 ? 1000000000L : (long)llround(bs);
+/* blocks=auto: the pipelining lemma (pipetree.h tutti__pipeline_blocks)
+ * on each half of the vector, m/2 bytes in b blocks, 4 exchanges a block
+ * and depth 4L (L = ceil(log2 P), at least 1): one block's 4 exchanges
+ * more than the 4L - 4 of the cost (4L + 4(b-1))(alpha + beta m/(2b)),
+ * so sqrt(L/(L-1)) times the blocks that minimize it; at most `most`. */
+static long auto_blocks(int P, double m, double alpha, double beta, long most) {
+  return tutti__pipeline_blocks(4 * fmax(ceil_log2(P), 1), 4, m / 2, alpha, beta, most);
 }
 
 int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
@@ -368,8 +369,8 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) {
     const tutti_model_t *md = tutti_rank_model(r);
-    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0),
-                    md->latency.b);
+    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0), md->latency.b,
+                    (count + 1) / 2);
   }
   b = clamp_blocks(b, count);
   struct sched s;
@@ -435,7 +436,7 @@ double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, si
   *bound = 0;
   if (m == 0 || P == 1) return 0;
   long b = tutti__params(a)->blocks;
-  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta);
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, ((long)m + 1) / 2);
   b = clamp_blocks(b, (long)m);
   /* both halves cut into b equal blocks for every element size up to 16 */
   int exact = m % (32 * (size_t)b) == 0;

@@ -11,8 +11,8 @@
  *   one empty transfer, L(0) + O_r(0). Exact for the Hockney preset (the
  *   cost functions are checked against the engine by test_e2e_cost.c).
  * - eager (postal, LogP, gige's small messages): the postal view of the
- *   model, latency Lp = round(L(0)/S(0)) send times (engine.h
- *   tutti__model_postal_L, the same as L = auto), in steps of S(0):
+ *   model, latency Lp = round(L(0)/S(0)) send times (coll.h
+ *   tutti_algo_postal_L, the same as L = auto), in steps of S(0):
  *     tree barriers: the empty reduce's postal time on the tree (a rank's
  *       receive port takes one message a step, in arrival order) plus the
  *       tree's broadcast time (tutti_tree_postal_time);
@@ -131,7 +131,7 @@ int tutti_barrier_auto_choose(const tutti_model_t *m, int P, const tutti_algo_t 
   int rendezvous = m->eager_limit == 0;
   double alpha = tutti_cost_eval(&m->latency, 0) + tutti_cost_eval(&m->recv_cpu, 0);
   double step = tutti_cost_eval(&m->send_port, 0);
-  int L = tutti__model_postal_L(m, 0);
+  int L = tutti_algo_postal_L(m, 0);
   int plain = m->preset == TUTTI_MODEL_POSTAL || !(step > 0); /* times in steps */
   if (!(step > 0)) step = 1;
   tutti_hockney_t h = {alpha, 0, 0};

@@ -11,7 +11,7 @@
  * as fast as the optimal broadcast alone, which no barrier can beat (the
  * last rank to enter must reach every other). For L = 1 it is the
  * dissemination barrier. L = auto: the run's postal latency for an empty
- * message, round(L(0)/S(0)) (engine.h tutti__model_postal_L; the postal
+ * message, round(L(0)/S(0)) (coll.h tutti_algo_postal_L; the postal
  * preset's own L).
  *
  * Source: A. Bar-Noy, J. Bruck, C.-T. Ho, S. Kipnis, B. Schieber,
@@ -44,7 +44,7 @@ static void postal_numbers(int L, long *F, int n, long cap) {
 
 /* The latency the barrier runs for: its L, or the model's for auto. */
 static int latency_of(const tutti_rank_t *r, const tutti_algo_t *a) {
-  return tutti__params(a)->L == TUTTI_PARAM_AUTO ? tutti__model_postal_L(tutti_rank_model(r), 0)
+  return tutti__params(a)->L == TUTTI_PARAM_AUTO ? tutti_algo_postal_L(tutti_rank_model(r), 0)
                                                  : (int)tutti__params(a)->L;
 }
 

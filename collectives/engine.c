@@ -422,18 +422,6 @@ out:
 
 /* ------------------------------------------------------------- parameters */
 
-#define MAX_AUTO_L 4096 /* the registry's upper bound of L */
-
-int tutti__model_postal_L(const tutti_model_t *m, size_t bytes) {
-  /* For the postal preset this is exactly L (latency L, gap 1). */
-  double lat = tutti_cost_eval(&m->latency, (double)bytes);
-  double gap = tutti_cost_eval(&m->send_port, (double)bytes);
-  if (!(lat > 0 && gap > 0)) return TUTTI_TREE_DEFAULT_L;
-  double L = lat / gap;
-  if (!(L >= 1)) return 1;
-  return L > MAX_AUTO_L ? MAX_AUTO_L : (int)lround(L);
-}
-
 int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec) {
   const struct tutti__entry *e = a->e;
@@ -442,6 +430,6 @@ int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
    * functions, on every call of a small collective. */
   int L = 1;
   if ((il >= 0 && (a->is_auto >> il & 1u)) || (iL >= 0 && (a->is_auto >> iL & 1u)))
-    L = tutti__model_postal_L(tutti_rank_model(r), bytes);
+    L = tutti_algo_postal_L(tutti_rank_model(r), bytes);
   return tutti_algo_treespec(a, L, spec);
 }

@@ -248,16 +248,9 @@ int tutti__check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
  * or -1 if the text is not such a list. */
 long tutti__rank_list(const char *list, int *out, long cap);
 
-/* The postal latency, in send times, that the run's model shows for
- * messages of `bytes` bytes: a postal model's own L, else the effective
- * L(m)/S(m) (a message's latency over the sender's gap) rounded to the
- * nearest integer, at least 1. A model without costs (none) gives
- * TUTTI_TREE_DEFAULT_L. */
-int tutti__model_postal_L(const tutti_model_t *m, size_t bytes);
-
 /* The tree of a tree algorithm (a->desc->tree with its parameters), "auto"
  * resolved for `bytes`-byte messages under the run's model
- * (tutti_algo_treespec with tutti__model_postal_L). */
+ * (tutti_algo_treespec with tutti_algo_postal_L, coll.h). */
 int tutti__algo_tree(const tutti_rank_t *r, const tutti_algo_t *a, size_t bytes,
                      tutti_treespec_t *spec);
 

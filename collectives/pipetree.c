@@ -2,8 +2,9 @@
  * pipetree.c -- Traff's doubly-pipelined allreduce on post-order binary
  * trees (Algorithm 1; collectives/REFERENCE.md "Doubly-pipelined dual-root
  * allreduce"), for one tree (single-tree) or two with dual roots
- * (dual-root): the rounds, the block count auto chooses, and the Hockney
- * cost followed exchange by exchange.
+ * (dual-root): the rounds, the block count auto chooses (and the
+ * pipelining lemma behind every pipelined allreduce's blocks=auto), and
+ * the Hockney cost followed exchange by exchange.
  *
  * A round of a rank at depth d (blocks Y[j] empty outside [0, b)):
  *   each child c (first, then second): send Y[j-d-1] || recv t = c's Y[j];
@@ -174,24 +175,33 @@ static double auto_objective(double s1, long b, double m, double alpha, double b
   return (s1 + 3.0 * (double)(b - 1)) * (alpha + beta * m / (double)b);
 }
 
+long tutti__pipeline_blocks(double depth, double per_block, double bytes, double alpha, double beta,
+                            long most) {
+  if (most > TUTTI__BLOCKS_MAX) most = TUTTI__BLOCKS_MAX;
+  double b = alpha > 0 ? sqrt(depth * beta * bytes / (per_block * alpha)) : bytes / 65536;
+  if (!(b >= 1)) return 1;
+  return b >= (double)most ? most : (long)llround(b);
+}
+
 long tutti__pipetree_auto_blocks(int P, int ntrees, long count, size_t esz, double alpha,
                                  double beta) {
   if (count <= 1) return 1;
+  long most = count < TUTTI__BLOCKS_MAX ? count : TUTTI__BLOCKS_MAX;
   double m = (double)count * (double)esz, s1 = steps1(P, ntrees);
-  /* H: the trees' height in edges, for the paper's b* */
+  /* H: the trees' height in edges; steps(1) is about 4H + 1, so the
+   * lemma's depth is steps(1) - 3 = 4H - 2 */
   tutti__ponode_t nd;
   int lo, hi;
   tutti__pipetree_range(P, ntrees, 0, &lo, &hi);
   tutti__postorder_node(lo, hi, lo, &nd); /* rank lo is a deepest leaf */
-  double H = nd.depth, bstar = alpha > 0 ? sqrt(fmax(4 * H - 2, 1) * beta * m / (3 * alpha)) : 1e18;
-  long b = bstar >= (double)count ? count : bstar < 1 ? 1 : (long)llround(bstar);
-  if (b < 1) b = 1;
+  double H = nd.depth;
+  long b = alpha > 0 ? tutti__pipeline_blocks(fmax(4 * H - 2, 1), 3, m, alpha, beta, most) : most;
   /* walk to the neighbour that lowers the objective until neither does */
   for (;;) {
     double f = auto_objective(s1, b, m, alpha, beta);
     if (b > 1 && auto_objective(s1, b - 1, m, alpha, beta) < f)
       b--;
-    else if (b < count && auto_objective(s1, b + 1, m, alpha, beta) < f)
+    else if (b < most && auto_objective(s1, b + 1, m, alpha, beta) < f)
       b++;
     else
       break;

@@ -3,7 +3,8 @@
  * (Traff's Algorithm 1, collectives/REFERENCE.md "Doubly-pipelined
  * dual-root allreduce"): the shared core of allreduce_dual_root.c (two
  * trees, dual roots) and allreduce_single_tree.c (one tree), its block
- * count choice (blocks=auto) and its Hockney cost. Internal to
+ * count choice (blocks=auto, on the pipelining lemma that the other
+ * pipelined allreduces use too) and its Hockney cost. Internal to
  * collectives/.
  *
  * Threads: called from rank threads only; no global state. The tree and
@@ -35,10 +36,31 @@ void tutti__pipetree_range(int P, int ntrees, int rank, int *lo, int *hi);
 int tutti__pipetree_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                               tutti_datatype_t type, tutti_op_t op, long blocks, int ntrees);
 
-/* The block count auto chooses for P ranks, count elements of esz bytes
- * and a Hockney alpha, beta (per byte): from b* = sqrt((4H-2) beta m /
- * (3 alpha)), the neighbour with the smallest steps(b)(alpha + beta m/b),
- * steps(b) = steps(1) + 3(b-1), clamped to [1, count]. */
+/* blocks=auto of every pipelined allreduce (dual-root, single-tree,
+ * binary-reduce-bcast, two-tree): the pipelining lemma. A pipeline of b
+ * blocks of bytes/b bytes each, whose first block is done after depth +
+ * per_block exchanges and every further block per_block exchanges later,
+ * takes under Hockney
+ *   T(b) = (depth + per_block b)(alpha + beta bytes/b),
+ * which is convex in b > 0 and least where dT/db = per_block alpha -
+ * depth beta bytes / b^2 vanishes:
+ *   b* = sqrt(depth beta bytes / (per_block alpha)).
+ * Returns b* rounded to the nearest integer within [1, most], most at
+ * most TUTTI__BLOCKS_MAX. Without a latency (alpha <= 0: the none model's
+ * latency(0)) one block per 64 KiB of bytes, so that a native run wakes a
+ * rank once per large block. The algorithms differ only in depth,
+ * per_block and bytes (the bytes cut into b blocks: two-tree cuts each
+ * half of the vector); each states its own at its call. Pure. */
+long tutti__pipeline_blocks(double depth, double per_block, double bytes, double alpha, double beta,
+                            long most);
+#define TUTTI__BLOCKS_MAX 1000000000L /* block indices stay ints */
+
+/* The block count auto chooses for dual-root and single-tree: P ranks,
+ * count elements of esz bytes and a Hockney alpha, beta (per byte): from
+ * tutti__pipeline_blocks with depth 4H - 2 (at least 1) and 3 exchanges a
+ * block, the neighbour with the smallest steps(b)(alpha + beta m/b),
+ * steps(b) = steps(1) + 3(b-1), within [1, min(count, TUTTI__BLOCKS_MAX)];
+ * alpha <= 0 takes the most blocks (every further block shortens T). */
 long tutti__pipetree_auto_blocks(int P, int ntrees, long count, size_t esz, double alpha,
                                  double beta);
 

@@ -34,16 +34,6 @@
 
 extern char **environ;
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 /* ------------------------------------------------------------- the entry */
 
 #define PLUGIN_ALGOS 256 /* algorithms one plugin may add */
@@ -102,24 +92,25 @@ static int load_so(const char *file, const char *so, const char *real, char *err
   void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
-    errf(err, errlen, "%s: not a shared object tutti can load (%s)", file, why ? why : "?");
+    tutti__errf(err, errlen, "%s: not a shared object tutti can load (%s)", file, why ? why : "?");
     return TUTTI_EIO;
   }
   const unsigned *abi = dlsym(h, "tutti_plugin_abi");
   int (*init)(tutti_plugin_t *) = (int (*)(tutti_plugin_t *))dlsym(h, "tutti_plugin_init");
   if (!abi || !init) {
-    errf(err, errlen,
-         "%s: not a tutti plugin: it defines no %s; accepted: a plugin whose entry point is "
-         "written with TUTTI_PLUGIN (tutti/plugin.h)",
-         file, abi ? "tutti_plugin_init" : "tutti_plugin_abi");
+    tutti__errf(err, errlen,
+                "%s: not a tutti plugin: it defines no %s; accepted: a plugin whose entry point is "
+                "written with TUTTI_PLUGIN (tutti/plugin.h)",
+                file, abi ? "tutti_plugin_init" : "tutti_plugin_abi");
     dlclose(h);
     return TUTTI_EINVAL;
   }
   if (*abi != TUTTI_ALGO_ABI) {
-    errf(err, errlen,
-         "%s: plugin ABI version %u is %s this tutti's; accepted: %d (rebuild it against this "
-         "tutti's headers)",
-         file, *abi, *abi > TUTTI_ALGO_ABI ? "newer than" : "older than", TUTTI_ALGO_ABI);
+    tutti__errf(
+        err, errlen,
+        "%s: plugin ABI version %u is %s this tutti's; accepted: %d (rebuild it against this "
+        "tutti's headers)",
+        file, *abi, *abi > TUTTI_ALGO_ABI ? "newer than" : "older than", TUTTI_ALGO_ABI);
     dlclose(h);
     return TUTTI_EINVAL;
   }
@@ -128,26 +119,27 @@ static int load_so(const char *file, const char *so, const char *real, char *err
   struct loaded *l = malloc(sizeof *l);
   int rc = 0;
   if (!p || !origin || !l) {
-    errf(err, errlen, "%s: out of memory", file);
+    tutti__errf(err, errlen, "%s: out of memory", file);
     rc = TUTTI_ENOMEM;
     goto out;
   }
   p->file = file;
   int ret = init(p);
   if (p->failed) {
-    errf(err, errlen, "%s: %s", file, p->err);
+    tutti__errf(err, errlen, "%s: %s", file, p->err);
     rc = TUTTI_EINVAL;
   } else if (ret != 0) {
-    errf(err, errlen, "%s: its entry point tutti_plugin_init returned %d, not 0", file, ret);
+    tutti__errf(err, errlen, "%s: its entry point tutti_plugin_init returned %d, not 0", file, ret);
     rc = TUTTI_EINVAL;
   } else if (p->n == 0) {
-    errf(err, errlen,
-         "%s: its entry point added no algorithm; accepted: tutti_plugin_add(p, &desc)", file);
+    tutti__errf(err, errlen,
+                "%s: its entry point added no algorithm; accepted: tutti_plugin_add(p, &desc)",
+                file);
     rc = TUTTI_EINVAL;
   } else {
     char why[512];
     rc = tutti__register_all((const tutti_algo_desc_t *const *)p->d, p->n, origin, why, sizeof why);
-    if (rc) errf(err, errlen, "%s: %s", file, why);
+    if (rc) tutti__errf(err, errlen, "%s: %s", file, why);
   }
 out:
   for (int i = 0; p && i < p->n; i++) {
@@ -171,18 +163,18 @@ out:
 
 int tutti_plugin_load(const char *path, char *err, size_t errlen) {
   if (!path || !*path) {
-    errf(err, errlen, "no plugin file given");
+    tutti__errf(err, errlen, "no plugin file given");
     return TUTTI_EINVAL;
   }
   char real[PATH_MAX], so[PATH_MAX];
   struct stat st;
   if (stat(path, &st) || !realpath(path, real)) {
-    errf(err, errlen, "%s: %s", path, strerror(errno));
+    tutti__errf(err, errlen, "%s: %s", path, strerror(errno));
     return TUTTI_EIO;
   }
   if (S_ISDIR(st.st_mode)) {
-    errf(err, errlen, "%s: a directory, not a plugin; accepted: a shared object or a .c file",
-         path);
+    tutti__errf(err, errlen,
+                "%s: a directory, not a plugin; accepted: a shared object or a .c file", path);
     return TUTTI_EIO;
   }
   pthread_mutex_lock(&load_lock);
@@ -205,7 +197,8 @@ int tutti_plugin_load_list(const char *list, char *err, size_t errlen) {
     if (n) {
       char path[PATH_MAX];
       if (n >= sizeof path) {
-        errf(err, errlen, "a plugin path of %zu characters; accepted: fewer than %d", n, PATH_MAX);
+        tutti__errf(err, errlen, "a plugin path of %zu characters; accepted: fewer than %d", n,
+                    PATH_MAX);
         return TUTTI_EINVAL;
       }
       memcpy(path, s, n);
@@ -224,7 +217,7 @@ int tutti__plugin_algo(int coll, const char *path, const tutti_algo_desc_t **out
   int rc = tutti_plugin_load(path, err, errlen);
   if (rc) return rc;
   if (!realpath(path, real)) {
-    errf(err, errlen, "%s: %s", path, strerror(errno));
+    tutti__errf(err, errlen, "%s: %s", path, strerror(errno));
     return TUTTI_EIO;
   }
   const tutti_algo_desc_t *d, *hit = NULL;
@@ -247,12 +240,13 @@ int tutti__plugin_algo(int coll, const char *path, const tutti_algo_desc_t **out
     return 0;
   }
   if (n == 0)
-    errf(err, errlen, "%s registers no %s algorithm (it registers %s)", path, tutti_coll_name(coll),
-         others);
+    tutti__errf(err, errlen, "%s registers no %s algorithm (it registers %s)", path,
+                tutti_coll_name(coll), others);
   else
-    errf(err, errlen,
-         "%s registers %d %s algorithms (%s); accepted: one of their names, with the plugin loaded",
-         path, n, tutti_coll_name(coll), mine);
+    tutti__errf(
+        err, errlen,
+        "%s registers %d %s algorithms (%s); accepted: one of their names, with the plugin loaded",
+        path, n, tutti_coll_name(coll), mine);
   return TUTTI_ENOTFOUND;
 }
 
@@ -383,10 +377,10 @@ static int compiler(const char *src, char *buf, size_t n, char **argv, int *argc
     for (char *s = strtok(buf, " \t"); s && *argc < CC_WORDS; s = strtok(NULL, " \t"))
       argv[(*argc)++] = s;
     if (*argc && runnable(argv[0])) return 0;
-    errf(err, errlen,
-         "%s: no C compiler to build it: $CC is '%s', which is not a program on the PATH; "
-         "accepted: a C compiler (Debian: apt-get install gcc)",
-         src, cc);
+    tutti__errf(err, errlen,
+                "%s: no C compiler to build it: $CC is '%s', which is not a program on the PATH; "
+                "accepted: a C compiler (Debian: apt-get install gcc)",
+                src, cc);
     return -1;
   }
   static const char *const names[] = {"cc", "gcc", "clang"};
@@ -396,10 +390,11 @@ static int compiler(const char *src, char *buf, size_t n, char **argv, int *argc
       argv[(*argc)++] = buf;
       return 0;
     }
-  errf(err, errlen,
-       "%s: no C compiler to build it: $CC is not set and neither cc, gcc nor clang is on the "
-       "PATH; install one (Debian: apt-get install gcc)",
-       src);
+  tutti__errf(
+      err, errlen,
+      "%s: no C compiler to build it: $CC is not set and neither cc, gcc nor clang is on the "
+      "PATH; install one (Debian: apt-get install gcc)",
+      src);
   return -1;
 }
 
@@ -410,18 +405,19 @@ int tutti_plugin_compile(const char *src, char *so, size_t n, int *compiled, cha
   size_t len;
   if (compiled) *compiled = 0;
   if (!src || !so || !n) {
-    errf(err, errlen, "no C file given");
+    tutti__errf(err, errlen, "no C file given");
     return TUTTI_EINVAL;
   }
   char *text = slurp(src, &len);
   if (!text) {
-    errf(err, errlen, "%s: %s", src, strerror(errno));
+    tutti__errf(err, errlen, "%s: %s", src, strerror(errno));
     return TUTTI_EIO;
   }
   if (include_dir(inc, sizeof inc)) {
     free(text);
-    errf(err, errlen, "%s: tutti's headers are not found (looked beside the library and in %s)",
-         src, TUTTI_SOURCE_INCLUDE);
+    tutti__errf(err, errlen,
+                "%s: tutti's headers are not found (looked beside the library and in %s)", src,
+                TUTTI_SOURCE_INCLUDE);
     return TUTTI_EIO;
   }
   uint64_t h = fnv(0xcbf29ce484222325ull, text, len);
@@ -429,8 +425,8 @@ int tutti_plugin_compile(const char *src, char *so, size_t n, int *compiled, cha
   h = fnv(h, TUTTI_VERSION_TEXT, sizeof TUTTI_VERSION_TEXT);
   h = fnv(h, inc, strlen(inc)) + headers_hash(inc);
   if (cache_dir(dir, sizeof dir)) {
-    errf(err, errlen, "%s: the cache %s cannot be made: %s (set TUTTI_CACHE_DIR)", src, dir,
-         strerror(errno));
+    tutti__errf(err, errlen, "%s: the cache %s cannot be made: %s (set TUTTI_CACHE_DIR)", src, dir,
+                strerror(errno));
     return TUTTI_EIO;
   }
   /* the object's name: the file's, then the key */
@@ -445,7 +441,7 @@ int tutti_plugin_compile(const char *src, char *so, size_t n, int *compiled, cha
                            : '_');
   stem[k] = '\0';
   if ((size_t)snprintf(so, n, "%s/%s-%016llx.so", dir, stem, (unsigned long long)h) >= n) {
-    errf(err, errlen, "%s: the cache path is too long", src);
+    tutti__errf(err, errlen, "%s: the cache path is too long", src);
     return TUTTI_EINVAL;
   }
   if (access(so, R_OK) == 0) return 0; /* compiled before */
@@ -463,7 +459,8 @@ int tutti_plugin_compile(const char *src, char *so, size_t n, int *compiled, cha
   pid_t pid;
   int st = 0, sp = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
   if (sp) {
-    errf(err, errlen, "%s: the compiler %s cannot be started: %s", src, argv[0], strerror(sp));
+    tutti__errf(err, errlen, "%s: the compiler %s cannot be started: %s", src, argv[0],
+                strerror(sp));
     return TUTTI_EIO;
   }
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
@@ -471,15 +468,15 @@ int tutti_plugin_compile(const char *src, char *so, size_t n, int *compiled, cha
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     unlink(tmp);
     if (WIFEXITED(st))
-      errf(err, errlen, "%s: does not compile (%s exited with %d; its messages are above)", src,
-           argv[0], WEXITSTATUS(st));
+      tutti__errf(err, errlen, "%s: does not compile (%s exited with %d; its messages are above)",
+                  src, argv[0], WEXITSTATUS(st));
     else
-      errf(err, errlen, "%s: does not compile (%s was killed by signal %d)", src, argv[0],
-           WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+      tutti__errf(err, errlen, "%s: does not compile (%s was killed by signal %d)", src, argv[0],
+                  WIFSIGNALED(st) ? WTERMSIG(st) : 0);
     return TUTTI_EIO;
   }
   if (rename(tmp, so)) {
-    errf(err, errlen, "%s: %s: %s", src, so, strerror(errno));
+    tutti__errf(err, errlen, "%s: %s: %s", src, so, strerror(errno));
     unlink(tmp);
     return TUTTI_EIO;
   }

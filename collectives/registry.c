@@ -399,16 +399,6 @@ static int nentries; /* published with release once entries[nentries-1] is whole
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || !errlen) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 /* Letters, digits, '-', '_' (and no leading '-'): what a selection's
  * "name:k=v" and a file name's ".c" never leave in doubt. */
 static int good_name(const char *s, int dash) {
@@ -426,16 +416,28 @@ static int nwords(const char *const *w) {
   return n;
 }
 
-/* The shape parameters a tree algorithm may declare, by name and type. */
-static const struct {
-  const char *name;
-  int type;
-} tree_params[TUTTI__TP_N] = {
-    [TUTTI__TP_LAMBDA] = {"lambda", TUTTI_PARAM_REAL},
-    [TUTTI__TP_L] = {"L", TUTTI_PARAM_INT},
-    [TUTTI__TP_K] = {"k", TUTTI_PARAM_INT},
-    [TUTTI__TP_SEGMENT] = {"segment", TUTTI_PARAM_SIZE},
+/* The shape parameters a tree algorithm may declare, by name and type
+ * (check_desc), each as tutti's own TREE lines declare it: the ranges of
+ * a bare tree kind's parameter too (tutti_tree_kind_param). */
+static const tutti_param_desc_t tree_params[TUTTI__TP_N] = {
+    [TUTTI__TP_LAMBDA] = P_LAMBDA,
+    [TUTTI__TP_L] = P_L,
+    [TUTTI__TP_K] = P_K,
+    [TUTTI__TP_SEGMENT] = P_SEGMENT,
 };
+
+const tutti_param_desc_t *tutti_tree_kind_param(int kind) {
+  switch (kind) {
+  case TUTTI_TREE_LAMBDA:
+    return &tree_params[TUTTI__TP_LAMBDA];
+  case TUTTI_TREE_POSTAL:
+    return &tree_params[TUTTI__TP_L];
+  case TUTTI_TREE_KNOMIAL:
+    return &tree_params[TUTTI__TP_K];
+  default:
+    return NULL;
+  }
+}
 
 /* The field a parameter type fills in the algorithm's struct. */
 static size_t field_size(int type) {
@@ -452,76 +454,82 @@ static int check_params(const tutti_algo_desc_t *d, const char *who, struct tutt
   for (int i = 0; i < d->nparams; i++) {
     const tutti_param_desc_t *p = &d->params[i];
     if (!good_name(p->name, 0)) {
-      errf(err, errlen,
-           "%s: parameter %d has a bad name '%s'; accepted: letters, digits and '_', at most 64",
-           who, i, p->name ? p->name : "(null)");
+      tutti__errf(
+          err, errlen,
+          "%s: parameter %d has a bad name '%s'; accepted: letters, digits and '_', at most 64",
+          who, i, p->name ? p->name : "(null)");
       return TUTTI_EINVAL;
     }
     for (int j = 0; j < i; j++)
       if (!strcmp(d->params[j].name, p->name)) {
-        errf(err, errlen, "%s: parameter '%s' is declared twice; accepted: each name once", who,
-             p->name);
+        tutti__errf(err, errlen, "%s: parameter '%s' is declared twice; accepted: each name once",
+                    who, p->name);
         return TUTTI_EINVAL;
       }
     if (p->type < TUTTI_PARAM_REAL || p->type > TUTTI_PARAM_CHOICE) {
-      errf(err, errlen, "%s: parameter '%s' has unknown type %d; accepted: %s", who, p->name,
-           p->type, types);
+      tutti__errf(err, errlen, "%s: parameter '%s' has unknown type %d; accepted: %s", who, p->name,
+                  p->type, types);
       return TUTTI_EINVAL;
     }
     if (p->flags & ~(TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT)) {
-      errf(err, errlen,
-           "%s: parameter '%s' has unknown flags 0x%x; accepted: TUTTI_PARAM_AUTO_OK, "
-           "TUTTI_PARAM_AUTO_DEFAULT",
-           who, p->name, p->flags);
+      tutti__errf(err, errlen,
+                  "%s: parameter '%s' has unknown flags 0x%x; accepted: TUTTI_PARAM_AUTO_OK, "
+                  "TUTTI_PARAM_AUTO_DEFAULT",
+                  who, p->name, p->flags);
       return TUTTI_EINVAL;
     }
     if ((p->flags & TUTTI_PARAM_AUTO_DEFAULT) && !(p->flags & TUTTI_PARAM_AUTO_OK)) {
-      errf(err, errlen, "%s: parameter '%s': an auto default needs TUTTI_PARAM_AUTO_OK", who,
-           p->name);
+      tutti__errf(err, errlen, "%s: parameter '%s': an auto default needs TUTTI_PARAM_AUTO_OK", who,
+                  p->name);
       return TUTTI_EINVAL;
     }
     if (p->type == TUTTI_PARAM_CHOICE) {
       int n = nwords(p->choices);
       if (n == 0) {
-        errf(err, errlen, "%s: choice parameter '%s' has no words; accepted: a NULL-ended list",
-             who, p->name);
+        tutti__errf(err, errlen,
+                    "%s: choice parameter '%s' has no words; accepted: a NULL-ended list", who,
+                    p->name);
         return TUTTI_EINVAL;
       }
       for (int w = 0; w < n; w++)
         if (!*p->choices[w] || strchr(p->choices[w], ',') || strchr(p->choices[w], '=')) {
-          errf(err, errlen, "%s: parameter '%s': bad word '%s'; accepted: words without ',' or '='",
-               who, p->name, p->choices[w]);
+          tutti__errf(err, errlen,
+                      "%s: parameter '%s': bad word '%s'; accepted: words without ',' or '='", who,
+                      p->name, p->choices[w]);
           return TUTTI_EINVAL;
         }
       if (p->min != 0 || p->max != n - 1) {
-        errf(err, errlen,
-             "%s: choice parameter '%s': range [%g, %g]; accepted: [0, %d], its words' indices",
-             who, p->name, p->min, p->max, n - 1);
+        tutti__errf(
+            err, errlen,
+            "%s: choice parameter '%s': range [%g, %g]; accepted: [0, %d], its words' indices", who,
+            p->name, p->min, p->max, n - 1);
         return TUTTI_EINVAL;
       }
     } else if (p->choices) {
-      errf(err, errlen, "%s: parameter '%s' has words but is not a choice", who, p->name);
+      tutti__errf(err, errlen, "%s: parameter '%s' has words but is not a choice", who, p->name);
       return TUTTI_EINVAL;
     }
     if (isnan(p->min) || isnan(p->max) || p->min > p->max || isinf(p->min)) {
-      errf(err, errlen, "%s: parameter '%s': min %g > max %g; accepted: a finite min <= max", who,
-           p->name, p->min, p->max);
+      tutti__errf(err, errlen, "%s: parameter '%s': min %g > max %g; accepted: a finite min <= max",
+                  who, p->name, p->min, p->max);
       return TUTTI_EINVAL;
     }
     if (!(p->flags & TUTTI_PARAM_AUTO_DEFAULT) && !(p->def >= p->min && p->def <= p->max)) {
-      errf(err, errlen, "%s: parameter '%s': default %g is out of its range [%g, %g]", who, p->name,
-           p->def, p->min, p->max);
+      tutti__errf(err, errlen, "%s: parameter '%s': default %g is out of its range [%g, %g]", who,
+                  p->name, p->def, p->min, p->max);
       return TUTTI_EINVAL;
     }
     if (p->type == TUTTI_PARAM_SIZE && p->min < 0) {
-      errf(err, errlen, "%s: size parameter '%s': min %g; accepted: >= 0", who, p->name, p->min);
+      tutti__errf(err, errlen, "%s: size parameter '%s': min %g; accepted: >= 0", who, p->name,
+                  p->min);
       return TUTTI_EINVAL;
     }
     if (d->params_size &&
         (p->offset % field_size(p->type) || p->offset + field_size(p->type) > d->params_size)) {
-      errf(err, errlen,
-           "%s: parameter '%s': offset %zu does not hold a %zu-byte field in params_size %zu", who,
-           p->name, p->offset, field_size(p->type), d->params_size);
+      tutti__errf(
+          err, errlen,
+          "%s: parameter '%s': offset %zu does not hold a %zu-byte field in params_size %zu", who,
+          p->name, p->offset, field_size(p->type), d->params_size);
       return TUTTI_EINVAL;
     }
   }
@@ -539,45 +547,48 @@ static int check_tree(const tutti_algo_desc_t *d, const char *who, struct tutti_
   if (!d->tree) return 0;
   static const char *const kinds = "flat, chain, binary, binomial, knomial, lambda, postal";
   if (tutti_tree_kind_find(d->tree, &e->tree)) {
-    errf(err, errlen, "%s: unknown tree kind '%s'; accepted: %s", who, d->tree, kinds);
+    tutti__errf(err, errlen, "%s: unknown tree kind '%s'; accepted: %s", who, d->tree, kinds);
     return TUTTI_EINVAL;
   }
   int c = d->coll;
   if (c != TUTTI_COLL_BCAST && c != TUTTI_COLL_REDUCE && c != TUTTI_COLL_GATHER &&
       c != TUTTI_COLL_SCATTER && c != TUTTI_COLL_BARRIER) {
-    errf(err, errlen,
-         "%s: %s has no tree mover; accepted: a tree for bcast, reduce, gather, scatter, barrier",
-         who, tutti_coll_name(c));
+    tutti__errf(
+        err, errlen,
+        "%s: %s has no tree mover; accepted: a tree for bcast, reduce, gather, scatter, barrier",
+        who, tutti_coll_name(c));
     return TUTTI_EINVAL;
   }
   int contiguous = tutti_tree_contiguous(e->tree) == 1;
   if (!contiguous && (c == TUTTI_COLL_GATHER || c == TUTTI_COLL_SCATTER)) {
-    errf(err, errlen,
-         "%s: %s moves contiguous subtrees, and a %s tree's are not; accepted: flat, chain, "
-         "binomial, knomial, lambda, postal",
-         who, tutti_coll_name(c), d->tree);
+    tutti__errf(err, errlen,
+                "%s: %s moves contiguous subtrees, and a %s tree's are not; accepted: flat, chain, "
+                "binomial, knomial, lambda, postal",
+                who, tutti_coll_name(c), d->tree);
     return TUTTI_EINVAL;
   }
   if (!contiguous && c == TUTTI_COLL_REDUCE && !(d->restrictions & TUTTI_ALGO_COMMUTATIVE)) {
-    errf(err, errlen,
-         "%s: a reduce on a %s tree cannot keep rank order; accepted: restrictions "
-         "TUTTI_ALGO_COMMUTATIVE, or a contiguous tree",
-         who, d->tree);
+    tutti__errf(err, errlen,
+                "%s: a reduce on a %s tree cannot keep rank order; accepted: restrictions "
+                "TUTTI_ALGO_COMMUTATIVE, or a contiguous tree",
+                who, d->tree);
     return TUTTI_EINVAL;
   }
   for (int t = 0; t < TUTTI__TP_N; t++) {
     int i = e->tp[t];
     if (i < 0) continue;
     if (d->params[i].type != tree_params[t].type) {
-      errf(err, errlen, "%s: tree parameter '%s' must be of type %s", who, tree_params[t].name,
-           t == TUTTI__TP_LAMBDA    ? "REAL"
-           : t == TUTTI__TP_SEGMENT ? "SIZE"
-                                    : "INT");
+      tutti__errf(err, errlen, "%s: tree parameter '%s' must be of type %s", who,
+                  tree_params[t].name,
+                  t == TUTTI__TP_LAMBDA    ? "REAL"
+                  : t == TUTTI__TP_SEGMENT ? "SIZE"
+                                           : "INT");
       return TUTTI_EINVAL;
     }
     if (t == TUTTI__TP_SEGMENT && c != TUTTI_COLL_BCAST && c != TUTTI_COLL_REDUCE) {
-      errf(err, errlen, "%s: %s's tree mover does not segment; accepted: segment for bcast, reduce",
-           who, tutti_coll_name(c));
+      tutti__errf(err, errlen,
+                  "%s: %s's tree mover does not segment; accepted: segment for bcast, reduce", who,
+                  tutti_coll_name(c));
       return TUTTI_EINVAL;
     }
   }
@@ -628,15 +639,16 @@ static int check_desc(const tutti_algo_desc_t *d, struct tutti__entry *e, char *
                       size_t errlen) {
   char who[128];
   if (!d) {
-    errf(err, errlen, "no algorithm description given");
+    tutti__errf(err, errlen, "no algorithm description given");
     return TUTTI_EINVAL;
   }
   if (d->abi != TUTTI_ALGO_ABI) {
-    errf(err, errlen,
-         "algorithm '%s' was written for ABI version %u, %s; this tutti accepts %d (rebuild it "
-         "against this tutti's headers)",
-         good_name(d->name, 1) ? d->name : "?", d->abi,
-         d->abi > TUTTI_ALGO_ABI ? "from a newer tutti" : "from an older tutti", TUTTI_ALGO_ABI);
+    tutti__errf(
+        err, errlen,
+        "algorithm '%s' was written for ABI version %u, %s; this tutti accepts %d (rebuild it "
+        "against this tutti's headers)",
+        good_name(d->name, 1) ? d->name : "?", d->abi,
+        d->abi > TUTTI_ALGO_ABI ? "from a newer tutti" : "from an older tutti", TUTTI_ALGO_ABI);
     return TUTTI_EINVAL;
   }
   if (d->coll < 0 || d->coll >= TUTTI_COLL_N) {
@@ -644,36 +656,38 @@ static int check_desc(const tutti_algo_desc_t *d, struct tutti__entry *e, char *
     for (int i = 0; i < TUTTI_COLL_N; i++)
       snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "",
                tutti_coll_name(i));
-    errf(err, errlen, "algorithm '%s': unknown collective %d; accepted: %s",
-         good_name(d->name, 1) ? d->name : "?", d->coll, all);
+    tutti__errf(err, errlen, "algorithm '%s': unknown collective %d; accepted: %s",
+                good_name(d->name, 1) ? d->name : "?", d->coll, all);
     return TUTTI_EINVAL;
   }
   if (!good_name(d->name, 1)) {
-    errf(err, errlen,
-         "%s algorithm: bad name '%s'; accepted: letters, digits, '-' and '_', at most 64, not "
-         "starting with '-'",
-         tutti_coll_name(d->coll), d->name ? d->name : "(null)");
+    tutti__errf(
+        err, errlen,
+        "%s algorithm: bad name '%s'; accepted: letters, digits, '-' and '_', at most 64, not "
+        "starting with '-'",
+        tutti_coll_name(d->coll), d->name ? d->name : "(null)");
     return TUTTI_EINVAL;
   }
   snprintf(who, sizeof who, "%s '%s'", tutti_coll_name(d->coll), d->name);
   if (d->nparams < 0 || d->nparams > TUTTI_MAX_PARAMS || (d->nparams && !d->params)) {
-    errf(err, errlen, "%s: %d parameters; accepted: 0..%d, in params", who, d->nparams,
-         TUTTI_MAX_PARAMS);
+    tutti__errf(err, errlen, "%s: %d parameters; accepted: 0..%d, in params", who, d->nparams,
+                TUTTI_MAX_PARAMS);
     return TUTTI_EINVAL;
   }
   if (!d->fn.any && !d->tree) {
-    errf(err, errlen, "%s: no function and no tree; accepted: fn.%s, or a tree kind", who,
-         tutti_coll_name(d->coll));
+    tutti__errf(err, errlen, "%s: no function and no tree; accepted: fn.%s, or a tree kind", who,
+                tutti_coll_name(d->coll));
     return TUTTI_EINVAL;
   }
   if (d->restrictions & ~(unsigned)(TUTTI_ALGO_COMMUTATIVE | TUTTI_ALGO_POW2)) {
-    errf(err, errlen,
-         "%s: unknown restriction bits 0x%x; accepted: TUTTI_ALGO_COMMUTATIVE, TUTTI_ALGO_POW2",
-         who, d->restrictions);
+    tutti__errf(
+        err, errlen,
+        "%s: unknown restriction bits 0x%x; accepted: TUTTI_ALGO_COMMUTATIVE, TUTTI_ALGO_POW2", who,
+        d->restrictions);
     return TUTTI_EINVAL;
   }
   if (!d->summary || !*d->summary) {
-    errf(err, errlen, "%s: no summary; accepted: its idea in one line", who);
+    tutti__errf(err, errlen, "%s: no summary; accepted: its idea in one line", who);
     return TUTTI_EINVAL;
   }
   int rc = check_params(d, who, e, err, errlen);
@@ -748,7 +762,7 @@ void tutti__desc_free(tutti_algo_desc_t *c) {
 int tutti__desc_check(const tutti_algo_desc_t *d, char *err, size_t errlen) {
   struct tutti__entry *e = calloc(1, sizeof *e);
   if (!e) {
-    errf(err, errlen, "out of memory");
+    tutti__errf(err, errlen, "out of memory");
     return TUTTI_ENOMEM;
   }
   int rc = check_desc(d, e, err, errlen);
@@ -769,14 +783,14 @@ static int register_locked(const tutti_algo_desc_t *const *d, int n, const char 
                            int builtin, char *err, size_t errlen) {
   int base = nentries, rc = 0;
   if (base + n > MAX_ALGOS) {
-    errf(err, errlen, "the registry is full (%d algorithms)", MAX_ALGOS);
+    tutti__errf(err, errlen, "the registry is full (%d algorithms)", MAX_ALGOS);
     return TUTTI_ENOMEM;
   }
   int made = 0;
   for (; made < n && !rc; made++) {
     struct tutti__entry *e = calloc(1, sizeof *e);
     if (!e) {
-      errf(err, errlen, "out of memory");
+      tutti__errf(err, errlen, "out of memory");
       rc = TUTTI_ENOMEM;
       break;
     }
@@ -787,8 +801,9 @@ static int register_locked(const tutti_algo_desc_t *const *d, int n, const char 
     }
     const struct tutti__entry *twin = find_locked(base + made, e->d.coll, e->d.name);
     if (twin) {
-      errf(err, errlen, "%s '%s' is registered already (%s); accepted: a name %s does not have",
-           tutti_coll_name(e->d.coll), e->d.name, twin->origin, tutti_coll_name(e->d.coll));
+      tutti__errf(err, errlen,
+                  "%s '%s' is registered already (%s); accepted: a name %s does not have",
+                  tutti_coll_name(e->d.coll), e->d.name, twin->origin, tutti_coll_name(e->d.coll));
       rc = TUTTI_EINVAL;
       made++;
       break;
@@ -843,11 +858,11 @@ int tutti__register_all(const tutti_algo_desc_t *const *d, int n, const char *or
 int tutti_algo_register(const tutti_algo_desc_t *d, char *err, size_t errlen) {
   tutti_algo_desc_t *c;
   if (!d) {
-    errf(err, errlen, "no algorithm description given");
+    tutti__errf(err, errlen, "no algorithm description given");
     return TUTTI_EINVAL;
   }
   if (tutti__desc_dup(d, &c)) {
-    errf(err, errlen, "out of memory");
+    tutti__errf(err, errlen, "out of memory");
     return TUTTI_ENOMEM;
   }
   const tutti_algo_desc_t *one = c;

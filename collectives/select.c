@@ -58,9 +58,7 @@ static const tutti_algo_desc_t *find_name(int coll, const char *name, size_t len
 
 /* ----------------------------------------------------------------- errors */
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...) {
+void tutti__errf(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || !errlen) return;
   va_list ap;
   va_start(ap, fmt);
@@ -202,7 +200,8 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
   a->list[i][0] = '\0';
   if (!strcmp(v, "auto")) {
     if (!(p->flags & TUTTI_PARAM_AUTO_OK)) {
-      errf(err, errlen, "%s: parameter '%s' does not take auto; accepted: %s", who, p->name, acc);
+      tutti__errf(err, errlen, "%s: parameter '%s' does not take auto; accepted: %s", who, p->name,
+                  acc);
       return TUTTI_EINVAL;
     }
     a->value[i] = NAN;
@@ -227,10 +226,11 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
           if (*c != ' ' && k + 1 < sizeof list) list[k++] = *c;
         list[k] = '\0';
         if (strlen(v + wl) >= sizeof list) {
-          errf(err, errlen,
-               "%s: parameter '%s': the list is too long (%zu characters); accepted: at most %d "
-               "(ranges a-b shorten it)",
-               who, p->name, strlen(v + wl), TUTTI_PARAM_LIST_MAX - 1);
+          tutti__errf(
+              err, errlen,
+              "%s: parameter '%s': the list is too long (%zu characters); accepted: at most %d "
+              "(ranges a-b shorten it)",
+              who, p->name, strlen(v + wl), TUTTI_PARAM_LIST_MAX - 1);
           return TUTTI_EINVAL;
         }
         if (tutti__rank_list(list, NULL, 0) < 0) goto bad;
@@ -258,15 +258,16 @@ static int parse_value(const char *who, const tutti_param_desc_t *p, const char 
     if (end == v || *end || !isfinite(x)) goto bad;
   }
   if (!(x >= p->min && x <= p->max)) {
-    errf(err, errlen, "%s: parameter '%s': '%s' is out of range; accepted: %s", who, p->name, v,
-         acc);
+    tutti__errf(err, errlen, "%s: parameter '%s': '%s' is out of range; accepted: %s", who, p->name,
+                v, acc);
     return TUTTI_EINVAL;
   }
   a->value[i] = x == 0 ? 0 : x; /* -0 is 0: one handle for equal values */
   a->is_auto &= ~(1u << i);
   return 0;
 bad:
-  errf(err, errlen, "%s: parameter '%s': '%s' is not valid; accepted: %s", who, p->name, v, acc);
+  tutti__errf(err, errlen, "%s: parameter '%s': '%s' is not valid; accepted: %s", who, p->name, v,
+              acc);
   return TUTTI_EINVAL;
 }
 
@@ -290,7 +291,7 @@ static int apply_params(const char *who, const tutti_algo_desc_t *d, const char 
         len = comma ? (size_t)(comma - s) : strlen(s);
       }
     if (len >= sizeof item) {
-      errf(err, errlen, "%s: parameter list item too long: '%.40s...'", who, s);
+      tutti__errf(err, errlen, "%s: parameter list item too long: '%.40s...'", who, s);
       return TUTTI_EINVAL;
     }
     memcpy(item, s, len);
@@ -301,7 +302,7 @@ static int apply_params(const char *who, const tutti_algo_desc_t *d, const char 
     if (!*k && !comma) break; /* a trailing comma or an empty list */
     list_params(d, names, sizeof names);
     if (!eq) {
-      errf(err, errlen, "%s: '%s' is not key=value; accepted keys: %s", who, k, names);
+      tutti__errf(err, errlen, "%s: '%s' is not key=value; accepted keys: %s", who, k, names);
       return TUTTI_EINVAL;
     }
     char *ke = eq, *v = eq + 1;
@@ -310,11 +311,12 @@ static int apply_params(const char *who, const tutti_algo_desc_t *d, const char 
     for (char *ve = v + strlen(v); ve > v && ve[-1] == ' ';) *--ve = '\0';
     int i = param_find(d, k, (size_t)(ke - k));
     if (i < 0) {
-      errf(err, errlen, "%s: unknown parameter '%.*s'; accepted: %s", who, (int)(ke - k), k, names);
+      tutti__errf(err, errlen, "%s: unknown parameter '%.*s'; accepted: %s", who, (int)(ke - k), k,
+                  names);
       return TUTTI_EINVAL;
     }
     if (*seen >> i & 1u) {
-      errf(err, errlen, "%s: parameter '%s' given twice", who, d->params[i].name);
+      tutti__errf(err, errlen, "%s: parameter '%s' given twice", who, d->params[i].name);
       return TUTTI_EINVAL;
     }
     *seen |= 1u << i;
@@ -416,7 +418,7 @@ static int is_file(const char *name, size_t len) {
 int tutti_algo_select(int coll, const char *name, const char *params, const tutti_algo_t **out,
                       char *err, size_t errlen) {
   if (!out) {
-    errf(err, errlen, "no output algorithm given");
+    tutti__errf(err, errlen, "no output algorithm given");
     return TUTTI_EINVAL;
   }
   if (coll < 0 || coll >= TUTTI_COLL_N) {
@@ -424,7 +426,7 @@ int tutti_algo_select(int coll, const char *name, const char *params, const tutt
     for (int i = 0; i < TUTTI_COLL_N; i++)
       snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "",
                tutti_coll_name(i));
-    errf(err, errlen, "unknown collective %d; accepted: %s", coll, all);
+    tutti__errf(err, errlen, "unknown collective %d; accepted: %s", coll, all);
     return TUTTI_ENOTFOUND;
   }
   const char *from = NULL; /* the environment variable the name came from */
@@ -439,7 +441,7 @@ int tutti_algo_select(int coll, const char *name, const char *params, const tutt
   if (!name || !*name) {
     d = tutti_algo_desc_default(coll);
     if (!d) {
-      errf(err, errlen, "no %s algorithm is registered", tutti_coll_name(coll));
+      tutti__errf(err, errlen, "no %s algorithm is registered", tutti_coll_name(coll));
       return TUTTI_ENOTFOUND;
     }
   } else {
@@ -454,11 +456,11 @@ int tutti_algo_select(int coll, const char *name, const char *params, const tutt
       char names[512];
       list_names(coll, names, sizeof names);
       if (from)
-        errf(err, errlen, "%s='%s': unknown %s algorithm '%.*s'; accepted: %s", from, name,
-             tutti_coll_name(coll), (int)len, name, names);
+        tutti__errf(err, errlen, "%s='%s': unknown %s algorithm '%.*s'; accepted: %s", from, name,
+                    tutti_coll_name(coll), (int)len, name, names);
       else
-        errf(err, errlen, "unknown %s algorithm '%.*s'; accepted: %s", tutti_coll_name(coll),
-             (int)len, name, names);
+        tutti__errf(err, errlen, "unknown %s algorithm '%.*s'; accepted: %s", tutti_coll_name(coll),
+                    (int)len, name, names);
       return TUTTI_ENOTFOUND;
     }
   }
@@ -468,7 +470,7 @@ int tutti_algo_select(int coll, const char *name, const char *params, const tutt
     snprintf(who, sizeof who, "%s '%s'", tutti_coll_name(coll), d->name);
   struct values *v = malloc(sizeof *v); /* 8 KiB: not on a rank's small stack */
   if (!v) {
-    errf(err, errlen, "out of memory");
+    tutti__errf(err, errlen, "out of memory");
     return TUTTI_ENOMEM;
   }
   v->is_auto = 0;
@@ -481,7 +483,7 @@ int tutti_algo_select(int coll, const char *name, const char *params, const tutt
   unsigned seen = 0;
   rc = apply_params(who, d, nparams, v, &seen, err, errlen);
   if (!rc) rc = apply_params(who, d, params, v, &seen, err, errlen);
-  if (!rc && (rc = intern(tutti__entry_of(d), v, out))) errf(err, errlen, "out of memory");
+  if (!rc && (rc = intern(tutti__entry_of(d), v, out))) tutti__errf(err, errlen, "out of memory");
   free(v);
   if (!rc && err && errlen) err[0] = '\0';
   return rc;
@@ -600,34 +602,35 @@ int tutti_algo_check(const tutti_algo_t *a, int nranks, tutti_op_t op, char *err
 int tutti_algo_check_call(const tutti_algo_t *a, int nranks, int root, size_t bytes, tutti_op_t op,
                           char *err, size_t errlen) {
   if (!valid(a)) {
-    errf(err, errlen, "not a selected algorithm (use tutti_algo_select)");
+    tutti__errf(err, errlen, "not a selected algorithm (use tutti_algo_select)");
     return TUTTI_EINVAL;
   }
   const tutti_algo_desc_t *d = &a->e->d;
   int rc;
   if (nranks < 1) {
-    errf(err, errlen, "%d ranks: a world has at least one", nranks);
+    tutti__errf(err, errlen, "%d ranks: a world has at least one", nranks);
     return TUTTI_EINVAL;
   }
   if ((d->restrictions & TUTTI_ALGO_POW2) && (nranks & (nranks - 1))) {
-    errf(err, errlen, "%s '%s' needs a power-of-two number of ranks, not %d",
-         tutti_coll_name(d->coll), d->name, nranks);
+    tutti__errf(err, errlen, "%s '%s' needs a power-of-two number of ranks, not %d",
+                tutti_coll_name(d->coll), d->name, nranks);
     return TUTTI_ENOTSUP;
   }
   if (op && (d->restrictions & TUTTI_ALGO_COMMUTATIVE)) {
     int c = tutti_op_commutative(op);
     if (c < 0) {
-      errf(err, errlen, "invalid reduction op");
+      tutti__errf(err, errlen, "invalid reduction op");
       return TUTTI_EOP;
     }
     if (!c) {
-      errf(err, errlen, "%s '%s' needs a commutative op; '%s' is not (choose another algorithm)",
-           tutti_coll_name(d->coll), d->name, tutti_op_name(op));
+      tutti__errf(err, errlen,
+                  "%s '%s' needs a commutative op; '%s' is not (choose another algorithm)",
+                  tutti_coll_name(d->coll), d->name, tutti_op_name(op));
       return TUTTI_ENOTSUP;
     }
   }
   if (root >= nranks) {
-    errf(err, errlen, "root %d is not a rank of 0..%d", root, nranks - 1);
+    tutti__errf(err, errlen, "root %d is not a rank of 0..%d", root, nranks - 1);
     return TUTTI_EINVAL;
   }
   /* a check that passes may leave a note (a fallback) in err */
@@ -692,18 +695,18 @@ int tutti__check_segments(const tutti_algo_t *a, int i, int nranks, int root, si
   long S = p->segments;
   if (S == TUTTI_PARAM_AUTO) return 0;
   if (p->segment) {
-    errf(err, errlen,
-         "%s '%s': both segments=%ld and segment=%zu given; accepted: one of them (segment "
-         "sets the segments' size, segments their number)",
-         tutti_coll_name(d->coll), d->name, S, p->segment);
+    tutti__errf(err, errlen,
+                "%s '%s': both segments=%ld and segment=%zu given; accepted: one of them (segment "
+                "sets the segments' size, segments their number)",
+                tutti_coll_name(d->coll), d->name, S, p->segment);
     return TUTTI_EINVAL;
   }
   /* an empty message is one empty message, whatever S */
   if (bytes != SIZE_MAX && bytes > 0 && (size_t)S > bytes) {
-    errf(err, errlen,
-         "%s '%s': parameter '%s': %ld segments of a %zu-byte message; accepted: 1..%zu "
-         "(whole bytes) or auto",
-         tutti_coll_name(d->coll), d->name, d->params[i].name, S, bytes, bytes);
+    tutti__errf(err, errlen,
+                "%s '%s': parameter '%s': %ld segments of a %zu-byte message; accepted: 1..%zu "
+                "(whole bytes) or auto",
+                tutti_coll_name(d->coll), d->name, d->params[i].name, S, bytes, bytes);
     return TUTTI_EINVAL;
   }
   return 0;
@@ -719,33 +722,34 @@ int tutti__check_order(const tutti_algo_t *a, int i, int nranks, int root, size_
   snprintf(acc, sizeof acc, "a permutation of the ranks 0..%d starting at the root", nranks - 1);
   long n = tutti__rank_list(list, NULL, 0);
   if (n != nranks) {
-    errf(err, errlen, "%s '%s': %s=list:%.60s%s has %ld ranks for a world of %d; accepted: %s", who,
-         d->name, nm, list, strlen(list) > 60 ? "..." : "", n, nranks, acc);
+    tutti__errf(err, errlen,
+                "%s '%s': %s=list:%.60s%s has %ld ranks for a world of %d; accepted: %s", who,
+                d->name, nm, list, strlen(list) > 60 ? "..." : "", n, nranks, acc);
     return TUTTI_EINVAL;
   }
   int *order = malloc((size_t)nranks * sizeof *order);
   unsigned char *seen = calloc((size_t)nranks, 1);
   int rc = 0;
   if (!order || !seen) {
-    errf(err, errlen, "out of memory");
+    tutti__errf(err, errlen, "out of memory");
     rc = TUTTI_ENOMEM;
     goto out;
   }
   tutti__rank_list(list, order, nranks);
   for (int k = 0; k < nranks && !rc; k++) {
     if (order[k] >= nranks) {
-      errf(err, errlen, "%s '%s': %s=list: %d is not a rank of 0..%d; accepted: %s", who, d->name,
-           nm, order[k], nranks - 1, acc);
+      tutti__errf(err, errlen, "%s '%s': %s=list: %d is not a rank of 0..%d; accepted: %s", who,
+                  d->name, nm, order[k], nranks - 1, acc);
       rc = TUTTI_EINVAL;
     } else if (seen[order[k]]++) {
-      errf(err, errlen, "%s '%s': %s=list: rank %d appears twice; accepted: %s", who, d->name, nm,
-           order[k], acc);
+      tutti__errf(err, errlen, "%s '%s': %s=list: rank %d appears twice; accepted: %s", who,
+                  d->name, nm, order[k], acc);
       rc = TUTTI_EINVAL;
     }
   }
   if (!rc && root >= 0 && order[0] != root) {
-    errf(err, errlen, "%s '%s': %s=list starts at rank %d, not at the root %d; accepted: %s", who,
-         d->name, nm, order[0], root, acc);
+    tutti__errf(err, errlen, "%s '%s': %s=list starts at rank %d, not at the root %d; accepted: %s",
+                who, d->name, nm, order[0], root, acc);
     rc = TUTTI_EINVAL;
   }
 out:
@@ -760,10 +764,11 @@ int tutti__check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
                            char *err, size_t errlen) {
   (void)root, (void)bytes;
   if (tutti__params(a)->allgather == TUTTI_ALLGATHER_RECDBL && (nranks & (nranks - 1)))
-    errf(err, errlen,
-         "%s '%s': %s=recursive-doubling needs a power-of-two number of ranks; %d ranks run the "
-         "ring allgather instead",
-         tutti_coll_name(a->e->d.coll), a->e->d.name, a->e->d.params[i].name, nranks);
+    tutti__errf(
+        err, errlen,
+        "%s '%s': %s=recursive-doubling needs a power-of-two number of ranks; %d ranks run the "
+        "ring allgather instead",
+        tutti_coll_name(a->e->d.coll), a->e->d.name, a->e->d.params[i].name, nranks);
   return 0;
 }
 
@@ -788,4 +793,53 @@ int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, tutti_treespec_t *spe
   if (iL >= 0) spec->L = a->is_auto >> iL & 1u ? L_auto : (int)a->value[iL];
   if (ik >= 0) spec->k = (int)a->value[ik];
   return tutti_tree_check(spec);
+}
+
+int tutti_algo_postal_L(const tutti_model_t *m, size_t bytes) {
+  /* For the postal preset this is exactly L (latency L, gap 1). */
+  double lat = tutti_cost_eval(&m->latency, (double)bytes);
+  double gap = tutti_cost_eval(&m->send_port, (double)bytes);
+  if (!(lat > 0 && gap > 0)) return TUTTI_TREE_DEFAULT_L;
+  double L = lat / gap, most = tutti_tree_kind_param(TUTTI_TREE_POSTAL)->max;
+  if (!(L >= 1)) return 1;
+  return L > most ? (int)most : (int)lround(L);
+}
+
+int tutti_tree_kind_select(int kind, const char *params, int L_auto, tutti_treespec_t *spec,
+                           char *err, size_t errlen) {
+  if (!spec || kind < 0 || kind >= TUTTI_TREE_NKINDS) {
+    tutti__errf(err, errlen, "no such tree kind %d; accepted: 0..%d (tree.h)", kind,
+                TUTTI_TREE_NKINDS - 1);
+    return TUTTI_EINVAL;
+  }
+  /* the kind as an algorithm of one parameter, for apply_params' checks and messages */
+  char who[64];
+  snprintf(who, sizeof who, "%s tree", tutti_tree_kind_name(kind));
+  const tutti_param_desc_t *p = tutti_tree_kind_param(kind);
+  tutti_algo_desc_t d = {.name = who, .params = p, .nparams = p != NULL};
+  struct values *v = malloc(sizeof *v);
+  if (!v) {
+    tutti__errf(err, errlen, "out of memory");
+    return TUTTI_ENOMEM;
+  }
+  v->is_auto = 0;
+  if (p) {
+    v->value[0] = p->def;
+    if (p->flags & TUTTI_PARAM_AUTO_DEFAULT) v->value[0] = NAN, v->is_auto = 1;
+  }
+  unsigned seen = 0;
+  int rc = apply_params(who, &d, params, v, &seen, err, errlen);
+  *spec = tutti_treespec_default(kind);
+  if (L_auto < 1) L_auto = 1;
+  if (!rc && p) { /* as tutti_algo_treespec resolves auto */
+    if (kind == TUTTI_TREE_LAMBDA)
+      spec->lambda = v->is_auto ? tutti_lambda_auto_postal(L_auto) : v->value[0];
+    else if (kind == TUTTI_TREE_POSTAL)
+      spec->L = v->is_auto ? L_auto : (int)v->value[0];
+    else
+      spec->k = (int)v->value[0];
+  }
+  free(v);
+  if (!rc && err && errlen) err[0] = '\0';
+  return rc;
 }

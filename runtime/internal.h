@@ -51,7 +51,11 @@
 #include <urcu/wfcqueue.h>
 
 #include "evlog.h"
-#include "tutti/tutti.h"
+#include "tutti/machine.h"
+#include "tutti/model.h"
+#include "tutti/report.h"
+#include "tutti/topo.h"
+#include "tutti/world.h"
 
 #define TUTTI_CACHELINE 64
 #define TUTTI_ALIGNED __attribute__((aligned(TUTTI_CACHELINE)))

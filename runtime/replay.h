@@ -40,7 +40,7 @@
 
 #include "evlog.h"
 #include "timebase.h"
-#include "tutti/tutti.h"
+#include "tutti/world.h"
 #include "tutti/report.h"
 
 struct tutti_world;

@@ -56,11 +56,12 @@ static char *next_line(char **p) {
   return NULL;
 }
 
-/* The page's command: the words inside "Written by `tutti ...`". */
+/* The page's command: the words inside "Written by `...`" (`tutti ...`,
+ * or `mpirun -n P tutti-mpi ...` for the MPI backend's pages). */
 static int page_command(const char *page, char *cmd, size_t n) {
-  const char *w = strstr(page, "> Written by `tutti ");
+  const char *w = strstr(page, "> Written by `");
   if (!w) return 0;
-  w += strlen("> Written by `tutti ");
+  w += strlen("> Written by `");
   const char *end = strchr(w, '`');
   cr_assert(ne(ptr, (void *)end, NULL));
   snprintf(cmd, n, "%.*s", (int)(end - w), w);
@@ -71,8 +72,7 @@ static void check_page(const char *dir, const char *name) { /* dir: at most 4095
   char path[8192], cmd[2048];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   char *page = read_all(path);
-  cr_assert(page_command(page, cmd, sizeof cmd), "%s names no command (> Written by `tutti ...`)",
-            name);
+  cr_assert(page_command(page, cmd, sizeof cmd), "%s names no command (> Written by `...`)", name);
   /* every picture it shows is beside it */
   for (const char *img = strstr(page, "]("); img; img = strstr(img + 2, "](")) {
     char file[256];
@@ -85,12 +85,14 @@ static void check_page(const char *dir, const char *name) { /* dir: at most 4095
     free(page);
     return;
   }
-  /* the files it writes (--plot, --csv) go to temporary files, not over
-   * the committed ones */
+  /* a modeled page is the `tutti` command's; the files it writes (--plot,
+   * --csv) go to temporary files, not over the committed ones */
+  cr_assert(eq(int, strncmp(cmd, "tutti ", 6), 0), "%s: a modeled page names a `tutti ...` command",
+            name);
   const char *args[64];
   char tmp[4][64];
   int n = 0, ntmp = 0;
-  for (char *t = strtok(cmd, " "); t; t = strtok(NULL, " ")) {
+  for (char *t = strtok(cmd + 6, " "); t; t = strtok(NULL, " ")) {
     cr_assert(lt(int, n, 62));
     args[n++] = t;
     if ((!strcmp(t, "--plot") || !strcmp(t, "--csv")) && (t = strtok(NULL, " "))) {

@@ -1,7 +1,7 @@
 /*
  * description.c -- a topology from its INI description (topo/README.md):
  * [topology], [switch NAME] and [host NAME] sections, read by the strict
- * reader of ini_strict.h, so every message is "FILE:LINE: what; accepted:
+ * reader of tutti/ini.h, so every message is "FILE:LINE: what; accepted:
  * what". Sections and keys fill the builder of build.h as they come;
  * names are resolved and the tree is checked once the whole file is read
  * (children may be defined after their parent): description_check.c,
@@ -17,7 +17,7 @@
 #include "build.h"
 #include "description.h"
 #include "errtext.h"
-#include "ini_strict.h"
+#include "tutti/ini.h"
 #include "topo_impl.h"
 
 #define PAIR_ACCEPTED "LAT/BW (both directions) or LAT/BW, LAT/BW (up, then down), e.g. 1us/10Gbps"
@@ -72,17 +72,17 @@ static int name_insert(struct istate *st, int s) {
 }
 
 /* A section header (the text between [ and ]). */
-static void on_header(tutti__ini_t *in, const char *h, size_t len) {
+static void on_header(tutti_ini_t *in, const char *h, size_t len) {
   struct istate *st = in->user;
   char buf[256];
   tutti__trim_copy(buf, sizeof buf, h, len);
   st->cur = -1;
   if (!strcmp(buf, "topology")) {
     if (st->topo_line) {
-      tutti__ini_fail(&st->ini, st->ini.line,
-                      "section [topology]: given twice (first on line %d); accepted: each "
-                      "section once",
-                      st->topo_line);
+      tutti_ini_fail(&st->ini, st->ini.line,
+                     "section [topology]: given twice (first on line %d); accepted: each "
+                     "section once",
+                     st->topo_line);
       return;
     }
     st->topo_line = st->ini.line;
@@ -97,8 +97,8 @@ static void on_header(tutti__ini_t *in, const char *h, size_t len) {
   else if (w == 4 && !memcmp(buf, "host", 4))
     kind = TUTTI__SW_HOST;
   else {
-    tutti__ini_fail(&st->ini, st->ini.line, "section [%s]: unknown; accepted: %s", buf,
-                    SECTIONS_ACCEPTED);
+    tutti_ini_fail(&st->ini, st->ini.line, "section [%s]: unknown; accepted: %s", buf,
+                   SECTIONS_ACCEPTED);
     return;
   }
   const char *what = kind == TUTTI__SW_HOST ? "host" : "switch";
@@ -106,30 +106,30 @@ static void on_header(tutti__ini_t *in, const char *h, size_t len) {
   while (is_space(*name)) name++;
   size_t nl = strlen(name);
   if (nl == 0) {
-    tutti__ini_fail(&st->ini, st->ini.line,
-                    "section [%s]: no name; accepted: [%s NAME] with a name of %s", buf, what,
-                    NAME_ACCEPTED);
+    tutti_ini_fail(&st->ini, st->ini.line,
+                   "section [%s]: no name; accepted: [%s NAME] with a name of %s", buf, what,
+                   NAME_ACCEPTED);
     return;
   }
   for (size_t i = 0; i < nl; i++)
     if (!tutti__is_name_char(name[i]) || nl >= TUTTI_TOPO_NAME_MAX) {
-      tutti__ini_fail(&st->ini, st->ini.line,
-                      "section [%s]: '%s' is not a name; accepted: [%s NAME] with a name of "
-                      "%s",
-                      buf, name, what, NAME_ACCEPTED);
+      tutti_ini_fail(&st->ini, st->ini.line,
+                     "section [%s]: '%s' is not a name; accepted: [%s NAME] with a name of "
+                     "%s",
+                     buf, name, what, NAME_ACCEPTED);
       return;
     }
   int dup = tutti__desc_name_find(st, name);
   if (dup >= 0) {
-    tutti__ini_fail(&st->ini, st->ini.line,
-                    "section [%s]: '%s' given twice (first on line %d); accepted: each name "
-                    "once",
-                    buf, name, st->sw[dup].line);
+    tutti_ini_fail(&st->ini, st->ini.line,
+                   "section [%s]: '%s' given twice (first on line %d); accepted: each name "
+                   "once",
+                   buf, name, st->sw[dup].line);
     return;
   }
   int s = tutti__build_switch(st->b, name, kind);
   if (s < 0 || tutti__grow((void **)&st->sw, &st->capsw, st->nsw + 1, sizeof *st->sw)) {
-    tutti__ini_oom(&st->ini);
+    tutti_ini_oom(&st->ini);
     return;
   }
   struct isw *is = &st->sw[s];
@@ -139,7 +139,7 @@ static void on_header(tutti__ini_t *in, const char *h, size_t len) {
   is->parent = -1;
   st->nsw = s + 1;
   if (name_insert(st, s)) {
-    tutti__ini_oom(&st->ini);
+    tutti_ini_oom(&st->ini);
     return;
   }
   st->cur = s;
@@ -155,17 +155,17 @@ static int leaf_add(struct istate *st, int s, long long l) {
     int *ln = realloc(st->leaf_line, (size_t)cap * sizeof *ln);
     if (ln) st->leaf_line = ln;
     if (!o || !ln) {
-      tutti__ini_oom(&st->ini);
+      tutti_ini_oom(&st->ini);
       return -1;
     }
     for (int i = st->leafcap; i < cap; i++) st->leaf_owner[i] = -1;
     st->leafcap = cap;
   }
   if (st->leaf_owner[l] >= 0) {
-    tutti__ini_fail(&st->ini, st->ini.line,
-                    "key 'leaves': leaf %lld listed twice (first on line %d, under '%s'); "
-                    "accepted: each leaf under one switch, once",
-                    l, st->leaf_line[l], st->b->sw[st->leaf_owner[l]].name);
+    tutti_ini_fail(&st->ini, st->ini.line,
+                   "key 'leaves': leaf %lld listed twice (first on line %d, under '%s'); "
+                   "accepted: each leaf under one switch, once",
+                   l, st->leaf_line[l], st->b->sw[st->leaf_owner[l]].name);
     return -1;
   }
   st->leaf_owner[l] = s;
@@ -176,7 +176,7 @@ static int leaf_add(struct istate *st, int s, long long l) {
   }
   struct isw *is = &st->sw[s];
   if (tutti__grow((void **)&is->lv, &is->caplv, is->nlv + 1, sizeof *is->lv)) {
-    tutti__ini_oom(&st->ini);
+    tutti_ini_oom(&st->ini);
     return -1;
   }
   is->lv[is->nlv++] = (int)l;
@@ -197,8 +197,8 @@ static int list_key(struct istate *st, int s, int leaves, const char *value) {
     tutti__trim_copy(item, sizeof item, p, len);
     if (item[0] == '\0') {
       if (!comma && i > 1) return 0; /* trailing comma */
-      tutti__ini_fail(&st->ini, st->ini.line, "key '%s': item %d is empty; accepted: %s", key, i,
-                      accepted);
+      tutti_ini_fail(&st->ini, st->ini.line, "key '%s': item %d is empty; accepted: %s", key, i,
+                     accepted);
       return -1;
     }
     if (leaves) {
@@ -209,10 +209,10 @@ static int list_key(struct istate *st, int s, int leaves, const char *value) {
         z = tutti__whole(&q, TUTTI_TOPO_MAX_LEAVES - 1);
       }
       if (a < 0 || z < 0 || *q != '\0' || z < a) {
-        tutti__ini_fail(&st->ini, st->ini.line,
-                        "key 'leaves': '%s' is not a leaf number or range; accepted: %s "
-                        "(leaves below %d)",
-                        item, accepted, TUTTI_TOPO_MAX_LEAVES);
+        tutti_ini_fail(&st->ini, st->ini.line,
+                       "key 'leaves': '%s' is not a leaf number or range; accepted: %s "
+                       "(leaves below %d)",
+                       item, accepted, TUTTI_TOPO_MAX_LEAVES);
         return -1;
       }
       for (long long l = a; l <= z; l++)
@@ -221,14 +221,14 @@ static int list_key(struct istate *st, int s, int leaves, const char *value) {
       size_t nl = strlen(item);
       for (size_t j = 0; j < nl; j++)
         if (!tutti__is_name_char(item[j]) || nl >= TUTTI_TOPO_NAME_MAX) {
-          tutti__ini_fail(&st->ini, st->ini.line,
-                          "key 'children': '%s' is not a name; accepted: %s (%s)", item, accepted,
-                          NAME_ACCEPTED);
+          tutti_ini_fail(&st->ini, st->ini.line,
+                         "key 'children': '%s' is not a name; accepted: %s (%s)", item, accepted,
+                         NAME_ACCEPTED);
           return -1;
         }
       struct isw *is = &st->sw[s];
       if (tutti__grow((void **)&is->ch, &is->capch, is->nch + 1, sizeof *is->ch)) {
-        tutti__ini_oom(&st->ini);
+        tutti_ini_oom(&st->ini);
         return -1;
       }
       memcpy(is->ch[is->nch].name, item, nl + 1);
@@ -249,8 +249,8 @@ static int pair_value(struct istate *st, const char *key, const char *value, int
     size_t len = d || !comma ? strlen(s) : (size_t)(comma - value);
     tutti__trim_copy(a, sizeof a, s, len);
     if (tutti__topo_parse_link(a, &l[d], msg, sizeof msg)) {
-      tutti__ini_fail(&st->ini, st->ini.line, "key '%s': %s%s; accepted: %s", key,
-                      comma ? (d ? "down: " : "up: ") : "", msg, PAIR_ACCEPTED);
+      tutti_ini_fail(&st->ini, st->ini.line, "key '%s': %s%s; accepted: %s", key,
+                     comma ? (d ? "down: " : "up: ") : "", msg, PAIR_ACCEPTED);
       return -1;
     }
     if (!comma) {
@@ -258,15 +258,15 @@ static int pair_value(struct istate *st, const char *key, const char *value, int
       break;
     }
     if (d == 1 && strchr(comma + 1, ',')) {
-      tutti__ini_fail(&st->ini, st->ini.line, "key '%s': more than two links; accepted: %s", key,
-                      PAIR_ACCEPTED);
+      tutti_ini_fail(&st->ini, st->ini.line, "key '%s': more than two links; accepted: %s", key,
+                     PAIR_ACCEPTED);
       return -1;
     }
   }
   for (int d = 0; d < 2; d++) {
     p[d] = tutti__build_param(st->b, l[d]);
     if (p[d] < 0) {
-      tutti__ini_oom(&st->ini);
+      tutti_ini_oom(&st->ini);
       return -1;
     }
   }
@@ -278,24 +278,23 @@ static int is_list(const char *name) {
   return !strcmp(name, "children") || !strcmp(name, "leaves");
 }
 
-static int on_pair(tutti__ini_t *in, const char *section, const char *name, const char *value) {
+static int on_pair(tutti_ini_t *in, const char *section, const char *name, const char *value) {
   struct istate *st = in->user;
   if (st->cur == -1) {
-    tutti__ini_fail(&st->ini, st->ini.line,
-                    "key '%s': outside any section; accepted: keys under %s", name,
-                    SECTIONS_ACCEPTED);
+    tutti_ini_fail(&st->ini, st->ini.line, "key '%s': outside any section; accepted: keys under %s",
+                   name, SECTIONS_ACCEPTED);
     return 0;
   }
   if (st->cur == -2) {
     if (strcmp(name, "links")) {
-      tutti__ini_fail(&st->ini, st->ini.line, "key '%s': unknown in [topology]; accepted: links",
-                      name);
+      tutti_ini_fail(&st->ini, st->ini.line, "key '%s': unknown in [topology]; accepted: links",
+                     name);
       return 0;
     }
     if (st->links_line) {
-      tutti__ini_fail(&st->ini, st->ini.line,
-                      "key 'links': given twice (first on line %d); accepted: each key once",
-                      st->links_line);
+      tutti_ini_fail(&st->ini, st->ini.line,
+                     "key 'links': given twice (first on line %d); accepted: each key once",
+                     st->links_line);
       return 0;
     }
     st->links_line = st->ini.line;
@@ -304,7 +303,7 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     struct build *b = st->b;
     if (st->links_given) { /* check it, then drop it */
       if (tutti__build_init(&scratch)) {
-        tutti__ini_oom(&st->ini);
+        tutti_ini_oom(&st->ini);
         return 0;
       }
       b = &scratch;
@@ -312,7 +311,7 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     int rc = tutti__build_levels(b, value, msg, sizeof msg);
     if (st->links_given) tutti__build_free(&scratch);
     if (rc) {
-      tutti__ini_fail(&st->ini, st->ini.line, "key 'links': %s", msg);
+      tutti_ini_fail(&st->ini, st->ini.line, "key 'links': %s", msg);
       return 0;
     }
     return 1;
@@ -323,10 +322,10 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
   const char *keys = is->kind == TUTTI__SW_HOST ? HOST_KEYS : SWITCH_KEYS;
   if (!strcmp(name, "children")) {
     if (is->kind == TUTTI__SW_HOST) {
-      tutti__ini_fail(&st->ini, st->ini.line,
-                      "key 'children': a host holds cores as leaves, not switches; accepted: "
-                      "%s (or make '%s' a [switch])",
-                      HOST_KEYS, bs->name);
+      tutti_ini_fail(&st->ini, st->ini.line,
+                     "key 'children': a host holds cores as leaves, not switches; accepted: "
+                     "%s (or make '%s' a [switch])",
+                     HOST_KEYS, bs->name);
       return 0;
     }
     return list_key(st, s, 0, value) == 0;
@@ -336,9 +335,9 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     int up = name[0] == 'u';
     int *line = up ? &is->up_line : &is->lf_line;
     if (*line) {
-      tutti__ini_fail(&st->ini, st->ini.line,
-                      "key '%s': given twice (first on line %d); accepted: each key once", name,
-                      *line);
+      tutti_ini_fail(&st->ini, st->ini.line,
+                     "key '%s': given twice (first on line %d); accepted: each key once", name,
+                     *line);
       return 0;
     }
     *line = st->ini.line;
@@ -348,10 +347,10 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     const char *q = name + 10;
     long long l = tutti__whole(&q, TUTTI_TOPO_MAX_LEAVES - 1);
     if (l < 0 || *q) {
-      tutti__ini_fail(&st->ini, st->ini.line,
-                      "key '%s': '%s' is not a leaf number; accepted: leaf_link.N with N a "
-                      "leaf of this section",
-                      name, name + 10);
+      tutti_ini_fail(&st->ini, st->ini.line,
+                     "key '%s': '%s' is not a leaf number; accepted: leaf_link.N with N a "
+                     "leaf of this section",
+                     name, name + 10);
       return 0;
     }
     /* a section's keys are contiguous (no section twice), so the last
@@ -364,16 +363,16 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
       int *ln = realloc(st->ov_line, (size_t)cap * sizeof *ln);
       if (ln) st->ov_line = ln;
       if (!a || !ln) {
-        tutti__ini_oom(&st->ini);
+        tutti_ini_oom(&st->ini);
         return 0;
       }
       memset(st->ov_sec + st->ovcap, 0, (size_t)(cap - st->ovcap) * sizeof *a);
       st->ovcap = cap;
     }
     if (st->ov_sec[l] == s + 1) {
-      tutti__ini_fail(&st->ini, st->ini.line,
-                      "key '%s': given twice (first on line %d); accepted: each key once", name,
-                      st->ov_line[l]);
+      tutti_ini_fail(&st->ini, st->ini.line,
+                     "key '%s': given twice (first on line %d); accepted: each key once", name,
+                     st->ov_line[l]);
       return 0;
     }
     st->ov_sec[l] = s + 1;
@@ -381,7 +380,7 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     struct build *b = st->b;
     if (tutti__grow((void **)&is->ov, &is->capov, is->nov + 1, sizeof *is->ov) ||
         tutti__grow((void **)&b->ov, &b->capov, b->nov + 1, sizeof *b->ov)) {
-      tutti__ini_oom(&st->ini);
+      tutti_ini_oom(&st->ini);
       return 0;
     }
     int p[2];
@@ -393,8 +392,8 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     b->ov[b->nov++].p[1] = p[1];
     return 1;
   }
-  tutti__ini_fail(&st->ini, st->ini.line, "key '%s': unknown in [%s %s]; accepted: %s", name,
-                  is->kind == TUTTI__SW_HOST ? "host" : "switch", bs->name, keys);
+  tutti_ini_fail(&st->ini, st->ini.line, "key '%s': unknown in [%s %s]; accepted: %s", name,
+                 is->kind == TUTTI__SW_HOST ? "host" : "switch", bs->name, keys);
   return 0;
 }
 
@@ -412,7 +411,7 @@ int tutti_topo_parse_ini(const char *text, const char *filename, const char *lin
     tutti__seterr(err, errlen, "%s: out of memory", filename);
     return TUTTI_ENOMEM;
   }
-  st->ini = (tutti__ini_t){
+  st->ini = (tutti_ini_t){
       .filename = filename,
       .text = text,
       .sections = SECTIONS_ACCEPTED,
@@ -436,10 +435,10 @@ int tutti_topo_parse_ini(const char *text, const char *filename, const char *lin
       goto done;
     }
   }
-  rc = tutti__ini_parse(&st->ini, err, errlen);
+  rc = tutti_ini_parse(&st->ini, err, errlen);
   if (rc) goto done;
   if (tutti__desc_check_tree(st)) {
-    rc = tutti__ini_report(&st->ini, err, errlen);
+    rc = tutti_ini_report(&st->ini, err, errlen);
     goto done;
   }
   char where[TUTTI_TOPO_NAME_MAX + 4096];

@@ -11,7 +11,7 @@
 #define TUTTI_TOPO_DESCRIPTION_H
 
 #include "build.h"
-#include "ini_strict.h"
+#include "tutti/ini.h"
 
 /* A name in a 'children' list, and its line. */
 struct ich {
@@ -40,8 +40,8 @@ struct isw {
 
 /* The whole parse; sw[s] is the builder's switch s (b->sw[s]). */
 struct istate {
-  tutti__ini_t ini; /* the reader, the line, the first error */
-  int cur;          /* current section: >= 0 a switch, -2 [topology], -1 none */
+  tutti_ini_t ini; /* the reader, the line, the first error */
+  int cur;         /* current section: >= 0 a switch, -2 [topology], -1 none */
   int topo_line, links_line;
   int links_given; /* the caller's links replace the file's */
   struct build *b;
@@ -61,7 +61,7 @@ int tutti__desc_name_find(const struct istate *st, const char *name);
 /* The checks that need the whole file, then the builder's children
  * (leaves first, then child switches), root and leaf count
  * (description_check.c): 0, or -1 with the first failure recorded in
- * st->ini (tutti__ini_report gives its text). */
+ * st->ini (tutti_ini_report gives its text). */
 int tutti__desc_check_tree(struct istate *st);
 
 #endif

@@ -13,7 +13,7 @@
 
 #include "build.h"
 #include "description.h"
-#include "ini_strict.h"
+#include "tutti/ini.h"
 #include "topo_impl.h"
 
 /* The depth limit (topo.h), on the parent links of a checked tree, before
@@ -28,7 +28,7 @@ static int check_depth(struct istate *st) {
   if (!dep || !path) {
     free(dep);
     free(path);
-    tutti__ini_oom(&st->ini);
+    tutti_ini_oom(&st->ini);
     return -1;
   }
   for (int s = 0; s < nsw; s++) dep[s] = -1;
@@ -47,10 +47,10 @@ static int check_depth(struct istate *st) {
   free(dep);
   free(path);
   if (bad < 0) return 0;
-  tutti__ini_fail(&st->ini, st->sw[bad].parent_line,
-                  "key 'children': '%s' is %d levels below the root, so its leaves are deeper; "
-                  "accepted: a tree at most %d levels deep (root to deepest leaf)",
-                  st->b->sw[bad].name, TUTTI_TOPO_MAX_DEPTH, TUTTI_TOPO_MAX_DEPTH);
+  tutti_ini_fail(&st->ini, st->sw[bad].parent_line,
+                 "key 'children': '%s' is %d levels below the root, so its leaves are deeper; "
+                 "accepted: a tree at most %d levels deep (root to deepest leaf)",
+                 st->b->sw[bad].name, TUTTI_TOPO_MAX_DEPTH, TUTTI_TOPO_MAX_DEPTH);
   return -1;
 }
 
@@ -58,9 +58,9 @@ int tutti__desc_check_tree(struct istate *st) {
   struct build *b = st->b;
   int nsw = st->nsw;
   if (nsw <= 0) {
-    tutti__ini_fail(&st->ini, 1,
-                    "no switch; accepted: a tree of [switch NAME] (and [host NAME]) sections with "
-                    "children and leaves");
+    tutti_ini_fail(&st->ini, 1,
+                   "no switch; accepted: a tree of [switch NAME] (and [host NAME]) sections with "
+                   "children and leaves");
     return -1;
   }
   /* names, and one parent each */
@@ -69,17 +69,17 @@ int tutti__desc_check_tree(struct istate *st) {
     for (int i = 0; i < is->nch; i++) {
       int c = tutti__desc_name_find(st, is->ch[i].name);
       if (c < 0) {
-        tutti__ini_fail(&st->ini, is->ch[i].line,
-                        "key 'children': unknown switch '%s'; accepted: the name of a "
-                        "[switch NAME] or [host NAME] section",
-                        is->ch[i].name);
+        tutti_ini_fail(&st->ini, is->ch[i].line,
+                       "key 'children': unknown switch '%s'; accepted: the name of a "
+                       "[switch NAME] or [host NAME] section",
+                       is->ch[i].name);
         return -1;
       }
       if (st->sw[c].parent >= 0) {
-        tutti__ini_fail(&st->ini, is->ch[i].line,
-                        "key 'children': '%s' listed as a child twice (first on line %d, "
-                        "under '%s'); accepted: each switch below one parent, once",
-                        is->ch[i].name, st->sw[c].parent_line, b->sw[st->sw[c].parent].name);
+        tutti_ini_fail(&st->ini, is->ch[i].line,
+                       "key 'children': '%s' listed as a child twice (first on line %d, "
+                       "under '%s'); accepted: each switch below one parent, once",
+                       is->ch[i].name, st->sw[c].parent_line, b->sw[st->sw[c].parent].name);
         return -1;
       }
       st->sw[c].parent = s;
@@ -89,19 +89,19 @@ int tutti__desc_check_tree(struct istate *st) {
   for (int s = 0; s < nsw; s++) {
     struct isw *is = &st->sw[s];
     if (is->nch == 0 && is->nlv == 0) {
-      tutti__ini_fail(&st->ini, is->line, "%s '%s': no children and no leaves; accepted: %s",
-                      is->kind == TUTTI__SW_HOST ? "host" : "switch", b->sw[s].name,
-                      is->kind == TUTTI__SW_HOST ? "leaves = LIST (its cores)"
-                                                 : "children = NAMES and/or leaves = LIST");
+      tutti_ini_fail(&st->ini, is->line, "%s '%s': no children and no leaves; accepted: %s",
+                     is->kind == TUTTI__SW_HOST ? "host" : "switch", b->sw[s].name,
+                     is->kind == TUTTI__SW_HOST ? "leaves = LIST (its cores)"
+                                                : "children = NAMES and/or leaves = LIST");
       return -1;
     }
     for (int i = 0; i < is->nov; i++) {
       int l = is->ov[i].leaf;
       if (l >= st->leafcap || st->leaf_owner[l] != s) {
-        tutti__ini_fail(&st->ini, is->ov[i].line,
-                        "key 'leaf_link.%d': leaf %d is not under '%s'; accepted: "
-                        "leaf_link.N for a leaf N in this section's leaves",
-                        l, l, b->sw[s].name);
+        tutti_ini_fail(&st->ini, is->ov[i].line,
+                       "key 'leaf_link.%d': leaf %d is not under '%s'; accepted: "
+                       "leaf_link.N for a leaf N in this section's leaves",
+                       l, l, b->sw[s].name);
         return -1;
       }
     }
@@ -109,7 +109,7 @@ int tutti__desc_check_tree(struct istate *st) {
   /* cycles: follow parents; a walk that meets itself is a cycle */
   int *stamp = calloc((size_t)nsw, sizeof *stamp);
   if (!stamp) {
-    tutti__ini_oom(&st->ini);
+    tutti_ini_oom(&st->ini);
     return -1;
   }
   for (int s = 0; s < nsw; s++) {
@@ -141,10 +141,10 @@ int tutti__desc_check_tree(struct istate *st) {
       int w = snprintf(path + off, sizeof path - off, "%s%s", i ? " > " : "", b->sw[m].name);
       if (w > 0) off += (size_t)w;
     }
-    tutti__ini_fail(&st->ini, line,
-                    "key 'children': '%s' closes a cycle: %s (each above the next); accepted: a "
-                    "tree, no switch below itself",
-                    b->sw[top].name, path);
+    tutti_ini_fail(&st->ini, line,
+                   "key 'children': '%s' closes a cycle: %s (each above the next); accepted: a "
+                   "tree, no switch below itself",
+                   b->sw[top].name, path);
     free(stamp);
     return -1;
   }
@@ -154,20 +154,20 @@ int tutti__desc_check_tree(struct istate *st) {
   for (int s = 0; s < nsw; s++) {
     if (st->sw[s].parent >= 0) continue;
     if (root >= 0) {
-      tutti__ini_fail(&st->ini, st->sw[s].line,
-                      "%s '%s': below no switch, and neither is '%s' (line %d); "
-                      "accepted: one root switch above every other switch",
-                      st->sw[s].kind == TUTTI__SW_HOST ? "host" : "switch", b->sw[s].name,
-                      b->sw[root].name, st->sw[root].line);
+      tutti_ini_fail(&st->ini, st->sw[s].line,
+                     "%s '%s': below no switch, and neither is '%s' (line %d); "
+                     "accepted: one root switch above every other switch",
+                     st->sw[s].kind == TUTTI__SW_HOST ? "host" : "switch", b->sw[s].name,
+                     b->sw[root].name, st->sw[root].line);
       return -1;
     }
     root = s;
   }
   if (st->sw[root].up_line) {
-    tutti__ini_fail(&st->ini, st->sw[root].up_line,
-                    "key 'uplink': '%s' is the root and has no parent; accepted: "
-                    "uplink on switches below another",
-                    b->sw[root].name);
+    tutti_ini_fail(&st->ini, st->sw[root].up_line,
+                   "key 'uplink': '%s' is the root and has no parent; accepted: "
+                   "uplink on switches below another",
+                   b->sw[root].name);
     return -1;
   }
   if (check_depth(st)) return -1;
@@ -175,15 +175,15 @@ int tutti__desc_check_tree(struct istate *st) {
   int nleaves = st->maxleaf + 1;
   for (int l = 0; l < nleaves; l++)
     if (st->leaf_owner[l] < 0) {
-      tutti__ini_fail(&st->ini, st->maxleaf_line,
-                      "key 'leaves': leaf %d is missing (leaves go up to %d, listed "
-                      "here); accepted: leaves numbered 0..N-1, each once",
-                      l, st->maxleaf);
+      tutti_ini_fail(&st->ini, st->maxleaf_line,
+                     "key 'leaves': leaf %d is missing (leaves go up to %d, listed "
+                     "here); accepted: leaves numbered 0..N-1, each once",
+                     l, st->maxleaf);
       return -1;
     }
   if (nleaves == 0) {
-    tutti__ini_fail(&st->ini, st->sw[root].line,
-                    "no leaves; accepted: leaves = LIST in the switches");
+    tutti_ini_fail(&st->ini, st->sw[root].line,
+                   "no leaves; accepted: leaves = LIST in the switches");
     return -1;
   }
   /* builder children: leaves first, then child switches */
@@ -191,12 +191,12 @@ int tutti__desc_check_tree(struct istate *st) {
     struct isw *is = &st->sw[s];
     for (int i = 0; i < is->nlv; i++)
       if (tutti__build_kid(&b->sw[s], -is->lv[i] - 1)) {
-        tutti__ini_oom(&st->ini);
+        tutti_ini_oom(&st->ini);
         return -1;
       }
     for (int i = 0; i < is->nch; i++)
       if (tutti__build_kid(&b->sw[s], tutti__desc_name_find(st, is->ch[i].name))) {
-        tutti__ini_oom(&st->ini);
+        tutti_ini_oom(&st->ini);
         return -1;
       }
   }

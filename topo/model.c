@@ -16,7 +16,7 @@
 
 #include "errtext.h"
 #include "tutti/model.h"
-#include "tutti/tutti.h"
+#include "tutti/p2p.h"
 
 #define PRESETS_ACCEPTED "none, hockney, postal, logp, loggp, custom"
 #define SPEC_ACCEPTED                                                                              \

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tutti/model.h"
-#include "tutti/tutti.h"
+#include "tutti/p2p.h"
 
 static int cost_eq(const tutti_cost_t *x, const tutti_cost_t *y) {
   return x->floor == y->floor && x->a == y->a && x->b == y->b;

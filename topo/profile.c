@@ -2,7 +2,7 @@
  * profile.c -- latency profiles: INI files (and built-in INI text) that
  * name a cost model and, for the topology code, a tree of switches.
  *
- * The INI syntax is inih's, read by the strict reader of ini_strict.h
+ * The INI syntax is inih's, read by the strict reader of tutti/ini.h
  * (line numbers in every message; lines too long, keys outside a section
  * and indented continuation lines are errors, not silently accepted); this
  * file adds the rest of the strictness (unknown sections and keys, keys
@@ -22,9 +22,10 @@
 #include <string.h>
 
 #include "errtext.h"
-#include "ini_strict.h"
+#include "tutti/ini.h"
 #include "tutti/model.h"
-#include "tutti/tutti.h"
+#include "tutti/p2p.h"
+#include "tutti/topo.h"
 
 #define SECTIONS_ACCEPTED "[model], [topology]"
 #define TOPO_KEYS_ACCEPTED "spec, file, links, mapping"
@@ -36,7 +37,7 @@
 enum { MAXPAIRS = 32, KEYLEN = 64, VALLEN = 256 };
 
 struct pstate {
-  tutti__ini_t ini; /* the reader, the line, the first error */
+  tutti_ini_t ini; /* the reader, the line, the first error */
   tutti_profile_t *out;
   /* sections: the line of each header, 0 if absent */
   int model_line, topo_line;
@@ -70,7 +71,7 @@ static int copy(char *dst, size_t n, const char *src) {
 /* ----------------------------------------------------- raw lines */
 
 /* The description: the first comment, before any other line. */
-static void on_comment(tutti__ini_t *in, const char *text, size_t len) {
+static void on_comment(tutti_ini_t *in, const char *text, size_t len) {
   struct pstate *st = in->user;
   if (in->seen_content || st->out->description[0] != '\0') return;
   size_t j = 0;
@@ -82,7 +83,7 @@ static void on_comment(tutti__ini_t *in, const char *text, size_t len) {
 }
 
 /* Section headers, seen here even when the section is empty. */
-static void on_header(tutti__ini_t *in, const char *name, size_t nl) {
+static void on_header(tutti_ini_t *in, const char *name, size_t nl) {
   struct pstate *st = in->user;
   int *seen = NULL;
   if (nl == 5 && memcmp(name, "model", 5) == 0)
@@ -90,15 +91,15 @@ static void on_header(tutti__ini_t *in, const char *name, size_t nl) {
   else if (nl == 8 && memcmp(name, "topology", 8) == 0)
     seen = &st->topo_line;
   if (!seen) {
-    tutti__ini_fail(in, in->line, "section [%.*s]: unknown; accepted: %s", (int)(nl > 64 ? 64 : nl),
-                    name, SECTIONS_ACCEPTED);
+    tutti_ini_fail(in, in->line, "section [%.*s]: unknown; accepted: %s", (int)(nl > 64 ? 64 : nl),
+                   name, SECTIONS_ACCEPTED);
     return;
   }
   if (*seen) {
-    tutti__ini_fail(in, in->line,
-                    "section [%.*s]: given twice (first on line %d); accepted: each section "
-                    "once",
-                    (int)nl, name, *seen);
+    tutti_ini_fail(in, in->line,
+                   "section [%.*s]: given twice (first on line %d); accepted: each section "
+                   "once",
+                   (int)nl, name, *seen);
     return;
   }
   *seen = in->line;
@@ -183,27 +184,27 @@ static int check_links(const char *v, char *msg, size_t n) {
 
 /* ------------------------------------------------------------- the keys */
 
-static int on_pair(tutti__ini_t *in, const char *section, const char *name, const char *value) {
+static int on_pair(tutti_ini_t *in, const char *section, const char *name, const char *value) {
   struct pstate *st = in->user;
   if (!strcmp(section, "model")) {
     if (strlen(name) >= KEYLEN) {
-      tutti__ini_fail(in, in->line,
-                      "key '%.40s...': unknown in [model] (too long); accepted: preset and "
-                      "its parameters, send_cpu, send_port, latency, recv_port, recv_cpu, gamma, "
-                      "eager_limit",
-                      name);
+      tutti_ini_fail(in, in->line,
+                     "key '%.40s...': unknown in [model] (too long); accepted: preset and "
+                     "its parameters, send_cpu, send_port, latency, recv_port, recv_cpu, gamma, "
+                     "eager_limit",
+                     name);
       return 0;
     }
     for (int i = 0; i < st->nm; i++)
       if (!strcmp(st->mk[i], name)) {
-        tutti__ini_fail(in, in->line,
-                        "key '%s': given twice (first on line %d); accepted: each key once", name,
-                        st->ml[i]);
+        tutti_ini_fail(in, in->line,
+                       "key '%s': given twice (first on line %d); accepted: each key once", name,
+                       st->ml[i]);
         return 0;
       }
     if (strlen(value) >= VALLEN) {
-      tutti__ini_fail(in, in->line, "key '%s': value too long (at most %d characters)", name,
-                      VALLEN - 1);
+      tutti_ini_fail(in, in->line, "key '%s': value too long (at most %d characters)", name,
+                     VALLEN - 1);
       return 0;
     }
     int slot = st->nm;
@@ -233,21 +234,21 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     int k = 0;
     while (k < 4 && strcmp(tkeys[k], name)) k++;
     if (k == 4) {
-      tutti__ini_fail(in, in->line, "key '%s': unknown in [topology]; accepted: %s", name,
-                      TOPO_KEYS_ACCEPTED);
+      tutti_ini_fail(in, in->line, "key '%s': unknown in [topology]; accepted: %s", name,
+                     TOPO_KEYS_ACCEPTED);
       return 0;
     }
     if (st->tline[k]) {
-      tutti__ini_fail(in, in->line,
-                      "key '%s': given twice (first on line %d); accepted: each key once", name,
-                      st->tline[k]);
+      tutti_ini_fail(in, in->line,
+                     "key '%s': given twice (first on line %d); accepted: each key once", name,
+                     st->tline[k]);
       return 0;
     }
     if ((k == 0 && st->tline[1]) || (k == 1 && st->tline[0])) {
-      tutti__ini_fail(in, in->line,
-                      "key '%s': conflicts with '%s' (line %d); accepted: spec or file, "
-                      "not both",
-                      name, tkeys[1 - k], st->tline[1 - k]);
+      tutti_ini_fail(in, in->line,
+                     "key '%s': conflicts with '%s' (line %d); accepted: spec or file, "
+                     "not both",
+                     name, tkeys[1 - k], st->tline[1 - k]);
       return 0;
     }
     char msg[768];
@@ -271,7 +272,7 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
     case 3: {
       int rc = check_mapping(value, msg, sizeof msg);
       if (rc == TUTTI_ENOMEM) {
-        tutti__ini_oom(in);
+        tutti_ini_oom(in);
         return 0;
       }
       bad = rc != 0;
@@ -283,15 +284,15 @@ static int on_pair(tutti__ini_t *in, const char *section, const char *name, cons
       bad = 1;
     }
     if (bad) {
-      tutti__ini_fail(in, in->line, "key '%s': %s", name, msg);
+      tutti_ini_fail(in, in->line, "key '%s': %s", name, msg);
       return 0;
     }
     st->tline[k] = in->line;
     return 1;
   }
   /* an unknown section: inspect() has reported its header already */
-  tutti__ini_fail(in, in->line, "key '%s': in unknown section [%s]; accepted: %s", name, section,
-                  SECTIONS_ACCEPTED);
+  tutti_ini_fail(in, in->line, "key '%s': in unknown section [%s]; accepted: %s", name, section,
+                 SECTIONS_ACCEPTED);
   return 0;
 }
 
@@ -323,7 +324,7 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
     tutti__seterr(err, errlen, "%s: out of memory", filename);
     return TUTTI_ENOMEM;
   }
-  st->ini = (tutti__ini_t){
+  st->ini = (tutti_ini_t){
       .filename = filename,
       .text = text,
       .sections = SECTIONS_ACCEPTED,
@@ -335,7 +336,7 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
       .user = st,
   };
   st->out = p;
-  int rc = tutti__ini_parse(&st->ini, err, errlen);
+  int rc = tutti_ini_parse(&st->ini, err, errlen);
   if (rc) goto done;
   if (!st->model_line) {
     tutti__seterr(err, errlen,
@@ -360,8 +361,8 @@ int tutti_profile_parse_string(const char *text, const char *filename, tutti_pro
   }
   if (rc) {
     /* through the reader, which shows control bytes quoted from the file as \xNN */
-    tutti__ini_fail(&st->ini, line, "%s", msg);
-    tutti__ini_report(&st->ini, err, errlen);
+    tutti_ini_fail(&st->ini, line, "%s", msg);
+    tutti_ini_report(&st->ini, err, errlen);
     goto done;
   }
   base_name(filename, p->name, sizeof p->name);

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "tutti/topo.h"
-#include "tutti/tutti.h"
+#include "tutti/p2p.h"
 
 enum { TUTTI__SW_SWITCH = 0, TUTTI__SW_HOST = 1 };
 

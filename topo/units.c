@@ -31,7 +31,7 @@
 
 #include "errtext.h"
 #include "tutti/model.h"
-#include "tutti/tutti.h"
+#include "tutti/p2p.h"
 
 #define SIZE_ACCEPTED                                                                              \
   "a whole number of bytes with an optional unit B, kB, MB, GB, TB, KiB, MiB, GiB, "               \

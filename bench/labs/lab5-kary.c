@@ -35,8 +35,8 @@ struct params {
   long k; /* children per rank */
 };
 
-static int kary_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
-                      const tutti_algo_t *a) {
+static int kary_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
+                               int root, const tutti_algo_t *a) {
   int tag = tutti_coll_tag(r); /* every collective call takes one tag, first */
   if (tag < 0) return tag;
   const struct params *p = tutti_algo_params(a);
@@ -58,8 +58,8 @@ static int kary_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t t
 
 /* The Hockney time of the algorithm for P ranks and m bytes: the latest
  * rank to have the message. *bound = 0: exact, as tutti's engine times it. */
-static double kary_cost(const tutti_algo_t *a, int P, int root, size_t m, const tutti_hockney_t *h,
-                        int *bound) {
+static double kary_cost(const tutti_algo_t *a, int P, int root, size_t m,
+                                 const tutti_hockney_t *h, int *bound) {
   (void)root;
   const struct params *p = tutti_algo_params(a);
   double c = h->alpha + h->beta * (double)m, worst = 0;

@@ -326,8 +326,32 @@ TUTTI_API double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
                                  const tutti_hockney_t *h, int *bound);
 /* The tree a tree algorithm uses (its desc's tree with its lambda, L and k),
  * "auto" resolved for a postal latency of L_auto send times (1 under
- * Hockney). 0, or TUTTI_EINVAL if `a` is not a tree algorithm. */
+ * Hockney; tutti_algo_postal_L gives a run's). 0, or TUTTI_EINVAL if `a`
+ * is not a tree algorithm. */
 TUTTI_API int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, struct tutti_treespec *spec);
+/* The postal latency, in send times, that model m shows for messages of
+ * `bytes` bytes: the L_auto of tutti_algo_treespec, with which a run
+ * resolves a tree's lambda = auto and L = auto (give a segment's bytes
+ * when the tree moves segments, 0 for a barrier's empty messages). The
+ * postal preset's own L; else L(m)/S(m), a message's latency over its
+ * sender's gap, rounded to the nearest integer within [1, 4096] (the
+ * registry's range of L); TUTTI_TREE_DEFAULT_L for a model without these
+ * costs (none). Pure; any thread. */
+TUTTI_API int tutti_algo_postal_L(const tutti_model_t *m, size_t bytes);
+/* The shape parameter of a tree kind -- lambda (lambda), k (knomial), L
+ * (postal) -- as the registry declares it for every tree algorithm that
+ * takes it (name, type, default, range: tutti_param_range); NULL for a
+ * kind without one or an unknown kind. */
+TUTTI_API const tutti_param_desc_t *tutti_tree_kind_param(int kind);
+/* A bare tree of kind `kind` (no algorithm) with parameters "k=v,k=v"
+ * (NULL or "": the defaults): its shape parameter parsed and checked as
+ * tutti_algo_select checks an algorithm's, with the same messages ("lambda
+ * tree: parameter 'lambda': '1' is out of range; accepted: a number in
+ * [0.5, 1) or auto"), "auto" resolved for a postal latency of L_auto as
+ * tutti_algo_treespec resolves it. 0, or TUTTI_EINVAL (TUTTI_ENOMEM) with
+ * the sentence in err. */
+TUTTI_API int tutti_tree_kind_select(int kind, const char *params, int L_auto,
+                                     struct tutti_treespec *spec, char *err, size_t errlen);
 
 /* --------------------------------------------------------------- calls */
 

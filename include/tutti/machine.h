@@ -65,7 +65,7 @@
  * Memory: the topology (topo.h: about 24 bytes a leaf, 8 a bound rank)
  * and a few strings, owned by the machine until tutti_machine_free.
  *
- * tutti.h includes this header at its end; it may also be included on its
+ * tutti.h includes this header; it may also be included on its
  * own.
  */
 #ifndef TUTTI_MACHINE_H
@@ -73,8 +73,8 @@
 
 #include <stddef.h>
 
+#include "tutti/p2p.h"
 #include "tutti/topo.h"
-#include "tutti/tutti.h"
 
 #ifdef __cplusplus
 extern "C" {

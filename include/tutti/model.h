@@ -4,7 +4,7 @@
  * tutti_model_t (runtime/MODEL.md), and prints models and times back for people
  * (tutti_format_*, tutti_model_describe) and scripts (tutti_model_json).
  *
- * tutti.h includes this header at its end; it may also be included on its
+ * tutti.h includes this header; it may also be included on its
  * own. Every function here is pure (no global state, nothing allocated that
  * the caller must free) and may be called from any thread at any time.
  *
@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "tutti/export.h"
-#include "tutti/tutti.h"
+#include "tutti/p2p.h"
 #include "tutti/units.h"
 
 #ifdef __cplusplus

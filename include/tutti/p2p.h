@@ -251,7 +251,7 @@ TUTTI_API int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout,
 /* Copy `bytes` bytes from src to dst within the rank's own memory, as
  * memcpy does (the regions do not overlap; dst == src is a no-op). Free in
  * modeled time. Collectives copy through this call, never with memcpy, so
- * that a timing-only run (TUTTI_NO_DATA, tutti.h) can skip the copy: there
+ * that a timing-only run (TUTTI_NO_DATA, world.h) can skip the copy: there
  * it touches neither buffer. 0, TUTTI_EINVAL (bad rank), TUTTI_EBUFFER
  * (NULL buffer with bytes > 0). */
 TUTTI_API int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes);

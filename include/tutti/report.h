@@ -4,7 +4,7 @@
  * link when the model has a topology, and traces of every message (Chrome
  * trace-event JSON for Perfetto, an ASCII timeline for terminals).
  *
- * tutti.h includes this header at its end; it may also be included on its
+ * tutti.h includes this header; it may also be included on its
  * own. All of it describes the last run of a world that recorded events (a
  * modeled run, or TUTTI_RECORD): after tutti_world_run returns, the world
  * replays the logs once and keeps the result until the next run or destroy.
@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include "tutti/export.h"
-#include "tutti/tutti.h"
+#include "tutti/world.h"
 
 #ifdef __cplusplus
 extern "C" {

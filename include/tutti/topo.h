@@ -26,7 +26,7 @@
  * leaf links first. A topology is then bound to a world of N ranks with a
  * mapping (tutti_topo_bind); after that it is read-only.
  *
- * Errors are tutti.h's negative codes: TUTTI_EINVAL (NULL or out-of-range
+ * Errors are p2p.h's negative codes: TUTTI_EINVAL (NULL or out-of-range
  * argument), TUTTI_EPARSE (bad text; the message names FILE:LINE for a
  * file, and what is accepted), TUTTI_ENOTFOUND, TUTTI_EIO, TUTTI_ENOMEM.
  * Functions with (err, errlen) write a one-line message there on failure
@@ -40,7 +40,7 @@
  * Memory: O(nswitches + nleaves) for the tree (about 24 bytes a leaf) and
  * 8 bytes a rank for a binding. Routing is O(depth) and allocates nothing.
  *
- * This header is self-contained: tutti.h includes it at its end.
+ * This header is self-contained: tutti.h includes it.
  */
 #ifndef TUTTI_TOPO_H
 #define TUTTI_TOPO_H

@@ -11,11 +11,11 @@
  * returns a range of relative ranks. In every kind a parent's relative rank
  * is below its children's, so relative order 0..size-1 is a top-down order.
  *
- * Errors are tutti.h's negative TUTTI_E* codes: TUTTI_EINVAL (bad spec or
+ * Errors are p2p.h's negative TUTTI_E* codes: TUTTI_EINVAL (bad spec or
  * size, NULL pointer), TUTTI_ERANK (rank or root outside [0, size)),
  * TUTTI_ENOTSUP, TUTTI_ENOTFOUND, TUTTI_ENOMEM, TUTTI_EIO.
  *
- * This header is self-contained: tutti.h includes it at its end.
+ * This header is self-contained: tutti.h includes it.
  */
 #ifndef TUTTI_TREE_H
 #define TUTTI_TREE_H

@@ -1,6 +1,6 @@
 /*
  * main.h -- the commands of tutti-mpi (main.c) that live in other files of
- * runtime/mpi/.
+ * bench/mpi/.
  */
 #ifndef TUTTI_MPI_MAIN_H
 #define TUTTI_MPI_MAIN_H

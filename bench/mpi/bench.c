@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cli.h"
 #include "main.h"
 #include "pingpong.h"
@@ -121,12 +122,14 @@ static int compare(tutti_rank_t *r, int argc, char **argv) {
   if (st) return st;
   if (o.given & CLI_O(HELP)) {
     if (me == 0)
-      printf("usage: mpirun -n N tutti-mpi bench compare [--sizes LIST] [--iters R]\n\n"
+      printf("usage: mpirun -n N tutti-mpi bench compare [--sizes LIST] [--iters R] "
+             "[--markdown]\n\n"
              "MPI_Bcast, MPI_Allreduce and MPI_Barrier of the MPI library against every\n"
              "registered tutti algorithm of the same collective over the same processes:\n"
              "R rounds (default 21), candidates alternating forward and reverse, each call\n"
              "the maximum over ranks of MPI_Wtime; median and minimum per candidate.\n"
-             "Sizes default to 8,64KiB,1MiB bytes per rank.\n");
+             "Sizes default to 8,64KiB,1MiB bytes per rank. --markdown: as a results page\n"
+             "(bench/results/mpi-compare.md).\n");
     return 0;
   }
   size_t *sizes = NULL, defsizes[] = {8, 64 * 1024, 1024 * 1024};
@@ -347,13 +350,15 @@ static int p2p(tutti_rank_t *r, int argc, char **argv) {
       rounds = (int)v, i++;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       if (me == 0)
-        printf("usage: mpirun -n 2 tutti-mpi bench p2p [--compare] [--rounds K] [--quick]\n\n"
+        printf("usage: mpirun -n 2 tutti-mpi bench p2p [--compare] [--rounds K] [--quick] "
+               "[--markdown]\n\n"
                "bench/pingpong.c, the ping-pong and stream of `tutti bench p2p`, between ranks\n"
                "0 and 1 over MPI: one-way latency 8 B..256 KiB, bandwidth 1 KiB..64 MiB; K\n"
                "rounds (default 7), medians. --compare: each round also runs the same code on\n"
                "two rank threads of tutti's runtime (tutti-compare-threads, from rank 0),\n"
                "halves alternating first, and prints the median of the per-round ratios.\n"
-               "--quick: fewer round trips and bytes (a smoke run).\n");
+               "--quick: fewer round trips and bytes (a smoke run). --markdown: as a results\n"
+               "page (bench/results/mpi-p2p.md).\n");
       return CLI_OK;
     } else
       return cli_fail(CLI_EUSAGE, cmd,
@@ -467,11 +472,46 @@ static int barrier(tutti_rank_t *r, int argc, char **argv) {
   return rc ? cli_fail(CLI_ERUNTIME, cmd, "MPI_Barrier failed") : CLI_OK;
 }
 
+/* --markdown (compare and p2p): rank 0 prints a results page
+ * (bench/results/mpi-NAME.md) around what the benchmark prints, headed
+ * with the command as it was given under mpirun. */
+static int markdown(int argc, char **argv) {
+  int found = 0;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--markdown")) {
+      found = 1;
+      memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof *argv);
+      argc--, i--;
+    }
+  return found ? argc : -1;
+}
+
 int tutti_mpi_bench(tutti_rank_t *r, int argc, char **argv) {
-  if (argc >= 1 && !strcmp(argv[0], "compare")) return compare(r, argc - 1, argv + 1);
-  if (argc >= 1 && !strcmp(argv[0], "p2p")) return p2p(r, argc - 1, argv + 1);
-  if (argc >= 1 && !strcmp(argv[0], "barrier")) return barrier(r, argc - 1, argv + 1);
-  return cli_fail(CLI_EUSAGE, "mpi bench",
-                  "unknown or missing benchmark '%s'; accepted: compare, p2p, barrier",
-                  argc < 1 ? "" : argv[0]);
+  int (*fn)(tutti_rank_t *, int, char **) = NULL;
+  const char *title = NULL;
+  if (argc >= 1 && !strcmp(argv[0], "compare"))
+    fn = compare, title = "tutti over MPI and on rank threads against the MPI library's own";
+  else if (argc >= 1 && !strcmp(argv[0], "p2p"))
+    fn = p2p, title = "Point to point: MPI processes and tutti's rank threads";
+  else if (argc >= 1 && !strcmp(argv[0], "barrier"))
+    return barrier(r, argc - 1, argv + 1);
+  else
+    return cli_fail(CLI_EUSAGE, "mpi bench",
+                    "unknown or missing benchmark '%s'; accepted: compare, p2p, barrier",
+                    argc < 1 ? "" : argv[0]);
+  int n = markdown(argc, argv), page = n >= 0 && tutti_rank(r) == 0;
+  if (n >= 0) argc = n;
+  for (int i = 1; i < argc; i++) page &= strcmp(argv[i], "--help") && strcmp(argv[i], "-h");
+  if (page) {
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "mpirun -n %d tutti-mpi bench", tutti_size(r));
+    bench_page_begin(title, cmd, argc, argv, 0);
+    printf("```\n");
+  }
+  int st = fn(r, argc - 1, argv + 1);
+  if (page) {
+    printf("```\n");
+    bench_page_end();
+  }
+  return st;
 }

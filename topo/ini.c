@@ -1,5 +1,5 @@
 /*
- * ini_strict.c -- the strict INI reader (ini_strict.h): inih fed line by
+ * ini.c -- the strict INI reader (include/tutti/ini.h): inih fed line by
  * line from a string, with line numbers, raw-line callbacks and the checks
  * every tutti INI file shares.
  */
@@ -10,8 +10,8 @@
 #include <ini.h>
 
 #include "errtext.h"
-#include "ini_strict.h"
-#include "tutti/tutti.h"
+#include "tutti/ini.h"
+#include "tutti/p2p.h"
 
 /* src into dst (n bytes, cut to fit) with every control byte as \xNN: a
  * message that quotes the file sends no raw control bytes to a terminal. */
@@ -25,7 +25,7 @@ static void escape(char *dst, size_t n, const char *src) {
   dst[k] = '\0';
 }
 
-void tutti__ini_fail(tutti__ini_t *in, int line, const char *fmt, ...) {
+void tutti_ini_fail(tutti_ini_t *in, int line, const char *fmt, ...) {
   if (in->err_line) return;
   in->err_line = line > 0 ? line : 1;
   char raw[sizeof in->msg];
@@ -36,9 +36,9 @@ void tutti__ini_fail(tutti__ini_t *in, int line, const char *fmt, ...) {
   escape(in->msg, sizeof in->msg, raw);
 }
 
-void tutti__ini_oom(tutti__ini_t *in) {
+void tutti_ini_oom(tutti_ini_t *in) {
   in->oom = 1;
-  tutti__ini_fail(in, in->line, "out of memory");
+  tutti_ini_fail(in, in->line, "out of memory");
 }
 
 static int is_space(char c) {
@@ -47,7 +47,7 @@ static int is_space(char c) {
 
 /* Look at a raw line before inih does: comments and section headers go to
  * the client (inih reports an empty section to no one). */
-static void inspect(tutti__ini_t *in, const char *raw, size_t len) {
+static void inspect(tutti_ini_t *in, const char *raw, size_t len) {
   size_t i = 0;
   while (i < len && is_space(raw[i])) i++;
   in->indented = i > 0;
@@ -75,7 +75,7 @@ static size_t bom(const char *text) {
 /* An fgets over in->text that counts lines. It stops the parse (returns
  * NULL) at the first error, and at a line longer than inih's buffer. */
 static char *reader(char *str, int num, void *stream) {
-  tutti__ini_t *in = stream;
+  tutti_ini_t *in = stream;
   if (in->err_line || in->text[in->pos] == '\0' || num < 2) return NULL;
   if (in->line == 0) in->pos += bom(in->text);
   const char *p = in->text + in->pos;
@@ -83,9 +83,9 @@ static char *reader(char *str, int num, void *stream) {
   size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
   in->line++;
   if (len > (size_t)num - 1) {
-    tutti__ini_fail(in, in->line,
-                    "line too long (%zu characters; at most %d); accepted: shorter lines %s",
-                    len - (nl ? 1 : 0), num - 3, in->long_hint);
+    tutti_ini_fail(in, in->line,
+                   "line too long (%zu characters; at most %d); accepted: shorter lines %s",
+                   len - (nl ? 1 : 0), num - 3, in->long_hint);
     return NULL;
   }
   memcpy(str, p, len);
@@ -96,29 +96,29 @@ static char *reader(char *str, int num, void *stream) {
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
-  tutti__ini_t *in = user;
+  tutti_ini_t *in = user;
   if (in->err_line) return 0;
   /* inih hands an indented line after a key to the handler again, under
    * the previous key's name (configparser's multi-line values). */
   if (in->indented && in->prev_line && in->prev_line != in->line &&
       strcmp(name, in->prev_name) == 0 && !(in->may_continue && in->may_continue(name))) {
-    tutti__ini_fail(in, in->line,
-                    "key '%s': continued on an indented line; accepted: one key = value per "
-                    "line, not indented%s",
-                    name, in->cont_hint);
+    tutti_ini_fail(in, in->line,
+                   "key '%s': continued on an indented line; accepted: one key = value per "
+                   "line, not indented%s",
+                   name, in->cont_hint);
     return 0;
   }
   snprintf(in->prev_name, sizeof in->prev_name, "%s", name);
   in->prev_line = in->line;
   if (section[0] == '\0' && !(in->global_key && !strcmp(name, in->global_key))) {
     if (in->global_key)
-      tutti__ini_fail(in, in->line,
-                      "key '%s': outside any section; accepted: %s = ... before the first "
-                      "section, keys under %s",
-                      name, in->global_key, in->sections);
+      tutti_ini_fail(in, in->line,
+                     "key '%s': outside any section; accepted: %s = ... before the first "
+                     "section, keys under %s",
+                     name, in->global_key, in->sections);
     else
-      tutti__ini_fail(in, in->line, "key '%s': outside any section; accepted: keys under %s", name,
-                      in->sections);
+      tutti_ini_fail(in, in->line, "key '%s': outside any section; accepted: keys under %s", name,
+                     in->sections);
     return 0;
   }
   return in->on_pair(in, section, name, value);
@@ -143,14 +143,14 @@ static void line_text(const char *text, int lineno, char *buf, size_t n) {
   escape(buf, n, raw);
 }
 
-int tutti__ini_report(const tutti__ini_t *in, char *err, size_t errlen) {
+int tutti_ini_report(const tutti_ini_t *in, char *err, size_t errlen) {
   tutti__seterr(err, errlen, "%s:%d: %s", in->filename, in->err_line, in->msg);
   return in->oom ? TUTTI_ENOMEM : TUTTI_EPARSE;
 }
 
-int tutti__ini_parse(tutti__ini_t *in, char *err, size_t errlen) {
+int tutti_ini_parse(tutti_ini_t *in, char *err, size_t errlen) {
   int ret = ini_parse_stream(reader, in, handler, in);
-  if (in->err_line && (ret <= 0 || ret >= in->err_line)) return tutti__ini_report(in, err, errlen);
+  if (in->err_line && (ret <= 0 || ret >= in->err_line)) return tutti_ini_report(in, err, errlen);
   if (ret > 0) {
     char lt[320]; /* 80 characters, each up to 4 when escaped */
     line_text(in->text, ret, lt, sizeof lt);
