@@ -41,7 +41,7 @@ extern char **environ;
 struct tutti_plugin {
   const char *file; /* for messages */
   tutti_algo_desc_t *d[PLUGIN_ALGOS];
-  int n, failed;
+  int n, failed; /* failed: the first error's code (TUTTI_EINVAL, TUTTI_ENOMEM) */
   char err[512];
 };
 
@@ -59,7 +59,7 @@ int tutti_plugin_add(tutti_plugin_t *p, const tutti_algo_desc_t *d) {
     snprintf(err, sizeof err, "out of memory");
   }
   if (rc) {
-    p->failed = 1;
+    p->failed = rc;
     snprintf(p->err, sizeof p->err, "%s", err);
     return rc;
   }
@@ -92,6 +92,10 @@ static int load_so(const char *file, const char *so, const char *real, char *err
   void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
+    if (why && strstr(why, "allocate memory")) { /* the loader ran out of memory */
+      tutti__errf(err, errlen, "%s: out of memory (%s)", file, why);
+      return TUTTI_ENOMEM;
+    }
     tutti__errf(err, errlen, "%s: not a shared object tutti can load (%s)", file, why ? why : "?");
     return TUTTI_EIO;
   }
@@ -127,7 +131,7 @@ static int load_so(const char *file, const char *so, const char *real, char *err
   int ret = init(p);
   if (p->failed) {
     tutti__errf(err, errlen, "%s: %s", file, p->err);
-    rc = TUTTI_EINVAL;
+    rc = p->failed;
   } else if (ret != 0) {
     tutti__errf(err, errlen, "%s: its entry point tutti_plugin_init returned %d, not 0", file, ret);
     rc = TUTTI_EINVAL;
@@ -169,8 +173,9 @@ int tutti_plugin_load(const char *path, char *err, size_t errlen) {
   char real[PATH_MAX], so[PATH_MAX];
   struct stat st;
   if (stat(path, &st) || !realpath(path, real)) {
-    tutti__errf(err, errlen, "%s: %s", path, strerror(errno));
-    return TUTTI_EIO;
+    int e = errno;
+    tutti__errf(err, errlen, "%s: %s", path, strerror(e));
+    return e == ENOMEM ? TUTTI_ENOMEM : TUTTI_EIO;
   }
   if (S_ISDIR(st.st_mode)) {
     tutti__errf(err, errlen,
@@ -217,8 +222,9 @@ int tutti__plugin_algo(int coll, const char *path, const tutti_algo_desc_t **out
   int rc = tutti_plugin_load(path, err, errlen);
   if (rc) return rc;
   if (!realpath(path, real)) {
-    tutti__errf(err, errlen, "%s: %s", path, strerror(errno));
-    return TUTTI_EIO;
+    int e = errno;
+    tutti__errf(err, errlen, "%s: %s", path, strerror(e));
+    return e == ENOMEM ? TUTTI_ENOMEM : TUTTI_EIO;
   }
   const tutti_algo_desc_t *d, *hit = NULL;
   char mine[256] = "", others[256] = "";

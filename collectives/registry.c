@@ -815,6 +815,12 @@ static int register_locked(const tutti_algo_desc_t *const *d, int n, const char 
     snprintf(doing, sizeof doing, "%s '%s' (%s%s)", tutti_coll_name(e->d.coll), e->d.name,
              origin[0] == '/' ? "plugin " : "", origin);
     e->doing = builtin ? NULL : strdup(doing);
+    if (!builtin && !e->doing) {
+      tutti__errf(err, errlen, "out of memory");
+      rc = TUTTI_ENOMEM;
+      made++;
+      break;
+    }
   }
   if (rc) { /* none of them: only copies were made, nothing was published */
     for (int i = 0; i < made; i++) {

@@ -84,11 +84,12 @@ static int on_pair(tutti_ini_t *in, const char *section, const char *name, const
                      value, tutti_coll_name(st->coll));
       return 0;
     }
-    if (tutti_plugin_load(value, err, sizeof err)) {
+    int rc = tutti_plugin_load(value, err, sizeof err);
+    if (rc == TUTTI_ENOMEM)
+      tutti_ini_oom(in);
+    else if (rc)
       tutti_ini_fail(in, in->line, "plugin = %s: %s", value, err);
-      return 0;
-    }
-    return 1;
+    return !rc;
   }
   if (!strcmp(name, "ranks")) {
     char *end;
@@ -125,7 +126,12 @@ static int on_pair(tutti_ini_t *in, const char *section, const char *name, const
     return 0;
   }
   const tutti_algo_t *a;
-  if (tutti_algo_select(st->coll, value, NULL, &a, err, sizeof err)) {
+  int rc = tutti_algo_select(st->coll, value, NULL, &a, err, sizeof err);
+  if (rc == TUTTI_ENOMEM) {
+    tutti_ini_oom(in);
+    return 0;
+  }
+  if (rc) {
     tutti_ini_fail(in, in->line, "range '%s': %s", name, err);
     return 0;
   }
@@ -136,7 +142,7 @@ static int on_pair(tutti_ini_t *in, const char *section, const char *name, const
                    name, tutti_coll_name(st->coll), tutti_coll_name(st->coll));
     return 0;
   }
-  int rc = tutti_rules_add(st->rules, st->coll, st->ranks, lo, hi, a, in->line, err, sizeof err);
+  rc = tutti_rules_add(st->rules, st->coll, st->ranks, lo, hi, a, in->line, err, sizeof err);
   if (rc == TUTTI_ENOMEM) {
     tutti_ini_oom(in);
     return 0;

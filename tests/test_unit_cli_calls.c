@@ -22,6 +22,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "source_scan.h"
+
 #define MAX_FILES 128
 #define MAX_DEFS 2048
 
@@ -39,62 +41,6 @@ struct def {
 static struct file files[MAX_FILES];
 static struct def defs[MAX_DEFS];
 static int nfiles, ndefs;
-
-/* Comments, string literals and character constants become spaces
- * (newlines stay, so line numbers hold). */
-static void blank(char *s) {
-  enum { CODE, LINE, BLOCK, STR, CHR } st = CODE;
-  for (char *p = s; *p; p++) {
-    switch (st) {
-    case CODE:
-      if (p[0] == '/' && p[1] == '/')
-        st = LINE, *p = ' ';
-      else if (p[0] == '/' && p[1] == '*')
-        st = BLOCK, *p++ = ' ', *p = ' ';
-      else if (*p == '"')
-        st = STR, *p = ' ';
-      else if (*p == '\'')
-        st = CHR, *p = ' ';
-      break;
-    case LINE:
-      if (*p == '\n')
-        st = CODE;
-      else
-        *p = ' ';
-      break;
-    case BLOCK:
-      if (p[0] == '*' && p[1] == '/')
-        st = CODE, *p++ = ' ', *p = ' ';
-      else if (*p != '\n')
-        *p = ' ';
-      break;
-    case STR:
-    case CHR:
-      if (*p == '\\' && p[1])
-        *p++ = ' ', *p = *p == '\n' ? '\n' : ' ';
-      else if (*p == (st == STR ? '"' : '\''))
-        st = CODE, *p = ' ';
-      else if (*p != '\n')
-        *p = ' ';
-      break;
-    }
-  }
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  cr_assert(f != NULL, "cannot open %s", path);
-  cr_assert(fseek(f, 0, SEEK_END) == 0);
-  long n = ftell(f);
-  cr_assert(n >= 0);
-  rewind(f);
-  char *s = malloc((size_t)n + 1);
-  cr_assert(s != NULL);
-  cr_assert(fread(s, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
-  s[n] = '\0';
-  fclose(f);
-  return s;
-}
 
 static int is_ident(int c) {
   return isalnum(c) || c == '_';
@@ -156,9 +102,9 @@ static void load(void) {
     cr_assert(nfiles < MAX_FILES, "more than %d files in bench/", MAX_FILES);
     struct file *f = &files[nfiles++];
     snprintf(f->name, sizeof f->name, "%s", e->d_name);
-    f->code = slurp(path);
+    f->code = src_slurp(path);
     f->command = 0;
-    blank(f->code);
+    src_blank(f->code, 1);
   }
   closedir(d);
   for (int i = 0; i < nfiles; i++) find_defs(i);

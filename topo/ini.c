@@ -62,7 +62,7 @@ static void inspect(tutti_ini_t *in, const char *raw, size_t len) {
   if (raw[i] != '[') return;
   const char *close = memchr(raw + i, ']', end - i);
   if (!close) return; /* inih reports it as a syntax error */
-  in->on_header(in, raw + i + 1, (size_t)(close - raw - i - 1));
+  if (in->on_header) in->on_header(in, raw + i + 1, (size_t)(close - raw - i - 1));
 }
 
 /* The length of a UTF-8 byte order mark at the start of text (editors on
@@ -85,7 +85,7 @@ static char *reader(char *str, int num, void *stream) {
   if (len > (size_t)num - 1) {
     tutti_ini_fail(in, in->line,
                    "line too long (%zu characters; at most %d); accepted: shorter lines %s",
-                   len - (nl ? 1 : 0), num - 3, in->long_hint);
+                   len - (nl ? 1 : 0), num - 3, in->long_hint ? in->long_hint : "");
     return NULL;
   }
   memcpy(str, p, len);
@@ -105,7 +105,7 @@ static int handler(void *user, const char *section, const char *name, const char
     tutti_ini_fail(in, in->line,
                    "key '%s': continued on an indented line; accepted: one key = value per "
                    "line, not indented%s",
-                   name, in->cont_hint);
+                   name, in->cont_hint ? in->cont_hint : "");
     return 0;
   }
   snprintf(in->prev_name, sizeof in->prev_name, "%s", name);
@@ -162,7 +162,7 @@ int tutti_ini_parse(tutti_ini_t *in, char *err, size_t errlen) {
   }
   if (ret < 0) {
     tutti__seterr(err, errlen, "%s: the INI parser failed (%d)", in->filename, ret);
-    return ret == -2 ? TUTTI_ENOMEM : TUTTI_EIO;
+    return ret == -2 ? TUTTI_ENOMEM : TUTTI_EPARSE; /* from a string: no I/O to fail */
   }
   return 0;
 }

@@ -35,11 +35,12 @@ typedef struct tutti_ini tutti_ini_t;
 
 struct tutti_ini {
   /* set by the client before tutti_ini_parse */
-  const char *filename;  /* for messages */
-  const char *text;      /* the whole file, NUL-terminated */
-  const char *sections;  /* the accepted sections, for messages: "[model], [topology]" */
-  const char *long_hint; /* after "accepted: shorter lines ", e.g. "(children ... lines)" */
-  const char *cont_hint; /* after the continuation error's accepted text; "" for none */
+  const char *filename; /* for messages */
+  const char *text;     /* the whole file, NUL-terminated */
+  const char *sections; /* the accepted sections, for messages: "[model], [topology]" */
+  /* after "accepted: shorter lines ", e.g. "(children ... lines)"; NULL: "" */
+  const char *long_hint;
+  const char *cont_hint; /* after the continuation error's accepted text; NULL or "": none */
   /* 1 if `name` may go on on an indented line (a list); NULL: no key may */
   int (*may_continue)(const char *name);
   /* the one key allowed before any section (on_pair gets section ""), or
@@ -47,7 +48,7 @@ struct tutti_ini {
   const char *global_key;
   /* a comment line (from its ';' or '#', trailing spaces cut); NULL: ignored */
   void (*on_comment)(tutti_ini_t *in, const char *text, size_t len);
-  /* a section header: the raw text between '[' and ']' */
+  /* a section header: the raw text between '[' and ']'; NULL: ignored */
   void (*on_header)(tutti_ini_t *in, const char *name, size_t len);
   /* key = value in a section, past the common checks: 1 to go on, 0 after
    * tutti_ini_fail */
@@ -74,7 +75,7 @@ TUTTI_API void tutti_ini_fail(tutti_ini_t *in, int line, const char *fmt, ...)
 /* Record "out of memory" at the current line; the parse returns TUTTI_ENOMEM. */
 TUTTI_API void tutti_ini_oom(tutti_ini_t *in);
 
-/* Parse in->text. Returns 0, or TUTTI_EPARSE (TUTTI_ENOMEM, TUTTI_EIO)
+/* Parse in->text. Returns 0, or TUTTI_EPARSE (TUTTI_ENOMEM)
  * with "FILE:LINE: msg" in err. The first error wins: the client's, the
  * reader's, or a line inih cannot parse (which inih reports only at the
  * end). */
