@@ -232,6 +232,33 @@ Test(html, run_binomial_16, .timeout = 300) {
   check_run_page(&c, 1);
 }
 
+/* A tree edge carrying a message is styled in flight, whichever way the
+ * edge was stored: at every early event of a broadcast (each message on
+ * its own tree edge), the edges in flight are the messages in flight. */
+Test(html, edges_in_flight_are_the_messages_in_flight, .timeout = 300) {
+  if (SANITIZED) cr_skip("the pages are not loaded under the sanitizers");
+  char page[4096], opt[4200];
+  page_path(page, sizeof page, "html_edges.html");
+  snprintf(opt, sizeof opt, "--html=%s", page);
+  struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "-m", "1000", opt);
+  cr_assert(eq(int, r.status, 0), "%s", r.err);
+  int flying = 0;
+  for (int k = 1; k <= 4; k++) {
+    char frag[32];
+    snprintf(frag, sizeof frag, "#step=%d", k);
+    char *dom = browse(page, frag, "--dump-dom", "1600,1200");
+    const char *sec = section(dom, 0);
+    cr_assert(sec != NULL, "%s: the page drew nothing", frag);
+    double fly = attr(sec, "data-in-flight");
+    cr_expect(eq(dbl, attr(sec, "data-edges-in-flight"), fly), "%s: %g messages in flight", frag,
+              fly);
+    flying += fly > 0;
+    free(dom);
+  }
+  cr_assert(gt(int, flying, 0), "some event has a message in flight");
+  cli_free(&r);
+}
+
 /* a schedule (no tree), a non-power of two */
 Test(html, run_allreduce_ring_5, .timeout = 300) {
   struct page_case c = {"html_run_ring5", {"allreduce", "ring", "-n", "5", "-m", "40", NULL}};
