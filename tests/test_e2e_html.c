@@ -259,6 +259,52 @@ Test(html, edges_in_flight_are_the_messages_in_flight, .timeout = 300) {
   cli_free(&r);
 }
 
+/* Four states, not one: a rank whose port is busy sends (the root of a
+ * broadcast at time 0, not "waits to send"); one behind a receive or a
+ * held-up send is blocked; one past its last event is done. In a
+ * pipelined allreduce most ranks send at once. */
+Test(html, ranks_that_send_are_not_waiting, .timeout = 300) {
+  if (SANITIZED) cr_skip("the pages are not loaded under the sanitizers");
+  char page[4096], opt[4200];
+  page_path(page, sizeof page, "html_states.html");
+  snprintf(opt, sizeof opt, "--html=%s", page);
+  struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "-m", "1000", opt);
+  cr_assert(eq(int, r.status, 0), "%s", r.err);
+  cli_free(&r);
+  char *dom = browse(page, "#step=0", "--dump-dom", "1600,1200");
+  const char *sec = section(dom, 0);
+  cr_assert(sec != NULL);
+  cr_expect(ne(ptr, strstr(dom, ">rank 0 sends to "), NULL), "the root sends at time 0");
+  cr_expect(eq(ptr, strstr(dom, "rank 0 waits"), NULL), "the root waits for nobody");
+  cr_expect(ge(dbl, attr(sec, "data-sending"), 1));
+  cr_expect(eq(dbl, attr(sec, "data-waiting") + attr(sec, "data-sending"), 8),
+            "the other 7 wait for their message");
+  free(dom);
+  dom = browse(page, "#end", "--dump-dom", "1600,1200");
+  sec = section(dom, 0);
+  cr_assert(sec != NULL);
+  cr_expect(eq(dbl, attr(sec, "data-done"), 8), "every rank is done at the end");
+  cr_expect(eq(dbl, attr(sec, "data-waiting"), 0));
+  free(dom);
+
+  r = CLI("run", "allreduce", "dual-root:blocks=4", "-n", "14", "-m", "64KiB", opt);
+  cr_assert(eq(int, r.status, 0), "%s", r.err);
+  cli_free(&r);
+  int most = 0;
+  for (int k = 4; k <= 40; k += 12) {
+    char frag[32];
+    snprintf(frag, sizeof frag, "#step=%d", k);
+    dom = browse(page, frag, "--dump-dom", "1600,1200");
+    sec = section(dom, 0);
+    cr_assert(sec != NULL);
+    double sending = attr(sec, "data-sending");
+    cr_expect(lt(dbl, attr(sec, "data-waiting"), 14), "%s: not all 14 blocked", frag);
+    if (sending > most) most = (int)sending;
+    free(dom);
+  }
+  cr_expect(ge(int, most, 4), "the pipeline keeps several ports busy at once");
+}
+
 /* a schedule (no tree), a non-power of two */
 Test(html, run_allreduce_ring_5, .timeout = 300) {
   struct page_case c = {"html_run_ring5", {"allreduce", "ring", "-n", "5", "-m", "40", NULL}};
