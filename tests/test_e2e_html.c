@@ -8,7 +8,7 @@
  * drawn equal the run's messages, every message is delivered at the end,
  * none is in flight, and the last time shown is the modeled time (the
  * page's last event is the latest of the messages' and ranks' times, found
- * by the script, not copied). At #step=0 nothing is delivered yet. A
+ * by the script, not copied). At #step=1 nothing is delivered yet. A
  * screenshot of each page goes into the build directory (html_*.png).
  * Without chromium those tests skip, unless TUTTI_REQUIRE_CHROMIUM=1 (CI),
  * which makes them fail. Bad input (too many ranks, an unwritable file, a
@@ -192,7 +192,7 @@ static void check_run_page(const struct page_case *c, int screenshot) {
   const char *now = strstr(dom, "id=\"now\""), *s = section(dom, 0);
   cr_assert(now && s, "%s: the page drew nothing: %.300s", c->name, dom);
   cr_assert(section(dom, 1) == NULL, "one run, one section");
-  cr_assert(eq(dbl, attr(now, "data-step"), attr(now, "data-steps") - 1), "#end is the last step");
+  cr_assert(eq(dbl, attr(now, "data-step"), attr(now, "data-steps")), "#end is the last event");
   near(attr(now, "data-t"), T, "the last time");
   near(attr(s, "data-t"), T, "the run's time");
   cr_assert(eq(dbl, attr(s, "data-messages"), msgs), "%s: messages in the data", c->name);
@@ -207,7 +207,7 @@ static void check_run_page(const struct page_case *c, int screenshot) {
     return;
   }
   /* the first event: time 0, when no message can have arrived yet */
-  dom = browse(page, "#step=0", "--dump-dom", "1600,1200");
+  dom = browse(page, "#step=1", "--dump-dom", "1600,1200");
   s = section(dom, 0);
   now = strstr(dom, "id=\"now\"");
   cr_assert(s && now);
@@ -221,7 +221,7 @@ static void check_run_page(const struct page_case *c, int screenshot) {
     strcat(png, ".png");
     unlink(png);
     snprintf(shot, sizeof shot, "--screenshot=%s", png);
-    free(browse(page, "#step=2", shot, "1600,1700"));
+    free(browse(page, "#step=3", shot, "1600,1700"));
     check_png(png);
   }
   cli_free(&r);
@@ -243,7 +243,7 @@ Test(html, edges_in_flight_are_the_messages_in_flight, .timeout = 300) {
   struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "-m", "1000", opt);
   cr_assert(eq(int, r.status, 0), "%s", r.err);
   int flying = 0;
-  for (int k = 1; k <= 4; k++) {
+  for (int k = 2; k <= 5; k++) {
     char frag[32];
     snprintf(frag, sizeof frag, "#step=%d", k);
     char *dom = browse(page, frag, "--dump-dom", "1600,1200");
@@ -271,7 +271,7 @@ Test(html, ranks_that_send_are_not_waiting, .timeout = 300) {
   struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "-m", "1000", opt);
   cr_assert(eq(int, r.status, 0), "%s", r.err);
   cli_free(&r);
-  char *dom = browse(page, "#step=0", "--dump-dom", "1600,1200");
+  char *dom = browse(page, "#step=1", "--dump-dom", "1600,1200");
   const char *sec = section(dom, 0);
   cr_assert(sec != NULL);
   cr_expect(ne(ptr, strstr(dom, ">rank 0 sends to "), NULL), "the root sends at time 0");
@@ -291,7 +291,7 @@ Test(html, ranks_that_send_are_not_waiting, .timeout = 300) {
   cr_assert(eq(int, r.status, 0), "%s", r.err);
   cli_free(&r);
   int most = 0;
-  for (int k = 4; k <= 40; k += 12) {
+  for (int k = 5; k <= 41; k += 12) {
     char frag[32];
     snprintf(frag, sizeof frag, "#step=%d", k);
     dom = browse(page, frag, "--dump-dom", "1600,1200");
@@ -303,6 +303,44 @@ Test(html, ranks_that_send_are_not_waiting, .timeout = 300) {
     free(dom);
   }
   cr_expect(ge(int, most, 4), "the pipeline keeps several ports busy at once");
+}
+
+/* #step=K opens event K, as the bar counts them; play reaches each event
+ * at its modeled time in proportion (data-wall: the wall seconds into a
+ * 1x play, 10 for the whole run); a postal axis counts "1 step", and the
+ * label at the axis' end ends there instead of past the picture. */
+Test(html, steps_play_and_axes, .timeout = 300) {
+  if (SANITIZED) cr_skip("the pages are not loaded under the sanitizers");
+  char page[4096], opt[4200];
+  page_path(page, sizeof page, "html_steps.html");
+  snprintf(opt, sizeof opt, "--html=%s", page);
+  struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "--model", "postal:L=2", opt);
+  cr_assert(eq(int, r.status, 0), "%s", r.err);
+  cli_free(&r);
+  char *dom = browse(page, "#end", "--dump-dom", "1600,1200");
+  const char *now = strstr(dom, "id=\"now\"");
+  cr_assert(now != NULL);
+  double T = attr(now, "data-t"), steps = attr(now, "data-steps");
+  near(attr(now, "data-wall"), 10, "a whole run plays in 10 s at 1x");
+  cr_expect(eq(ptr, strstr(dom, ">1 steps<"), NULL), "one step is '1 step'");
+  cr_expect(ne(ptr, strstr(dom, ">1 step<"), NULL), "the axis has a tick at 1 step");
+  const char *tick = NULL, *p = dom;
+  while ((p = strstr(p, "class=\"tick\""))) tick = p++;
+  cr_assert(tick != NULL);
+  cr_expect(ne(ptr, strstr(tick, "text-anchor=\"end\""), NULL), "the last tick ends at the axis");
+  free(dom);
+  for (int k = 2; k < steps; k += 3) {
+    char frag[32], want[32];
+    snprintf(frag, sizeof frag, "#step=%d", k);
+    dom = browse(page, frag, "--dump-dom", "1600,1200");
+    now = strstr(dom, "id=\"now\"");
+    cr_assert(now != NULL);
+    cr_expect(eq(dbl, attr(now, "data-step"), k), "%s opens event %d", frag, k);
+    snprintf(want, sizeof want, ">event %d of ", k);
+    cr_expect(ne(ptr, strstr(dom, want), NULL), "%s: the bar says event %d", frag, k);
+    near(attr(now, "data-wall"), attr(now, "data-t") / T * 10, "played in proportion");
+    free(dom);
+  }
 }
 
 /* a schedule (no tree), a non-power of two */
@@ -382,7 +420,7 @@ Test(html, compare_page, .timeout = 300) {
   page_path(png, sizeof png, "html_compare.png");
   unlink(png);
   snprintf(shot, sizeof shot, "--screenshot=%s", png);
-  free(browse(page, "#step=6", shot, "1600,3300"));
+  free(browse(page, "#step=7", shot, "1600,3300"));
   check_png(png);
 }
 
