@@ -38,7 +38,7 @@ int tutti__allgather_bruck(tutti_rank_t *r, const void *sbuf, void *rbuf, long c
   int rc = tutti__blocks_own(r, sbuf, rbuf, count, type);
   if (rc || count == 0 || P == 1) return rc;
   /* slot i of the scratch holds rank me + i's block: own block first */
-  unsigned char *buf = malloc(all);
+  unsigned char *buf = tutti_scratch_alloc(r, all);
   if (!buf) return TUTTI_ENOMEM;
   rc = tutti_local_copy(r, buf, out + (size_t)me * bytes, bytes);
   for (int d = 1; !rc && d < P; d <<= 1) {
@@ -51,7 +51,7 @@ int tutti__allgather_bruck(tutti_rank_t *r, const void *sbuf, void *rbuf, long c
   size_t head = (size_t)(P - me) * bytes;
   if (!rc) rc = tutti_local_copy(r, out + (size_t)me * bytes, buf, head);
   if (!rc) rc = tutti_local_copy(r, out, buf + head, all - head);
-  free(buf);
+  tutti_scratch_free(r, buf);
   return rc;
 }
 

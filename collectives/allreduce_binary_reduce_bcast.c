@@ -111,7 +111,7 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
   tutti__ponode_t nd;
   tutti__postorder_node(0, P - 1, me, &nd);
   long cap = (count + b - 1) / b;
-  char *t = malloc((size_t)cap * esz);
+  char *t = tutti_scratch_alloc(r, (size_t)cap * esz);
   if (!t) return TUTTI_ENOMEM;
   int more;
   tutti__bop_t o;
@@ -131,7 +131,7 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
     if (!rc && o.reduce && o.rpeer >= 0 && rn)
       rc = tutti_reduce_local_r(r, t, Y + (size_t)rs * esz, rn, type, op);
   }
-  free(t);
+  tutti_scratch_free(r, t);
   return rc;
 }
 
@@ -152,6 +152,19 @@ static int sched_op(const void *ctx, int rank, long k, tutti__bop_t *o) {
   return more;
 }
 
+struct bctx {
+  int P;
+  double blk;
+  const tutti_hockney_t *h;
+};
+
+/* b blocks of blk bytes, replayed (tutti__pipeline_cost_bounded) */
+static double brb_time(void *ctx, long b) {
+  const struct bctx *c = ctx;
+  struct sctx s = {c->P, b, c->blk};
+  return tutti__schedule_hockney(c->P, sched_op, &s, c->h);
+}
+
 double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                                  const tutti_hockney_t *h, int *bound) {
   (void)root;
@@ -163,6 +176,8 @@ double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, i
   int exact = b == 1 || m % (16 * (size_t)b) == 0;
   double blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
   *bound = !exact;
-  struct sctx ctx = {P, b, blk};
-  return tutti__schedule_hockney(P, sched_op, &ctx, h);
+  struct bctx ctx = {P, blk, h};
+  double T = tutti__pipeline_cost_bounded(P, b, brb_time, &ctx, bound);
+  if (!exact) *bound = 1;
+  return T;
 }

@@ -33,12 +33,12 @@ int tutti__allreduce_recursive_doubling(tutti_rank_t *r, const void *sbuf, void 
   int pof2 = 1;
   while (pof2 * 2 <= P) pof2 *= 2;
   int rem = P - pof2, v;
-  char *t = malloc(bytes);
+  char *t = tutti_scratch_alloc(r, bytes);
   if (!t) return TUTTI_ENOMEM;
   if (me < 2 * rem && me % 2 == 0) { /* folded out: hand over, wait for the result */
     rc = tutti_send(r, rbuf, count, type, me + 1, tag);
     if (!rc) rc = tutti_recv(r, rbuf, count, type, me + 1, tag, TUTTI_STATUS_IGNORE);
-    free(t);
+    tutti_scratch_free(r, t);
     return rc;
   }
   if (me < 2 * rem) {
@@ -55,7 +55,7 @@ int tutti__allreduce_recursive_doubling(tutti_rank_t *r, const void *sbuf, void 
     if (!rc) rc = tutti_reduce_local_r(r, t, rbuf, count, type, op);
   }
   if (!rc && me < 2 * rem) rc = tutti_send(r, rbuf, count, type, me - 1, tag);
-  free(t);
+  tutti_scratch_free(r, t);
   return rc;
 }
 

@@ -378,7 +378,8 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   int A = s.A, lo = s.kid[0], hi = s.kid[1];
   long half0 = (count + 1) / 2, abase = A ? half0 : 0, alen = A ? count - half0 : half0;
   long cap = (half0 + b - 1) / b;
-  char *t = malloc((size_t)cap * esz), *U = hi >= 0 ? malloc((size_t)alen * esz + 1) : NULL;
+  char *t = tutti_scratch_alloc(r, (size_t)cap * esz),
+       *U = hi >= 0 ? tutti_scratch_alloc(r, (size_t)alen * esz + 1) : NULL;
   int more;
   rc = t && (hi < 0 || U) ? 0 : TUTTI_ENOMEM;
   /* does the upper child's block j arrive before the lower child's? */
@@ -411,8 +412,8 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
       rc = tutti_reduce_local_r(
           r, t, hi_first ? U + (size_t)(rs - abase) * esz : Y + (size_t)rs * esz, rn, type, op);
   }
-  free(t);
-  free(U);
+  tutti_scratch_free(r, t);
+  tutti_scratch_free(r, U);
   return rc;
 }
 
@@ -430,6 +431,32 @@ static int cost_op(const void *ctx, int rank, long k, tutti__bop_t *o) {
   return more;
 }
 
+struct tctx {
+  int P;
+  double blk;
+  const tutti_hockney_t *h;
+};
+
+/* b blocks a half of blk bytes each, replayed (tutti__pipeline_cost_bounded) */
+static double two_tree_time(void *ctx, long b) {
+  const struct tctx *t = ctx;
+  int P = t->P;
+  struct cctx c = {malloc((size_t)P * sizeof *c.s), t->blk};
+  const signed char *kept = cached_colours(P);
+  signed char *cols = kept ? NULL : malloc(2 * (size_t)P);
+  if (!c.s || (!kept && !cols)) {
+    free(c.s);
+    free(cols);
+    return NAN;
+  }
+  if (!kept) colour_all(P, cols);
+  for (int v = 0; v < P; v++) sched_init(&c.s[v], P, b, v, kept ? kept : cols);
+  free(cols);
+  double T = tutti__schedule_hockney(P, cost_op, &c, t->h);
+  free(c.s);
+  return T;
+}
+
 double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                       const tutti_hockney_t *h, int *bound) {
   (void)root;
@@ -441,19 +468,8 @@ double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, si
   /* both halves cut into b equal blocks for every element size up to 16 */
   int exact = m % (32 * (size_t)b) == 0;
   double blk = exact ? (double)m / (2.0 * (double)b) : ceil((double)m / (2.0 * (double)b)) + 32;
-  *bound = !exact;
-  struct cctx c = {malloc((size_t)P * sizeof *c.s), blk};
-  const signed char *kept = cached_colours(P);
-  signed char *cols = kept ? NULL : malloc(2 * (size_t)P);
-  if (!c.s || (!kept && !cols)) {
-    free(c.s);
-    free(cols);
-    return NAN;
-  }
-  if (!kept) colour_all(P, cols);
-  for (int v = 0; v < P; v++) sched_init(&c.s[v], P, b, v, kept ? kept : cols);
-  free(cols);
-  double T = tutti__schedule_hockney(P, cost_op, &c, h);
-  free(c.s);
+  struct tctx c = {P, blk, h};
+  double T = tutti__pipeline_cost_bounded(P, b, two_tree_time, &c, bound);
+  if (!exact) *bound = 1;
   return T;
 }

@@ -114,7 +114,7 @@ int tutti__blocks_reduce_scatter_ring(tutti_rank_t *r, void *buf, long count, tu
   int right = (me + 1) % P, left = (me - 1 + P) % P;
   size_t esz = tutti_type_size(type);
   if (P == 1) return 0;
-  char *Y = buf, *t = malloc(((size_t)(count / P) + 1) * esz);
+  char *Y = buf, *t = tutti_scratch_alloc(r, ((size_t)(count / P) + 1) * esz);
   if (!t) return TUTTI_ENOMEM;
   int rc = 0;
   for (int s = 0; !rc && s < P - 1; s++) {
@@ -125,7 +125,7 @@ int tutti__blocks_reduce_scatter_ring(tutti_rank_t *r, void *buf, long count, tu
                         TUTTI_STATUS_IGNORE);
     if (!rc && rn) rc = tutti_reduce_local_r(r, t, Y + (size_t)rs * esz, rn, type, op);
   }
-  free(t);
+  tutti_scratch_free(r, t);
   return rc;
 }
 
@@ -149,7 +149,7 @@ int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
   *vout = -1;
   if (me < 2 * rem && me % 2 == 0) /* folded out */
     return tutti_send(r, Y, count, type, me + 1, tag);
-  char *t = malloc(count ? (size_t)count * esz : 1);
+  char *t = tutti_scratch_alloc(r, (size_t)count * esz);
   if (!t) return TUTTI_ENOMEM;
   if (me < 2 * rem) {
     rc = tutti_recv(r, t, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
@@ -171,7 +171,7 @@ int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
     if (!rc && kn) rc = tutti_reduce_local_r(r, t, Y + (size_t)ks * esz, kn, type, op);
     lo = keep;
   }
-  free(t);
+  tutti_scratch_free(r, t);
   *vout = v;
   return rc;
 }

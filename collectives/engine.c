@@ -228,7 +228,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
   for (int i = 0; i < nc; i++) child_straddles |= STRADDLES(nd->child[i].lo, nd->child[i].count);
   size_t sb = (size_t)segn * esz, tmpsz = (child_straddles ? 2 : 1) * sb;
   size_t acc1sz = b ? sb : 0, packsz = own_straddles ? 2 * sb : 0;
-  if (nc && !(mem = malloc(tmpsz + sb + acc1sz + packsz + 1))) {
+  if (nc && !(mem = tutti_scratch_alloc(r, tmpsz + sb + acc1sz + packsz + 1))) {
     rc = TUTTI_ENOMEM;
     goto out;
   }
@@ -275,7 +275,7 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
 #undef STRADDLES
   KEEP_FIRST_ERROR(rc, tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE));
 out:
-  free(mem);
+  tutti_scratch_free(r, mem);
   if (order != order_small) free(order);
   tutti__node_free(&own);
   return rc;
@@ -319,7 +319,7 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
       int a = abs_start(nd, c);
       char *dst = offset_or_null(out, (size_t)a * blk);
       if (a + c->count > P) {
-        if (!(wrapbuf = malloc((size_t)c->count * blk + 1))) {
+        if (!(wrapbuf = tutti_scratch_alloc(r, (size_t)c->count * blk + 1))) {
           rc = TUTTI_ENOMEM;
           break;
         }
@@ -336,7 +336,7 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     }
   } else {
     /* An inner rank assembles its subtree's blocks in relative order. */
-    if (!(buf = malloc((size_t)nd->count * blk + 1))) {
+    if (!(buf = tutti_scratch_alloc(r, (size_t)nd->count * blk + 1))) {
       rc = TUTTI_ENOMEM;
       goto out;
     }
@@ -350,8 +350,8 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
     if (!rc) rc = tutti_send(r, buf, (long)((size_t)nd->count * blk), TUTTI_BYTE, nd->parent, tag);
   }
 out:
-  free(buf);
-  free(wrapbuf);
+  tutti_scratch_free(r, buf);
+  tutti_scratch_free(r, wrapbuf);
   if (rq.q) reqs_free(&rq);
   tutti__node_free(&own);
   return rc;
@@ -386,7 +386,7 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
       const char *src = offset_or_null(in, (size_t)a * blk);
       if (a + c->count > P) {
         int head = P - a;
-        if (!(buf = malloc((size_t)c->count * blk + 1))) {
+        if (!(buf = tutti_scratch_alloc(r, (size_t)c->count * blk + 1))) {
           rc = TUTTI_ENOMEM;
           break;
         }
@@ -399,7 +399,7 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
       rc = tutti_isend(r, src, (long)((size_t)c->count * blk), TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
   } else {
-    if (!(buf = malloc((size_t)nd->count * blk + 1))) {
+    if (!(buf = tutti_scratch_alloc(r, (size_t)nd->count * blk + 1))) {
       rc = TUTTI_ENOMEM;
       goto out;
     }
@@ -414,7 +414,7 @@ int tutti__tree_scatter(tutti_rank_t *r, const tutti_treespec_t *spec, const voi
   }
   KEEP_FIRST_ERROR(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
 out:
-  free(buf);
+  tutti_scratch_free(r, buf);
   if (rq.q) reqs_free(&rq);
   tutti__node_free(&own);
   return rc;

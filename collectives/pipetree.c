@@ -120,7 +120,7 @@ struct hk {
  * (gamma per byte) by the receiver. Within a round, ranks are taken in
  * increasing order per tree (post-order: children before parents), the
  * dual exchange last. */
-static double simulate(int P, int ntrees, long b, const double *blk, const struct hk *h) {
+static double simulate(int P, int ntrees, long b, double blk, const struct hk *h) {
   double *C = calloc((size_t)P, sizeof *C);
   tutti__ponode_t *nd = malloc((size_t)P * sizeof *nd);
   if (!C || !nd) {
@@ -144,8 +144,7 @@ static double simulate(int P, int ntrees, long b, const double *blk, const struc
         if (ops[k].role == DUAL) droot = i;
         if (ops[k].role != CHILD) continue;
         int c = ops[k].peer;
-        double s = ops[k].sblk >= 0 ? blk[ops[k].sblk] : 0,
-               rv = ops[k].rblk >= 0 ? blk[ops[k].rblk] : 0;
+        double s = ops[k].sblk >= 0 ? blk : 0, rv = ops[k].rblk >= 0 ? blk : 0;
         double t = fmax(C[i], C[c]) + h->alpha + h->beta * fmax(s, rv);
         C[c] = t;
         C[i] = t + h->gamma * rv;
@@ -153,7 +152,7 @@ static double simulate(int P, int ntrees, long b, const double *blk, const struc
     }
     if (droot >= 0) { /* both roots exchange block j, each combines it */
       int a = (P + 1) / 2 - 1, bb = P - 1;
-      double t = fmax(C[a], C[bb]) + h->alpha + h->beta * blk[j] + h->gamma * blk[j];
+      double t = fmax(C[a], C[bb]) + h->alpha + h->beta * blk + h->gamma * blk;
       C[a] = C[bb] = t;
     }
   }
@@ -166,9 +165,8 @@ static double simulate(int P, int ntrees, long b, const double *blk, const struc
 
 /* steps(1): the rounds' critical path with one block and unit exchanges. */
 static double steps1(int P, int ntrees) {
-  double one = 1;
   struct hk unit = {1, 0, 0};
-  return simulate(P, ntrees, 1, &one, &unit);
+  return simulate(P, ntrees, 1, 1, &unit);
 }
 
 static double auto_objective(double s1, long b, double m, double alpha, double beta) {
@@ -226,6 +224,26 @@ static void model_hockney(const tutti_model_t *md, double *alpha, double *beta) 
   *alpha = c0, *beta = (c1 - c0) / M;
 }
 
+double tutti__pipeline_cost_bounded(int P, long b, tutti__blocks_time_fn *time, void *ctx,
+                                    int *bound) {
+  if ((double)P * (double)b <= (double)TUTTI__COST_WORK) return time(ctx, b);
+  long b2 = TUTTI__COST_WORK / P > 2 ? TUTTI__COST_WORK / P : 2, b1 = b2 / 2;
+  double T1 = time(ctx, b1), T2 = time(ctx, b2);
+  *bound = 1;
+  return T2 + (double)(b - b2) * (T2 - T1) / (double)(b2 - b1);
+}
+
+struct pctx {
+  int P, ntrees;
+  double blk;
+  struct hk hk;
+};
+
+static double pipetree_time(void *ctx, long b) {
+  const struct pctx *c = ctx;
+  return simulate(c->P, c->ntrees, b, c->blk, &c->hk);
+}
+
 double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h,
                             int *bound) {
   *bound = 0;
@@ -238,15 +256,13 @@ double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutt
    * into b equal blocks when 16 b divides m (exact); otherwise every block
    * is taken 16 bytes larger than m/b, which no element size exceeds, and
    * the time only grows with message sizes (a bound). */
-  double *blk = malloc((size_t)b * sizeof *blk);
-  if (!blk) return NAN;
   int exact = b == 1 || m % (16 * (size_t)b) == 0;
-  for (long j = 0; j < b; j++)
-    blk[j] = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
-  struct hk hk = {h->alpha, h->beta, h->gamma};
-  double T = simulate(P, ntrees, b, blk, &hk);
-  free(blk);
-  *bound = !exact;
+  struct pctx c = {P,
+                   ntrees,
+                   exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16,
+                   {h->alpha, h->beta, h->gamma}};
+  double T = tutti__pipeline_cost_bounded(P, b, pipetree_time, &c, bound);
+  if (!exact) *bound = 1;
   return T;
 }
 
@@ -277,7 +293,8 @@ int tutti__pipetree_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   int left = dual >= 0 && me < dual; /* tree A's root: its partial goes on the left */
 
   long cap = (count + b - 1) / b;
-  char *Y = rbuf, *t = malloc((size_t)cap * esz), *t0 = left ? malloc((size_t)cap * esz) : NULL;
+  char *Y = rbuf, *t = tutti_scratch_alloc(r, (size_t)cap * esz),
+       *t0 = left ? tutti_scratch_alloc(r, (size_t)cap * esz) : NULL;
   const char *x = sbuf;
   int rc = 0;
   if (!t || (left && !t0)) rc = TUTTI_ENOMEM;
@@ -315,7 +332,7 @@ int tutti__pipetree_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
         rc = tutti_reduce_local_r(r, left ? t0 : t, Y + rst * esz, got, type, op);
     }
   }
-  free(t);
-  free(t0);
+  tutti_scratch_free(r, t);
+  tutti_scratch_free(r, t0);
   return rc;
 }

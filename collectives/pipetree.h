@@ -71,4 +71,20 @@ long tutti__pipetree_auto_blocks(int P, int ntrees, long count, size_t esz, doub
 double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h,
                             int *bound);
 
+/* The Hockney time of a pipelined allreduce's b equal blocks, replayed by
+ * time(ctx, b') for any b' blocks of the same size, within a bounded work:
+ * exact (time(ctx, b)) while P b is at most TUTTI__COST_WORK; beyond, an
+ * upper bound (*bound set) extrapolated from the replays of b1 = w/2 and
+ * b2 = w blocks, w = TUTTI__COST_WORK / P: T(b2) + (b - b2)(T(b2) -
+ * T(b1)) / (b2 - b1) (b2 at least 2). It bounds: once the pipeline is full, each round
+ * applies the same monotone max-plus map, under which a round's largest
+ * advance of any rank's clock never grows, so T is concave in b past b1
+ * and the secant's slope bounds every later block's. So a cost function
+ * runs at most two replays of about TUTTI__COST_WORK rank-blocks, whatever
+ * P (at most the rank limit, 2^20) and m. NAN from time() is passed on. */
+#define TUTTI__COST_WORK (1L << 20)
+typedef double tutti__blocks_time_fn(void *ctx, long b);
+double tutti__pipeline_cost_bounded(int P, long b, tutti__blocks_time_fn *time, void *ctx,
+                                    int *bound);
+
 #endif /* TUTTI_COLL_PIPETREE_H */

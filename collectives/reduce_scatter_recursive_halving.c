@@ -42,7 +42,7 @@ int tutti__reduce_scatter_recursive_halving(tutti_rank_t *r, const void *sbuf, v
   if (P == 1) {
     return in_place ? 0 : tutti_local_copy(r, rbuf, sbuf, bytes);
   }
-  char *W = in_place ? rbuf : malloc((size_t)P * bytes);
+  char *W = in_place ? rbuf : tutti_scratch_alloc(r, (size_t)P * bytes);
   if (!W) return TUTTI_ENOMEM;
   int v = 0, rc = in_place ? 0 : tutti_local_copy(r, W, sbuf, (size_t)P * bytes);
   if (!rc)
@@ -56,7 +56,7 @@ int tutti__reduce_scatter_recursive_halving(tutti_rank_t *r, const void *sbuf, v
       rc = tutti_send(r, W + (size_t)(me - 1) * bytes, count, type, me - 1, tag);
     if (!rc) rc = tutti_local_copy(r, rbuf, W + (size_t)me * bytes, bytes); /* disjoint or equal */
   }
-  if (!in_place) free(W);
+  if (!in_place) tutti_scratch_free(r, W);
   return rc;
 }
 

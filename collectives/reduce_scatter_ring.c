@@ -33,12 +33,12 @@ int tutti__reduce_scatter_ring(tutti_rank_t *r, const void *sbuf, void *rbuf, lo
   if (P == 1) {
     return in_place ? 0 : tutti_local_copy(r, rbuf, sbuf, bytes);
   }
-  char *W = in_place ? rbuf : malloc((size_t)P * bytes);
+  char *W = in_place ? rbuf : tutti_scratch_alloc(r, (size_t)P * bytes);
   if (!W) return TUTTI_ENOMEM;
   int rc = in_place ? 0 : tutti_local_copy(r, W, sbuf, (size_t)P * bytes);
   if (!rc) rc = tutti__blocks_reduce_scatter_ring(r, W, (long)P * count, type, op, 0, tag);
   if (!rc) rc = tutti_local_copy(r, rbuf, W + (size_t)me * bytes, bytes); /* disjoint or equal */
-  if (!in_place) free(W);
+  if (!in_place) tutti_scratch_free(r, W);
   return rc;
 }
 

@@ -146,35 +146,8 @@ static void list_params(const tutti_algo_desc_t *d, char *buf, size_t n) {
  * it is not such a list. Ranks are 0..2^30; a range a-b runs down when
  * a > b. */
 long tutti__rank_list(const char *list, int *out, long cap) {
-  long n = 0;
-  const char *s = list;
-  if (!s) return -1;
-  for (;;) {
-    long a, b;
-    char *end;
-    while (*s == ' ') s++;
-    if (*s < '0' || *s > '9') return -1;
-    a = strtol(s, &end, 10);
-    s = end;
-    while (*s == ' ') s++;
-    b = a;
-    if (*s == '-') {
-      s++;
-      while (*s == ' ') s++;
-      if (*s < '0' || *s > '9') return -1;
-      b = strtol(s, &end, 10);
-      s = end;
-      while (*s == ' ') s++;
-    }
-    if (a > 1L << 30 || b > 1L << 30) return -1;
-    /* written up to cap, counted past it: a range of 2^30 costs nothing */
-    long step = a <= b ? 1 : -1, len = (b - a) * step + 1, room = cap - n;
-    long take = room <= 0 ? 0 : room < len ? room : len;
-    for (long j = 0; j < take; j++) out[n + j] = (int)(a + j * step);
-    n += len;
-    if (!*s) return n;
-    if (*s++ != ',') return -1;
-  }
+  /* the one reader of rank lists, which --mapping list: shares (units.h) */
+  return tutti_parse_rank_list(list, 1L << 30, out, cap, NULL);
 }
 
 /* -------------------------------------------------------------- selection */
@@ -776,7 +749,9 @@ double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const t
                        int *bound) {
   int b = 0;
   double t = NAN;
-  if (valid(a) && a->e->d.cost_fn && h && P >= 1 && root >= 0 && root < P)
+  /* P within the rank limit: a cost function may build a P-node tree */
+  if (valid(a) && a->e->d.cost_fn && h && P >= 1 && P <= TUTTI_COST_MAX_RANKS && root >= 0 &&
+      root < P)
     t = a->e->d.cost_fn(a, P, root, m, h, &b);
   if (bound) *bound = b;
   return t;

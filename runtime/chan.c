@@ -9,6 +9,10 @@
 struct chan *tutti__chan_add(struct tutti_rank *r, int peer) {
   if ((r->nchans + 1) * 2 > r->chancap) {
     uint32_t cap = r->chancap ? r->chancap * 2 : 8;
+    /* the budget counts what the table grows by (the old one is freed) */
+    if (!tutti__rank_charge(r, TUTTI__MEM_CHANNELS,
+                            (uint64_t)(cap - r->chancap) * sizeof(struct chan)))
+      return NULL;
     struct chan *t = line_alloc(cap * sizeof *t);
     if (!t) return NULL;
     for (uint32_t i = 0; i < cap; i++) t[i] = (struct chan){.peer = -1};

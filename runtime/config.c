@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tutti/units.h" /* TUTTI_TIME_MAX, TUTTI_PER_BYTE_MAX */
 
 #define DEFAULT_STACK ((size_t)128 << 10)
 #define DEFAULT_FIBER_STACK ((size_t)32 << 10)
@@ -47,15 +48,27 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
                m->preset);
   const tutti_cost_t *c[] = {&m->send_cpu, &m->send_port, &m->latency, &m->recv_port, &m->recv_cpu};
   const char *name[] = {"send_cpu", "send_port", "latency", "recv_port", "recv_cpu"};
-  for (size_t i = 0; i < sizeof c / sizeof *c; i++)
-    if (!(c[i]->floor >= 0) || !(c[i]->a >= 0) || !(c[i]->b >= 0)) /* also NaN */
+  /* units.h's ranges, the parsers' and the constructors': every cost of
+   * a message then stays finite and within the time base (MODEL.md), so a
+   * model that passes here does not fail in the replay for its constants.
+   * Written so that NaN fails. */
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    const char *bad_field = !(c[i]->floor >= 0 && c[i]->floor <= TUTTI_TIME_MAX) ? "floor"
+                            : !(c[i]->a >= 0 && c[i]->a <= TUTTI_TIME_MAX)       ? "a"
+                            : !(c[i]->b >= 0 && c[i]->b <= TUTTI_PER_BYTE_MAX)   ? "b"
+                                                                                 : NULL;
+    if (bad_field)
       return bad(TUTTI_EINVAL, err, errlen,
-                 "config.model->%s (floor %g, a %g, b %g) is not a cost; accepted: floor, a "
-                 "and b >= 0",
-                 name[i], c[i]->floor, c[i]->a, c[i]->b);
-  if (!(m->gamma >= 0))
+                 "config.model->%s.%s (floor %g, a %g, b %g) is out of range; accepted: floor "
+                 "and a from 0 to %g s, b from 0 to %g s/B",
+                 name[i], bad_field, c[i]->floor, c[i]->a, c[i]->b, TUTTI_TIME_MAX,
+                 TUTTI_PER_BYTE_MAX);
+  }
+  if (!(m->gamma >= 0 && m->gamma <= TUTTI_PER_BYTE_MAX))
     return bad(TUTTI_EINVAL, err, errlen,
-               "config.model->gamma %g is not a cost per byte; accepted: a number >= 0", m->gamma);
+               "config.model->gamma %g is out of range; accepted: a cost per byte from 0 to %g "
+               "s/B",
+               m->gamma, TUTTI_PER_BYTE_MAX);
   /* A topology must be bound to exactly these ranks (tutti_topo_bind):
    * caught here rather than after the run, at replay. */
   int bound = m->topo ? tutti_topo_nranks(m->topo) : nranks;
@@ -79,7 +92,7 @@ static int env_fibers(void) {
 }
 
 /* TUTTI_STACK: bytes, with an optional K or M suffix; 0 or unset: 0 (the
- * default). -1: malformed, too large, or below the minimum. */
+ * default). -1: malformed, below the minimum or above TUTTI_MAX_STACK. */
 static long long env_stack(void) {
   const char *s = env("TUTTI_STACK");
   if (!s) return 0;
@@ -91,7 +104,7 @@ static long long env_stack(void) {
   if (shift) end++;
   if (*end || errno || v > (unsigned long long)(SIZE_MAX >> shift) >> 1) return -1;
   v <<= shift;
-  if (v && v < (size_t)PTHREAD_STACK_MIN) return -1;
+  if (v && (v < (size_t)PTHREAD_STACK_MIN || v > TUTTI_MAX_STACK)) return -1;
   return (long long)v;
 }
 
@@ -111,6 +124,8 @@ static int env_perturb(unsigned *seed) {
   return 1;
 }
 
+_Static_assert(TUTTI__MAX_RANKS == TUTTI_MAX_RANKS, "one rank limit, the public one");
+
 int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, char *err,
                        size_t errlen) {
   if (err && errlen) err[0] = '\0';
@@ -124,6 +139,9 @@ int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, cha
   if (cfg->stack_size && cfg->stack_size < (size_t)PTHREAD_STACK_MIN)
     return bad(TUTTI_EINVAL, err, errlen, "config.stack_size %zu is below the minimum %zu",
                cfg->stack_size, (size_t)PTHREAD_STACK_MIN);
+  if (cfg->stack_size > TUTTI_MAX_STACK)
+    return bad(TUTTI_EINVAL, err, errlen, "config.stack_size %zu is above the maximum %zu (1 GiB)",
+               cfg->stack_size, TUTTI_MAX_STACK);
 
   if (cfg->ranks_as == TUTTI_RANKS_AS_DEFAULT) {
     int f = env_fibers();
@@ -149,11 +167,14 @@ int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, cha
     return bad(TUTTI_ENOTSUP, err, errlen,
                "config.flags TUTTI_WALLCLOCK with ranks as fibers: a paced rank sleeps and "
                "would hold its worker's other ranks; accepted: TUTTI_WALLCLOCK with threads");
-  if (!(cfg->time_scale >= 0)) /* also NaN */
+  /* Bounded, so that a paced run's wall times stay finite: 1e9 wall
+   * seconds per modeled second shows a microsecond as a quarter of an
+   * hour (the CLI's --realtime takes the same range). Also NaN. */
+  if (!(cfg->time_scale >= 0 && cfg->time_scale <= TUTTI_TIME_SCALE_MAX))
     return bad(TUTTI_EINVAL, err, errlen,
-               "config.time_scale %g is not a scale; accepted: 0 (one wall second per modeled "
-               "second) or a number > 0",
-               cfg->time_scale);
+               "config.time_scale %g is out of range; accepted: 0 (one wall second per modeled "
+               "second) or a number > 0 and at most %g",
+               cfg->time_scale, TUTTI_TIME_SCALE_MAX);
 
   s->bind = cfg->bind;
   if (cfg->bind == TUTTI_BIND_DEFAULT) {
@@ -190,8 +211,8 @@ int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, cha
     if (st < 0)
       return bad(TUTTI_EINVAL, err, errlen,
                  "TUTTI_STACK='%s' is not a stack size; accepted: bytes with an optional K or M "
-                 "suffix, at least %zu: 256K, 1M",
-                 getenv("TUTTI_STACK"), (size_t)PTHREAD_STACK_MIN);
+                 "suffix, from %zu to %zu (1024M): 256K, 1M",
+                 getenv("TUTTI_STACK"), (size_t)PTHREAD_STACK_MIN, TUTTI_MAX_STACK);
     s->stack_size = (size_t)st;
   }
   if (!s->stack_size) {

@@ -241,6 +241,11 @@ uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev) {
       if (!got) return refuse(log, TUTTI_EVLOG_BUDGET);
       cap = log->cap + (uint32_t)got;
     }
+    uint64_t grow = (uint64_t)(cap - log->cap) * EV;
+    if (log->mem && !tutti__mem_charge(log->mem, TUTTI__MEM_LOGS, grow)) {
+      if (log->budget) budget_give(log->budget, cap - log->cap);
+      return refuse(log, TUTTI_EVLOG_MEMORY);
+    }
     struct tutti_ev *p = NULL;
     int order = 0;
     if (!log->refuse || cap <= log->refuse) { /* else the test hook's refusal */
@@ -269,6 +274,7 @@ uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev) {
     }
     if (!p) {
       if (log->budget) budget_give(log->budget, cap - log->cap);
+      if (log->mem) tutti__mem_uncharge(log->mem, TUTTI__MEM_LOGS, grow);
       return refuse(log, TUTTI_EVLOG_NOMEM);
     }
     log->ev = p;
@@ -285,6 +291,7 @@ void tutti__evlog_clear(struct tutti_evlog *log) {
 
 void tutti__evlog_free(struct tutti_evlog *log) {
   budget_give(log->budget, log->cap);
+  if (log->mem) tutti__mem_uncharge(log->mem, TUTTI__MEM_LOGS, (uint64_t)log->cap * EV);
   if (log->order)
     arena_free((char *)log->ev, log->order);
   else

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
+
 enum tutti_ev_kind {
   TUTTI_EV_SEND = 1,   /* isend posted: peer = dest, tag, bytes; u.req_of = 0 */
   TUTTI_EV_RECV,       /* irecv posted: peer = matched source, tag = matched tag,
@@ -62,6 +64,7 @@ enum tutti_evlog_refusal {
   TUTTI_EVLOG_FULL = 1, /* n == max */
   TUTTI_EVLOG_BUDGET,   /* the shared budget is spent */
   TUTTI_EVLOG_NOMEM,    /* realloc failed (or the test hook refused) */
+  TUTTI_EVLOG_MEMORY,   /* the world's memory budget refused the growth */
 };
 
 struct tutti_evlog {
@@ -74,6 +77,9 @@ struct tutti_evlog {
    * automatic limit is such a budget, not a share per rank: a flat root
    * records 2P events while its leaves record 2. NULL: no budget. */
   uint64_t *budget;
+  /* The world's memory budget, charged with what the log grows by and
+   * given back when it is freed; NULL: none. */
+  struct tutti__budget *mem;
   uint8_t refusal; /* why the last push failed, enum tutti_evlog_refusal */
   uint8_t order;   /* ev is a block of 2^order bytes of evlog.c's arena; 0: malloc'd */
 };

@@ -18,10 +18,14 @@ void tutti__box_accept(struct tutti_rank *r, struct msg *offer) {
 }
 
 void tutti__box_offer(struct tutti_rank *r, struct tutti_rank *d, struct chan *o, uint32_t seq) {
+  /* A box is optional: one the budget refuses is not offered, and the
+   * pair goes on through the inbox. */
+  if (!tutti__mem_charge(&r->world->mem, TUTTI__MEM_MESSAGES, BOX_BYTES)) return;
   struct msg *b = line_alloc(BOX_BYTES), *m = pool_get(r, sizeof b);
   if (!b || !m) {
     free(b);
     if (m) pool_put(r, m);
+    tutti__mem_uncharge(&r->world->mem, TUTTI__MEM_MESSAGES, BOX_BYTES);
     return;
   }
   b->seq = 0;

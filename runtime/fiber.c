@@ -301,19 +301,26 @@ static void idle_wait(struct tutti_worker *k) {
 
 /* ------------------------------------------------------------- overflow */
 
-static void overflowed(struct tutti_worker *k, struct tutti_rank *r, const char *how) {
-  struct tutti_world *w = k->world;
+/* Fibers and rank threads alike (world.c rank_main): r's stack, `stack`
+ * bytes from stack_lo(r) (a thread's slot has the same layout below its
+ * alternate signal stack), is lost. */
+void tutti__stack_overflowed(struct tutti_rank *r, size_t stack, const char *how) {
+  struct tutti_world *w = r->world;
   tutti__fail(w, r->rank, TUTTI_ESTACK,
               "rank %d overflowed its stack of %zu KiB (%s; give ranks more: tutti --stack "
               "SIZE, TUTTI_STACK or tutti_config_t.stack_size)",
-              r->rank, stack_size(w) >> 10, how);
+              r->rank, stack >> 10, how);
   tutti__abort_all(w);
-  r->fdone = true; /* its stack is lost: it is never resumed */
 #ifdef TUTTI_ASAN
   /* Its frames never return to clear their redzones' shadow, which the
    * next run's frames on this stack would meet as "overflows". */
-  __asan_unpoison_memory_region(stack_lo(r), stack_size(w));
+  __asan_unpoison_memory_region(stack_lo(r), stack);
 #endif
+}
+
+static void overflowed(struct tutti_worker *k, struct tutti_rank *r, const char *how) {
+  tutti__stack_overflowed(r, stack_size(k->world), how);
+  r->fdone = true; /* its stack is lost: it is never resumed */
 }
 
 static bool canary_intact(const struct tutti_rank *r) {
@@ -324,16 +331,25 @@ static bool canary_intact(const struct tutti_rank *r) {
 }
 
 static struct sigaction old_segv;
+static __thread struct tutti__guard *thread_guard; /* set on rank threads (world.c) */
+
+void tutti__guard_thread(struct tutti__guard *g) {
+  thread_guard = g;
+}
 
 /* A fault in the guard page of the fiber that runs: back to its worker's
- * scheduler (siglongjmp restores the signal mask). Any other fault is not
+ * scheduler; in a rank thread's: back to the thread's start (world.c
+ * rank_main). siglongjmp restores the signal mask. Any other fault is not
  * ours: the handler before ours gets it when the access is retried. */
 static void on_segv(int sig, siginfo_t *si, void *uc) {
   struct tutti_worker *k = self;
+  char *a = si->si_addr;
   if (k && k->cur && k->world->stack_guard) {
-    char *a = si->si_addr, *lo = stack_lo(k->cur);
+    char *lo = stack_lo(k->cur);
     if (a < lo && a >= lo - k->world->stack_guard) siglongjmp(k->overflow, 1);
   }
+  struct tutti__guard *g = thread_guard;
+  if (!k && g && a >= g->lo && a < g->lo + g->len) siglongjmp(g->jb, 1);
   (void)sig, (void)uc;
   sigaction(SIGSEGV, &old_segv, NULL);
 }
@@ -342,6 +358,12 @@ static void install_segv(void) {
   struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_ONSTACK};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGSEGV, &sa, &old_segv);
+}
+
+static pthread_once_t segv_once = PTHREAD_ONCE_INIT;
+
+void tutti__segv_install(void) {
+  pthread_once(&segv_once, install_segv);
 }
 
 /* --------------------------------------------------------------- workers */
@@ -422,7 +444,6 @@ static void *worker_main(void *arg) {
 }
 
 void tutti__fibers_run(struct tutti_world *w) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
   int W = w->nworkers;
   struct tutti_worker *ks = NULL;
   if (!w->stacks || posix_memalign((void **)&ks, TUTTI_CACHELINE, (size_t)W * sizeof *ks)) {
@@ -442,7 +463,7 @@ void tutti__fibers_run(struct tutti_world *w) {
   }
   for (int i = 0; i < w->nranks; i++) w->ranks[i]->fctx = &ucs[i];
 #endif
-  if (w->stack_guard) pthread_once(&once, install_segv);
+  if (w->stack_guard) tutti__segv_install();
   memset(ks, 0, (size_t)W * sizeof *ks);
   for (int j = 0; j < W; j++) {
     struct tutti_worker *k = &ks[j];

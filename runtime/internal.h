@@ -42,6 +42,7 @@
 #endif
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@
 #include <urcu/lfstack.h>
 #include <urcu/wfcqueue.h>
 
+#include "budget.h"
 #include "evlog.h"
 #include "tutti/machine.h"
 #include "tutti/model.h"
@@ -254,9 +256,10 @@ struct tutti_rank {
   struct tutti_request *wq_head, *wq_tail; /* posted wildcard-source receives */
   uint64_t post_seq;
   uint32_t arrival_seq;
-  uint32_t coll_seq; /* collective calls made: tutti_coll_tag */
-  void *coll_cache;  /* the collectives' (tutti_rank_coll_cache), freed with the rank */
-  const char *doing; /* tutti_rank_doing: named by the rank's failure message */
+  uint32_t coll_seq;  /* collective calls made: tutti_coll_tag */
+  bool coll_tags_all; /* tutti_coll_tag has handed out every reserved tag (p2p.c check_tag) */
+  void *coll_cache;   /* the collectives' (tutti_rank_coll_cache), freed with the rank */
+  const char *doing;  /* tutti_rank_doing: named by the rank's failure message */
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;
@@ -282,6 +285,7 @@ struct tutti_rank {
   uint64_t n_msgs, n_bytes, n_eager, n_rdv, n_sleeps, n_wakeups;
   uint64_t n_posts; /* sends and receives posted this run (the fault hook counts them) */
   int err;          /* its rank function's return value */
+  bool mem_refused; /* the memory budget refused it (its calls then return TUTTI_EMEMORY) */
 };
 
 /* ------------------------------------------------------------------ world */
@@ -296,7 +300,8 @@ struct tutti_world {
    * stack_guard is 0 when fibers are too many for a guard page each */
   char *stacks;
   size_t stack_slot, stacks_len, stack_guard, stacks_pad; /* pad: a page below, if no guards */
-  bool no_guards;                                         /* test hook TUTTI__NO_GUARDS */
+  size_t stack_alt;   /* threads: the alternate signal stack above each stack in its slot */
+  bool no_guards;     /* test hook TUTTI__NO_GUARDS */
   bool fibers;        /* ranks are fibers (fiber.c), not threads */
   int nworkers;       /* fibers: the worker threads */
   uint32_t run_ahead; /* fibers: bytes of buffers of a size a rank makes before yielding (pool.h) */
@@ -341,6 +346,9 @@ struct tutti_world {
    * shared by all ranks (evlog.h); its total is ev_budget_total */
   uint64_t ev_budget TUTTI_ALIGNED;
   uint64_t ev_budget_total;
+  /* the memory budget (budget.h, tutti_config_t.max_memory): what the run
+   * holds, by kind, against one limit */
+  struct tutti__budget mem;
 
   /* Test-only (tutti__world_inject): rank fault_rank's fault_at-th posted
    * message (send or receive, counted from 1) fails with fault_err; the
@@ -371,6 +379,23 @@ static inline void wfcq_append_alone(struct cds_wfcq_tail *tail, struct cds_wfcq
   struct cds_wfcq_node *last = tail->p;
   tail->p = n;
   last->next = n;
+}
+
+/* budget.c: the budget refused `bytes` of `kind` to rank (-1: the world):
+ * the run fails with TUTTI_EMEMORY, the text naming the rank, what grew
+ * and what the run holds, and (rank >= 0: during a run) is aborted.
+ * Returns TUTTI_EMEMORY. */
+int tutti__mem_refused(struct tutti_world *w, int rank, int kind, uint64_t bytes);
+
+/* Charge `bytes` of `kind` to r's world; on refusal the run fails, naming
+ * r and what grew (once: r->mem_refused), and this returns false. */
+static inline bool tutti__rank_charge(struct tutti_rank *r, int kind, uint64_t bytes) {
+  if (__builtin_expect(tutti__mem_charge(&r->world->mem, kind, bytes), 1)) return true;
+  if (!r->mem_refused) {
+    r->mem_refused = true;
+    tutti__mem_refused(r->world, r->rank, kind, bytes);
+  }
+  return false;
 }
 
 #define LB_LIVE(v) ((uint32_t)((v) >> 32))
@@ -420,6 +445,14 @@ bool tutti__membarrier_ready(void);
 /* world.c: a rank's whole life on its thread or fiber, after the start:
  * its function, the failure it returns, its departure. */
 void tutti__rank_body(struct tutti_rank *r);
+/* pending.c: r's function has returned (or r has ended otherwise): its
+ * requests still pending are made harmless -- sends cancelled (or their
+ * copy waited for), receives taken out of the channels -- so that nothing
+ * touches the memory they named again. Returns how many there were and,
+ * when what, describes the first ("isend to rank 1, tag 5"). Owner only. */
+int tutti__rank_pending(struct tutti_rank *r, char *what, size_t len);
+/* p2p.c: cancel r's pending rendezvous sends (or wait for their copy). */
+void tutti__cancel_sends(struct tutti_rank *r);
 /* fn on each of parts[0..n) (each `size` bytes, n <= TUTTI__WIDE_MAX):
  * part 0 on the calling thread, the others on threads of their own (a
  * part whose thread cannot be had, on the caller); returns when all are
@@ -443,6 +476,20 @@ __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);
 bool tutti__fiber_here(void);                          /* the caller is a fiber rank */
 struct tutti_rank *tutti__fiber_current(void);         /* the fiber rank running here, or NULL */
 void *tutti__fiber_canary(const struct tutti_rank *r); /* where r's stack canary lies */
+/* A rank thread's way out of an overflow (world.c rank_main): its guard
+ * page [lo, lo + len) and where fiber.c's SIGSEGV handler jumps when a
+ * fault lands there. One handler serves fibers and threads. */
+struct tutti__guard {
+  sigjmp_buf jb;
+  const char *lo;
+  size_t len;
+};
+void tutti__guard_thread(struct tutti__guard *g); /* the calling thread's; NULL: none */
+void tutti__segv_install(void);                   /* once per process */
+/* r ran into its guard page, or over its canary (how): the run fails with
+ * TUTTI_ESTACK naming r and its stack's size. */
+void tutti__stack_overflowed(struct tutti_rank *r, size_t stack, const char *how);
+
 /* Give the core away while waiting for another rank's short step -- unless
  * no rank shares it: then the peer runs elsewhere, and a yield would only
  * hand the core to another process for a time slice. */

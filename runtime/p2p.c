@@ -57,9 +57,11 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "fastbox.h"
 #include "tutti/p2p.h"
+#include "tutti/units.h" /* TUTTI_TIME_MAX */
 
 /* ------------------------------------------------------------------ events */
 
@@ -82,6 +84,10 @@ static void cancel_sends(struct tutti_rank *r) {
       while (!tutti__load_acq(&q->done)) tutti__relax(r); /* RTS_COPYING: the copy ends */
       tsan_acquire(q);
     }
+}
+
+void tutti__cancel_sends(struct tutti_rank *r) {
+  cancel_sends(r);
 }
 
 /* The rank's call fails with err, which the caller has claimed (tutti__fail,
@@ -112,6 +118,10 @@ static int push(struct tutti_rank *r, const struct tutti_ev *ev, uint32_t *index
                   "automatic limit (a quarter of physical memory at %zu bytes each; set "
                   "max_events, or record fewer calls or ranks)",
                   r->rank, w->ev_budget_total, sizeof(struct tutti_ev));
+    else if (r->log.refusal == TUTTI_EVLOG_MEMORY)
+      return rank_fails(r, tutti__mem_refused(w, r->rank, TUTTI__MEM_LOGS,
+                                              (uint64_t)(r->log.cap ? r->log.cap : 16) *
+                                                  sizeof(struct tutti_ev)));
     else
       tutti__fail(w, r->rank, TUTTI_ENOMEM,
                   "rank %d: out of memory for its event log (%" PRIu32 " events, %zu bytes each)",
@@ -209,9 +219,18 @@ static int check_peer(const struct tutti_rank *r, int peer, bool any_ok) {
   return 0;
 }
 
+/* User tags are 0..TUTTI_TAG_UB. A reserved tag (above it; TUTTI_TAG_MAX is
+ * INT32_MAX, so any int > TUTTI_TAG_UB is one) passes only once
+ * tutti_coll_tag has handed it to this rank: the collectives send and
+ * receive with the tags they took, and user code cannot reach a tag of a
+ * collective this rank has not begun. A message with the tag of a
+ * collective its sender has finished comes after all that collective's
+ * messages (non-overtaking), so no collective takes it as its data. */
 static int check_tag(const struct tutti_rank *r, int tag, bool any_ok) {
   if (any_ok && tag == TUTTI_ANY_TAG) return r->world->modeled ? TUTTI_EMODEL : 0;
-  if (tag < 0) return TUTTI_ETAG; /* TUTTI_TAG_MAX is INT32_MAX: any int >= 0 fits */
+  if (tag < 0) return TUTTI_ETAG;
+  if (tag > TUTTI_TAG_UB && !r->coll_tags_all && (uint32_t)tag - TUTTI_TAG_UB - 1 >= r->coll_seq)
+    return TUTTI_ETAG;
   return 0;
 }
 
@@ -240,7 +259,7 @@ static struct tutti_request sent_eager = {
 /* A request that is complete from the start (PROC_NULL peers). */
 static int null_request(struct tutti_rank *r, int kind, tutti_request_t *req) {
   struct tutti_request *q = req_alloc(r, kind);
-  if (!q) return TUTTI_ENOMEM;
+  if (!q) return nomem(r);
   q->st.source = TUTTI_PROC_NULL;
   q->st.tag = TUTTI_ANY_TAG;
   q->done = 1;
@@ -268,12 +287,12 @@ static inline __attribute__((always_inline)) int post_send(struct tutti_rank *r,
   if ((rc = count_post(r))) return rc;
   bool direct = tutti__direct(w);
   if (direct && eager) pool_throttle(r, pay); /* may yield: before o */
-  if (!(o = chan_get(r, dest, true))) return TUTTI_ENOMEM;
+  if (!(o = chan_get(r, dest, true))) return nomem(r);
   /* The box's line is the receiver's (it emptied it): ask for it in
    * exclusive state now, one transfer, not a read and then an upgrade. */
   if (o->box && eager) prefetch_for_write(o->box);
   if (w->record || w->wallclock || !eager) {
-    if (!(q = req_alloc(r, REQ_SEND))) return TUTTI_ENOMEM;
+    if (!(q = req_alloc(r, REQ_SEND))) return nomem(r);
     q->dest = dest, q->stag = tag;
     if (w->record && (rc = record(r, TUTTI_EV_SEND, dest, tag, bytes, 0, &ev))) {
       req_free(r, q);
@@ -286,7 +305,7 @@ static inline __attribute__((always_inline)) int post_send(struct tutti_rank *r,
     if (!direct && !box && w->fibers) pool_throttle(r, pay);
     if (!(m = box ? box : pool_get(r, pay))) {
       if (q) req_free(r, q);
-      return TUTTI_ENOMEM;
+      return nomem(r);
     }
     m->kind = box ? MSG_BOX : MSG_EAGER;
     m->local = 0;
@@ -365,7 +384,7 @@ static int enqueue_recv(struct tutti_rank *r, struct tutti_request *q) {
   struct tutti_request **head = &r->wq_head, **tail = &r->wq_tail; /* wildcard source */
   if (q->src != TUTTI_ANY_SOURCE) {
     struct chan *c = chan_get(r, q->src, true);
-    if (!c) return TUTTI_ENOMEM;
+    if (!c) return nomem(r);
     head = &c->pq_head, tail = &c->pq_tail;
   }
   q->post_seq = r->post_seq++;
@@ -390,7 +409,7 @@ static int post_recv(struct tutti_rank *r, void *buf, size_t bytes, int source, 
   int rc;
   if ((rc = count_post(r))) return rc;
   struct tutti_request *q = req_alloc(r, REQ_RECV);
-  if (!q) return TUTTI_ENOMEM;
+  if (!q) return nomem(r);
   recv_fill(r, q, buf, bytes, source, tag);
   if (r->world->record) {
     uint32_t ev = UINT32_MAX;
@@ -575,7 +594,7 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
       if (st) *st = s.st;
       return s.err;
     }
-    if (!(q = req_alloc(r, REQ_RECV))) return TUTTI_ENOMEM;
+    if (!(q = req_alloc(r, REQ_RECV))) return nomem(r);
     recv_fill(r, q, buf, bytes, source, tag);
     if ((rc = enqueue_recv(r, q))) {
       req_free(r, q);
@@ -612,7 +631,9 @@ int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatyp
 int tutti_compute(tutti_rank_t *r, double seconds) {
   int rc;
   if ((rc = check_rank(r))) return rc;
-  if (!(seconds >= 0)) return TUTTI_EINVAL; /* also rejects NaN */
+  /* units.h's limit of a time: the replay's sums stay within the time
+   * base (MODEL.md); also rejects NaN and infinity */
+  if (!(seconds >= 0 && seconds <= TUTTI_TIME_MAX)) return TUTTI_EINVAL;
   if (r->world->wallclock) tutti__pace(r, r->vclock + seconds);
   if (!r->world->record) return 0;
   struct tutti_ev ev = {.kind = TUTTI_EV_COMPUTE, .peer = -1, .u.seconds = seconds};
@@ -639,6 +660,31 @@ int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes) 
   if (bytes && (!dst || !src)) return TUTTI_EBUFFER;
   if (bytes && !r->world->nodata && dst != src) memcpy(dst, src, bytes);
   return 0;
+}
+
+/* What a no-data run's scratch points to: one inaccessible page, so an
+ * address that is never dereferenced also faults at once if it were. */
+static void *nodata_scratch(void) {
+  static void *page;
+  void *p = __atomic_load_n(&page, __ATOMIC_ACQUIRE);
+  if (p) return p;
+  void *mine = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mine == MAP_FAILED) return NULL;
+  void *none = NULL;
+  if (__atomic_compare_exchange_n(&page, &none, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return mine;
+  munmap(mine, 4096);
+  return none;
+}
+
+void *tutti_scratch_alloc(tutti_rank_t *r, size_t bytes) {
+  if (check_rank(r)) return NULL;
+  if (r->world->nodata) return nodata_scratch();
+  return malloc(bytes ? bytes : 1);
+}
+
+void tutti_scratch_free(tutti_rank_t *r, void *p) {
+  if (!check_rank(r) && !r->world->nodata) free(p);
 }
 
 int tutti_span_begin(tutti_rank_t *r, const char *name) {

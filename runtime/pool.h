@@ -58,6 +58,18 @@ static inline struct msg *msg_alloc(size_t cap) {
   return line_alloc(MSG_HEADER + cap);
 }
 
+/* What msg_alloc(cap) takes, as the memory budget counts it. */
+static inline uint64_t msg_bytes(size_t cap) {
+  return (MSG_HEADER + (uint64_t)cap + TUTTI_CACHELINE - 1) & ~(uint64_t)(TUTTI_CACHELINE - 1);
+}
+
+/* What a failed allocation of r's returns: TUTTI_EMEMORY when the memory
+ * budget refused it (the run then fails with the budget's text), else
+ * TUTTI_ENOMEM. */
+static inline int nomem(const struct tutti_rank *r) {
+  return r->mem_refused ? TUTTI_EMEMORY : TUTTI_ENOMEM;
+}
+
 /* Ask for a line in exclusive state ahead of a write. GCC emits PREFETCHW
  * for __builtin_prefetch(p, 1) only when told the CPU has it; every x86-64
  * that lacks it executes the opcode as a NOP. */
@@ -79,6 +91,8 @@ static inline void pool_put(struct tutti_rank *r, struct msg *m) {
     uint32_t cap = ps->cap ? 2 * ps->cap : 32;
     struct msg **slot = line_alloc(cap * sizeof *slot);
     if (!slot) { /* keep what we have; this buffer goes */
+      tutti__mem_uncharge(&r->world->mem, TUTTI__MEM_MESSAGES,
+                          msg_bytes((size_t)64 << m->sizeclass));
       free(m);
       return;
     }
@@ -115,9 +129,13 @@ static inline void reclaim(struct tutti_rank *r) {
 
 static inline struct msg *pool_get(struct tutti_rank *r, size_t bytes) {
   struct msg *m;
-  if (bytes > POOL_MAX_BYTES) {
+  if (bytes > POOL_MAX_BYTES) { /* given back when freed (pool_return) */
+    if (!tutti__rank_charge(r, TUTTI__MEM_MESSAGES, msg_bytes(bytes))) return NULL;
     m = msg_alloc(bytes);
-    if (m) m->sizeclass = POOL_NONE;
+    if (m)
+      m->sizeclass = POOL_NONE;
+    else
+      tutti__mem_uncharge(&r->world->mem, TUTTI__MEM_MESSAGES, msg_bytes(bytes));
     return m;
   }
   int c = size_class(bytes);
@@ -130,8 +148,13 @@ static inline struct msg *pool_get(struct tutti_rank *r, size_t bytes) {
     if (ps->n) prefetch_for_write(ps->slot[ps->n - 1]);
     return m;
   }
+  /* a new buffer: charged while it exists, in the pool or in flight */
+  if (!tutti__rank_charge(r, TUTTI__MEM_MESSAGES, msg_bytes((size_t)64 << c))) return NULL;
   m = msg_alloc((size_t)64 << c);
-  if (m) m->sizeclass = (uint8_t)c, ps->made++;
+  if (m)
+    m->sizeclass = (uint8_t)c, ps->made++;
+  else
+    tutti__mem_uncharge(&r->world->mem, TUTTI__MEM_MESSAGES, msg_bytes((size_t)64 << c));
   return m;
 }
 
@@ -224,7 +247,8 @@ static inline void pool_return(struct tutti_rank *r, struct msg *m) {
     r->held = m;
     return;
   }
-  if (m->sizeclass == POOL_NONE) {
+  if (m->sizeclass == POOL_NONE) { /* its own allocation, of its whole size */
+    tutti__mem_uncharge(&r->world->mem, TUTTI__MEM_MESSAGES, msg_bytes(m->bytes));
     free(m);
     return;
   }
@@ -268,6 +292,8 @@ static inline struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
     int n = r->reqchunks ? 2 * r->reqchunks->n : REQ_CHUNK_MIN;
     if (n > REQ_CHUNK_MAX) n = REQ_CHUNK_MAX;
     size_t size = sizeof(struct req_chunk) + (size_t)n * sizeof(struct tutti_request);
+    /* kept until the next run: a rendezvous envelope is in its request */
+    if (!tutti__rank_charge(r, TUTTI__MEM_MESSAGES, size)) return NULL;
     struct req_chunk *c = line_alloc(size);
     if (!c) return NULL;
     memset(c, 0, size);

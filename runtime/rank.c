@@ -68,6 +68,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
   tutti__evlog_clear(&r->log);
   r->post_seq = r->arrival_seq = r->n_unexpected = 0;
   r->coll_seq = 0;
+  r->coll_tags_all = false;
   /* What the collectives derived in the last run (the algorithm a call
    * with algo NULL takes from the environment) is derived anew. */
   free(r->coll_cache);
@@ -81,6 +82,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
   r->in_span = false;
   r->waiting = (tutti_waitinfo_t){0};
   r->err = 0;
+  r->mem_refused = false;
   r->doorbell = 0;
   r->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)r->world->seed << 32) ^ (uint64_t)(r->rank + 1);
 }

@@ -4,6 +4,7 @@
  * contention-free chain, a status's element count, the collectives' tags
  * and their per-rank memo. Called from the rank's own thread.
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -24,7 +25,9 @@ tutti_world_t *tutti_rank_world(const tutti_rank_t *r) {
 int tutti_coll_tag(tutti_rank_t *r) {
   if (!r) return TUTTI_EINVAL;
   const uint32_t span = (uint32_t)TUTTI_TAG_MAX - TUTTI_TAG_UB; /* reserved tags */
-  return TUTTI_TAG_UB + 1 + (int)(r->coll_seq++ % span);
+  uint32_t i = r->coll_seq++ % span;
+  if (i == span - 1) r->coll_tags_all = true; /* p2p.c check_tag: every one handed out */
+  return TUTTI_TAG_UB + 1 + (int)i;
 }
 
 void **tutti_rank_coll_cache(tutti_rank_t *r) {
@@ -89,6 +92,11 @@ int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {
 int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count) {
   if (!st || !count) return TUTTI_EINVAL;
   if (!tutti__type_ok(type)) return TUTTI_ETYPE;
-  *count = st->bytes % type->size ? TUTTI_UNDEFINED : (long)(st->bytes / type->size);
+  /* a whole count beyond LONG_MAX (a status with up to SIZE_MAX bytes)
+   * has no long to hold it: refused, never wrapped to a negative count */
+  size_t n = st->bytes / type->size;
+  if (!(st->bytes % type->size) && n > (size_t)LONG_MAX)
+    return *count = TUTTI_UNDEFINED, TUTTI_ECOUNT;
+  *count = st->bytes % type->size ? TUTTI_UNDEFINED : (long)n;
   return 0;
 }

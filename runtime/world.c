@@ -24,6 +24,7 @@
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -160,6 +161,14 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   }
   for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.max = cfg->max_events;
   if (!cfg->max_events) set_event_budget(w, auto_event_budget());
+  /* the memory budget: the ranks themselves first, charged whatever the
+   * limit (a limit they pass fails the first run, with its text) */
+  w->mem.by[TUTTI__MEM_RANKS] = w->mem.used = len + (size_t)w->nranks * sizeof *w->ranks;
+  if (cfg->max_memory)
+    w->mem.limit = cfg->max_memory, w->mem.source = "max_memory";
+  else
+    w->mem.limit = tutti__mem_default(&w->mem.source);
+  for (int i = 0; i < w->nranks; i++) w->ranks[i]->log.mem = &w->mem;
   *out = w;
   return 0;
 nomem:
@@ -264,6 +273,7 @@ void tutti_abort(tutti_rank_t *r, int err) {
               tutti_strerror(err));
   tutti__abort_all(w);
   r->err = err;
+  tutti__rank_pending(r, NULL, 0); /* its code's buffers may go with it */
   tutti__rank_departs(r);
   current_rank = NULL;
   if (w->fibers) tutti__fiber_exit(r);
@@ -295,6 +305,31 @@ void tutti__rank_body(struct tutti_rank *r) {
       tutti__fail(w, r->rank, err, "rank %d returned %d, not 0%s%s", r->rank, rc, in, doing);
     tutti__abort_all(w);
   }
+  /* Requests it left pending: an error of the rank whatever has arrived
+   * (a run must not succeed or deadlock by timing), made harmless first. */
+  char what[96];
+  int n = tutti__rank_pending(r, what, sizeof what);
+  if (n && rc == 0) {
+    r->err = TUTTI_EPENDING;
+    tutti__fail(w, r->rank, TUTTI_EPENDING,
+                "rank %d returned with %d request%s pending (%s); wait for each (tutti_wait, "
+                "tutti_waitall, tutti_test) before returning",
+                r->rank, n, n == 1 ? "" : "s", what);
+    tutti__abort_all(w);
+  }
+  tutti__rank_departs(r);
+}
+
+/* A rank thread that ran into its guard page (fiber.c's handler jumped
+ * back to rank_main): it ends as a fiber does, the run failing with
+ * TUTTI_ESTACK naming it; its requests are made harmless. */
+static void thread_overflowed(struct tutti_rank *r) {
+  struct tutti_world *w = r->world;
+  current_rank = NULL;
+  tutti__stack_overflowed(r, w->stack_slot - w->stack_guard - w->stack_alt,
+                          "it ran into the guard page below");
+  r->err = TUTTI_ESTACK;
+  tutti__rank_pending(r, NULL, 0);
   tutti__rank_departs(r);
 }
 
@@ -303,7 +338,31 @@ static void *rank_main(void *arg) {
   struct tutti_world *w = r->world;
   while (__atomic_load_n(&w->gate, __ATOMIC_ACQUIRE) == 0)
     syscall(SYS_futex, &w->gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-  if (!w->start_failed) tutti__rank_body(r); /* else the run never started */
+  if (w->start_failed) return NULL; /* the run never started */
+  if (!w->stacks || !w->stack_guard || !w->stack_alt) {
+    tutti__rank_body(r);
+    return NULL;
+  }
+  /* A guard page below the stack, an alternate signal stack above it: a
+   * fault in the guard page is caught (fiber.c on_segv) and ends the rank
+   * with TUTTI_ESTACK, as a fiber's does, instead of the process. */
+  char *slot = w->stacks + (size_t)r->rank * w->stack_slot;
+  struct tutti__guard g = {.lo = slot, .len = w->stack_guard};
+  stack_t alt = {.ss_sp = slot + w->stack_slot - w->stack_alt, .ss_size = w->stack_alt};
+  if (sigaltstack(&alt, NULL) != 0) { /* no way out of an overflow: run as is */
+    tutti__rank_body(r);
+    return NULL;
+  }
+  if (sigsetjmp(g.jb, 1) == 0) {
+    tutti__guard_thread(&g);
+    tutti__rank_body(r);
+    tutti__guard_thread(NULL);
+  } else {
+    tutti__guard_thread(NULL);
+    thread_overflowed(r);
+  }
+  stack_t off = {.ss_flags = SS_DISABLE};
+  sigaltstack(&off, NULL);
   return NULL;
 }
 
@@ -371,6 +430,15 @@ static int guard_page(char *p, size_t len, bool *madv) {
  * stacks, and so they do under ThreadSanitizer, whose ~900 KiB of thread
  * state per thread does not fit in a given stack (pthread_create fails);
  * fibers cannot run without it. */
+/* A rank thread's alternate signal stack, above its stack in its slot:
+ * room for the kernel's signal frame (the CPU's extended state) and the
+ * SIGSEGV handler's few calls; touched only by a signal. */
+#if defined(__SANITIZE_ADDRESS__) || defined(TUTTI_TSAN)
+#define THREAD_ALTSTACK ((size_t)64 << 10)
+#else
+#define THREAD_ALTSTACK ((size_t)16 << 10)
+#endif
+
 static void stacks_reserve(struct tutti_world *w) {
 #ifdef __SANITIZE_THREAD__
   if (!w->fibers) return;
@@ -378,7 +446,8 @@ static void stacks_reserve(struct tutti_world *w) {
   if (w->stacks) return;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t guard = !w->fibers || guards_affordable(w) ? page : 0;
-  size_t slot = guard + (w->stack_size + page - 1) / page * page, pad = guard ? 0 : page;
+  size_t alt = w->fibers ? 0 : THREAD_ALTSTACK; /* fibers: one per worker (fiber.c) */
+  size_t slot = guard + (w->stack_size + page - 1) / page * page + alt, pad = guard ? 0 : page;
   if (slot > (SIZE_MAX - pad) / (size_t)w->nranks) return;
   size_t len = pad + slot * (size_t)w->nranks;
   char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -391,7 +460,7 @@ static void stacks_reserve(struct tutti_world *w) {
       return;
     }
   w->stacks = p + pad, w->stack_slot = slot, w->stacks_len = len, w->stack_guard = guard;
-  w->stacks_pad = pad;
+  w->stacks_pad = pad, w->stack_alt = alt;
 }
 
 void tutti__bind_attr(const struct tutti_world *w, pthread_attr_t *attr, int i) {
@@ -428,12 +497,11 @@ static void *spawn_slice(void *arg) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, w->stack_size);
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
   s->failed = s->hi;
   for (int i = s->lo; i < s->hi; i++) {
-    if (w->stacks)
-      pthread_attr_setstack(&attr, w->stacks + (size_t)i * w->stack_slot + page,
-                            w->stack_slot - page);
+    if (w->stacks) /* between its guard page and its alternate signal stack */
+      pthread_attr_setstack(&attr, w->stacks + (size_t)i * w->stack_slot + w->stack_guard,
+                            w->stack_slot - w->stack_guard - w->stack_alt);
     tutti__bind_attr(w, &attr, i);
     int e = i == w->thread_refused
                 ? EAGAIN
@@ -507,18 +575,41 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
     w->ranks[i]->started = false;
   }
 
+  /* The budget: what the reset freed is given back (messages, channels,
+   * the last replay), the logs and the ranks stay; the stacks, reserved
+   * once (glibc's: a stack a rank; fibers: their workers' too), are
+   * charged before anything runs. */
+  w->mem.by[TUTTI__MEM_MESSAGES] = w->mem.by[TUTTI__MEM_CHANNELS] = 0;
+  w->mem.by[TUTTI__MEM_REPLAY] = w->mem.by[TUTTI__MEM_STACKS] = 0;
+  w->mem.used = w->mem.by[TUTTI__MEM_LOGS] + w->mem.by[TUTTI__MEM_RANKS];
   double t0 = tutti__now();
   stacks_reserve(w);
+  uint64_t stacks = w->stacks ? w->stacks_len : (uint64_t)w->nranks * w->stack_size;
+  if (w->fibers) stacks += (uint64_t)w->nworkers * (((size_t)1 << 20) + ((size_t)64 << 10));
+  if (!tutti__mem_charge(&w->mem, TUTTI__MEM_STACKS, stacks)) {
+    tutti__mem_refused(w, -1, TUTTI__MEM_STACKS, stacks);
+    w->running = false;
+    return w->fail_err;
+  }
   if (w->fibers) {
     tutti__fibers_run(w);
   } else {
     futex_hash_grow(w->nranks);
+    if (w->stacks && w->stack_alt) tutti__segv_install();
     threads_run(w);
   }
   w->wall_time = tutti__now() - t0;
   w->running = false;
 
   int rc = w->failed ? w->fail_err : 0;
+  if (!rc && w->record) { /* the replay's arrays, charged before they are made */
+    uint64_t ev = 0, msgs = 0;
+    for (int i = 0; i < w->nranks; i++) ev += w->ranks[i]->log.n, msgs += w->ranks[i]->n_msgs;
+    uint64_t need =
+        ev * sizeof(uint64_t) + msgs * sizeof(struct tutti_replay_msg) + (uint64_t)w->nranks * 256;
+    if (!tutti__mem_charge(&w->mem, TUTTI__MEM_REPLAY, need))
+      return tutti__mem_refused(w, -1, TUTTI__MEM_REPLAY, need);
+  }
   if (!rc && w->record) {
     rc = tutti__replay_world(w);
     if (rc && !w->errtext[0])

@@ -593,14 +593,16 @@ Test(time_base, exact_sums_resolution_and_range, .timeout = 60) {
   cr_assert(eq(int, run_flat(&m, 2, 1000, &rep, err, sizeof err), 0), "%s", err);
   cr_assert(eq(int, rep.modeled_time == 68.571429e-6, 1), "%.17g", rep.modeled_time);
   /* the range, 2^62 ps (about 4.6e6 s): the constructors refuse a time
-   * above 1e6 s up front; a hand-built model's constant beyond the range
-   * is refused by the replay, and so is a run that would pass it (7 sends
-   * of 1e6 s) */
+   * above 1e6 s up front, and so does tutti_config_check (and world
+   * creation) for a hand-built model's constant, naming the field; a run
+   * that would pass the range is refused by the replay (7 sends of 1e6 s) */
   cr_assert(eq(int, tutti_model_hockney(&m, 1e7, 0), TUTTI_EINVAL));
   cr_assert(eq(int, tutti_model_hockney(&m, 1e6, 0), 0));
   m.latency.a = 1e7;
-  cr_assert(eq(int, run_flat(&m, 2, 0, &rep, err, sizeof err), TUTTI_EINVAL));
-  cr_assert(ne(ptr, strstr(err, "time base's range"), NULL), "%s", err);
+  tutti_config_t cfg = tutti_config_default(2);
+  cfg.model = &m;
+  cr_assert(eq(int, tutti_config_check(&cfg, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(ne(ptr, strstr(err, "config.model->latency.a"), NULL), "%s", err);
   cr_assert(eq(int, tutti_model_hockney(&m, 1e6, 0), 0));
   cr_assert(eq(int, run_flat(&m, 2, 0, &rep, err, sizeof err), 0), "%s", err);
   cr_assert(eq(int, rep.modeled_time == 1e6, 1), "%.17g", rep.modeled_time);

@@ -531,6 +531,60 @@ Test(p2p, bad_arguments_are_rejected, .timeout = 20) {
   tutti_world_destroy(w);
 }
 
+/* Reserved tags (above TUTTI_TAG_UB) are tutti_coll_tag's: refused to
+ * user code on every p2p call until a collective has taken them, so a
+ * stray user message cannot become a collective's data. */
+static int reserved_tags_fn(tutti_rank_t *r, void *arg) {
+  int *fails = arg, line = 0, x[2] = {7, 7};
+  tutti_request_t q = TUTTI_REQUEST_NULL;
+  int me = tutti_rank(r), peer = 1 - me, next = TUTTI_TAG_UB + 1;
+#define EXPECT(call, code)                                                                         \
+  do {                                                                                             \
+    int rc_ = (call);                                                                              \
+    if (rc_ != (code)) fails[2 * me + (line++ % 2)] = __LINE__;                                    \
+  } while (0)
+  for (int round = 0; round < 2; round++, next++) {
+    /* next is the tag the coming bcast takes: no call may use it or beyond */
+    int tags[] = {next, next + 1, TUTTI_TAG_MAX};
+    for (int i = 0; i < 3; i++) {
+      int t = tags[i];
+      EXPECT(tutti_send(r, x, 1, TUTTI_INT32, peer, t), TUTTI_ETAG);
+      EXPECT(tutti_isend(r, x, 1, TUTTI_INT32, peer, t, &q), TUTTI_ETAG);
+      EXPECT(tutti_recv(r, x, 1, TUTTI_INT32, peer, t, NULL), TUTTI_ETAG);
+      EXPECT(tutti_irecv(r, x, 1, TUTTI_INT32, peer, t, &q), TUTTI_ETAG);
+      EXPECT(tutti_sendrecv(r, x, 1, TUTTI_INT32, peer, t, x + 1, 1, TUTTI_INT32, peer, 0, NULL),
+             TUTTI_ETAG);
+      EXPECT(tutti_sendrecv(r, x, 1, TUTTI_INT32, peer, 0, x + 1, 1, TUTTI_INT32, peer, t, NULL),
+             TUTTI_ETAG);
+    }
+    EXPECT(q == TUTTI_REQUEST_NULL, 1);
+    /* the collective takes its reserved tag and delivers the root's data */
+    int v = me == 0 ? 40 + round : -1;
+    EXPECT(tutti_bcast(r, &v, 1, TUTTI_INT32, 0, NULL), 0);
+    EXPECT(v, 40 + round);
+  }
+#undef EXPECT
+  return 0;
+}
+
+Test(p2p, reserved_tags_are_refused_to_user_code, .timeout = 20) {
+  for (int modeled = 0; modeled < 2; modeled++) {
+    int fails[4] = {0};
+    tutti_world_t *w = world(2, 1024, 0, -1);
+    tutti_model_t m = hockney();
+    if (modeled) {
+      tutti_world_destroy(w);
+      tutti_config_t c = tutti_config_default(2);
+      c.model = &m;
+      cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+    }
+    cr_assert(eq(int, tutti_world_run(w, reserved_tags_fn, fails), 0), "%s", tutti_world_error(w));
+    for (int i = 0; i < 4; i++)
+      cr_expect(eq(int, fails[i], 0), "modeled %d: check at line %d failed", modeled, fails[i]);
+    tutti_world_destroy(w);
+  }
+}
+
 static int wildcard_fn(tutti_rank_t *r, void *arg) {
   int x;
   int a = tutti_recv(r, &x, 1, TUTTI_INT32, TUTTI_ANY_SOURCE, 0, NULL);

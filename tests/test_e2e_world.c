@@ -245,20 +245,38 @@ Test(failure, a_rank_error_ends_the_world, .timeout = 30) {
   tutti_world_destroy(w);
 }
 
+#if !SANITIZED /* sanitizers reserve terabytes of address space up front */
 Test(failure, refused_thread_is_a_clean_error, .timeout = 60) {
-  /* A stack no mmap can give: the very first thread is refused. */
+  /* The largest stack (TUTTI_MAX_STACK; past it the config is refused)
+   * under an address space that cannot hold one: the very first thread
+   * is refused. */
+  struct rlimit rl, was;
+  getrlimit(RLIMIT_AS, &was);
+  rl = was;
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  cr_assert(eq(int, fscanf(f, "%lu", &pages), 1));
+  fclose(f);
+  rl.rlim_cur = pages * 4096 + TUTTI_MAX_STACK / 2;
+  cr_assert(eq(int, setrlimit(RLIMIT_AS, &rl), 0));
   tutti_config_t c = tutti_config_default(4);
-  c.stack_size = (size_t)1 << 46;
+  c.stack_size = TUTTI_MAX_STACK;
+  c.max_memory = UINT64_MAX; /* the memory budget out of the way: the OS refuses */
   tutti_world_t *w;
-  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
-  int sum = 0;
-  cr_assert(eq(int, tutti_world_run(w, count_fn, &sum), TUTTI_ETHREADS));
+  int created = tutti_world_create(&w, &c);
+  setrlimit(RLIMIT_AS, &was);
+  cr_assert(eq(int, created, 0));
+  cr_assert(eq(int, setrlimit(RLIMIT_AS, &rl), 0));
+  int sum = 0, ran = tutti_world_run(w, count_fn, &sum);
+  setrlimit(RLIMIT_AS, &was);
+  cr_assert(eq(int, ran, TUTTI_ETHREADS), "%s", tutti_world_error(w));
   cr_assert(eq(int, sum, 0), "no rank function may start");
   cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "could not create rank thread 0 of 4"), NULL)),
             "%s", tutti_world_error(w));
   cr_assert(not(eq(ptr, strstr(tutti_world_error(w), "pid_max"), NULL)));
   tutti_world_destroy(w);
 }
+#endif
 
 #if !SANITIZED /* sanitizers reserve terabytes of address space up front */
 Test(failure, refused_thread_half_way, .timeout = 60) {
@@ -275,6 +293,9 @@ Test(failure, refused_thread_half_way, .timeout = 60) {
   cr_assert(eq(int, setrlimit(RLIMIT_AS, &rl), 0));
   tutti_config_t c = tutti_config_default(1000);
   c.stack_size = stack;
+  /* past the memory budget, whose automatic limit would refuse these
+   * stacks before the OS does (test_e2e_budget.c): the OS's refusal */
+  c.max_memory = (uint64_t)1 << 50;
   tutti_world_t *w;
   cr_assert(eq(int, tutti_world_create(&w, &c), 0));
   int sum = 0;

@@ -83,8 +83,8 @@ struct bad_env {
 Test(config, each_bad_variable_is_named_with_what_it_accepts, .init = clean_env, .timeout = 30) {
   char stack_msg[256];
   snprintf(stack_msg, sizeof stack_msg,
-           "accepted: bytes with an optional K or M suffix, at least %zu: 256K, 1M",
-           (size_t)PTHREAD_STACK_MIN);
+           "accepted: bytes with an optional K or M suffix, from %zu to %zu (1024M): 256K, 1M",
+           (size_t)PTHREAD_STACK_MIN, TUTTI_MAX_STACK);
   const struct bad_env cases[] = {
       {"TUTTI_RANKS_AS", "fibres",
        "TUTTI_RANKS_AS='fibres' is not a kind; accepted: threads, fibers"},
@@ -112,9 +112,20 @@ Test(config, each_bad_variable_is_named_with_what_it_accepts, .init = clean_env,
     tutti_config_t c = tutti_config_default(2);
     refused(&c, TUTTI_EINVAL, cases[i].want);
   }
-  /* TUTTI_STACK: malformed, a unit it does not know, too small, too large */
-  const char *stacks[] = {"big",  "1G",  "256KiB", "-64K",
-                          " 64K", "100", "15K",    "99999999999999999999K"};
+  /* TUTTI_STACK: malformed, a unit it does not know, too small, too large
+   * (past TUTTI_MAX_STACK by a byte, by a KiB, near 2^64, past 2^64) */
+  const char *stacks[] = {"big",
+                          "1G",
+                          "256KiB",
+                          "-64K",
+                          " 64K",
+                          "100",
+                          "15K",
+                          "1025M",
+                          "1073741825",
+                          "18014398509481983K",
+                          "18446744073709551615",
+                          "99999999999999999999K"};
   for (size_t i = 0; i < sizeof stacks / sizeof *stacks; i++) {
     clean_env();
     setenv("TUTTI_STACK", stacks[i], 1);
@@ -139,6 +150,18 @@ Test(config, each_bad_field_is_named_with_what_it_accepts, .init = clean_env, .t
   snprintf(want, sizeof want, "config.stack_size 100 is below the minimum %zu",
            (size_t)PTHREAD_STACK_MIN);
   refused(&c, TUTTI_EINVAL, want);
+  /* above the limit, up to SIZE_MAX (a fiber world's slots would wrap) */
+  const size_t big[] = {TUTTI_MAX_STACK + 1, SIZE_MAX - 4095, SIZE_MAX};
+  for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+    c = tutti_config_default(2);
+    c.stack_size = big[i];
+    snprintf(want, sizeof want, "config.stack_size %zu is above the maximum 1073741824 (1 GiB)",
+             big[i]);
+    refused(&c, TUTTI_EINVAL, want);
+  }
+  c = tutti_config_default(2);
+  c.stack_size = TUTTI_MAX_STACK; /* the limit itself is accepted */
+  cr_expect(eq(int, tutti_config_check(&c, NULL, 0), 0));
 
   c = tutti_config_default(2);
   c.ranks_as = 7;
@@ -157,8 +180,24 @@ Test(config, each_bad_field_is_named_with_what_it_accepts, .init = clean_env, .t
   c = tutti_config_default(2);
   c.time_scale = NAN;
   refused(&c, TUTTI_EINVAL,
-          "config.time_scale nan is not a scale; accepted: 0 (one wall second per modeled "
-          "second) or a number > 0");
+          "config.time_scale nan is out of range; accepted: 0 (one wall second per modeled "
+          "second) or a number > 0 and at most 1e+09");
+  /* infinite or beyond the limit: a paced run would never end */
+  c.flags = TUTTI_WALLCLOCK, c.ranks_as = TUTTI_RANKS_AS_THREADS;
+  c.time_scale = INFINITY;
+  refused(&c, TUTTI_EINVAL,
+          "config.time_scale inf is out of range; accepted: 0 (one wall second per modeled "
+          "second) or a number > 0 and at most 1e+09");
+  c.time_scale = 1.5e9;
+  refused(&c, TUTTI_EINVAL,
+          "config.time_scale 1.5e+09 is out of range; accepted: 0 (one wall second per modeled "
+          "second) or a number > 0 and at most 1e+09");
+  c.time_scale = -1;
+  refused(&c, TUTTI_EINVAL,
+          "config.time_scale -1 is out of range; accepted: 0 (one wall second per modeled "
+          "second) or a number > 0 and at most 1e+09");
+  c.time_scale = TUTTI_TIME_SCALE_MAX;
+  accepted(&c);
   c = tutti_config_default(2);
   c.ranks_as = TUTTI_RANKS_AS_FIBERS, c.flags = TUTTI_WALLCLOCK;
   refused(&c, TUTTI_ENOTSUP,
@@ -182,12 +221,38 @@ Test(config, a_bad_model_is_named_by_its_field, .init = clean_env, .timeout = 30
   cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
   m.latency.b = -1;
   refused(&c, TUTTI_EINVAL,
-          "config.model->latency (floor 0, a 1e-06, b -1) is not a cost; accepted: floor, a and "
-          "b >= 0");
+          "config.model->latency.b (floor 0, a 1e-06, b -1) is out of range; accepted: floor "
+          "and a from 0 to 1e+06 s, b from 0 to 1e+06 s/B");
   cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
   m.gamma = -0.5;
   refused(&c, TUTTI_EINVAL,
-          "config.model->gamma -0.5 is not a cost per byte; accepted: a number >= 0");
+          "config.model->gamma -0.5 is out of range; accepted: a cost per byte from 0 to 1e+06 "
+          "s/B");
+  /* beyond units.h's limits, refused here rather than by the replay */
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
+  m.latency.b = 1e300;
+  refused(&c, TUTTI_EINVAL,
+          "config.model->latency.b (floor 0, a 1e-06, b 1e+300) is out of range; accepted: floor "
+          "and a from 0 to 1e+06 s, b from 0 to 1e+06 s/B");
+  m.latency.b = TUTTI_PER_BYTE_MAX;
+  accepted(&c);
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
+  m.recv_cpu.floor = 2e6;
+  refused(&c, TUTTI_EINVAL,
+          "config.model->recv_cpu.floor (floor 2e+06, a 0, b 0) is out of range; accepted: floor "
+          "and a from 0 to 1e+06 s, b from 0 to 1e+06 s/B");
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
+  m.send_port.a = NAN;
+  refused(&c, TUTTI_EINVAL,
+          "config.model->send_port.a (floor 0, a nan, b 1e-09) is out of range; accepted: floor "
+          "and a from 0 to 1e+06 s, b from 0 to 1e+06 s/B");
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
+  m.gamma = INFINITY;
+  refused(&c, TUTTI_EINVAL,
+          "config.model->gamma inf is out of range; accepted: a cost per byte from 0 to 1e+06 "
+          "s/B");
+  m.gamma = TUTTI_PER_BYTE_MAX;
+  accepted(&c);
   /* a topology not bound, then bound to other ranks */
   cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
   tutti_topo_t *t = NULL;

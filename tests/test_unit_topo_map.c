@@ -162,7 +162,10 @@ static const struct bad_map bad_maps[] = {
     {"list:1,,2", "item 2 '' is not a leaf number"},
     {"list:0,a", "item 2 'a' is not a leaf number"},
     {"list:0,1,", "item 3 '' is not a leaf number"},
-    {"list:0,2,1,2", "leaf 2 given twice (items 2 and 4)"},
+    {"list:0,2,1,2", "leaf 2 given twice (for ranks 1 and 3)"},
+    {"list:0-3,2", "leaf 2 given twice (for ranks 2 and 4)"},
+    {"list:0-2,x-4", "item 2 'x-4' is not a leaf number or range"},
+    {"list:0-1048576", "item 1 '0-1048576' is not a leaf number or range"},
 };
 #define BAD_MAPS_N (sizeof bad_maps / sizeof bad_maps[0])
 

@@ -29,7 +29,7 @@ static const struct errdesc errs[] = {
 #define NERRS (sizeof errs / sizeof *errs)
 
 Test(errors, every_code_has_a_distinct_sentence_and_name) {
-  cr_assert(eq(sz, NERRS, 22));
+  cr_assert(eq(sz, NERRS, 24));
   for (size_t i = 0; i < NERRS; i++) {
     const char *s = tutti_strerror(errs[i].val), *n = tutti_err_name(errs[i].val);
     cr_assert(ne(ptr, (void *)s, NULL), "strerror(%d)", errs[i].val);
@@ -55,13 +55,15 @@ Test(errors, enum_matches_the_map) {
   cr_assert(eq(int, TUTTI_ENOTFOUND, -18));
   cr_assert(eq(int, TUTTI_EVERIFY, -21));
   cr_assert(eq(int, TUTTI_ESTACK, -22));
+  cr_assert(eq(int, TUTTI_EMEMORY, -23));
+  cr_assert(eq(int, TUTTI_EPENDING, -24));
   cr_assert(eq(str, (char *)tutti_err_name(TUTTI_ETAG), "TUTTI_ETAG"));
 }
 
 Test(errors, success_and_unknown_codes) {
   cr_assert(eq(str, (char *)tutti_strerror(0), "success"));
   cr_assert(eq(str, (char *)tutti_err_name(0), "TUTTI_OK"));
-  static const int unknown[] = {1, 42, -23, -999, INT_MIN, INT_MAX, TUTTI_UNDEFINED};
+  static const int unknown[] = {1, 42, -25, -999, INT_MIN, INT_MAX, TUTTI_UNDEFINED};
   for (size_t u = 0; u < sizeof unknown / sizeof *unknown; u++) {
     const char *s = tutti_strerror(unknown[u]), *n = tutti_err_name(unknown[u]);
     cr_assert(ne(ptr, (void *)s, NULL));

@@ -26,6 +26,7 @@
 
 #include "errtext.h"
 #include "topo_impl.h"
+#include "tutti/units.h"
 
 static int is_space(char c) {
   return c == ' ' || c == '\t';
@@ -108,8 +109,28 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
     return 0;
   }
   if (!strncmp(text, "list:", 5)) {
-    int n = 1;
-    for (size_t i = 5; i < len; i++) n += text[i] == ',';
+    /* the rank lists' reader (units.h), as order=list: reads them: leaf
+     * numbers and ranges a-b */
+    int bad;
+    long count = tutti_parse_rank_list(text + 5, TUTTI_TOPO_MAX_LEAVES - 1, NULL, 0, &bad);
+    if (count < 0) {
+      const char *item = text + 5;
+      for (int k = 1; k < bad; k++) item += strcspn(item, ",") + 1;
+      tutti__seterr(err, errlen,
+                    "mapping 'list:...': item %d '%.*s' is not a leaf number or range a-b "
+                    "(0..%d); accepted: %s",
+                    bad, (int)strcspn(item, ","), item, TUTTI_TOPO_MAX_LEAVES - 1,
+                    TUTTI_TOPO_MAPPING_ACCEPTED);
+      return TUTTI_EPARSE;
+    }
+    if (count > TUTTI_TOPO_MAX_LEAVES) { /* then a leaf repeats: say how many */
+      tutti__seterr(err, errlen,
+                    "mapping 'list:...': %ld leaves; accepted: %s with every leaf at most once "
+                    "(at most %d)",
+                    count, TUTTI_TOPO_MAPPING_ACCEPTED, TUTTI_TOPO_MAX_LEAVES);
+      return TUTTI_EPARSE;
+    }
+    int n = (int)count;
     int *list = malloc((size_t)n * sizeof *list);
     int(*pairs)[2] = malloc((size_t)n * sizeof *pairs);
     if (!list || !pairs) {
@@ -118,33 +139,15 @@ static int parse(const char *text, tutti_topo_mapping_t *out, char *err, size_t 
       tutti__seterr(err, errlen, "mapping: out of memory");
       return TUTTI_ENOMEM;
     }
-    p = text + 5;
-    for (int i = 0; i < n; i++) {
-      const char *item = p;
-      if (number(&p, TUTTI_TOPO_MAX_LEAVES - 1, &v) || (*p != ',' && p != text + len)) {
-        size_t il = strcspn(item, ",");
-        if (item + il > text + len) il = (size_t)(text + len - item);
-        tutti__seterr(err, errlen,
-                      "mapping 'list:...': item %d '%.*s' is not a leaf number (0..%d); "
-                      "accepted: %s",
-                      i + 1, (int)il, item, TUTTI_TOPO_MAX_LEAVES - 1, TUTTI_TOPO_MAPPING_ACCEPTED);
-        free(list);
-        free(pairs);
-        return TUTTI_EPARSE;
-      }
-      list[i] = (int)v;
-      pairs[i][0] = (int)v;
-      pairs[i][1] = i;
-      p++;
-    }
+    tutti_parse_rank_list(text + 5, TUTTI_TOPO_MAX_LEAVES - 1, list, n, NULL);
+    for (int i = 0; i < n; i++) pairs[i][0] = list[i], pairs[i][1] = i;
     qsort(pairs, (size_t)n, sizeof *pairs, cmp_int2);
     for (int i = 1; i < n; i++)
       if (pairs[i][0] == pairs[i - 1][0]) {
         tutti__seterr(err, errlen,
-                      "mapping 'list:...': leaf %d given twice (items %d and %d); "
+                      "mapping 'list:...': leaf %d given twice (for ranks %d and %d); "
                       "accepted: %s with every leaf at most once",
-                      pairs[i][0], pairs[i - 1][1] + 1, pairs[i][1] + 1,
-                      TUTTI_TOPO_MAPPING_ACCEPTED);
+                      pairs[i][0], pairs[i - 1][1], pairs[i][1], TUTTI_TOPO_MAPPING_ACCEPTED);
         free(list);
         free(pairs);
         return TUTTI_EPARSE;

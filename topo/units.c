@@ -31,6 +31,7 @@
 
 #include "errtext.h"
 #include "tutti/model.h"
+#include "tutti/units.h"
 #include "tutti/p2p.h"
 
 #define SIZE_ACCEPTED                                                                              \
@@ -438,4 +439,47 @@ char *tutti_format_bandwidth(double bytes_per_s, char *buf, size_t n) {
     if (a / bu[i].scale >= 0.9999995)
       return fmt_scaled(bytes_per_s, bu[i].scale, bu[i].name, buf, n);
   return fmt_scaled(bytes_per_s, 1, "B/s", buf, n);
+}
+
+/* ------------------------------------------------------------ rank lists */
+
+/* A whole number <= max at *p (blanks before it skipped), advancing *p. */
+static int list_number(const char **p, long max, long *out) {
+  const char *q = *p;
+  while (*q == ' ' || *q == '\t') q++;
+  if (*q < '0' || *q > '9') return -1;
+  long v = 0;
+  for (; *q >= '0' && *q <= '9'; q++) {
+    if (v > (max - (*q - '0')) / 10) return -1;
+    v = v * 10 + (*q - '0');
+  }
+  while (*q == ' ' || *q == '\t') q++;
+  *p = q;
+  *out = v;
+  return 0;
+}
+
+long tutti_parse_rank_list(const char *s, long max, int *out, long cap, int *bad) {
+  if (bad) *bad = 1;
+  if (!s || max < 0 || max > 1L << 30 || (cap > 0 && !out)) return -1;
+  long n = 0;
+  for (int item = 1;; item++) {
+    long a, b;
+    if (bad) *bad = item;
+    if (list_number(&s, max, &a)) return -1;
+    b = a;
+    if (*s == '-') {
+      s++;
+      if (list_number(&s, max, &b)) return -1;
+    }
+    /* written up to cap, counted past it */
+    long step = a <= b ? 1 : -1, len = (b - a) * step + 1, room = cap - n;
+    long take = room <= 0 ? 0 : room < len ? room : len;
+    for (long j = 0; j < take; j++) out[n + j] = (int)(a + j * step);
+    n += len;
+    if (!*s) break;
+    if (*s++ != ',') return -1;
+  }
+  if (bad) *bad = 0;
+  return n;
 }

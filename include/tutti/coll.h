@@ -321,7 +321,12 @@ TUTTI_API int tutti_algo_param_text(const tutti_algo_t *a, int i, char *buf, siz
 TUTTI_API int tutti_algo_format(const tutti_algo_t *a, char *buf, size_t n);
 /* The registered Hockney cost of `a` (tutti_cost_fn) for P ranks, root and
  * m bytes per rank; *bound (may be NULL) says whether it is an upper bound.
- * NAN if a is invalid or has no cost function. */
+ * NAN if a is invalid or has no cost function, P is outside 1 to
+ * TUTTI_COST_MAX_RANKS (the rank limit of a world, world.h's
+ * TUTTI_MAX_RANKS) or root outside 0 to P-1. Any m: the built-ins' costs
+ * take bounded time and memory for every P and m accepted (a pipelined
+ * allreduce's beyond a bounded replay is an upper bound, pipetree.h). */
+#define TUTTI_COST_MAX_RANKS (1 << 20)
 TUTTI_API double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                  const tutti_hockney_t *h, int *bound);
 /* The tree a tree algorithm uses (its desc's tree with its lambda, L and k),

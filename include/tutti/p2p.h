@@ -40,7 +40,7 @@ extern "C" {
 #define TUTTI_ERRNO_MAP(X)                                                                         \
   X(EINVAL, -1, "invalid argument")                                                                \
   X(ERANK, -2, "rank out of range")                                                                \
-  X(ECOUNT, -3, "negative element count")                                                          \
+  X(ECOUNT, -3, "element count negative, or count x type size overflows (beyond SIZE_MAX bytes)")  \
   X(EBUFFER, -4, "NULL buffer with a nonzero count")                                               \
   X(ETAG, -5, "invalid tag (accepted: 0..TUTTI_TAG_UB, or TUTTI_ANY_TAG on a receive)")            \
   X(ETYPE, -6, "unknown datatype, or a datatype the operation does not accept")                    \
@@ -59,7 +59,9 @@ extern "C" {
   X(ENOTSUP, -19, "not supported by this algorithm or configuration")                              \
   X(EIO, -20, "an input/output error")                                                             \
   X(EVERIFY, -21, "the result failed verification")                                                \
-  X(ESTACK, -22, "a rank overflowed its stack (give ranks a larger one)")
+  X(ESTACK, -22, "a rank overflowed its stack (give ranks a larger one)")                          \
+  X(EMEMORY, -23, "the run's memory budget is spent (tutti_config_t.max_memory)")                  \
+  X(EPENDING, -24, "a rank returned with requests pending (wait for them before returning)")
 
 enum tutti_errno {
   TUTTI_OK = 0,
@@ -187,7 +189,10 @@ typedef struct tutti_rank tutti_rank_t;
 #define TUTTI_ANY_TAG (-1)
 #define TUTTI_PROC_NULL (-2)
 /* User tags are 0..TUTTI_TAG_UB; tags above it, up to INT32_MAX, are
- * reserved for tutti's collectives. */
+ * reserved for tutti's collectives: a p2p call with one is TUTTI_ETAG
+ * unless tutti_coll_tag has handed that tag to the rank (the collective
+ * it is in, or one it has finished, whose messages all precede any later
+ * one with that tag), so user code cannot reach a collective's data. */
 #define TUTTI_TAG_UB 0x3fffffff
 #define TUTTI_TAG_MAX 0x7fffffff
 #define TUTTI_UNDEFINED (-32766)
@@ -204,7 +209,8 @@ typedef struct tutti_status {
 #define TUTTI_STATUS_IGNORE ((tutti_status_t *)0)
 
 /* Elements of `type` in the received message (MPI_Get_elements): bytes /
- * size, or TUTTI_UNDEFINED when the size does not divide. */
+ * size, or TUTTI_UNDEFINED when the size does not divide. A count above
+ * LONG_MAX is TUTTI_ECOUNT (*count = TUTTI_UNDEFINED). */
 TUTTI_API int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *count);
 
 typedef struct tutti_request *tutti_request_t;
@@ -242,7 +248,9 @@ TUTTI_API int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tut
  * Does not return: the calling rank thread exits. */
 TUTTI_API void tutti_abort(tutti_rank_t *r, int err) __attribute__((noreturn));
 
-/* Modeled local work: advance this rank's modeled clock by `seconds`. */
+/* Modeled local work: advance this rank's modeled clock by `seconds`,
+ * from 0 to TUTTI_TIME_MAX (units.h: 1e6 s); anything else (NaN,
+ * infinity) is TUTTI_EINVAL at the call. */
 TUTTI_API int tutti_compute(tutti_rank_t *r, double seconds);
 /* tutti_reduce_local that also charges gamma * bytes to the modeled clock. */
 TUTTI_API int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
@@ -255,6 +263,18 @@ TUTTI_API int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout,
  * it touches neither buffer. 0, TUTTI_EINVAL (bad rank), TUTTI_EBUFFER
  * (NULL buffer with bytes > 0). */
 TUTTI_API int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes);
+
+/* Scratch memory of `bytes` bytes for a collective's own copies of payload
+ * (receive buffers, accumulators, blocks in transit), freed with
+ * tutti_scratch_free. In a timing-only run (TUTTI_NO_DATA) no payload is
+ * read or written, so no memory is taken, whatever the size: the address
+ * returned is one that is never dereferenced (the same for every call);
+ * copy through tutti_local_copy and reduce through tutti_reduce_local_r,
+ * as collectives do, and it is never touched. Elsewhere malloc's. NULL
+ * out of memory or for a NULL rank. */
+TUTTI_API void *tutti_scratch_alloc(tutti_rank_t *r, size_t bytes);
+/* Free what tutti_scratch_alloc gave r (NULL: nothing). */
+TUTTI_API void tutti_scratch_free(tutti_rank_t *r, void *p);
 
 /* Spans delimit calls in the modeled-time report. `name` must outlive the
  * world (a string literal). Spans do not nest. */

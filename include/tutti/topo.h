@@ -189,7 +189,8 @@ TUTTI_API int tutti_topo_path_len(const tutti_topo_t *t, int a, int b);
  *                 the rest of its block goes on to the next
  *   random:SEED   a uniformly random placement, reproducible from SEED
  *                 (splitmix64 + Fisher-Yates, the same on every platform)
- *   list:a,b,...  rank 0 on leaf a, rank 1 on leaf b, ... (distinct) */
+ *   list:a,b,...  rank 0 on leaf a, rank 1 on leaf b, ... (distinct); ranges
+ *                 a-b as in order=list: (tutti_parse_rank_list): list:0-3,7-4 */
 enum tutti_topo_mapping_kind {
   TUTTI_MAP_IDENTITY = 0,
   TUTTI_MAP_DFS,
@@ -207,7 +208,8 @@ typedef struct tutti_topo_mapping {
 } tutti_topo_mapping_t;
 
 #define TUTTI_TOPO_MAPPING_ACCEPTED                                                                \
-  "identity, dfs, roundrobin, roundrobin:BLOCK, random:SEED or list:a,b,... (rank i on leaf a_i)"
+  "identity, dfs, roundrobin, roundrobin:BLOCK, random:SEED or list:a,b,... (rank i on leaf a_i; " \
+  "ranges a-b)"
 
 /* Parse a mapping text (NULL or "": identity). Errors name the form and
  * list the accepted ones: TUTTI_EPARSE, TUTTI_ENOMEM. */

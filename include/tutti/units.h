@@ -61,6 +61,16 @@ TUTTI_API int tutti_parse_bandwidth(const char *s, double *bytes_per_s, char *er
 TUTTI_API int tutti_parse_per_byte(const char *s, double *seconds_per_byte, char *err,
                                    size_t errlen);
 
+/* Rank lists, as order=list: (coll.h) and mappings' list: (topo.h) both
+ * read them: whole numbers and ranges a-b (running down when a > b)
+ * separated by commas, spaces and tabs around each allowed: "0,2-5,9-7".
+ * Writes the numbers in order to out[0..cap) (out may be NULL with cap 0)
+ * and returns how many the list holds, counted past cap (so a range of
+ * 2^30 costs nothing to count); -1 when s is not such a list or holds a
+ * number above max (max at most 2^30), with *bad (may be NULL) the item
+ * at fault, from 1. */
+TUTTI_API long tutti_parse_rank_list(const char *s, long max, int *out, long cap, int *bad);
+
 /* Formatting for people. Each writes a NUL-terminated string into buf
  * (truncated to n) and returns buf, or NULL if buf is NULL or n is 0.
  *   tutti_format_time(6e-6)       "6 us"   (s, ms, us, ns, ps; 6 digits)

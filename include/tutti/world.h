@@ -28,6 +28,9 @@ extern "C" {
 
 /* ------------------------------------------------------------- the world */
 
+/* The largest config.time_scale (wall seconds per modeled second). */
+#define TUTTI_TIME_SCALE_MAX 1e9
+
 typedef struct tutti_world tutti_world_t;
 
 enum tutti_world_flags {
@@ -90,17 +93,28 @@ enum tutti_bind {
   TUTTI_BIND_CORES,
 };
 
+/* The largest world (config.nranks) and the largest rank stack
+ * (config.stack_size, TUTTI_STACK): beyond them tutti_config_check and
+ * tutti_world_create refuse. A stack is address space reserved per rank,
+ * guard page and rounding added; with this bound that arithmetic, and
+ * ranks times stacks, cannot wrap around a 64-bit size. */
+#define TUTTI_MAX_RANKS (1 << 20)
+#define TUTTI_MAX_STACK ((size_t)1 << 30)
+
 typedef struct tutti_config {
   int nranks; /* >= 1 */
   /* bytes per rank stack; 0: $TUTTI_STACK (bytes, or with a K or M suffix;
    * 0: unset), else 128 KiB for a thread, 32 KiB for a fiber (4x both under
-   * sanitizers); at least PTHREAD_STACK_MIN (16 KiB on x86-64) */
+   * sanitizers); at least PTHREAD_STACK_MIN (16 KiB on x86-64), at most
+   * TUTTI_MAX_STACK */
   size_t stack_size;
   const tutti_model_t *model; /* NULL: the none model (eager_limit 64 KiB) */
   unsigned flags;             /* enum tutti_world_flags */
   unsigned seed;              /* seed of TUTTI_PERTURB */
   int spin;                   /* polls before a waiting rank sleeps; <0: automatic */
-  double time_scale;          /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1 */
+  /* TUTTI_WALLCLOCK: wall seconds per modeled second; 0: 1; at most
+   * TUTTI_TIME_SCALE_MAX (1e9), so that a paced run's wall times stay finite */
+  double time_scale;
   /* Events a rank may record (modeled or TUTTI_RECORD runs; 24 bytes
    * each): one more fails the run with TUTTI_ENOMEM naming the rank, before
    * memory runs out. 0: automatic (one budget for the logs of all ranks
@@ -116,6 +130,14 @@ typedef struct tutti_config {
    * wake-ups cost more than its core brings) */
   int workers;
   int bind; /* enum tutti_bind */
+  /* Bytes the run may hold: rank stacks and state, messages in flight
+   * (eager buffers, rendezvous requests), channels, event logs and the
+   * replay. What would grow past it fails the run with TUTTI_EMEMORY, the
+   * text naming what grew, before the kernel's limits or its OOM killer
+   * act. 0: automatic, the smallest of half of physical memory, half of
+   * the address space RLIMIT_AS (ulimit -v) leaves and half of what the
+   * cgroup's memory.max leaves (runtime/MODEL.md "Memory"). */
+  uint64_t max_memory;
 } tutti_config_t;
 
 /* A config with every field at its default and nranks = n. */
@@ -125,7 +147,10 @@ TUTTI_API tutti_config_t tutti_config_default(int nranks);
  * now: its fields, and the variables that apply to it -- TUTTI_RANKS_AS,
  * TUTTI_BIND and TUTTI_STACK where the config leaves ranks_as, bind and
  * stack_size at 0, TUTTI_WORKERS where it leaves workers at 0 (even for
- * threads), TUTTI_PERTURB always. The same checks, made by the same code,
+ * threads), TUTTI_PERTURB always. The model's constants are checked
+ * against units.h's ranges (every cost's floor and a at most
+ * TUTTI_TIME_MAX, its b and gamma at most TUTTI_PER_BYTE_MAX), time_scale
+ * against TUTTI_TIME_SCALE_MAX. The same checks, made by the same code,
  * as tutti_world_create's. Returns 0, or the code tutti_world_create
  * would return (TUTTI_ERANK for nranks, TUTTI_ENOTSUP for TUTTI_WALLCLOCK
  * with fibers, else TUTTI_EINVAL) with a one-line reason in err that names

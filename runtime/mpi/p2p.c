@@ -260,7 +260,9 @@ int tutti_status_count(const tutti_status_t *st, tutti_datatype_t type, long *co
   if (!st || !count) return TUTTI_EINVAL;
   size_t esz = tutti_type_size(type);
   if (!esz) return TUTTI_ETYPE;
-  *count = st->bytes % esz ? TUTTI_UNDEFINED : (long)(st->bytes / esz);
+  size_t n = st->bytes / esz; /* beyond LONG_MAX: refused, as the emulator's */
+  if (!(st->bytes % esz) && n > (size_t)LONG_MAX) return *count = TUTTI_UNDEFINED, TUTTI_ECOUNT;
+  *count = st->bytes % esz ? TUTTI_UNDEFINED : (long)n;
   return 0;
 }
 
@@ -447,6 +449,16 @@ int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes) 
   if (bytes && (!dst || !src)) return TUTTI_EBUFFER;
   if (bytes && dst != src) memcpy(dst, src, bytes);
   return 0;
+}
+
+/* MPI runs always carry data: plain memory. */
+void *tutti_scratch_alloc(tutti_rank_t *r, size_t bytes) {
+  return r ? malloc(bytes ? bytes : 1) : NULL;
+}
+
+void tutti_scratch_free(tutti_rank_t *r, void *p) {
+  (void)r;
+  free(p);
 }
 
 int tutti_span_begin(tutti_rank_t *r, const char *name) {
