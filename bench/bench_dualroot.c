@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "plot.h"
 #include "tutti/tutti.h"
 
@@ -135,20 +136,29 @@ int tutti_bench_dualroot(int argc, char **argv) {
       fprintf(stderr, "%s: %s\n", who, err);
       return 2;
     }
-  FILE *csv = NULL;
-  if (csvpath) {
-    csv = strcmp(csvpath, "-") ? fopen(csvpath, "w") : stdout;
-    if (!csv) {
-      fprintf(stderr, "%s: --csv: cannot write '%s'\n", who, csvpath);
-      return 2;
-    }
+  /* the outputs (cli_out.c): two to one file refused, both opened before anything runs */
+  struct cli_out csv_out = {0}, plot_out = {0};
+  int status = 0;
+  if (cli_out_apart("bench dualroot", "--csv", csvpath, "--plot", plotpath, 0)) return 2;
+  if ((csvpath &&
+       (status = cli_out_open(&csv_out, "bench dualroot", "--csv", csvpath, CLI_OUT_DASH))) ||
+      (plotpath && (status = cli_out_open(&plot_out, "bench dualroot", "--plot", plotpath, 0)))) {
+    cli_out_discard(&csv_out);
+    return status;
+  }
+  FILE *csv = csv_out.f;
+  if (csv) {
     fprintf(csv, "profile,P,bytes,algorithm,time_s,bandwidth_term_s,ratio_to_term,ratio_dual\n");
   }
   plot_t *pl = plotpath ? plot_new("allreduce: doubly-pipelined dual-root and its rivals",
                                    "bytes per rank", "modeled time")
                         : NULL;
+  if (plotpath && !pl) {
+    cli_out_discard(&csv_out), cli_out_discard(&plot_out);
+    fprintf(stderr, "%s: out of memory\n", who);
+    return 3;
+  }
   double worst_check = 0;
-  int status = 0;
   printf("allreduce, modeled time from the registered Hockney costs (gamma = 0), blocks=auto;\n"
          "x/N: the time over N beta m (the bandwidth term); dual/X: dual-root's time over X's.\n");
   char *save = NULL;
@@ -214,11 +224,13 @@ int tutti_bench_dualroot(int argc, char **argv) {
     }
   }
   if (check && !status) printf("\n--check: largest |engine - cost| / cost: %.3g\n", worst_check);
-  if (csv && csv != stdout) fclose(csv);
+  if (!status) status = cli_out_commit(&csv_out);
   if (pl && !status) {
-    int prc = plot_write(pl, plotpath, who);
+    int prc = plot_write(pl, plotpath, plot_out.f, who);
     if (prc >= 2) status = prc;
+    if (!prc) status = cli_out_commit(&plot_out);
   }
+  cli_out_discard(&csv_out), cli_out_discard(&plot_out); /* not committed: no file */
   plot_free(pl);
   return status;
 }

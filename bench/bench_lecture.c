@@ -35,6 +35,7 @@ static const char *const algos[] = {"flat", "binary", "binomial", "scatter-allga
                                     "pipelined-chain"};
 #define NALG 5
 #define WHO "tutti bench lecture"
+#define CMD "bench lecture" /* cli_fail's name of the command */
 
 static unsigned char pattern(long i) {
   return (unsigned char)(i * 131 + 7);
@@ -206,6 +207,11 @@ int tutti_bench_lecture(int argc, char **argv) {
       return 2;
     }
   }
+  /* two outputs to one file, or over the profile read: refused before anything runs */
+  if (cli_out_apart(CMD, "--csv", csv_path, "--plot", plot_path, 0) ||
+      cli_out_apart(CMD, "--csv", csv_path, "--profile", profile, 1) ||
+      cli_out_apart(CMD, "--plot", plot_path, "--profile", profile, 1))
+    return 2;
   tutti_profile_t pr;
   if (tutti_profile_load(profile, &pr, err, sizeof err)) {
     fprintf(stderr, "%s: --profile: %s\n", WHO, err);
@@ -217,11 +223,14 @@ int tutti_bench_lecture(int argc, char **argv) {
       fprintf(stderr, "%s: %s\n", WHO, err);
       return 2;
     }
-  FILE *csv = NULL;
-  if (csv_path && !(csv = strcmp(csv_path, "-") ? fopen(csv_path, "w") : stdout)) {
-    fprintf(stderr, "%s: --csv: cannot write '%s'; accepted: a writable path\n", WHO, csv_path);
-    return 2;
+  struct cli_out csv_out = {0}, plot_out = {0}; /* cli_out.c: committed at the end */
+  int st = 0;
+  if ((csv_path && (st = cli_out_open(&csv_out, CMD, "--csv", csv_path, CLI_OUT_DASH))) ||
+      (plot_path && (st = cli_out_open(&plot_out, CMD, "--plot", plot_path, 0)))) {
+    cli_out_discard(&csv_out);
+    return st;
   }
+  FILE *csv = csv_out.f;
   if (csv) fprintf(csv, "ranks,bytes,algorithm,modeled_time,source\n");
   char title[128];
   snprintf(title, sizeof title, "MPI_Bcast (X. Yuan's lecture), profile %s", pr.name);
@@ -229,7 +238,7 @@ int tutti_bench_lecture(int argc, char **argv) {
   if (plot_path && (!plot || plot_y_unit(plot, tutti_model_time_unit(&pr.model)))) {
     fprintf(stderr, "%s: out of memory\n", WHO);
     plot_free(plot);
-    if (csv && csv != stdout) fclose(csv);
+    cli_out_discard(&csv_out), cli_out_discard(&plot_out);
     return 3;
   }
   const tutti_hockney_t h = {pr.model.latency.a, pr.model.latency.b, pr.model.gamma};
@@ -239,7 +248,7 @@ int tutti_bench_lecture(int argc, char **argv) {
          "Modeled time per broadcast from rank 0; * marks the fastest; c: the registered\n"
          "Hockney cost (P x m above --max-memory), else a verified run on rank threads.\n",
          pr.name, desc);
-  int st = 0, ncmp = 0;
+  int ncmp = 0;
   double maxdev = 0;
   for (int pi = 0; pi < nranks && !st; pi++) {
     int P = (int)ranks[pi];
@@ -303,14 +312,13 @@ int tutti_bench_lecture(int argc, char **argv) {
            100 * maxdev);
   double ratio = 0;
   if (!st) st = mapping_part(profile, &ratio);
-  if (csv && csv != stdout && fclose(csv) && !st) {
-    fprintf(stderr, "%s: --csv: writing '%s' failed\n", WHO, csv_path);
-    st = 3;
-  }
+  if (!st) st = cli_out_commit(&csv_out);
   if (plot && !st) {
-    int prc = plot_write(plot, plot_path, WHO);
+    int prc = plot_write(plot, plot_path, plot_out.f, WHO);
     if (prc >= 2) st = prc;
+    if (!prc) st = cli_out_commit(&plot_out);
   }
+  cli_out_discard(&csv_out), cli_out_discard(&plot_out); /* not committed: no file */
   plot_free(plot);
   return st; /* main closes stdout and reports a lost write */
 }

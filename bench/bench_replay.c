@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "replay.h"
 
 struct logs {
@@ -242,7 +243,7 @@ static double cpu_now(void) {
   return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
-static int run(const char *name, int P, int iters, int reps, const char *trace) {
+static int run(const char *name, int P, int iters, int reps, struct cli_out *trace) {
   struct logs L;
   tutti_model_t m;
   oom = 0;
@@ -300,12 +301,14 @@ static int run(const char *name, int P, int iters, int reps, const char *trace) 
          rp->modeled_time);
   int status = 0;
   if (trace) {
-    FILE *f = fopen(trace, "w");
-    int bad = !f || tutti__replay_trace(rp, f) != 0; /* it checks ferror */
-    if (f && fclose(f)) bad = 1;                     /* the last buffer */
-    if (bad) {
-      fprintf(stderr, "tutti bench replay: --trace: cannot write the trace to %s\n", trace);
+    /* a write that failed is the writer's to name, with its cause */
+    int rc = tutti__replay_trace(rp, trace->f);
+    if (rc && rc != TUTTI_EIO) {
+      cli_out_discard(trace);
+      fprintf(stderr, "tutti bench replay: --trace: %s\n", tutti_strerror(rc));
       status = 3;
+    } else {
+      status = cli_out_commit(trace);
     }
   }
   tutti__replay_free(rp);
@@ -342,7 +345,7 @@ static int intarg(const char *flag, const char *v, int lo, int hi, int *out) {
  * `tutti bench replay`). Returns the exit status of bench/CLI.md: 0, 2 bad
  * usage, 3 failure. */
 int tutti_bench_replay(int argc, char **argv) {
-  const char *pattern = "all", *trace = NULL, *who = "tutti bench replay";
+  const char *pattern = "all", *trace_path = NULL, *who = "tutti bench replay";
   int P = 0, iters = 0, reps = 3;
   unsigned seen = 0;
   for (int i = 0; i < argc; i++) {
@@ -375,7 +378,7 @@ int tutti_bench_replay(int argc, char **argv) {
         fprintf(stderr, "tutti bench replay: --trace needs a file name\n");
         return 2;
       }
-      trace = v;
+      trace_path = v;
       i++;
     } else {
       fprintf(stderr, "tutti bench replay: unknown option '%s'\n", a);
@@ -385,6 +388,9 @@ int tutti_bench_replay(int argc, char **argv) {
     if (rc) return rc;
   }
 
+  /* --trace: opened before the runs, written by the last one (cli_out.c) */
+  struct cli_out out = {0}, *trace = trace_path ? &out : NULL;
+  if (trace && cli_out_open(trace, "bench replay", "--trace", trace_path, 0)) return 2;
   printf("%-9s %6s %6s %10s %9s %9s %9s %9s %7s %7s %8s %12s\n", "pattern", "ranks", "iters",
          "events", "messages", "wall_s", "cpu_s", "Mevents/s", "B/ev", "+log", "build_s",
          "modeled");
@@ -401,6 +407,7 @@ int tutti_bench_replay(int argc, char **argv) {
     printf("wall_s, cpu_s: the best replay's wall and CPU time; Mevents/s: per CPU second;\n"
            "B/ev: replay state per event; +log: with the event log (%zu B/event)\n",
            sizeof(struct tutti_ev));
+  cli_out_discard(&out); /* a run that failed before the trace leaves no file */
   return rc;
 }
 

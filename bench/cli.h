@@ -8,7 +8,8 @@
  * (cli_exec.c, verify.c), run's report (cli_report.c), topology and link
  * reports (cli_links.c), --html pages (cli_html.c, html.c), points of the
  * suite and a sweep (cli_point.c), JSON (cli_json.c), the live timeline
- * (cli_live.c) -- which call no command file either
+ * (cli_live.c), every output file (cli_out.c) -- which call no command
+ * file either
  * (tests/test_unit_cli_calls.c keeps it so).
  *
  * Every command function takes the arguments after its name and returns
@@ -53,7 +54,7 @@ int tutti_cli_check(int argc, char **argv);
 /* X(ENUM, short or 0, "long", "METAVAR" or NULL for a flag, "help") -- one
  * list feeds the parser, the error texts and every --help. */
 #define CLI_OPTION_MAP(X)                                                                          \
-  X(RANKS, 'n', "ranks", "N", "number of ranks, >= 1 (default 16)")                                \
+  X(RANKS, 'n', "ranks", "N", "number of ranks, 1 to 2^20 (default 16)")                           \
   X(BYTES, 'm', "bytes", "SIZE", "bytes per rank: 8, 1000B, 64KiB, 1MiB (default 8)")              \
   X(ROOT, 0, "root", "R", "root rank, 0..N-1 (default 0)")                                         \
   X(MODEL, 0, "model", "SPEC",                                                                     \
@@ -100,7 +101,7 @@ int tutti_cli_check(int argc, char **argv);
     "cores | none: pin each rank thread (fibers: worker) to a CPU of its own (default cores when " \
     "2 or more fit, or $TUTTI_BIND)")                                                              \
   X(STACK, 0, "stack", "SIZE",                                                                     \
-    "stack per rank, >= 16KiB (default 128KiB for a thread, 32KiB for a fiber)")                   \
+    "stack per rank, 16KiB to 1GiB (default 128KiB for a thread, 32KiB for a fiber)")              \
   X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \
   X(RULES_OUT, 0, "rules-out", "FILE", "write the winners as a rules file (--rules reads it)")     \
   X(OMPI_RULES, 0, "ompi-rules", "FILE",                                                           \
@@ -116,6 +117,16 @@ enum cli_opt_id {
       CLI_NOPTS
 };
 #define CLI_O(e) (UINT64_C(1) << CLI_OPT_##e)
+/* The options whose value names a file the command writes, and those
+ * whose value may name a file it reads: every option of the table whose
+ * value is a FILE is in one of the two (tests/test_e2e_outputs.c fails
+ * otherwise), and that test writes every output option of every command to
+ * a full disk and to /dev/full. Two outputs of one command naming one
+ * file, or an output naming one of its inputs, are refused by cli_parse
+ * before anything runs (bench/CLI.md "Output files"). */
+#define CLI_OUT_OPTS                                                                               \
+  (CLI_O(TRACE) | CLI_O(HTML) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES))
+#define CLI_IN_OPTS (CLI_O(PROFILE) | CLI_O(TOPOLOGY) | CLI_O(RULES) | CLI_O(PLUGIN))
 
 #define CLI_MAX_POS 8 /* compare COLL and up to 7 algorithms */
 
@@ -177,12 +188,64 @@ int cli_world_env(const char *cmd, const struct cli_opts *o);
  * --FLAG. */
 int cli_parse_ranks(const char *cmd, const char *text, int max_ranks, int **out, int *n);
 int cli_parse_sizes(const char *cmd, const char *text, size_t **out, int *n);
+/* The positional arguments cli_parse would find in argv, however many
+ * (it stops at maxpos): for a command that names its own limit. 0 when
+ * -h or --help is among the options. */
+int cli_count_pos(int argc, char **argv);
 /* The option lines of a --help text, for the options in `accepted`. */
 void cli_print_options(FILE *f, uint64_t accepted);
 /* Print "tutti CMD: <message>\n" on stderr ("tutti: " for a NULL cmd), control
- * bytes shown as \xNN; returns `status`. */
+ * bytes (C0, DEL, C1) and bytes that are not valid UTF-8 shown as \xNN;
+ * returns `status`. */
 int cli_fail(int status, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* 1 when paths a and b name one file: the same file where it exists (a
+ * symbolic link and what it names are one), else the same name in the
+ * same folder, each folder by its real path (x, ./x and d/../x are one). */
+int cli_same_file(const char *a, const char *b);
+
+/* ------------------------------------------------------------ output files */
+
+/* A file a command writes (cli_out.c; bench/CLI.md "Output files"), opened
+ * before the command runs anything and committed when it is done: the
+ * writes go to a temporary file beside PATH ("PATH.XXXXXX"), renamed over
+ * PATH by cli_out_commit once every write, the flush and the close
+ * succeeded; on any failure, or cli_out_discard, or an exit before either,
+ * the temporary file is removed and PATH is left as it was. A special file
+ * that exists (/dev/null, /dev/full, a FIFO, /dev/stdout) is written
+ * directly, its errors reported the same way. */
+struct cli_out {
+  FILE *f;                /* the command writes here; NULL when not open */
+  const char *cmd, *what; /* the error line: "tutti CMD: WHAT: ..." (WHAT: "--csv", "PROFILE") */
+  const char *path;       /* as given */
+  char target[4096];      /* the file replaced: path, or the file its symbolic link names */
+  char tmp[4096 + 8];     /* the temporary file; "" when written directly or gone */
+  int fd, err, flags;     /* err: the first write's or the close's errno */
+};
+enum {
+  CLI_OUT_DASH = 1, /* "-" is the standard output (--csv -), checked by main at the end */
+  CLI_OUT_FRESH = 2 /* a file that exists is refused, never replaced (tutti new) */
+};
+/* Open *o for command cmd's output WHAT at path: 0, or CLI_EUSAGE after
+ * "tutti CMD: WHAT: cannot write 'PATH': why; accepted: a writable file
+ * path" (a missing folder, a folder, no permission; with CLI_OUT_FRESH a
+ * file that exists). */
+int cli_out_open(struct cli_out *o, const char *cmd, const char *what, const char *path, int flags);
+/* Flush, close and rename into place: CLI_OK, or CLI_ERUNTIME after
+ * "tutti CMD: WHAT: writing 'PATH' failed: why" with the temporary file
+ * removed. Nothing for an *o never opened (f NULL). */
+int cli_out_commit(struct cli_out *o);
+/* Give up the output: the temporary file removed, PATH untouched. */
+void cli_out_discard(struct cli_out *o);
+/* For a program that parses its own options (the benchmarks), as
+ * cli_parse does for the commands: 0 unless output a and b (either may be
+ * NULL or "-") name one file (cli_same_file), else CLI_EUSAGE after "tutti
+ * CMD: FLAG_A and FLAG_B both write 'A'"; with b_reads, b is an input and
+ * only a file that exists counts ("FLAG_A would write over 'A', which
+ * FLAG_B reads"). */
+int cli_out_apart(const char *cmd, const char *flag_a, const char *a, const char *flag_b,
+                  const char *b, int b_reads);
 
 /* The machine of --model or --profile (default teaching-hockney) and its
  * network: --topology, else the profile's [topology] section, with
@@ -308,6 +371,13 @@ int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void
  * naming `cmd` (coll_name or algo_name NULL: "missing COLL and ALGO"). */
 int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_name,
                  const char *algo_name, struct cli_job *j, size_t *bytes);
+/* tutti_algo_check_call for every call of job j on nranks ranks moving
+ * `bytes` per rank: at its root, and with rotate at each root its calls
+ * take (an explicit chain starts at one root only), so that what a rank
+ * would refuse is bad input before the run (cli_opts.c; tutti-mpi too).
+ * 0 with j->note the check's note at the first root (a fallback the call
+ * takes, or ""), or CLI_EUSAGE after the one-line error naming `cmd`. */
+int cli_job_check(const char *cmd, struct cli_job *j, int nranks, size_t bytes);
 /* The tree a tree algorithm of job j uses on model m (its auto parameters
  * resolved as the ranks resolve them), into *spec: 0, or TUTTI_ENOTSUP for
  * an algorithm that is not a tree. */
@@ -353,23 +423,23 @@ struct cli_page {
 };
 
 /* --html's checks (nothing without o->html): at most HTML_MAX_RANKS ranks;
- * with a machine, a cost model, and FILE opened for writing into *f. 0,
- * or CLI_EUSAGE after the one-line error naming `cmd`. */
+ * with a machine, a cost model, and FILE opened as the output *out
+ * (cli_out_open; *out zeroed first, so committing or discarding it is safe
+ * either way). 0, or CLI_EUSAGE after the one-line error naming `cmd`. */
 int cli_page_check(const char *cmd, const struct cli_opts *o, const tutti_machine_t *mach,
-                   FILE **f);
+                   struct cli_out *out);
 /* Fill *p from world w's last run of job j (P ranks, bytes per rank): the
  * explanation (tutti_world_explain), the tree, a title and a subtitle.
  * 0 or a TUTTI_E* code; free with cli_page_free either way. */
 int cli_page_fill(struct cli_page *p, const tutti_world_t *w, const struct cli_job *j,
                   const tutti_machine_t *mach, const struct cli_result *res, int P, size_t bytes);
 void cli_page_free(struct cli_page *p);
-/* Write pages[0..n) (n <= CLI_MAX_POS) to f and close it: CLI_OK, or
+/* Write pages[0..n) (n <= CLI_MAX_POS) to out and commit it: CLI_OK, or
  * CLI_ERUNTIME after "tutti CMD: --html: writing 'path' failed: why". */
-int cli_page_write(const char *cmd, const char *path, FILE *f, const char *heading,
-                   const struct cli_page *pages, int n);
-/* `tutti run --html`: the page of one run (fill, write, close f, free):
+int cli_page_write(struct cli_out *out, const char *heading, const struct cli_page *pages, int n);
+/* `tutti run --html`: the page of one run (fill, write, commit out, free):
  * CLI_OK or CLI_ERUNTIME after the one-line error. */
-int cli_page_run(const char *path, FILE *f, const tutti_world_t *w, const struct cli_job *j,
+int cli_page_run(struct cli_out *out, const tutti_world_t *w, const struct cli_job *j,
                  const tutti_machine_t *mach, const struct cli_result *res, int P, size_t bytes);
 
 /* ------------------------------------------------------------ points */

@@ -62,11 +62,10 @@ int tutti_cli_calibrate(int argc, char **argv) {
     return cli_fail(CLI_EUSAGE, "calibrate", "--sizes: %d sizes; accepted: 2 to %d sizes", n,
                     CALIB_MAX_SIZES);
   }
-  FILE *out = NULL;
-  if (o.npos == 1 && !(out = fopen(o.pos[0], "w"))) {
+  struct cli_out out = {0}; /* PROFILE */
+  if (o.npos == 1 && (st = cli_out_open(&out, "calibrate", "PROFILE", o.pos[0], 0))) {
     free(sizes);
-    return cli_fail(CLI_EUSAGE, "calibrate", "cannot write '%s'; accepted: a writable file path",
-                    o.pos[0]);
+    return st;
   }
   struct calib_job j = {
       .sizes = sizes ? sizes : defs, .n = n, .reps = o.given & CLI_O(ITERS) ? o.iters : 31};
@@ -81,14 +80,14 @@ int tutti_cli_calibrate(int argc, char **argv) {
   struct calib_result res;
   if (!rc) rc = calib_analyze(&j.d, &res);
   if (rc) {
-    if (out) fclose(out);
+    cli_out_discard(&out);
     return cli_fail(CLI_ERUNTIME, "calibrate", "%s", tutti_strerror(rc));
   }
   printf("tutti's thread runtime, 2 rank threads, %d repetitions per size\n", j.reps);
   calib_print(stdout, &j.d, &res);
-  if (out) {
-    calib_write_profile(out, "tutti's thread runtime", &j.d, &res);
-    if (fclose(out)) return cli_fail(CLI_ERUNTIME, "calibrate", "writing '%s' failed", o.pos[0]);
+  if (out.f) {
+    calib_write_profile(out.f, "tutti's thread runtime", &j.d, &res);
+    if ((st = cli_out_commit(&out))) return st;
     printf("profile       %s (--profile %s)\n", o.pos[0], o.pos[0]);
   }
   return CLI_OK;

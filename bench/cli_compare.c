@@ -104,6 +104,13 @@ static void print_json(const struct entry *e, int n, const struct cli_opts *o,
 }
 
 int tutti_cli_compare(int argc, char **argv) {
+  /* the limit named before the parser meets the first argument past it */
+  int npos = cli_count_pos(argc, argv);
+  if (npos > CLI_MAX_POS)
+    return cli_fail(CLI_EUSAGE, "compare",
+                    "%d algorithms; accepted: tutti compare COLL ALGO1 ALGO2 ..., 2 to %d "
+                    "algorithms (compare more in a sweep: tutti sweep COLL --algos LIST)",
+                    npos - 1, CLI_MAX_POS - 1);
   struct cli_opts o;
   int st = cli_parse_world("compare", COMPARE_OPTS, CLI_MAX_POS, argc, argv, &o);
   if (st) return st;
@@ -136,7 +143,7 @@ int tutti_cli_compare(int argc, char **argv) {
                     "--model: the none model has no modeled time to compare; accepted: a cost "
                     "model (--model hockney:..., postal:L=2, --profile NAME)");
   }
-  FILE *page = NULL;
+  struct cli_out page; /* --html: opened before the runs, committed after them */
   if ((st = cli_page_check("compare", &o, &mach, &page))) {
     tutti_machine_free(&mach);
     return st;
@@ -173,7 +180,7 @@ int tutti_cli_compare(int argc, char **argv) {
   } else {
     st = cli_fail(CLI_ERUNTIME, "compare", "%s", why);
   }
-  if (page && !rc) {
+  if (page.f && !rc) {
     struct cli_page pages[CLI_MAX_POS];
     int filled = 0;
     for (; filled < n && !rc; filled++)
@@ -181,18 +188,18 @@ int tutti_cli_compare(int argc, char **argv) {
                          o.nranks, e[filled].bytes);
     if (rc) {
       filled--;
-      fclose(page);
+      cli_out_discard(&page);
       st = cli_fail(CLI_ERUNTIME, "compare", "--html: %s", tutti_strerror(rc));
     } else {
       char heading[256];
       snprintf(heading, sizeof heading, "tutti compare %s: %d algorithms on %d ranks", o.pos[0], n,
                o.nranks);
-      int wst = cli_page_write("compare", o.html, page, heading, pages, n);
+      int wst = cli_page_write(&page, heading, pages, n);
       if (wst) st = wst;
     }
     for (int i = 0; i < filled; i++) cli_page_free(&pages[i]);
-  } else if (page) {
-    fclose(page);
+  } else {
+    cli_out_discard(&page);
   }
   for (int i = 0; i < n; i++)
     if (e[i].w) tutti_world_destroy(e[i].w);

@@ -94,6 +94,14 @@ static double wall_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* This thread's CPU seconds (user and system): what a rank spent, however
+ * the 1024 threads of a run share the cores. */
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* A rank's buffers in a no-data run: views into the shared region. */
 static int rank_nodata(tutti_rank_t *r, struct exec *x) {
   const struct cli_job *j = x->job;
@@ -105,6 +113,9 @@ static int rank_nodata(tutti_rank_t *r, struct exec *x) {
     rc = cli_call(r, j, root, a, b, big);
   }
   x->wall[tutti_rank(r)] = wall_now() - t0;
+  /* a rank thread's CPU from its creation; fibers: cli_exec reads the
+   * workers' (a fiber's thread clock is its worker's) */
+  if (!x->fibers) x->cpu[2 * tutti_rank(r)] = thread_cpu();
   return rc;
 }
 
@@ -119,14 +130,6 @@ static void *buf_alloc(size_t size) {
   if (posix_memalign(&p, HUGE_PAGE, size)) return NULL;
   madvise(p, size, MADV_HUGEPAGE); /* advice: without it, small pages */
   return p;
-}
-
-/* This thread's CPU seconds (user and system): what a rank spent, however
- * the 1024 threads of a run share the cores. */
-static double thread_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* The gate's question after a second of waiting: open it (1) when every
@@ -350,13 +353,21 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
       return TUTTI_ENOMEM;
     }
     x.region_size = 2 * x.slot + blocks * x.slot;
-    x.region = mmap(NULL, x.region_size, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    x.cpu = calloc(2 * (size_t)P, sizeof *x.cpu);
+    x.region = x.cpu ? mmap(NULL, x.region_size, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                     : MAP_FAILED;
     if (x.region == MAP_FAILED) {
-      free(x.bad), free(x.wall);
+      free(x.bad), free(x.wall), free(x.cpu);
       return TUTTI_ENOMEM;
     }
+    /* the ranks' CPU as a checked run measures it (below); nothing is
+     * checked, so check_cpu stays 0 */
+    x.fibers = tutti_world_workers(w) > 0;
+    double cpu0 = process_cpu();
     res->rc = tutti_world_run(w, rank_fn, &x);
+    for (int i = 0; i < P; i++) res->ranks_cpu += x.cpu[2 * i];
+    if (x.fibers) res->ranks_cpu = process_cpu() - cpu0;
     if (res->rc) {
       const char *e = tutti_world_error(w);
       snprintf(res->error, sizeof res->error, "%s", e && *e ? e : tutti_strerror(res->rc));
@@ -367,7 +378,7 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
     res->verified = !res->rc; /* nothing checked: only that it ran */
     res->unchecked = 1;
     res->call_wall = slowest(x.wall, P) / job->iters;
-    free(x.bad), free(x.wall);
+    free(x.bad), free(x.wall), free(x.cpu);
     return 0;
   }
   if (!(x.cpu = calloc(2 * (size_t)P, sizeof *x.cpu))) {

@@ -346,31 +346,36 @@ static void print_why(const struct cli_job *j, const tutti_explain_t *ex, const 
         SAY(".");
       }
     }
-    /* the longest run of back-to-back sends by one rank */
-    int best = 0, who = -1;
+    /* the longest run of back-to-back sends by one rank; spread: each of
+     * its sends to another rank than the one before (a tree's rounds, not
+     * a pipeline's segments to one peer) */
+    int best = 0, who = -1, best_spread = 0;
     double from = 0, to = 0;
     for (int r = 0; r < P; r++) {
       double pfree = -1, s0 = 0;
-      int run = 0;
+      int run = 0, spread = 1, last = -1;
       /* its messages in start order: message ids follow send order, and a
        * port starts them in that order */
       for (size_t i = 0; i < ex->nmsgs; i++) {
         const tutti_msg_info_t *g = &ex->msgs[i];
         if (g->src != r || isnan(g->start)) continue;
         if (run && g->start <= pfree)
-          run++;
+          run++, spread = spread && g->dst != last;
         else
-          run = 1, s0 = g->start;
+          run = 1, s0 = g->start, spread = 1;
         pfree = g->send_port_free;
-        if (run > best) best = run, who = r, from = s0, to = pfree;
+        last = g->dst;
+        if (run > best) best = run, who = r, from = s0, to = pfree, best_spread = spread;
       }
     }
+    int lg = 0; /* ceil(log2 P); P is at most the rank limit, 2^20 */
+    while (lg < 31 && (1L << lg) < P) lg++;
     if (best >= 2) {
       SAY(" Rank %d sends %d times in a row, its port never idle from %s to %s %s", who, best,
           tm(u, from, t1, sizeof t1), tm(u, to, t2, sizeof t2), u.name);
       if (best == P - 1 && P > 2)
         SAY(": P-1 = %d start-ups one after another, one per other rank.", P - 1);
-      else if (P > 2 && (1 << best) >= P && (1 << (best - 1)) < P)
+      else if (P > 2 && best == lg && best_spread)
         SAY(": ceil(log2 P) = %d sends, the count doubling each round.", best);
       else
         SAY(".");
@@ -500,7 +505,7 @@ int tutti_cli_explain(int argc, char **argv) {
   if (j.op) printf(", op %s", tutti_op_name(j.op));
   printf("\nmodel: %s%s%s%s\n", desc, o.model ? "" : "  [profile ", o.model ? "" : mach.label,
          o.model ? "" : "]");
-  cli_print_topology(stdout, &mach, 7);
+  cli_print_topology(stdout, &mach, 0); /* "topology: ...", as "model: ..." above */
   printf("%s\n\n", tutti_algo_desc(j.algo)->summary);
 
   int rounds = 0;

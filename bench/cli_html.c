@@ -2,7 +2,8 @@
  * cli_html.c -- the --html pages of `tutti run` and `tutti compare`
  * (cli_page_*): the option's checks, one run's explanation, tree, title
  * and subtitle drawn from its finished world, and the page written by
- * html.c and closed with the error naming the file. Both commands build
+ * html.c to its output file (cli_out.c), committed with the error naming
+ * the file. Both commands build
  * their pages here, the same way; html.c writes a page from its runs'
  * data and reads no option.
  */
@@ -14,8 +15,8 @@
 #include "html.h"
 
 int cli_page_check(const char *cmd, const struct cli_opts *o, const tutti_machine_t *mach,
-                   FILE **f) {
-  if (f) *f = NULL;
+                   struct cli_out *out) {
+  if (out) memset(out, 0, sizeof *out);
   if (!o->html) return 0;
   if (o->nranks > HTML_MAX_RANKS)
     return cli_fail(CLI_EUSAGE, cmd,
@@ -26,11 +27,7 @@ int cli_page_check(const char *cmd, const struct cli_opts *o, const tutti_machin
     return cli_fail(CLI_EUSAGE, cmd,
                     "--html: the none model has no modeled time to draw; accepted: a cost model "
                     "(--model hockney:..., postal:L=2, --profile NAME)");
-  if (mach && !(*f = fopen(o->html, "w")))
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--html: cannot write '%s': %s; accepted: a writable file path", o->html,
-                    strerror(errno));
-  return 0;
+  return mach ? cli_out_open(out, cmd, "--html", o->html, 0) : 0;
 }
 
 int cli_page_fill(struct cli_page *p, const tutti_world_t *w, const struct cli_job *j,
@@ -69,33 +66,28 @@ void cli_page_free(struct cli_page *p) {
   tutti_explain_free(&p->ex);
 }
 
-int cli_page_write(const char *cmd, const char *path, FILE *f, const char *heading,
-                   const struct cli_page *pages, int n) {
+int cli_page_write(struct cli_out *out, const char *heading, const struct cli_page *pages, int n) {
   struct html_run runs[CLI_MAX_POS];
   for (int i = 0; i < n && i < CLI_MAX_POS; i++) runs[i] = pages[i].run;
-  errno = 0; /* a failing write inside html_write leaves its cause here */
-  int rc = html_write(f, heading, runs, n), e = errno;
-  if (fflush(f) || ferror(f)) {
-    if (!rc) rc = TUTTI_EIO;
-    if (errno) e = errno;
+  int rc = html_write(out->f, heading, runs, n);
+  if (rc && rc != TUTTI_EIO) { /* not a write: the writer would not know */
+    cli_out_discard(out);
+    return cli_fail(CLI_ERUNTIME, out->cmd, "--html: %s", tutti_strerror(rc));
   }
-  if (fclose(f) && !rc) rc = TUTTI_EIO, e = errno;
-  if (!rc) return CLI_OK;
-  return cli_fail(CLI_ERUNTIME, cmd, "--html: writing '%s' failed: %s", path,
-                  e ? strerror(e) : tutti_strerror(rc));
+  return cli_out_commit(out); /* a write that failed is named there */
 }
 
-int cli_page_run(const char *path, FILE *f, const tutti_world_t *w, const struct cli_job *j,
+int cli_page_run(struct cli_out *out, const tutti_world_t *w, const struct cli_job *j,
                  const tutti_machine_t *mach, const struct cli_result *res, int P, size_t bytes) {
   struct cli_page pg;
   int rc = cli_page_fill(&pg, w, j, mach, res, P, bytes), st;
   if (rc) {
-    fclose(f);
+    cli_out_discard(out);
     st = cli_fail(CLI_ERUNTIME, "run", "--html: %s", tutti_strerror(rc));
   } else {
     char heading[400];
     snprintf(heading, sizeof heading, "tutti run %s", pg.title);
-    st = cli_page_write("run", path, f, heading, &pg, 1);
+    st = cli_page_write(out, heading, &pg, 1);
   }
   cli_page_free(&pg);
   return st;

@@ -7,13 +7,15 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
-/* "topology     " padded to width, or "topology: " when width is 0 */
+/* "topology     " padded to width (a space at least), or "topology: " when
+ * width is 0 */
 static void label(FILE *f, const char *what, int width) {
   if (width > 0)
-    fprintf(f, "%-*s", width, what);
+    fprintf(f, "%-*s%s", width, what, (int)strlen(what) < width ? "" : " ");
   else
     fprintf(f, "%s: ", what);
 }

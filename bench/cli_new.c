@@ -106,28 +106,14 @@ int tutti_cli_new(int argc, char **argv) {
   if (!*file) snprintf(file, sizeof file, "%s.c", name);
   char *src = instantiate(text, name, file);
   if (!src) return cli_fail(CLI_ERUNTIME, "new", "%s", tutti_strerror(TUTTI_ENOMEM));
-  int fd = open(file, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) {
-    int e = errno;
+  struct cli_out out; /* FILE: never replaced, so linked into place, not renamed */
+  if ((st = cli_out_open(&out, "new", "FILE", file, CLI_OUT_FRESH))) {
     free(src);
-    return cli_fail(e == EEXIST ? CLI_EUSAGE : CLI_ERUNTIME, "new", "%s: %s%s", file, strerror(e),
-                    e == EEXIST ? "; accepted: a file that does not exist (it is never replaced)"
-                                : "");
+    return st;
   }
-  size_t len = strlen(src), done = 0;
-  while (done < len) {
-    ssize_t k = write(fd, src + done, len - done);
-    if (k <= 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    done += (size_t)k;
-  }
-  int bad = done < len ? errno : 0;
-  if (close(fd) && !bad) bad = errno;
+  fputs(src, out.f);
   free(src);
-  if (bad) {
-    unlink(file);
-    return cli_fail(CLI_ERUNTIME, "new", "%s: %s", file, strerror(bad));
-  }
+  if ((st = cli_out_commit(&out))) return st;
   char shown[4200];
   snprintf(shown, sizeof shown, "%s%s", strchr(file, '/') ? "" : "./", file);
   printf("wrote %s: %s '%s', a working %s to start from (its header says how it works)\n", file,

@@ -31,21 +31,48 @@ static const struct opt opts[CLI_NOPTS] = {
 #undef CLI_X_OPT
 };
 
+/* The length of the UTF-8 sequence at p when it is valid (shortest form,
+ * no surrogate, at most U+10FFFF) and not a C1 control (U+0080..U+009F,
+ * which terminals obey as controls), else 0. Stops at a NUL. */
+static size_t utf8_printable(const unsigned char *p) {
+  unsigned c = p[0], lo = 0x80, hi = 0xbf;
+  size_t n;
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2, lo = c == 0xc2 ? 0xa0 : 0x80;
+  else if (c >= 0xe0 && c <= 0xef)
+    n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+  else if (c >= 0xf0 && c <= 0xf4)
+    n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+  else
+    return 0;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (size_t i = 2; i < n; i++)
+    if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+  return n;
+}
+
 int cli_fail(int status, const char *cmd, const char *fmt, ...) {
   char msg[2048];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  /* one line, whatever the message held: a control byte (quoted from an
-   * argument or an input file) is shown as \xNN, never sent to the terminal */
+  /* one line, whatever the message held: a control byte (C0, DEL, C1) or
+   * a byte that is not part of valid UTF-8 (quoted from an argument or an
+   * input file) is shown as \xNN, never sent to the terminal */
   char shown[sizeof msg * 4];
   size_t k = 0;
-  for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
-    if (*p < 0x20 || *p == 0x7f)
+  for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+    size_t u = *p >= 0x80 ? utf8_printable(p) : 0;
+    if (u) {
+      memcpy(shown + k, p, u);
+      k += u, p += u - 1;
+    } else if (*p < 0x20 || *p >= 0x7f) {
       k += (size_t)snprintf(shown + k, sizeof shown - k, "\\x%02x", *p);
-    else
+    } else {
       shown[k++] = (char)*p;
+    }
+  }
   shown[k] = '\0';
   fprintf(stderr, "tutti%s%s: %s\n", cmd && *cmd ? " " : "", cmd && *cmd ? cmd : "", shown);
   return status;
@@ -117,7 +144,8 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   char err[512] = "";
   switch (i) {
   case CLI_OPT_RANKS:
-    return parse_int(cmd, "ranks", v, 1, INT_MAX, "an integer >= 1", &o->nranks);
+    return parse_int(cmd, "ranks", v, 1, TUTTI_MAX_RANKS, "an integer from 1 to 1048576 (2^20)",
+                     &o->nranks);
   case CLI_OPT_ROOT:
     return parse_int(cmd, "root", v, 0, INT_MAX, "an integer from 0 to ranks-1", &o->root);
   case CLI_OPT_ITERS:
@@ -225,9 +253,15 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
     o->bind = strcmp(v, "cores") ? TUTTI_BIND_NONE : TUTTI_BIND_CORES;
     return 0;
   case CLI_OPT_STACK: {
-    if (tutti_parse_size(v, &o->stack, err, sizeof err) || o->stack < ((size_t)16 << 10))
-      return cli_fail(CLI_EUSAGE, cmd,
-                      "--stack: '%s' is not a stack size; accepted: 16KiB or more: 64KiB, 1MiB", v);
+    /* the library's limits (tutti_config_check, which TUTTI_STACK meets too) */
+    char lo[32], hi[32], acc[160];
+    snprintf(acc, sizeof acc, "a size from %s to %s: 64KiB, 1MiB",
+             tutti_format_bytes((size_t)PTHREAD_STACK_MIN, lo, sizeof lo),
+             tutti_format_bytes(TUTTI_MAX_STACK, hi, sizeof hi));
+    if (tutti_parse_size(v, &o->stack, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, cmd, "--stack: '%s' is not a stack size; accepted: %s", v, acc);
+    if (o->stack < (size_t)PTHREAD_STACK_MIN || o->stack > TUTTI_MAX_STACK)
+      return cli_fail(CLI_EUSAGE, cmd, "--stack: '%s' is out of range; accepted: %s", v, acc);
     return 0;
   }
   case CLI_OPT_RULES:
@@ -242,6 +276,54 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
   default:
     return 0; /* flags */
   }
+}
+
+/* The file path names: its real path where it exists, else its folder's
+ * real path and its name, else the path as given. */
+static void file_key(const char *p, char *key, size_t n) {
+  char *real = realpath(p, NULL), *dir = NULL;
+  const char *slash = strrchr(p, '/');
+  if (!real) {
+    char d[4096];
+    snprintf(d, sizeof d, "%.*s", slash ? (int)(slash - p) + (slash == p) : 1, slash ? p : ".");
+    dir = realpath(d, NULL);
+  }
+  if (real)
+    snprintf(key, n, "%s", real);
+  else if (dir)
+    snprintf(key, n, "%s/%s", dir, slash ? slash + 1 : p);
+  else
+    snprintf(key, n, "%s", p);
+  free(real), free(dir);
+}
+
+int cli_same_file(const char *a, const char *b) {
+  char ka[8192], kb[8192];
+  file_key(a, ka, sizeof ka), file_key(b, kb, sizeof kb);
+  return !strcmp(ka, kb);
+}
+
+/* Two outputs naming one file, or an output naming a file the command
+ * reads: one of them would be lost, so it is refused before anything runs. */
+static int outputs_apart(const char *cmd, const char *const *val) {
+  for (int i = 0; i < CLI_NOPTS; i++) {
+    if (!val[i] || !(CLI_OUT_OPTS >> i & 1) || !strcmp(val[i], "-")) continue;
+    for (int k = 0; k < CLI_NOPTS; k++) {
+      if (k == i || !val[k] || !strcmp(val[k], "-")) continue;
+      int out = CLI_OUT_OPTS >> k & 1, in = CLI_IN_OPTS >> k & 1;
+      if (!(out && k > i) && !(in && !access(val[k], F_OK))) continue;
+      if (!cli_same_file(val[i], val[k])) continue;
+      if (out)
+        return cli_fail(CLI_EUSAGE, cmd,
+                        "--%s and --%s both write '%s'; accepted: a different file for each",
+                        opts[i].lng, opts[k].lng, val[i]);
+      return cli_fail(CLI_EUSAGE, cmd,
+                      "--%s would write over '%s', which --%s reads; accepted: another file for "
+                      "--%s",
+                      opts[i].lng, val[i], opts[k].lng, opts[i].lng);
+    }
+  }
+  return 0;
 }
 
 /* -h or --help among the arguments (before a "--"). */
@@ -326,7 +408,32 @@ int cli_parse(const char *cmd, uint64_t accepted, int maxpos, int argc, char **a
     int rc = apply(cmd, i, val, o);
     if (rc) return rc;
   }
-  return 0;
+  return outputs_apart(cmd, first);
+}
+
+int cli_count_pos(int argc, char **argv) {
+  if (is_help(argc, argv)) return 0;
+  int n = 0, only_pos = 0;
+  for (int a = 0; a < argc; a++) {
+    const char *arg = argv[a];
+    if (only_pos || arg[0] != '-' || !arg[1]) {
+      n++;
+      continue;
+    }
+    if (!strcmp(arg, "--")) {
+      only_pos = 1;
+      continue;
+    }
+    /* an option: skip its value when it takes one and has none attached */
+    int i = -1, attached = arg[1] == '-' ? strchr(arg, '=') != NULL : arg[2] != '\0';
+    for (int k = 0; k < CLI_NOPTS; k++)
+      if (arg[1] == '-' ? !strncmp(opts[k].lng, arg + 2, strcspn(arg + 2, "=")) &&
+                              strlen(opts[k].lng) == strcspn(arg + 2, "=")
+                        : opts[k].shrt && opts[k].shrt == arg[1])
+        i = k;
+    if (i >= 0 && opts[i].meta && !attached) a++;
+  }
+  return n;
 }
 
 /* ------------------------------------------------------------ lists */
@@ -509,6 +616,23 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
 }
 
 /* ------------------------------------------------------------ collectives */
+
+int cli_job_check(const char *cmd, struct cli_job *j, int nranks, size_t bytes) {
+  /* a rotating root takes min(iters, nranks) distinct roots */
+  int calls = j->rotate ? (j->iters < nranks ? j->iters : nranks) : 1;
+  char err[1024] = "";
+  for (int k = 0; k < calls; k++) {
+    int root = (int)(((long)j->root + k) % nranks);
+    if (!tutti_algo_check_call(j->algo, nranks, root, bytes, j->op, err, sizeof err)) {
+      if (!k) snprintf(j->note, sizeof j->note, "%.*s", (int)sizeof j->note - 1, err);
+      continue;
+    }
+    if (!k) return cli_fail(CLI_EUSAGE, cmd, "%s", err);
+    return cli_fail(CLI_EUSAGE, cmd, "--rotate-root: call %d is rooted at rank %d: %s", k + 1, root,
+                    err);
+  }
+  return 0;
+}
 
 char *cli_origin(const tutti_algo_desc_t *d, char *buf, size_t n) {
   const char *o = tutti_algo_origin(d);

@@ -84,9 +84,12 @@ static void print_split(const struct cli_result *res) {
   }
   printf(", reference %s\n", tutti_format_time(res->reference_time, s3, sizeof s3));
   double share = res->ranks_cpu > 0 ? 100 * res->check_cpu / res->ranks_cpu : 0;
-  printf("rank CPU      %s over all ranks, %.0f%% of it checking (%s); %llu wake-ups, %llu sleeps",
-         tutti_format_time(res->ranks_cpu, s1, sizeof s1), share,
-         tutti_format_time(res->check_cpu, s2, sizeof s2), (unsigned long long)res->stats.wakeups,
+  printf("rank CPU      %s over all ranks, ", tutti_format_time(res->ranks_cpu, s1, sizeof s1));
+  if (res->unchecked) /* --no-data: the calls alone */
+    printf("nothing checked");
+  else
+    printf("%.0f%% of it checking (%s)", share, tutti_format_time(res->check_cpu, s2, sizeof s2));
+  printf("; %llu wake-ups, %llu sleeps", (unsigned long long)res->stats.wakeups,
          (unsigned long long)res->stats.sleeps);
   if (res->stats.workers > 0) printf("; fibers on %d worker threads", res->stats.workers);
   printf("\n");

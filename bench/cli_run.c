@@ -139,11 +139,8 @@ int tutti_cli_run(int argc, char **argv) {
                     "--bytes: %s per rank is too large for %d ranks; accepted: less",
                     tutti_format_bytes(bytes, s1, sizeof s1), o.nranks);
   j.count = (long)(bytes / tsize);
-  /* the root of every call: checked here unless it rotates (each call checks it again) */
-  if (tutti_algo_check_call(j.algo, o.nranks, j.rotate ? -1 : o.root, bytes, j.op, err, sizeof err))
-    return cli_fail(CLI_EUSAGE, "run", "%s", err);
-  snprintf(j.note, sizeof j.note, "%.*s", (int)sizeof j.note - 1,
-           err); /* a fallback the call will take, or "" */
+  /* the root of every call, rotating or not, and the note of a fallback */
+  if ((st = cli_job_check("run", &j, o.nranks, bytes))) return st;
   int json = (o.given & CLI_O(JSON)) != 0, timeline = (o.given & CLI_O(TIMELINE)) != 0;
   if (json && timeline)
     return cli_fail(CLI_EUSAGE, "run",
@@ -175,23 +172,18 @@ int tutti_cli_run(int argc, char **argv) {
                     "--topology: the none model has no modeled time for links to shape; "
                     "accepted: a topology with a cost model (--model hockney:..., --profile)");
   }
-  FILE *page = NULL;
-  if ((st = cli_page_check("run", &o, &mach, &page))) {
+  /* --html and --trace: opened before the run, committed after it (cli_out.c) */
+  struct cli_out page, trace = {0};
+  if ((st = cli_page_check("run", &o, &mach, &page)) ||
+      (o.trace && (st = cli_out_open(&trace, "run", "--trace", o.trace, 0)))) {
+    cli_out_discard(&page);
     tutti_machine_free(&mach);
     return st;
-  }
-  FILE *trace = NULL;
-  if (o.trace && !(trace = fopen(o.trace, "w"))) {
-    if (page) fclose(page);
-    tutti_machine_free(&mach);
-    return cli_fail(CLI_EUSAGE, "run", "--trace: cannot write '%s'; accepted: a writable file path",
-                    o.trace);
   }
 
   tutti_rules_t *rules = NULL;
   if ((st = cli_rules("run", &o, &rules))) {
-    if (trace) fclose(trace);
-    if (page) fclose(page);
+    cli_out_discard(&trace), cli_out_discard(&page);
     tutti_machine_free(&mach);
     return st;
   }
@@ -199,7 +191,7 @@ int tutti_cli_run(int argc, char **argv) {
   cfg.model = &mach.model;
   cli_config(&o, &cfg);
   cfg.rules = rules;
-  if (trace || timeline) cfg.flags |= TUTTI_RECORD;
+  if (trace.f || timeline) cfg.flags |= TUTTI_RECORD;
   j.no_data = o.no_data;
   j.ungated = o.realtime > 0; /* paced: calls keep the model's pace, not a common start */
   tutti_world_t *w;
@@ -215,10 +207,9 @@ int tutti_cli_run(int argc, char **argv) {
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {
     free(frame);
-    if (trace) fclose(trace);
+    cli_out_discard(&trace), cli_out_discard(&page);
     tutti_rules_free(rules);
     tutti_machine_free(&mach);
-    if (page) fclose(page);
     return cli_fail(CLI_ERUNTIME, "run", "cannot create a world of %d ranks: %s", o.nranks,
                     tutti_strerror(rc));
   }
@@ -231,8 +222,7 @@ int tutti_cli_run(int argc, char **argv) {
     tutti_world_destroy(w);
     tutti_rules_free(rules);
     tutti_machine_free(&mach);
-    if (trace) fclose(trace);
-    if (page) fclose(page);
+    cli_out_discard(&trace), cli_out_discard(&page);
     return cli_fail(CLI_ERUNTIME, "run", "%s", rc ? tutti_strerror(rc) : res.error);
   }
   struct cli_auto_choice ac;
@@ -248,16 +238,16 @@ int tutti_cli_run(int argc, char **argv) {
     if ((rc = tutti_world_timeline(w, stdout, 0)) && rc != TUTTI_EIO)
       st = cli_fail(CLI_ERUNTIME, "run", "--timeline: %s", tutti_strerror(rc));
   }
-  if (trace) {
-    int bad = tutti_world_trace(w, trace) != 0, e = 0;
-    errno = 0;
-    if (fflush(trace) || ferror(trace)) bad = 1, e = errno;
-    if (fclose(trace) && !e) bad = 1, e = errno;
-    if (bad)
-      st = cli_fail(CLI_ERUNTIME, "run", "--trace: writing '%s' failed%s%s", o.trace, e ? ": " : "",
-                    e ? strerror(e) : "");
+  if (trace.f) {
+    /* a write that failed (TUTTI_EIO) is the writer's to name, with its cause */
+    if ((rc = tutti_world_trace(w, trace.f)) && rc != TUTTI_EIO) {
+      cli_out_discard(&trace);
+      st = cli_fail(CLI_ERUNTIME, "run", "--trace: %s", tutti_strerror(rc));
+    } else if ((rc = cli_out_commit(&trace))) {
+      st = rc;
+    }
   }
-  if (page && (rc = cli_page_run(o.html, page, w, &j, &mach, &res, o.nranks, bytes))) st = rc;
+  if (page.f && (rc = cli_page_run(&page, w, &j, &mach, &res, o.nranks, bytes))) st = rc;
   fflush(stdout); /* the report before a verification failure's line on stderr */
   tutti_world_destroy(w);
   tutti_rules_free(rules);   /* the world pointed to them */

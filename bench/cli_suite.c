@@ -184,18 +184,20 @@ int tutti_cli_suite(int argc, char **argv) {
         return cli_fail(CLI_EUSAGE, "suite", "--bytes: too large for %d ranks; accepted: less",
                         ranks[i]);
       }
-  FILE *csv = NULL;
-  if (o.csv && !csv_only && !(csv = fopen(o.csv, "w"))) {
+  struct cli_out csv_out = {0}, plot_out = {0}; /* --csv FILE, --plot FILE */
+  if ((o.csv && !csv_only && (st = cli_out_open(&csv_out, "suite", "--csv", o.csv, 0))) ||
+      (o.plot && (st = cli_out_open(&plot_out, "suite", "--plot", o.plot, 0)))) {
+    cli_out_discard(&csv_out);
     free(ranks), free(sizes), tutti_rules_free(rules);
-    return cli_fail(CLI_EUSAGE, "suite", "--csv: cannot write '%s': %s", o.csv, strerror(errno));
+    return st;
   }
-  if (csv_only) csv = stdout;
+  FILE *csv = csv_only ? stdout : csv_out.f;
   int table = !json && !csv_only;
 
   tutti_machine_t mach;
   char desc[512] = "";
   if ((st = cli_model("suite", &o, ranks[0], &mach))) {
-    if (csv && csv != stdout) fclose(csv);
+    cli_out_discard(&csv_out), cli_out_discard(&plot_out);
     free(ranks), free(sizes), tutti_rules_free(rules);
     return st;
   }
@@ -203,7 +205,7 @@ int tutti_cli_suite(int argc, char **argv) {
   const tutti_model_t *model = &mach.model;
   if (mach.topo && model->preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
-    if (csv && csv != stdout) fclose(csv);
+    cli_out_discard(&csv_out), cli_out_discard(&plot_out);
     free(ranks), free(sizes), tutti_rules_free(rules);
     return cli_fail(CLI_EUSAGE, "suite",
                     "--topology: the none model has no modeled time for links to shape; "
@@ -213,7 +215,7 @@ int tutti_cli_suite(int argc, char **argv) {
   int modeled = model->preset != TUTTI_MODEL_NONE;
   if (o.no_data && !modeled) {
     tutti_machine_free(&mach);
-    if (csv && csv != stdout) fclose(csv);
+    cli_out_discard(&csv_out), cli_out_discard(&plot_out);
     free(ranks), free(sizes);
     return cli_fail(CLI_EUSAGE, "suite",
                     "--no-data: the none model has no modeled time to measure; accepted: "
@@ -239,7 +241,7 @@ int tutti_cli_suite(int argc, char **argv) {
   if (!rows || !tstart || (o.plot && !plot)) {
     free(rows), free(tstart), plot_free(plot);
     tutti_machine_free(&mach);
-    if (csv && csv != stdout) fclose(csv);
+    cli_out_discard(&csv_out), cli_out_discard(&plot_out);
     free(ranks), free(sizes), tutti_rules_free(rules);
     return cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));
   }
@@ -396,12 +398,13 @@ int tutti_cli_suite(int argc, char **argv) {
   }
   fflush(stdout);
   free(rows), free(tstart);
-  if (csv && csv != stdout) {
-    int bad = ferror(csv);
-    if ((fclose(csv) || bad) && !st)
-      st = cli_fail(CLI_ERUNTIME, "suite", "--csv: writing '%s' failed", o.csv);
+  if (!st) st = cli_out_commit(&csv_out);
+  if (plot && !st) {
+    int prc = plot_write(plot, o.plot, plot_out.f, "tutti suite");
+    if (prc >= 2) st = CLI_ERUNTIME;
+    if (!prc) st = cli_out_commit(&plot_out);
   }
-  if (plot && !st && plot_write(plot, o.plot, "tutti suite") >= 2) st = CLI_ERUNTIME;
+  cli_out_discard(&csv_out), cli_out_discard(&plot_out); /* not committed: no file */
   plot_free(plot);
   if (have_mach) tutti_machine_free(&mach); /* after the worlds: their model points to it */
   free(ranks), free(sizes), tutti_rules_free(rules);

@@ -257,6 +257,7 @@ int tutti_cli_sweep(int argc, char **argv) {
   size_t *sizes = NULL;
   struct algos al = {0};
   FILE *csv = NULL;
+  struct cli_out csv_out = {0}, plot_out = {0}; /* --csv FILE, --plot FILE */
   plot_t *plot = NULL;
   tutti_machine_t mach;
   int have_mach = 0;
@@ -301,11 +302,10 @@ int tutti_cli_sweep(int argc, char **argv) {
                       ranks[i]);
         goto out;
       }
-  if (o.csv && strcmp(o.csv, "-") && !(csv = fopen(o.csv, "w"))) {
-    st = cli_fail(CLI_EUSAGE, "sweep", "--csv: cannot write '%s': %s", o.csv, strerror(errno));
+  if (o.csv && strcmp(o.csv, "-") && (st = cli_out_open(&csv_out, "sweep", "--csv", o.csv, 0)))
     goto out;
-  }
-  if (csv_stdout) csv = stdout;
+  csv = csv_stdout ? stdout : csv_out.f;
+  if (o.plot && (st = cli_out_open(&plot_out, "sweep", "--plot", o.plot, 0))) goto out;
 
   /* the first machine names the profile and model for the header */
   if ((st = cli_model("sweep", &o, ranks[0], &mach))) goto out;
@@ -449,21 +449,14 @@ int tutti_cli_sweep(int argc, char **argv) {
   else if (!csv_stdout)
     printf("%d runs: %d verified, %d not verified; %d skipped, %d failed\n", runs, nver, nbad,
            nskip, nfail);
-  if (csv && csv != stdout) {
-    int bad = ferror(csv);
-    if (fclose(csv) || bad) {
-      csv = NULL;
-      st = cli_fail(CLI_ERUNTIME, "sweep", "--csv: writing '%s' failed", o.csv);
-      goto out;
-    }
-    csv = NULL;
-  }
+  if ((st = cli_out_commit(&csv_out))) goto out;
   if (plot) {
-    int prc = plot_write(plot, o.plot, "tutti sweep");
+    int prc = plot_write(plot, o.plot, plot_out.f, "tutti sweep");
     if (prc >= 2) {
       st = CLI_ERUNTIME;
       goto out;
     }
+    if (!prc && (st = cli_out_commit(&plot_out))) goto out;
   }
   if (nfail)
     st = cli_fail(CLI_ERUNTIME, "sweep", "%d run%s failed; first: %s", nfail, nfail == 1 ? "" : "s",
@@ -472,7 +465,8 @@ int tutti_cli_sweep(int argc, char **argv) {
     st = cli_fail(CLI_EVERIFY, "sweep", "%d point%s failed verification; first: %s", nbad,
                   nbad == 1 ? "" : "s", first_bad);
 out:
-  if (csv && csv != stdout) fclose(csv);
+  cli_out_discard(&csv_out); /* what was not committed leaves no file */
+  cli_out_discard(&plot_out);
   plot_free(plot);
   if (have_mach) tutti_machine_free(&mach);
   free(al.v);

@@ -332,12 +332,9 @@ static void print_table(const struct tune *t, const tutti_model_t *m, const char
     }
 }
 
-static int write_rules(const char *cmd, const char *path, const struct tune *t,
-                       const tutti_model_t *m, int no_data, struct bucket *bk) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return cli_fail(CLI_EUSAGE, cmd, "--rules-out: cannot write '%s'; accepted: a writable path",
-                    path);
+/* The rules file on f (--rules-out; its writer checks the writes). */
+static void write_rules(FILE *f, const struct tune *t, const tutti_model_t *m, int no_data,
+                        struct bucket *bk) {
   char desc[512] = "";
   tutti_model_describe(m, desc, sizeof desc);
   fprintf(f,
@@ -377,21 +374,13 @@ static int write_rules(const char *cmd, const char *path, const struct tune *t,
       }
     }
   }
-  int bad = ferror(f);
-  if (fclose(f) || bad)
-    return cli_fail(CLI_ERUNTIME, cmd, "--rules-out: writing '%s' failed", path);
-  return 0;
 }
 
 /* Open MPI 4.1's classic format: the number of collectives; per
  * collective its id and the number of rank counts; per rank count the
  * count and the number of sizes; per size "bytes alg faninout segsize".
  * No comments (its reader skips none in every version). */
-static int write_ompi(const char *cmd, const char *path, const struct tune *t, struct bucket *bk) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return cli_fail(CLI_EUSAGE, cmd, "--ompi-rules: cannot write '%s'; accepted: a writable path",
-                    path);
+static void write_ompi(FILE *f, const struct tune *t, struct bucket *bk) {
   int ncoll = 0;
   for (int coll = 0; coll < TUTTI_COLL_N; coll++) ncoll += ompi_coll_id(coll) >= 0;
   fprintf(f, "%d\n", ncoll);
@@ -415,10 +404,6 @@ static int write_ompi(const char *cmd, const char *path, const struct tune *t, s
       }
     }
   }
-  int bad = ferror(f);
-  if (fclose(f) || bad)
-    return cli_fail(CLI_ERUNTIME, cmd, "--ompi-rules: writing '%s' failed", path);
-  return 0;
 }
 
 int tutti_cli_tune(int argc, char **argv) {
@@ -433,6 +418,7 @@ int tutti_cli_tune(int argc, char **argv) {
   }
   struct tune t = {0};
   struct bucket *bk = NULL;
+  struct cli_out rules_out = {0}, ompi_out = {0}; /* --rules-out, --ompi-rules */
   const char *rtext = o.ranks_list ? o.ranks_list : TUNE_DEFAULT_RANKS;
   if ((st = cli_parse_ranks(cmd, rtext, TUNE_MAX_RANKS, &t.ranks, &t.nranks))) goto out;
   if ((st = cli_parse_sizes(cmd, o.sizes ? o.sizes : TUNE_DEFAULT_SIZES, &t.sizes, &t.nsizes)))
@@ -448,6 +434,11 @@ int tutti_cli_tune(int argc, char **argv) {
   /* the model once, for its description (and to fail early on bad flags) */
   tutti_machine_t mach;
   if ((st = cli_model(cmd, &o, t.ranks[0], &mach))) goto out;
+  if ((o.rules_out && (st = cli_out_open(&rules_out, cmd, "--rules-out", o.rules_out, 0))) ||
+      (o.ompi_rules && (st = cli_out_open(&ompi_out, cmd, "--ompi-rules", o.ompi_rules, 0)))) {
+    tutti_machine_free(&mach);
+    goto out;
+  }
   if (o.no_data && mach.model.preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
     st = cli_fail(CLI_EUSAGE, cmd,
@@ -459,14 +450,18 @@ int tutti_cli_tune(int argc, char **argv) {
   for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++) st = measure(cmd, &o, &t, coll, &nbad);
   if (!st) {
     print_table(&t, &mach.model, o.model ? NULL : mach.label, o.no_data, bk);
-    if (o.rules_out) st = write_rules(cmd, o.rules_out, &t, &mach.model, o.no_data, bk);
-    if (!st && o.ompi_rules) st = write_ompi(cmd, o.ompi_rules, &t, bk);
+    if (o.rules_out) write_rules(rules_out.f, &t, &mach.model, o.no_data, bk);
+    if (o.ompi_rules) write_ompi(ompi_out.f, &t, bk);
+    st = cli_out_commit(&rules_out);
+    if (!st) st = cli_out_commit(&ompi_out);
   }
   tutti_machine_free(&mach);
   if (!st && nbad)
     st = cli_fail(CLI_EVERIFY, cmd, "%d point%s failed verification (left out of the rules)", nbad,
                   nbad == 1 ? "" : "s");
 out:
+  cli_out_discard(&rules_out); /* what was not committed leaves no file */
+  cli_out_discard(&ompi_out);
   free(t.cells);
   free(t.ranks);
   free(t.sizes);

@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -167,7 +168,7 @@ static void xtics(FILE *f, double lo, double hi, int ranks) {
   fputs(")\n", f);
 }
 
-static int script(const plot_t *p, FILE *f, const char *path, const char *fmt) {
+static int script(const plot_t *p, FILE *f, const char *fmt) {
   struct point *pt = malloc((p->n ? p->n : 1) * sizeof *pt);
   if (!pt) return -1;
   if (p->n) { /* memcpy and qsort want non-null pointers even for 0 items */
@@ -189,7 +190,7 @@ static int script(const plot_t *p, FILE *f, const char *path, const char *fmt) {
             "set terminal pngcairo size %d,%d noenhanced font 'sans,10' background "
             "rgb 'white'\n",
             560 * cols, 400 * rows + 30);
-  fputs("set output ", f), quoted(f, path), fputc('\n', f);
+  fputs("set output\n", f); /* the standard output: plot_write copies it */
   /* the data: one block per (panel, series), points in increasing x */
   for (size_t i = 0; i < p->n;) {
     fprintf(f, "$d_%d_%d << EOD\n", pt[i].panel, pt[i].series);
@@ -228,58 +229,103 @@ static int script(const plot_t *p, FILE *f, const char *path, const char *fmt) {
   return ferror(f) ? -1 : 0;
 }
 
-/* The first non-empty line of a file, into buf. */
-static void first_line(const char *file, char *buf, size_t n) {
-  buf[0] = '\0';
-  FILE *f = fopen(file, "r");
-  if (!f) return;
-  while (fgets(buf, (int)n, f)) {
-    buf[strcspn(buf, "\n")] = '\0';
-    if (buf[strspn(buf, " \t")]) break;
+/* Run gnuplot on the script text[0..len): the script goes to its
+ * standard input, what it draws comes back on its standard output and is
+ * copied to out, its standard error is kept (the first bytes) in err. A
+ * socket, not a pipe, feeds it so that a gnuplot that exits early makes
+ * send fail (MSG_NOSIGNAL) instead of killing the command with SIGPIPE;
+ * poll keeps both directions moving, so neither side waits on a full
+ * buffer. *drawn counts the bytes copied. 0, or the errno of the spawn. */
+static int pump(const char *prog, const char *text, size_t len, FILE *out, char *err, size_t errn,
+                size_t *drawn, int *status) {
+  int in[2], op[2], ep[2];
+  *drawn = 0, *status = 0, err[0] = '\0';
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in)) return errno;
+  if (pipe2(op, O_CLOEXEC)) {
+    int e = errno;
+    close(in[0]), close(in[1]);
+    return e;
   }
-  fclose(f);
+  if (pipe2(ep, O_CLOEXEC)) {
+    int e = errno;
+    close(in[0]), close(in[1]), close(op[0]), close(op[1]);
+    return e;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[1], 0);
+  posix_spawn_file_actions_adddup2(&fa, op[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+  char *argv[] = {(char *)prog, NULL};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(in[1]), close(op[1]), close(ep[1]);
+  if (rc) {
+    close(in[0]), close(op[0]), close(ep[0]);
+    return rc;
+  }
+  struct pollfd pf[3] = {{in[0], POLLOUT, 0}, {op[0], POLLIN, 0}, {ep[0], POLLIN, 0}};
+  size_t sent = 0, elen = 0;
+  if (!len) close(in[0]), pf[0].fd = -1;
+  char buf[65536];
+  while (pf[1].fd >= 0 || pf[2].fd >= 0) {
+    if (poll(pf, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (pf[0].fd >= 0 && pf[0].revents) {
+      ssize_t k = send(pf[0].fd, text + sent, len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (k > 0) sent += (size_t)k;
+      if ((k < 0 && errno != EAGAIN && errno != EINTR) || sent == len)
+        close(pf[0].fd), pf[0].fd = -1; /* all sent, or gnuplot stopped reading */
+    }
+    for (int i = 1; i < 3; i++) {
+      if (pf[i].fd < 0 || !pf[i].revents) continue;
+      ssize_t k = read(pf[i].fd, buf, sizeof buf);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) {
+        close(pf[i].fd), pf[i].fd = -1;
+      } else if (i == 1) {
+        fwrite(buf, 1, (size_t)k, out); /* a failing write is the caller's to report */
+        *drawn += (size_t)k;
+      } else if (elen + 1 < errn) {
+        size_t c = (size_t)k < errn - 1 - elen ? (size_t)k : errn - 1 - elen;
+        memcpy(err + elen, buf, c);
+        err[elen += c] = '\0';
+      }
+    }
+  }
+  for (int i = 0; i < 3; i++)
+    if (pf[i].fd >= 0) close(pf[i].fd);
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+  return 0;
 }
 
-int plot_write(const plot_t *p, const char *path, const char *who) {
+int plot_write(const plot_t *p, const char *path, FILE *out, const char *who) {
   const char *fmt = plot_format(path);
   if (!fmt) {
-    fprintf(stderr, "%s: plot '%s': the file must end in .svg or .png\n", who, path);
+    fprintf(stderr, "%s: --plot: '%s' is not .svg or .png; accepted: FILE.svg, FILE.png\n", who,
+            path);
     return 2;
   }
   const char *prog = getenv("TUTTI_GNUPLOT");
   if (!prog || !*prog) prog = "gnuplot";
-  const char *tmp = getenv("TMPDIR");
-  char gp[4096], err[4096 + 8];
-  snprintf(gp, sizeof gp, "%s/tutti-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  int fd = mkstemp(gp);
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-  if (!f) {
-    if (fd >= 0) close(fd), unlink(gp);
-    fprintf(stderr, "%s: plot: cannot write a temporary file: %s\n", who, strerror(errno));
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  int bad = !f || script(p, f, fmt);
+  if (f && fclose(f)) bad = 1;
+  if (bad) {
+    free(text);
+    fprintf(stderr, "%s: --plot: %s\n", who, strerror(ENOMEM));
     return 3;
   }
-  snprintf(err, sizeof err, "%s.err", gp);
-  int bad = script(p, f, path, fmt);
-  if (fclose(f) || bad) {
-    unlink(gp);
-    fprintf(stderr, "%s: plot: cannot write its gnuplot script to %s\n", who, gp);
-    return 3;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  char *argv[] = {(char *)prog, gp, NULL};
-  pid_t pid;
-  int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ), status = 0;
-  posix_spawn_file_actions_destroy(&fa);
-  if (!rc)
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  char line[512] = "";
-  first_line(err, line, sizeof line);
-  unlink(gp), unlink(err);
+  char err[512];
+  size_t drawn;
+  int status, rc = pump(prog, text, len, out, err, sizeof err, &drawn, &status);
+  free(text);
   if (rc == ENOENT) {
     fprintf(stderr,
             "%s: plot not drawn: %s is not installed (apt-get install gnuplot-nox); the CSV "
@@ -287,12 +333,13 @@ int plot_write(const plot_t *p, const char *path, const char *who) {
             who, prog);
     return 1;
   }
-  struct stat st;
-  if (rc || !WIFEXITED(status) || WEXITSTATUS(status) || stat(path, &st) || !st.st_size) {
-    fprintf(stderr, "%s: plot '%s' failed: %s\n", who, path,
-            rc      ? strerror(rc)
-            : *line ? line
-                    : "gnuplot exited with an error");
+  if (rc || !WIFEXITED(status) || WEXITSTATUS(status) || !drawn) {
+    /* gnuplot's first non-empty line says why */
+    const char *line = err + strspn(err, " \t\n"), *why = NULL;
+    int n = (int)strcspn(line, "\n");
+    if (rc || !n) why = rc ? strerror(rc) : "gnuplot exited with an error";
+    fprintf(stderr, "%s: --plot: drawing '%s' failed: %.*s\n", who, path,
+            why ? (int)strlen(why) : n, why ? why : line);
     return 3;
   }
   return 0;

@@ -15,6 +15,8 @@
 #ifndef TUTTI_BENCH_PLOT_H
 #define TUTTI_BENCH_PLOT_H
 
+#include <stdio.h>
+
 typedef struct plot plot_t;
 
 /* An empty plot with its title and axis labels; NULL if out of memory. */
@@ -39,10 +41,15 @@ int plot_add(plot_t *p, const char *panel, const char *series, double x, double 
  * for any other (callers refuse it up front, exit 2). */
 const char *plot_format(const char *path);
 
-/* Draw the plot into `path` (.svg or .png). Returns 0 when drawn; 1 when
+/* Draw the plot in the format `path` asks for (.svg or .png) and write
+ * it to out (the caller's output file, cli_out_open: the caller commits
+ * it and so reports a write that failed). gnuplot reads the script on its
+ * standard input and draws on its standard output, which is copied to
+ * out: it never opens a file of its own. Returns 0 when drawn; 1 when
  * gnuplot is not installed (one line on stderr, starting with `who`, says
- * how to install it); 2 for a path that is not .svg or .png; 3 when
- * gnuplot failed (its first error line on stderr). */
-int plot_write(const plot_t *p, const char *path, const char *who);
+ * how to install it; nothing written); 2 for a path that is not .svg or
+ * .png; 3 when gnuplot failed or drew nothing (its first error line on
+ * stderr). */
+int plot_write(const plot_t *p, const char *path, FILE *out, const char *who);
 
 #endif

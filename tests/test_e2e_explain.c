@@ -140,6 +140,18 @@ Test(explain, flat_tree_root_sends_in_a_row, .timeout = 30) {
   cli_free(&c);
 }
 
+/* With a topology the header's lines read as "model: ..." does: the
+ * topology's label is apart from its spec. */
+Test(explain, topology_header, .timeout = 30) {
+  struct cli c =
+      CLI("explain", "bcast", "binomial", "-n", "8", "-m", "64KiB", "--topology", "tree:2x4");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "\ntopology: tree:2x4: 3 switches, 8 leaves");
+  HAS(c.out, "\nlinks: latency 0, 1 GB/s each");
+  cr_assert(eq(ptr, strstr(c.out, "topologytree"), NULL), "%s", c.out);
+  cli_free(&c);
+}
+
 /* Binomial, P = 8: 3 rounds, 6 us, a chain 0->4->6->7 through the tree. */
 Test(explain, binomial_three_rounds, .timeout = 30) {
   struct cli c = CLI("explain", "bcast", "binomial", "-n", "8", "-m", "1000");
@@ -152,6 +164,30 @@ Test(explain, binomial_three_rounds, .timeout = 30) {
   HAS(j, "The formula predicts exactly the measured time.");
   free(j);
   cli_free(&c);
+}
+
+/* "ceil(log2 P) sends" is said of a tree's doubling rounds only: a chain's
+ * segments to one peer are not rounds, whatever their count (37, 5 =
+ * log2 32, and 1000, once a shift past the int's width). */
+Test(explain, log2_rounds_only_for_a_doubling_tree, .timeout = 60) {
+  struct cli c = CLI("explain", "bcast", "binomial", "-n", "8", "-m", "1000");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  char *j = joined(c.out);
+  HAS(j, "Rank 0 sends 3 times in a row");
+  HAS(j, "ceil(log2 P) = 3 sends, the count doubling each round.");
+  free(j);
+  cli_free(&c);
+  const char *segs[] = {"pipelined-chain:segments=37", "pipelined-chain:segments=5",
+                        "pipelined-chain:segments=1000"};
+  for (int i = 0; i < 3; i++) {
+    c = CLI("explain", "bcast", segs[i], "-n", "32", "-m", "1000");
+    cr_assert(eq(int, c.status, 0), "%s: %s", segs[i], c.err);
+    j = joined(c.out);
+    HAS(j, "times in a row");
+    cr_expect(eq(ptr, strstr(j, "ceil(log2 P)"), NULL), "%s: %s", segs[i], j);
+    free(j);
+    cli_free(&c);
+  }
 }
 
 /* Postal L = 2, flat broadcast, P = 4: sends at 0, 1, 2 arrive at 2, 3, 4. */

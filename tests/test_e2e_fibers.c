@@ -566,7 +566,8 @@ Test(cli, ranks_as_and_stack, .timeout = 120) {
 
   fails_with(CLI("run", "bcast", "flat", "--ranks-as", "fiber"), 2, "accepted: threads, fibers");
   fails_with(CLI("suite", "--ranks-as", "green"), 2, "--ranks-as");
-  fails_with(CLI("run", "bcast", "flat", "--stack", "8KiB"), 2, "16KiB or more");
+  fails_with(CLI("run", "bcast", "flat", "--stack", "8KiB"), 2,
+             "--stack: '8KiB' is out of range; accepted: a size from 16 KiB to 1 GiB");
   fails_with(CLI("sweep", "bcast", "--stack", "lots"), 2, "--stack");
   fails_with(CLI("run", "bcast", "flat", "--ranks-as", "fibers", "--realtime", "1"), 2,
              "not with --ranks-as fibers");

@@ -463,7 +463,8 @@ Test(html, compare_usage, .timeout = 60) {
   fails_with(CLI("compare", "bcast", "flat", "binomial", "--json", "--html", "/tmp/x.html"), 2,
              "--html: not with --json");
   fails_with(CLI("compare", "bcast", "flat", "binomial", "--param", "k=2"), 2, "--param");
-  fails_with(CLI("compare", "bcast", "a", "b", "c", "d", "e", "f", "g", "h"), 2, "unexpected");
+  fails_with(CLI("compare", "bcast", "a", "b", "c", "d", "e", "f", "g", "h"), 2,
+             "8 algorithms; accepted: tutti compare COLL ALGO1 ALGO2 ..., 2 to 7 algorithms");
   fails_with(CLI("compare", "barrier", "flat", "binomial", "-m", "8"), 2, "moves no data");
 }
 

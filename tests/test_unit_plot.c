@@ -3,7 +3,8 @@
  * lecture benchmarks. With gnuplot installed (.ci/run installs
  * gnuplot-nox) the SVG must carry every panel, series and axis label and a
  * line per series; without it (TUTTI_GNUPLOT naming a program that does
- * not exist) plot_write returns 1 after one line saying how to install it.
+ * not exist) plot_write returns 1 after one line saying how to install it
+ * and writes nothing; a gnuplot that fails or draws nothing is 3.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -52,9 +53,13 @@ Test(plot, format_from_extension) {
   cr_expect(plot_format(NULL) == NULL);
 }
 
-Test(plot, refuses_other_extensions) {
+Test(plot, refuses_other_extensions, .timeout = 10) {
   plot_t *p = sample();
-  cr_expect(eq(int, plot_write(p, "/tmp/x.pdf", "test"), 2));
+  FILE *f = tmpfile();
+  cr_assert(f != NULL);
+  cr_expect(eq(int, plot_write(p, "/tmp/x.pdf", f, "test"), 2));
+  cr_expect(eq(long, ftell(f), 0L), "nothing is written");
+  fclose(f);
   plot_free(p);
 }
 
@@ -70,31 +75,48 @@ Test(plot, drops_points_off_log_axes) {
   plot_free(p);
 }
 
-Test(plot, without_gnuplot_says_how_to_install) {
+Test(plot, without_gnuplot_says_how_to_install, .timeout = 10) {
   setenv("TUTTI_GNUPLOT", "/nonexistent/gnuplot", 1);
   plot_t *p = sample();
-  char out[] = "/tmp/tutti-plot-test-XXXXXX.svg";
-  int fd = mkstemps(out, 4);
-  cr_assert(fd >= 0);
-  close(fd);
-  unlink(out);
-  cr_expect(eq(int, plot_write(p, out, "test"), 1));
-  cr_expect(access(out, F_OK) != 0, "no file is left behind");
+  FILE *f = tmpfile();
+  cr_assert(f != NULL);
+  cr_expect(eq(int, plot_write(p, "x.svg", f, "test"), 1));
+  cr_expect(eq(long, ftell(f), 0L), "nothing is written: the caller leaves no file");
+  fclose(f);
   plot_free(p);
   unsetenv("TUTTI_GNUPLOT");
 }
 
-Test(plot, svg_has_every_panel_series_and_label) {
+/* A gnuplot that fails, or exits 0 having drawn nothing, is a failure:
+ * the picture is what came back on its standard output. */
+Test(plot, gnuplot_failing_or_drawing_nothing_is_3, .timeout = 10) {
+  plot_t *p = sample();
+  const char *progs[] = {"false", "true"};
+  for (int i = 0; i < 2; i++) {
+    setenv("TUTTI_GNUPLOT", progs[i], 1);
+    FILE *f = tmpfile();
+    cr_assert(f != NULL);
+    cr_expect(eq(int, plot_write(p, "x.svg", f, "test"), 3), "TUTTI_GNUPLOT=%s", progs[i]);
+    fclose(f);
+  }
+  unsetenv("TUTTI_GNUPLOT");
+  plot_free(p);
+}
+
+Test(plot, svg_has_every_panel_series_and_label, .timeout = 30) {
   if (system("command -v gnuplot >/dev/null 2>&1")) cr_skip_test("gnuplot is not installed");
   plot_t *p = sample();
   char out[] = "/tmp/tutti-plot-test-XXXXXX.svg";
   int fd = mkstemps(out, 4);
   cr_assert(fd >= 0);
-  close(fd);
-  cr_assert(eq(int, plot_write(p, out, "test"), 0));
+  FILE *f = fdopen(fd, "w");
+  cr_assert(f != NULL);
+  cr_assert(eq(int, plot_write(p, out, f, "test"), 0));
+  cr_assert(eq(int, fclose(f), 0));
   char *svg = slurp(out);
   cr_assert(svg != NULL);
   cr_expect(strstr(svg, "<svg") != NULL);
+  cr_expect(strstr(svg, "</svg>") != NULL, "the picture is whole");
   const char *want[] = {"P = 8",           "P = 32",       "binomial",
                         "pipelined-chain", "message size", "modeled time",
                         "bcast, modeled",  "1KiB",         "1MiB"};

@@ -46,12 +46,12 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
     return cli_fail(CLI_EUSAGE, cmd, "--sizes: %d sizes; accepted: 2 to %d sizes", n,
                     CALIB_MAX_SIZES);
   }
-  FILE *out = NULL;
-  if (me == 0 && o.npos == 1 && !(out = fopen(o.pos[0], "w"))) st = CLI_EUSAGE;
+  struct cli_out out = {0}; /* PROFILE, rank 0's (bench/CLI.md "Output files") */
+  if (me == 0 && o.npos == 1) st = cli_out_open(&out, cmd, "PROFILE", o.pos[0], 0);
   MPI_Bcast(&st, 1, MPI_INT, 0, tutti_mpi_comm(r));
-  if (st) {
+  if (st) { /* rank 0 said why */
     free(sizes);
-    return cli_fail(st, cmd, "cannot write '%s'; accepted: a writable file path", o.pos[0]);
+    return st;
   }
   int reps = o.given & CLI_O(ITERS) ? o.iters : 31;
   static struct calib_data d;
@@ -69,7 +69,7 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
   if (!any && me == 0) any = calib_analyze(&d, &res);
   MPI_Bcast(&any, 1, MPI_INT, 0, tutti_mpi_comm(r));
   if (any) {
-    if (out) fclose(out);
+    cli_out_discard(&out);
     return cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(any));
   }
   if (me != 0) return CLI_OK;
@@ -80,9 +80,9 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
   snprintf(what, sizeof what, "%s (MPI)", lib);
   printf("%s, ranks 0 and 1 of %d, %d repetitions per size\n", what, tutti_size(r), reps);
   calib_print(stdout, &d, &res);
-  if (out) {
-    calib_write_profile(out, what, &d, &res);
-    if (fclose(out)) return cli_fail(CLI_ERUNTIME, cmd, "writing '%s' failed", o.pos[0]);
+  if (out.f) {
+    calib_write_profile(out.f, what, &d, &res);
+    if ((st = cli_out_commit(&out))) return st;
     printf("profile       %s (--profile %s)\n", o.pos[0], o.pos[0]);
   }
   return CLI_OK;

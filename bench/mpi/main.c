@@ -25,6 +25,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,8 +502,9 @@ static int cmd_run(tutti_rank_t *r, int argc, char **argv) {
                     "accepted: at most %d B",
                     bytes, P, INT_MAX / P);
   j.count = (long)(bytes / tsize);
-  if (tutti_algo_check(j.algo, P, j.op, err, sizeof err))
-    return cli_fail(CLI_EUSAGE, cmd, "%s", err);
+  /* what a rank would refuse, at every root the calls take: bad input,
+   * as for `tutti run` (cli_opts.c) */
+  if ((st = cli_job_check(cmd, &j, P, bytes))) return st;
   struct mres res;
   int rc = mpi_exec(r, &j, 0, &res);
   if (rc || res.rc) {
@@ -647,6 +649,70 @@ static int cmd_check(tutti_rank_t *r, int argc, char **argv) {
   return failed ? CLI_EVERIFY : CLI_OK;
 }
 
+/* ------------------------------------------------------------ the same command */
+
+/* FNV-1a 64 of the words argv[0..argc), each with its NUL: two commands
+ * that differ in any byte or in where a word ends hash apart. */
+static uint64_t args_hash(int argc, char **argv) {
+  uint64_t h = 14695981039346656037ULL;
+  for (int a = 0; a < argc; a++) {
+    const unsigned char *p = (const unsigned char *)argv[a];
+    do h = (h ^ *p) * 1099511628211ULL;
+    while (*p++);
+  }
+  return h;
+}
+
+/* The words joined by spaces, cut with "..." to fit buf. */
+static void args_text(int argc, char **argv, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int a = 0; a < argc && len < n; a++)
+    len += (size_t)snprintf(buf + len, n - len, "%s%s", a ? " " : "", argv[a]);
+  if (len >= n && n > 4) memcpy(buf + n - 4, "...", 4);
+}
+
+/* Whether every process of MPI_COMM_WORLD was given the arguments of
+ * process 0 (an MPMD launch, `mpirun -n 2 tutti-mpi A : -n 2 tutti-mpi B`,
+ * gives each its own): collective, before any parsing, since a process
+ * that refused its arguments alone would leave the others waiting in
+ * their first collective call forever. 0, or CLI_EUSAGE on every process
+ * after process 0 printed the one line naming those that differ. */
+static int same_command(int argc, char **argv) {
+  MPI_Comm c = MPI_COMM_WORLD;
+  int me, P;
+  MPI_Comm_rank(c, &me);
+  MPI_Comm_size(c, &P);
+  unsigned long long h = args_hash(argc, argv), h0 = h;
+  MPI_Bcast(&h0, 1, MPI_UNSIGNED_LONG_LONG, 0, c);
+  int differs = h != h0, ndiff = 0;
+  MPI_Allreduce(&differs, &ndiff, 1, MPI_INT, MPI_SUM, c);
+  if (!ndiff) return 0;
+  /* the lowest differing processes, named; the first of them quoted */
+  enum { NAMED = 8 };
+  int named[NAMED], k = 0, last = -1;
+  for (; k < NAMED && k < ndiff; k++) {
+    int mine = differs && me > last ? me : P;
+    MPI_Allreduce(&mine, &named[k], 1, MPI_INT, MPI_MIN, c);
+    last = named[k];
+  }
+  char theirs[256], ours[256];
+  args_text(argc, argv, theirs, sizeof theirs);
+  args_text(argc, argv, ours, sizeof ours);
+  MPI_Bcast(theirs, sizeof theirs, MPI_CHAR, named[0], c);
+  char list[160];
+  size_t len = 0;
+  for (int i = 0; i < k; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? ", " : "", named[i]);
+  if (ndiff > k) snprintf(list + len, sizeof list - len, " and %d more", ndiff - k);
+  char cmd[64] = "mpi";
+  if (argc > 0) snprintf(cmd, sizeof cmd, "mpi %.50s", argv[0]);
+  return cli_fail(CLI_EUSAGE, cmd,
+                  "process%s %s %s given other arguments than process 0 ('%s' against '%s'); "
+                  "accepted: the same command on every process",
+                  ndiff > 1 ? "es" : "", list, ndiff > 1 ? "were" : "was", theirs, ours);
+}
+
 /* ------------------------------------------------------------ main */
 
 static void usage(FILE *f) {
@@ -663,7 +729,9 @@ static void usage(FILE *f) {
       "COMMAND --help describes each.\n");
 }
 
-int main(int argc, char **argv) {
+/* The commands that run without MPI: usage, --help, list, an unknown
+ * command. */
+static int no_mpi(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return CLI_EUSAGE;
@@ -673,25 +741,41 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(argv[1], "list")) return tutti_cli_list(argc - 2, argv + 2);
+  return cli_fail(CLI_EUSAGE, "mpi",
+                  "unknown command '%s'; accepted: run, check, bench, calibrate, list", argv[1]);
+}
+
+int main(int argc, char **argv) {
   int (*fn)(tutti_rank_t *, int, char **) = NULL;
-  if (!strcmp(argv[1], "run"))
+  const char *what = argc > 1 ? argv[1] : "";
+  if (!strcmp(what, "run"))
     fn = cmd_run;
-  else if (!strcmp(argv[1], "check"))
+  else if (!strcmp(what, "check"))
     fn = cmd_check;
-  else if (!strcmp(argv[1], "bench"))
+  else if (!strcmp(what, "bench"))
     fn = tutti_mpi_bench;
-  else if (!strcmp(argv[1], "calibrate"))
+  else if (!strcmp(what, "calibrate"))
     fn = tutti_mpi_calibrate;
-  else
-    return cli_fail(CLI_EUSAGE, "mpi",
-                    "unknown command '%s'; accepted: run, check, bench, calibrate, list", argv[1]);
+  /* Started by mpirun (Open MPI's, or a PMI or PMIx launcher's variable),
+   * a command that needs no MPI still joins the others' MPI_Init and the
+   * check below: a process that ran `list` alone and left would keep
+   * those of an MPMD launch waiting in MPI_Init. */
+  int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+  if (!fn && !launched) return no_mpi(argc, argv);
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &me_world);
   /* Every rank parses the same arguments and reaches the same verdict:
    * only rank 0 says it. */
   if (me_world != 0 && !freopen("/dev/null", "w", stderr)) return CLI_ERUNTIME;
+  /* That verdict holds only if every process got the same arguments. */
+  int st = same_command(argc - 1, argv + 1);
+  if (st || !fn) {
+    if (!st) st = no_mpi(argc, argv);
+    MPI_Finalize();
+    return st;
+  }
   tutti_rank_t *r;
-  int st, rc = tutti_mpi_rank_create(MPI_COMM_WORLD, &r);
+  int rc = tutti_mpi_rank_create(MPI_COMM_WORLD, &r);
   if (rc)
     st = cli_fail(CLI_ERUNTIME, "mpi", "cannot make an MPI rank: %s", tutti_strerror(rc));
   else

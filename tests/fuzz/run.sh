@@ -10,10 +10,12 @@
 # paths and a fixed environment (the fuzzer mutates with values it saw
 # compared, so even the stack's layout could steer it), so it passes or
 # fails the same way on every machine; RUNS below is tuned to about
-# 10 s a target on one core (at least 100000 inputs each; the longer
-# searches are bench/fuzz.sh's). Each target is one process on one core:
-# they run $TUTTI_FUZZ_JOBS at a time (default: the CPU count), each alone
-# deterministic, so a 2-core machine (CI) runs the 9 in about 50 s.
+# 10 s a target on one core (at least 100000 inputs each, but for
+# fuzz_api, whose inputs each cost whole cost functions, and fuzz_cli_opts;
+# the longer searches are bench/fuzz.sh's). Each target is one process on
+# one core: they run $TUTTI_FUZZ_JOBS at a time (default: the CPU count),
+# each alone deterministic, so a 2-core machine (CI) runs the 11 in about
+# a minute.
 # With --seconds the work corpus
 # under BUILD/tests/fuzz/work/ is kept from one run to the next. A crash,
 # leak, out-of-memory or timeout stops the target: its input is written to
@@ -42,6 +44,8 @@ declare -A RUNS=(
   [fuzz_params]=150000
   [fuzz_machine]=350000
   [fuzz_rules]=350000
+  [fuzz_cli_opts]=30000
+  [fuzz_api]=2000
 )
 seeds() {
   local name=${1#fuzz_}
