@@ -91,7 +91,9 @@ static void print_split(const struct cli_result *res) {
     printf("%.0f%% of it checking (%s)", share, tutti_format_time(res->check_cpu, s2, sizeof s2));
   printf("; %llu wake-ups, %llu sleeps", (unsigned long long)res->stats.wakeups,
          (unsigned long long)res->stats.sleeps);
-  if (res->stats.workers > 0) printf("; fibers on %d worker threads", res->stats.workers);
+  if (res->stats.workers > 0)
+    printf("; fibers on %d worker thread%s", res->stats.workers,
+           res->stats.workers == 1 ? "" : "s");
   printf("\n");
 }
 

@@ -189,11 +189,15 @@ static void trace_op(struct jw *j, const struct tutti_replay *rp, int r, uint32_
   const struct tutti_replay_msg *msg = op_msg(rp, r, idx);
   char name[160], b[32];
   int send = e->kind == TUTTI_EV_SEND;
+  /* a collective's reserved tag (above TUTTI_TAG_UB) says nothing to a
+   * reader: only user tags are named; "args" keeps every tag */
+  char tag[32] = "";
+  if (e->tag <= TUTTI_TAG_UB) snprintf(tag, sizeof tag, ", tag %d", (int)e->tag);
   if (!msg)
-    snprintf(name, sizeof name, "recv from %d, tag %d (failed)", (int)e->peer, (int)e->tag);
+    snprintf(name, sizeof name, "recv from %d%s (failed)", (int)e->peer, tag);
   else
-    snprintf(name, sizeof name, "%s %s %s %d, tag %d", send ? "send" : "recv",
-             fmt_bytes(e->bytes, b, sizeof b), send ? "to" : "from", (int)e->peer, (int)e->tag);
+    snprintf(name, sizeof name, "%s %s %s %d%s", send ? "send" : "recv",
+             fmt_bytes(e->bytes, b, sizeof b), send ? "to" : "from", (int)e->peer, tag);
   jx_begin(j, name, send ? "send" : "recv", r, t0, t1);
   if (msg) {
     fprintf(j->f, ",\"args\":{\"bytes\":%llu,\"peer\":%d,\"tag\":%d,\"mode\":\"%s\"",

@@ -191,6 +191,9 @@ Test(run, trace_and_timeline, .timeout = 30) {
   struct jp p = json_ok(trace);
   json_get(&p, "traceEvents");
   HAS(trace, "rank 5");
+  HAS(trace, "\"name\":\"send 64 B to ");
+  /* a collective's reserved tags are not in the names a reader sees */
+  cr_assert(eq(ptr, strstr(trace, ", tag 1073"), NULL), "a reserved tag in a name");
   free(trace);
   c = CLI("run", "bcast", bcast_default(), "-n", "6", "--timeline", "--model", "none");
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);

@@ -590,6 +590,11 @@ Test(cli, bench_fibers_runs_both_modes, .timeout = 120) {
   cr_assert(eq(int, c.status, 0), "%s", c.err);
   HAS(c.out, "fibers: 1 worker thread at P=3 (--workers)");
   cli_free(&c);
+  /* run's report counts its workers in the singular too */
+  c = CLI_ENV("TUTTI_WORKERS=1", "run", "bcast", "binomial", "-n", "4", "--ranks-as", "fibers");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "; fibers on 1 worker thread\n");
+  cli_free(&c);
   fails_with(CLI("bench", "fibers", "--workers", "0"), 2, "--workers");
   fails_with(CLI("bench", "fibers", "--rounds", "0"), 2, "--rounds");
   fails_with(CLI("bench", "fibers", "-n", "1"), 2, "-n");
