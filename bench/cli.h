@@ -288,6 +288,11 @@ char *cli_origin(const tutti_algo_desc_t *d, char *buf, size_t n);
  * buf: "bcast, reduce, gather, scatter"; `last` separates the last two
  * (", " or " or "). Returns buf. */
 char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n);
+/* The ranks r < n with t[r] == at, but `skip` (-1: none), into buf:
+ * "5", "4 and 5", "1, 2 and 3", "1, 2, 3, 4, 5, 6 and 9 more"; how many
+ * in *count (may be NULL). run's and explain's ties are named with it, so
+ * both name the same ranks. Returns buf. */
+char *cli_ranks_at(const double *t, int n, double at, int skip, int *count, char *buf, size_t len);
 
 /* --rules FILE (cli_world.c): *out the parsed rules, NULL when the option
  * was not given. 0, or CLI_EUSAGE after the one-line error ("tutti CMD:

@@ -223,8 +223,11 @@ static void print_rounds(const tutti_explain_t *ex, const tutti_model_t *m, stru
   double last_msg = -1;
   for (size_t i = 0; i < n; i++)
     if (ex->msgs[i].done > last_msg) last_msg = ex->msgs[i].done;
-  int L = ex->last_rank;
+  int L = ex->last_rank, tied;
+  char with[96];
+  cli_ranks_at(rep->rank_end, rep->nranks, rep->rank_end[L], L, &tied, with, sizeof with);
   printf("\nfinish  rank %d last, at %s", L, tm(u, rep->rank_end[L], t1, sizeof t1));
+  if (tied) printf(" (tied with rank%s %s)", tied > 1 ? "s" : "", with);
   if (n && rep->rank_end[L] > last_msg)
     printf(" (local work after its last message: %s)",
            tm(u, rep->rank_end[L] - last_msg, t1, sizeof t1));
@@ -296,11 +299,13 @@ static void print_why(const struct cli_job *j, const tutti_explain_t *ex, const 
     for (size_t i = 0; i < ex->nmsgs; i++)
       if (ex->msgs[i].round > rounds) rounds = ex->msgs[i].round;
     int tied = 0;
-    for (int r = 0; r < P; r++) tied += rep->rank_end[r] == rep->rank_end[ex->last_rank];
+    char with[96];
+    cli_ranks_at(rep->rank_end, P, rep->rank_end[ex->last_rank], ex->last_rank, &tied, with,
+                 sizeof with);
     SAY("%zu message%s in %d round%s. Rank %d finishes last, at %s %s", ex->nmsgs,
         ex->nmsgs == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", ex->last_rank,
         tm(u, rep->rank_end[ex->last_rank], t1, sizeof t1), u.name);
-    if (tied > 1) SAY(" (with %d other%s)", tied - 1, tied == 2 ? "" : "s");
+    if (tied) SAY(" (with rank%s %s, at the same time)", tied > 1 ? "s" : "", with);
     SAY(".");
     /* the critical path */
     if (ex->npath) {

@@ -674,6 +674,23 @@ char *cli_coll_with(unsigned traits, const char *last, char *buf, size_t n) {
   return buf;
 }
 
+char *cli_ranks_at(const double *t, int n, double at, int skip, int *count, char *buf, size_t len) {
+  enum { SHOWN = 6 };
+  int k = 0, total = 0;
+  for (int r = 0; r < n; r++) total += r != skip && t[r] == at;
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int r = 0; r < n && k < SHOWN && used < len; r++) {
+    if (r == skip || t[r] != at) continue;
+    int last = k == total - 1 || (k == SHOWN - 1 && total == SHOWN);
+    used += (size_t)snprintf(buf + used, len - used, "%s%d", !k ? "" : last ? " and " : ", ", r);
+    k++;
+  }
+  if (total > SHOWN && used < len) snprintf(buf + used, len - used, " and %d more", total - SHOWN);
+  if (count) *count = total;
+  return buf;
+}
+
 void cli_keep_memory(void) {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, INT_MAX);

@@ -162,10 +162,17 @@ void cli_print_run(const struct cli_job *j, const struct cli_opts *o, const tutt
     }
     if (rep->rank_last_call[lo] == rep->rank_last_call[hi])
       printf("ranks done    all at %s\n", fmt_mt(m, rep->rank_last_call[lo], s1, sizeof s1));
-    else
-      printf("ranks done    first: rank %d at %s, last: rank %d at %s\n", lo,
-             fmt_mt(m, rep->rank_last_call[lo], s1, sizeof s1), hi,
+    else { /* a tie names every rank in it, as explain does */
+      char first[96], last[96];
+      int nf, nl;
+      cli_ranks_at(rep->rank_last_call, rep->nranks, rep->rank_last_call[lo], -1, &nf, first,
+                   sizeof first);
+      cli_ranks_at(rep->rank_last_call, rep->nranks, rep->rank_last_call[hi], -1, &nl, last,
+                   sizeof last);
+      printf("ranks done    first: rank%s %s at %s, last: rank%s %s at %s\n", nf > 1 ? "s" : "",
+             first, fmt_mt(m, rep->rank_last_call[lo], s1, sizeof s1), nl > 1 ? "s" : "", last,
              fmt_mt(m, rep->rank_last_call[hi], s2, sizeof s2));
+    }
   }
   printf("messages      %llu (%s moved; %llu eager, %llu rendezvous)\n",
          (unsigned long long)res->stats.messages,

@@ -140,6 +140,22 @@ Test(explain, flat_tree_root_sends_in_a_row, .timeout = 30) {
   cli_free(&c);
 }
 
+/* A tie for last is named whole by run and by explain alike: the same
+ * ranks, explain's critical rank among them. */
+Test(explain, run_and_explain_name_one_tie, .timeout = 30) {
+  struct cli r = CLI("run", "bcast", "pipelined-chain:segments=4", "-n", "6", "-m", "4000");
+  cr_assert(eq(int, r.status, 0), "%s", r.err);
+  HAS(r.out, "last: ranks 4 and 5 at 16 us");
+  struct cli c = CLI("explain", "bcast", "pipelined-chain:segments=4", "-n", "6", "-m", "4000");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, "finish  rank 5 last, at 16 (tied with rank 4)");
+  char *j = joined(c.out);
+  HAS(j, "Rank 5 finishes last, at 16 us (with rank 4, at the same time).");
+  free(j);
+  cli_free(&c);
+  cli_free(&r);
+}
+
 /* With a topology the header's lines read as "model: ..." does: the
  * topology's label is apart from its spec. */
 Test(explain, topology_header, .timeout = 30) {
