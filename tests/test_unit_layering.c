@@ -148,7 +148,8 @@ static void read_headers(struct headers *h) {
     size_t n = strlen(e->d_name);
     if (n < 3 || strcmp(e->d_name + n - 2, ".h")) continue;
     cr_assert(lt(int, h->n, MAX_HEADERS));
-    snprintf(h->name[h->n++], sizeof h->name[0], "%s", e->d_name);
+    cr_assert(lt(sz, n, sizeof h->name[0]), "include/tutti/%s: a name that long", e->d_name);
+    memcpy(h->name[h->n++], e->d_name, n + 1);
   }
   closedir(d);
   for (int i = 0; i < h->n; i++) {
