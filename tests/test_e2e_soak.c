@@ -29,16 +29,7 @@
 #include "internal.h" /* the logs' capacity */
 #include "tutti/tutti.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+#include "sanitized.h"
 
 /* Resident pages of this process, in bytes. */
 static long rss(void) {

@@ -23,16 +23,7 @@
 
 #include "tutti/tutti.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+#include "sanitized.h"
 
 static __thread int armed, own_only; /* own_only: fail only this program's allocations */
 static __thread long countdown;      /* allocations to let pass; then one fails */
