@@ -451,6 +451,11 @@ void tutti__rank_body(struct tutti_rank *r);
  * touches the memory they named again. Returns how many there were and,
  * when what, describes the first ("isend to rank 1, tag 5"). Owner only. */
 int tutti__rank_pending(struct tutti_rank *r, char *what, size_t len);
+/* The same count and description, changing nothing: a rank whose pending
+ * requests are its failure claims it (tutti__fail) before cancelling them,
+ * since a cancelled send fails its receiver, whose failure would otherwise
+ * be taken for the cause. */
+int tutti__rank_pending_count(const struct tutti_rank *r, char *what, size_t len);
 /* p2p.c: cancel r's pending rendezvous sends (or wait for their copy). */
 void tutti__cancel_sends(struct tutti_rank *r);
 /* fn on each of parts[0..n) (each `size` bytes, n <= TUTTI__WIDE_MAX):

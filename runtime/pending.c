@@ -27,16 +27,21 @@ static void describe(const struct tutti_request *q, char *what, size_t len) {
   }
 }
 
-int tutti__rank_pending(struct tutti_rank *r, char *what, size_t len) {
+int tutti__rank_pending_count(const struct tutti_rank *r, char *what, size_t len) {
   int n = 0;
   const struct tutti_request *first = NULL;
   /* Chunks are newest first, each in allocation order: the first pending
    * request of the oldest chunk is the earliest allocated. */
-  for (struct req_chunk *c = r->reqchunks; c; c = c->next)
+  for (const struct req_chunk *c = r->reqchunks; c; c = c->next)
     for (int i = c->n - 1; i >= 0; i--)
       if (c->reqs[i].active) n++, first = &c->reqs[i];
+  if (n && what && len) describe(first, what, len);
+  return n;
+}
+
+int tutti__rank_pending(struct tutti_rank *r, char *what, size_t len) {
+  int n = tutti__rank_pending_count(r, what, len);
   if (!n) return 0;
-  if (what && len) describe(first, what, len);
   tutti__cancel_sends(r);
   /* No posted receive is left to match: a message that comes now stays
    * unexpected, and is freed with the rank's channels. */

@@ -308,15 +308,16 @@ void tutti__rank_body(struct tutti_rank *r) {
   /* Requests it left pending: an error of the rank whatever has arrived
    * (a run must not succeed or deadlock by timing), made harmless first. */
   char what[96];
-  int n = tutti__rank_pending(r, what, sizeof what);
+  int n = tutti__rank_pending_count(r, what, sizeof what);
   if (n && rc == 0) {
     r->err = TUTTI_EPENDING;
     tutti__fail(w, r->rank, TUTTI_EPENDING,
                 "rank %d returned with %d request%s pending (%s); wait for each (tutti_wait, "
                 "tutti_waitall, tutti_test) before returning",
                 r->rank, n, n == 1 ? "" : "s", what);
-    tutti__abort_all(w);
   }
+  if (n) tutti__rank_pending(r, NULL, 0); /* after the claim: see internal.h */
+  if (n && rc == 0) tutti__abort_all(w);
   tutti__rank_departs(r);
 }
 
