@@ -43,7 +43,13 @@ int tutti_cli_suite(int argc, char **argv);
 int tutti_cli_topo(int argc, char **argv);
 int tutti_cli_sweep(int argc, char **argv);
 int tutti_cli_calibrate(int argc, char **argv);
+struct cli_job;
 int tutti_cli_explain(int argc, char **argv);
+/* explain's "== cost" and "== why" sections of one finished run (its
+ * explanation and report), written to f: what `tutti explain` prints and
+ * the --html page shows beside its picture. 0 or TUTTI_EIO. */
+int cli_explain_cost_why(FILE *f, const struct cli_job *j, const tutti_model_t *m,
+                         const tutti_explain_t *ex, const tutti_report_t *rep, int P, size_t bytes);
 int tutti_cli_tune(int argc, char **argv);
 int tutti_cli_compare(int argc, char **argv);
 int tutti_cli_new(int argc, char **argv);

@@ -84,26 +84,27 @@ static const char *tm(struct unit u, double t, char *buf, size_t n) {
 
 /* ------------------------------------------------------------ drawing */
 
-static void print_tree(const struct cli_job *j, const tutti_model_t *m, int P, size_t bytes) {
+static void print_tree(FILE *f, const struct cli_job *j, const tutti_model_t *m, int P,
+                       size_t bytes) {
   tutti_treespec_t spec;
   if (cli_job_tree(j, m, bytes, &spec)) return;
   char extra[64] = "";
   if (spec.kind == TUTTI_TREE_LAMBDA) snprintf(extra, sizeof extra, ", lambda = %g", spec.lambda);
   if (spec.kind == TUTTI_TREE_KNOMIAL) snprintf(extra, sizeof extra, ", k = %d", spec.k);
   if (spec.kind == TUTTI_TREE_POSTAL) snprintf(extra, sizeof extra, ", L = %d", spec.L);
-  printf("== tree: %s%s, root %d; children in send order%s\n\n", tutti_tree_kind_name(spec.kind),
-         extra, j->root,
-         j->coll == TUTTI_COLL_BCAST || j->coll == TUTTI_COLL_SCATTER ? " (data flows down)"
-         : j->coll == TUTTI_COLL_BARRIER ? " (up to the root, then down)"
-                                         : " (data flows up)");
-  tutti_tree_print(&spec, P, j->root, stdout, 0);
+  fprintf(f, "== tree: %s%s, root %d; children in send order%s\n\n",
+          tutti_tree_kind_name(spec.kind), extra, j->root,
+          j->coll == TUTTI_COLL_BCAST || j->coll == TUTTI_COLL_SCATTER ? " (data flows down)"
+          : j->coll == TUTTI_COLL_BARRIER ? " (up to the root, then down)"
+                                          : " (data flows up)");
+  tutti_tree_print(&spec, P, j->root, f, 0);
 }
 
 /* The schedule as a grid: a row per rank, a column per round, ">d" where
  * the rank sends to d in that round. */
-static void print_grid(const tutti_explain_t *ex, int P, int rounds) {
-  printf("== schedule: %d round%s, a row per rank, >d = sends to rank d in that round\n", rounds,
-         rounds == 1 ? "" : "s");
+static void print_grid(FILE *f, const tutti_explain_t *ex, int P, int rounds) {
+  fprintf(f, "== schedule: %d round%s, a row per rank, >d = sends to rank d in that round\n",
+          rounds, rounds == 1 ? "" : "s");
   int shown = rounds < GRID_MAX_ROUNDS ? rounds : GRID_MAX_ROUNDS;
   int *cell = malloc(sizeof *cell * (size_t)P * (size_t)(shown ? shown : 1));
   if (!cell) return;
@@ -115,21 +116,21 @@ static void print_grid(const tutti_explain_t *ex, int P, int rounds) {
   }
   for (int c0 = 0; c0 < shown; c0 += GRID_COLS) {
     int c1 = c0 + GRID_COLS < shown ? c0 + GRID_COLS : shown;
-    printf("\nround   ");
-    for (int c = c0; c < c1; c++) printf("%4d", c + 1);
-    printf("\n");
+    fprintf(f, "\nround   ");
+    for (int c = c0; c < c1; c++) fprintf(f, "%4d", c + 1);
+    fprintf(f, "\n");
     for (int r = 0; r < P; r++) {
-      printf("rank %2d ", r);
+      fprintf(f, "rank %2d ", r);
       for (int c = c0; c < c1; c++) {
         int d = cell[(size_t)r * (size_t)shown + (size_t)c];
         char c4[16] = ".";
         if (d >= 0) snprintf(c4, sizeof c4, ">%d", d);
-        printf("%4s", c4);
+        fprintf(f, "%4s", c4);
       }
-      printf("\n");
+      fprintf(f, "\n");
     }
   }
-  if (shown < rounds) printf("(rounds %d..%d not drawn)\n", shown + 1, rounds);
+  if (shown < rounds) fprintf(f, "(rounds %d..%d not drawn)\n", shown + 1, rounds);
   free(cell);
 }
 
@@ -149,7 +150,7 @@ static void link_name(const tutti_model_t *m, int link, char *buf, size_t n) {
 }
 
 /* One message: "  * 0 -> 4   8 B   start 0  end 1.008   waited ..." */
-static void print_msg(const tutti_explain_t *ex, uint32_t i, const tutti_model_t *m,
+static void print_msg(FILE *f, const tutti_explain_t *ex, uint32_t i, const tutti_model_t *m,
                       struct unit u) {
   const tutti_msg_info_t *g = &ex->msgs[i];
   char b[32], t1[32], t2[32], t3[32], why[512] = "";
@@ -190,17 +191,18 @@ static void print_msg(const tutti_explain_t *ex, uint32_t i, const tutti_model_t
     WHY("; rank %d had posted its receive at %s", g->dst, tm(u, g->recv_posted, t1, sizeof t1));
   if (!len) WHY("; no wait");
 #undef WHY
-  printf("  %c %2d -> %-2d %9s  posted %-8s start %-8s end %-8s%s\n", g->critical ? '*' : ' ',
-         g->src, g->dst, tutti_format_bytes((size_t)g->bytes, b, sizeof b),
-         tm(u, g->posted, t1, sizeof t1), tm(u, g->start, t2, sizeof t2),
-         tm(u, g->done, t3, sizeof t3), why + 1);
+  fprintf(f, "  %c %2d -> %-2d %9s  posted %-8s start %-8s end %-8s%s\n", g->critical ? '*' : ' ',
+          g->src, g->dst, tutti_format_bytes((size_t)g->bytes, b, sizeof b),
+          tm(u, g->posted, t1, sizeof t1), tm(u, g->start, t2, sizeof t2),
+          tm(u, g->done, t3, sizeof t3), why + 1);
 }
 
-static void print_rounds(const tutti_explain_t *ex, const tutti_model_t *m, struct unit u,
+static void print_rounds(FILE *f, const tutti_explain_t *ex, const tutti_model_t *m, struct unit u,
                          const tutti_report_t *rep) {
-  printf("\n== rounds: every message (* on the critical path), times in %s; end = the receive "
-         "completed\n",
-         u.name);
+  fprintf(f,
+          "\n== rounds: every message (* on the critical path), times in %s; end = the receive "
+          "completed\n",
+          u.name);
   uint32_t *ord = malloc(sizeof *ord * (ex->nmsgs ? ex->nmsgs : 1));
   if (!ord) return;
   for (uint32_t i = 0; i < ex->nmsgs; i++) ord[i] = i;
@@ -209,15 +211,15 @@ static void print_rounds(const tutti_explain_t *ex, const tutti_model_t *m, stru
   size_t n = ex->nmsgs;
   for (size_t k = 0; k < n; k++) {
     if (n > LINES_HEAD + LINES_TAIL && k == LINES_HEAD) {
-      printf("\n  ... %zu messages not shown ...\n", n - LINES_HEAD - LINES_TAIL);
+      fprintf(f, "\n  ... %zu messages not shown ...\n", n - LINES_HEAD - LINES_TAIL);
       k = n - LINES_TAIL;
       round = 0;
     }
     const tutti_msg_info_t *g = &ex->msgs[ord[k]];
-    if (g->round != round) printf("\nround %d\n", round = g->round);
-    print_msg(ex, ord[k], m, u);
+    if (g->round != round) fprintf(f, "\nround %d\n", round = g->round);
+    print_msg(f, ex, ord[k], m, u);
   }
-  if (!n) printf("\n  (no messages)\n");
+  if (!n) fprintf(f, "\n  (no messages)\n");
   free(ord);
   char t1[32];
   double last_msg = -1;
@@ -226,12 +228,12 @@ static void print_rounds(const tutti_explain_t *ex, const tutti_model_t *m, stru
   int L = ex->last_rank, tied;
   char with[96];
   cli_ranks_at(rep->rank_end, rep->nranks, rep->rank_end[L], L, &tied, with, sizeof with);
-  printf("\nfinish  rank %d last, at %s", L, tm(u, rep->rank_end[L], t1, sizeof t1));
-  if (tied) printf(" (tied with rank%s %s)", tied > 1 ? "s" : "", with);
+  fprintf(f, "\nfinish  rank %d last, at %s", L, tm(u, rep->rank_end[L], t1, sizeof t1));
+  if (tied) fprintf(f, " (tied with rank%s %s)", tied > 1 ? "s" : "", with);
   if (n && rep->rank_end[L] > last_msg)
-    printf(" (local work after its last message: %s)",
-           tm(u, rep->rank_end[L] - last_msg, t1, sizeof t1));
-  printf("\n");
+    fprintf(f, " (local work after its last message: %s)",
+            tm(u, rep->rank_end[L] - last_msg, t1, sizeof t1));
+  fprintf(f, "\n");
 }
 
 /* ------------------------------------------------------------ cost */
@@ -252,41 +254,44 @@ static int hockney_of(const tutti_model_t *m, tutti_hockney_t *h) {
   return 1;
 }
 
-static void print_cost(const struct cli_job *j, const tutti_model_t *m, int P, size_t bytes,
-                       double T, struct unit u, double *predicted) {
+static void print_cost(FILE *f, const struct cli_job *j, const tutti_model_t *m, int P,
+                       size_t bytes, double T, struct unit u, double *predicted) {
   char t1[32], t2[32];
-  printf("\n== cost\nformula    %s  (the registry's, Hockney: alpha + beta m a message, gamma m a "
-         "reduction)\n",
-         tutti_algo_desc(j->algo)->cost);
+  fprintf(f,
+          "\n== cost\nformula    %s  (the registry's, Hockney: alpha + beta m a message, gamma m a "
+          "reduction)\n",
+          tutti_algo_desc(j->algo)->cost);
   tutti_hockney_t h;
   *predicted = NAN;
   if (!hockney_of(m, &h)) {
-    printf("predicts   - (the formula is Hockney's; this run's model is %s%s)\n",
-           tutti_model_preset_name(m->preset),
-           m->preset == TUTTI_MODEL_HOCKNEY ? " with fields changed" : "");
+    fprintf(f, "predicts   - (the formula is Hockney's; this run's model is %s%s)\n",
+            tutti_model_preset_name(m->preset),
+            m->preset == TUTTI_MODEL_HOCKNEY ? " with fields changed" : "");
   } else {
     int bound = 0;
     double c = tutti_algo_cost(j->algo, P, j->root, bytes, &h, &bound);
     *predicted = c;
     if (isnan(c))
-      printf("predicts   - (no cost function for these arguments)\n");
+      fprintf(f, "predicts   - (no cost function for these arguments)\n");
     else
-      printf("predicts   %s %s%s (alpha = %g us, beta = %g ns/B, gamma = %g ns/B, P = %d, m = "
-             "%zu B)\n",
-             tm(u, c, t1, sizeof t1), u.name, bound ? ", an upper bound" : "", h.alpha * 1e6,
-             h.beta * 1e9, h.gamma * 1e9, P, bytes);
+      fprintf(f,
+              "predicts   %s %s%s (alpha = %g us, beta = %g ns/B, gamma = %g ns/B, P = %d, m = "
+              "%zu B)\n",
+              tm(u, c, t1, sizeof t1), u.name, bound ? ", an upper bound" : "", h.alpha * 1e6,
+              h.beta * 1e9, h.gamma * 1e9, P, bytes);
   }
-  printf("measured   %s %s (the engine's modeled time", tm(u, T, t2, sizeof t2), u.name);
-  if (m->topo) printf(", with the topology's links");
-  printf(")\n");
+  fprintf(f, "measured   %s %s (the engine's modeled time", tm(u, T, t2, sizeof t2), u.name);
+  if (m->topo) fprintf(f, ", with the topology's links");
+  fprintf(f, ")\n");
 }
 
 /* ------------------------------------------------------------ why */
 
-static void print_why(const struct cli_job *j, const tutti_explain_t *ex, const tutti_model_t *m,
-                      const tutti_report_t *rep, int P, double T, double predicted, struct unit u) {
+static void print_why(FILE *f, const struct cli_job *j, const tutti_explain_t *ex,
+                      const tutti_model_t *m, const tutti_report_t *rep, int P, double T,
+                      double predicted, struct unit u) {
   char t1[32], t2[32], t3[32];
-  printf("\n== why\n");
+  fprintf(f, "\n== why\n");
   char para[4096];
   size_t len = 0;
 #define SAY(...)                                                                                   \
@@ -443,10 +448,20 @@ static void print_why(const struct cli_job *j, const tutti_explain_t *ex, const 
       while (cut > 0 && p[cut] != ' ') cut--;
       if (!cut) cut = 78;
     }
-    printf("%.*s\n", (int)cut, p);
+    fprintf(f, "%.*s\n", (int)cut, p);
     p += cut;
     while (*p == ' ') p++;
   }
+}
+
+int cli_explain_cost_why(FILE *f, const struct cli_job *j, const tutti_model_t *m,
+                         const tutti_explain_t *ex, const tutti_report_t *rep, int P,
+                         size_t bytes) {
+  double T = rep->ncalls ? rep->calls[0].time : rep->modeled_time, predicted;
+  struct unit u = pick_unit(m, T);
+  print_cost(f, j, m, P, bytes, T, u, &predicted);
+  print_why(f, j, ex, m, rep, P, T, predicted, u);
+  return ferror(f) ? TUTTI_EIO : 0;
 }
 
 /* ------------------------------------------------------------ the command */
@@ -517,13 +532,11 @@ int tutti_cli_explain(int argc, char **argv) {
   for (size_t i = 0; i < ex.nmsgs; i++)
     if (ex.msgs[i].round > rounds) rounds = ex.msgs[i].round;
   if (tutti_algo_desc(j.algo)->tree)
-    print_tree(&j, m, o.nranks, bytes);
+    print_tree(stdout, &j, m, o.nranks, bytes);
   else
-    print_grid(&ex, o.nranks, rounds);
-  print_rounds(&ex, m, u, rep);
-  double predicted;
-  print_cost(&j, m, o.nranks, bytes, T, u, &predicted);
-  print_why(&j, &ex, m, rep, o.nranks, T, predicted, u);
+    print_grid(stdout, &ex, o.nranks, rounds);
+  print_rounds(stdout, &ex, m, u, rep);
+  cli_explain_cost_why(stdout, &j, m, &ex, rep, o.nranks, bytes);
   st = res.verified ? CLI_OK : CLI_EVERIFY;
   if (o.given & CLI_O(TIMELINE)) {
     printf("\n");
