@@ -323,6 +323,10 @@ void cli_json_str(FILE *f, const char *s);
 void cli_json_num(FILE *f, double x);
 /* The algorithm's parameters as a JSON object: {"lambda":0.6,"k":"auto"}. */
 void cli_json_params(FILE *f, const tutti_algo_t *a);
+/* The fields every result object opens with, without braces:
+ * "collective":...,"algorithm":...,"algorithm_spec":...,"params":{...}
+ * (run --json, suite and sweep points, tutti-mpi run --json). */
+void cli_json_algo(FILE *f, const tutti_algo_t *a);
 
 /* ------------------------------------------------------------ running one */
 
@@ -385,10 +389,16 @@ int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_nam
 /* tutti_algo_check_call for every call of job j on nranks ranks moving
  * `bytes` per rank: at its root, and with rotate at each root its calls
  * take (an explicit chain starts at one root only), so that what a rank
- * would refuse is bad input before the run (cli_opts.c; tutti-mpi too).
+ * would refuse is bad input before the run (cli_job.c; tutti-mpi too).
  * 0 with j->note the check's note at the first root (a fallback the call
  * takes, or ""), or CLI_EUSAGE after the one-line error naming `cmd`. */
 int cli_job_check(const char *cmd, struct cli_job *j, int nranks, size_t bytes);
+/* o's --op and --dtype for collective coll (int32 and sum for a reduction
+ * by default, else byte and no op), each checked against what coll takes:
+ * 0, or CLI_EUSAGE after the one-line error naming `cmd` (cli_job.c; both
+ * commands). */
+int cli_job_types(const char *cmd, const struct cli_opts *o, int coll, tutti_op_t *op,
+                  tutti_datatype_t *type);
 /* The tree a tree algorithm of job j uses on model m (its auto parameters
  * resolved as the ranks resolve them), into *spec: 0, or TUTTI_ENOTSUP for
  * an algorithm that is not a tree. */

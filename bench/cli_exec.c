@@ -465,30 +465,8 @@ int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_nam
   if (o->root >= o->nranks)
     return cli_fail(CLI_EUSAGE, cmd, "--root: %d is out of range for %d ranks; accepted: 0..%d",
                     o->root, o->nranks, o->nranks - 1);
-  int reduces = (traits & TUTTI_COLL_REDUCES) != 0;
-  j->type = reduces ? TUTTI_INT32 : TUTTI_BYTE;
-  if (o->op && !reduces)
-    return cli_fail(CLI_EUSAGE, cmd, "--op: %s takes no op; accepted: --op with %s",
-                    tutti_coll_name(coll),
-                    cli_coll_with(TUTTI_COLL_REDUCES, " or ", names, sizeof names));
-  if (!(traits & TUTTI_COLL_DATA) && (o->given & (CLI_O(BYTES) | CLI_O(DTYPE))))
-    return cli_fail(
-        CLI_EUSAGE, cmd, "--%s: %s moves no data; accepted: %s without --bytes and --dtype",
-        o->given & CLI_O(BYTES) ? "bytes" : "dtype", tutti_coll_name(coll), tutti_coll_name(coll));
-  if (o->dtype && tutti_type_find(o->dtype, &j->type))
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--dtype: unknown datatype '%s'; accepted: byte, int32, int64, float, double",
-                    o->dtype);
-  if (reduces) {
-    if (tutti_op_find(o->op ? o->op : "sum", &j->op))
-      return cli_fail(CLI_EUSAGE, cmd,
-                      "--op: unknown op '%s'; accepted: sum, prod, min, max, band, bor, bxor, "
-                      "land, lor, matmul2",
-                      o->op);
-    if (tutti_op_check(j->op, j->type))
-      return cli_fail(CLI_EUSAGE, cmd, "--op: %s is not defined on %s; accepted: see run --help",
-                      tutti_op_name(j->op), tutti_type_name(j->type));
-  }
+  int st = cli_job_types(cmd, o, coll, &j->op, &j->type);
+  if (st) return st;
   *bytes = traits & TUTTI_COLL_DATA ? o->bytes : 0;
   size_t tsize = tutti_type_size(j->type);
   char s1[64];

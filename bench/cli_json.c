@@ -53,3 +53,16 @@ void cli_json_params(FILE *f, const tutti_algo_t *a) {
   }
   fputc('}', f);
 }
+
+void cli_json_algo(FILE *f, const tutti_algo_t *a) {
+  char spec[256] = "";
+  tutti_algo_format(a, spec, sizeof spec);
+  fputs("\"collective\":", f);
+  cli_json_str(f, tutti_coll_name(tutti_algo_desc(a)->coll));
+  fputs(",\"algorithm\":", f);
+  cli_json_str(f, tutti_algo_desc(a)->name);
+  fputs(",\"algorithm_spec\":", f);
+  cli_json_str(f, spec);
+  fputs(",\"params\":", f);
+  cli_json_params(f, a);
+}

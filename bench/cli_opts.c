@@ -617,23 +617,6 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
 
 /* ------------------------------------------------------------ collectives */
 
-int cli_job_check(const char *cmd, struct cli_job *j, int nranks, size_t bytes) {
-  /* a rotating root takes min(iters, nranks) distinct roots */
-  int calls = j->rotate ? (j->iters < nranks ? j->iters : nranks) : 1;
-  char err[1024] = "";
-  for (int k = 0; k < calls; k++) {
-    int root = (int)(((long)j->root + k) % nranks);
-    if (!tutti_algo_check_call(j->algo, nranks, root, bytes, j->op, err, sizeof err)) {
-      if (!k) snprintf(j->note, sizeof j->note, "%.*s", (int)sizeof j->note - 1, err);
-      continue;
-    }
-    if (!k) return cli_fail(CLI_EUSAGE, cmd, "%s", err);
-    return cli_fail(CLI_EUSAGE, cmd, "--rotate-root: call %d is rooted at rank %d: %s", k + 1, root,
-                    err);
-  }
-  return 0;
-}
-
 char *cli_origin(const tutti_algo_desc_t *d, char *buf, size_t n) {
   const char *o = tutti_algo_origin(d);
   char cwd[4096];

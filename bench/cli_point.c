@@ -86,16 +86,8 @@ void cli_points_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct 
 }
 
 void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks) {
-  char spec[256] = "";
-  tutti_algo_format(r->algo, spec, sizeof spec);
-  fputs("{\"collective\":", f);
-  cli_json_str(f, tutti_coll_name(r->coll));
-  fputs(",\"algorithm\":", f);
-  cli_json_str(f, r->desc->name);
-  fputs(",\"algorithm_spec\":", f);
-  cli_json_str(f, spec);
-  fputs(",\"params\":", f);
-  cli_json_params(f, r->algo);
+  fputc('{', f);
+  cli_json_algo(f, r->algo);
   if (with_ranks) fprintf(f, ",\"ranks\":%d", r->nranks);
   fprintf(f, ",\"bytes\":%zu,\"dtype\":", r->bytes);
   cli_json_str(f, r->dtype);

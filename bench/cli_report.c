@@ -205,18 +205,10 @@ void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti
                   const struct cli_auto_choice *ac) {
   const tutti_model_t *m = &mach->model;
   FILE *f = stdout;
-  char spec[256] = "";
-  tutti_algo_format(j->algo, spec, sizeof spec);
   int modeled = m->preset != TUTTI_MODEL_NONE && res->has_report;
   const tutti_report_t *rep = &res->report;
-  fputs("{\"collective\":", f);
-  cli_json_str(f, tutti_coll_name(j->coll));
-  fputs(",\"algorithm\":", f);
-  cli_json_str(f, tutti_algo_desc(j->algo)->name);
-  fputs(",\"algorithm_spec\":", f);
-  cli_json_str(f, spec);
-  fputs(",\"params\":", f);
-  cli_json_params(f, j->algo);
+  fputc('{', f);
+  cli_json_algo(f, j->algo);
   fputs(",\"auto_chose\":", f); /* what an auto ran, and why; null for the others */
   if (ac->spec[0])
     cli_json_str(f, ac->spec);

@@ -333,42 +333,6 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
   return 0;
 }
 
-/* ------------------------------------------------------------ helpers */
-
-/* Resolve --op and --dtype for coll: 0 or CLI_EUSAGE. */
-static int resolve_types(const char *cmd, const struct cli_opts *o, int coll, tutti_op_t *op,
-                         tutti_datatype_t *type) {
-  unsigned traits = tutti_coll_traits(coll);
-  int reduces = (traits & TUTTI_COLL_REDUCES) != 0;
-  char names[256];
-  *op = NULL;
-  *type = reduces ? TUTTI_INT32 : TUTTI_BYTE;
-  if (o->op && !reduces)
-    return cli_fail(CLI_EUSAGE, cmd, "--op: %s takes no op; accepted: --op with %s",
-                    tutti_coll_name(coll),
-                    cli_coll_with(TUTTI_COLL_REDUCES, " or ", names, sizeof names));
-  if (!(traits & TUTTI_COLL_DATA) && (o->given & (CLI_O(BYTES) | CLI_O(DTYPE))))
-    return cli_fail(
-        CLI_EUSAGE, cmd, "--%s: %s moves no data; accepted: %s without --bytes and --dtype",
-        o->given & CLI_O(BYTES) ? "bytes" : "dtype", tutti_coll_name(coll), tutti_coll_name(coll));
-  if (o->dtype && tutti_type_find(o->dtype, type))
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--dtype: unknown datatype '%s'; accepted: byte, int32, int64, float, double",
-                    o->dtype);
-  if (!reduces) return 0;
-  if (tutti_op_find(o->op ? o->op : "sum", op))
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--op: unknown op '%s'; accepted: sum, prod, min, max, band, bor, bxor, land, "
-                    "lor, matmul2",
-                    o->op);
-  if (tutti_op_check(*op, *type))
-    return cli_fail(CLI_EUSAGE, cmd,
-                    "--op: %s is not defined on %s; accepted: sum, prod, min, max on every type; "
-                    "band, bor, bxor, land, lor on byte, int32, int64; matmul2 on int32, int64",
-                    tutti_op_name(*op), tutti_type_name(*type));
-  return 0;
-}
-
 /* ------------------------------------------------------------ run */
 
 #define RUN_OPTS                                                                                   \
@@ -406,14 +370,8 @@ static void print_run(const struct cli_job *j, int P, size_t bytes, const struct
     FILE *f = stdout;
     fputs("{\"backend\":\"mpi\",\"mpi_library\":", f);
     cli_json_str(f, lib);
-    fputs(",\"collective\":", f);
-    cli_json_str(f, tutti_coll_name(j->coll));
-    fputs(",\"algorithm\":", f);
-    cli_json_str(f, tutti_algo_desc(j->algo)->name);
-    fputs(",\"algorithm_spec\":", f);
-    cli_json_str(f, spec);
-    fputs(",\"params\":", f);
-    cli_json_params(f, j->algo);
+    fputc(',', f);
+    cli_json_algo(f, j->algo);
     fprintf(f, ",\"ranks\":%d,\"bytes\":%zu,\"count\":%ld,\"dtype\":", P, bytes, j->count);
     cli_json_str(f, tutti_type_name(j->type));
     fputs(",\"op\":", f);
@@ -489,7 +447,7 @@ static int cmd_run(tutti_rank_t *r, int argc, char **argv) {
     return cli_fail(CLI_EUSAGE, cmd, "--root: %d is out of range for %d ranks; accepted: 0..%d",
                     o.root, P, P - 1);
   j.rotate = (o.given & CLI_O(ROTATE)) != 0;
-  if ((st = resolve_types(cmd, &o, coll, &j.op, &j.type))) return st;
+  if ((st = cli_job_types(cmd, &o, coll, &j.op, &j.type))) return st;
   size_t bytes = traits & TUTTI_COLL_DATA ? o.bytes : 0, tsize = tutti_type_size(j.type);
   if (bytes % tsize)
     return cli_fail(CLI_EUSAGE, cmd,
