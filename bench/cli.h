@@ -111,7 +111,12 @@ int tutti_cli_check(int argc, char **argv);
   X(RULES, 0, "rules", "FILE", "auto follows this rules file (tutti tune --rules-out)")            \
   X(RULES_OUT, 0, "rules-out", "FILE", "write the winners as a rules file (--rules reads it)")     \
   X(OMPI_RULES, 0, "ompi-rules", "FILE",                                                           \
-    "write the winners as Open MPI's coll/tuned dynamic rules file")                               \
+    "write the winners as Open MPI 4.1's coll/tuned dynamic rules file")                           \
+  X(OMPI_RULES_JSON, 0, "ompi-rules-json", "FILE",                                                 \
+    "write the winners as Open MPI 6.0's JSON coll/tuned rules file")                              \
+  X(MPICH_RULES, 0, "mpich-rules", "FILE",                                                         \
+    "write the winners as MPICH 4.0's collective selection JSON file")                             \
+  X(QUIET, 'q', "quiet", NULL, "no progress line on stderr (drawn only on a terminal anyway)")     \
   X(PLUGIN, 0, "plugin", "FILE",                                                                   \
     "load algorithms from a plugin, repeatable: a shared object or one C file (tutti new)")        \
   X(HELP, 'h', "help", NULL, "this text")
@@ -131,7 +136,8 @@ enum cli_opt_id {
  * file, or an output naming one of its inputs, are refused by cli_parse
  * before anything runs (bench/CLI.md "Output files"). */
 #define CLI_OUT_OPTS                                                                               \
-  (CLI_O(TRACE) | CLI_O(HTML) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES))
+  (CLI_O(TRACE) | CLI_O(HTML) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) |  \
+   CLI_O(OMPI_RULES_JSON) | CLI_O(MPICH_RULES))
 #define CLI_IN_OPTS (CLI_O(PROFILE) | CLI_O(TOPOLOGY) | CLI_O(RULES) | CLI_O(PLUGIN))
 
 #define CLI_MAX_POS 8 /* compare COLL and up to 7 algorithms */
@@ -154,6 +160,7 @@ struct cli_opts {
   int npos;
   const char *pos[CLI_MAX_POS];
   const char *rules, *rules_out, *ompi_rules; /* NULL unless given */
+  const char *ompi_rules_json, *mpich_rules;  /* NULL unless given */
   const char *html;                           /* --html FILE, NULL unless given */
   int ranks_as;                               /* enum tutti_ranks_as; 0: the default */
   int bind;                                   /* enum tutti_bind; 0: the default */
@@ -205,11 +212,37 @@ void cli_print_options(FILE *f, uint64_t accepted);
  * returns `status`. */
 int cli_fail(int status, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* 1 while a progress line is on stderr (cli_progress.c sets it): cli_fail
+ * erases it first, so that its line stands alone. */
+extern int cli_line_shown;
 
 /* 1 when paths a and b name one file: the same file where it exists (a
  * symbolic link and what it names are one), else the same name in the
  * same folder, each folder by its real path (x, ./x and d/../x are one). */
 int cli_same_file(const char *a, const char *b);
+
+/* ------------------------------------------------------------ progress */
+
+/* The progress line on stderr (cli_progress.c): drawn only when stderr is
+ * a terminal and `quiet` is 0. A command starts it with its number of
+ * points and their total weight; cli_point_run reports each point it runs
+ * (cli_progress_point before, cli_progress_done after), so a command that
+ * runs points through cli_point.c shows them. cli_progress_clear erases the
+ * line before the command writes to stdout; cli_progress_end at the end. */
+void cli_progress_start(const char *cmd, int total, double weight, int quiet);
+void cli_progress_point(const char *what);
+void cli_progress_done(double weight);
+void cli_progress_clear(void);
+void cli_progress_end(void);
+/* One long run (run): from 2 s on, a line redrawn every half second with
+ * the time gone and, when *calls_done counts up to calls (> 1), what is
+ * left; cli_progress_watch_stop erases it. Drawn only as cli_progress_start
+ * says (a terminal, not quiet). */
+void cli_progress_watch(const char *what, const long *calls_done, int calls);
+void cli_progress_watch_stop(void);
+/* What a point weighs for the estimate of what is left: its ranks, and
+ * with data the bytes its buffers hold per rank. */
+double cli_point_weight(int coll, int P, size_t bytes, int no_data);
 
 /* ------------------------------------------------------------ output files */
 
@@ -325,8 +358,9 @@ void cli_json_num(FILE *f, double x);
 void cli_json_params(FILE *f, const tutti_algo_t *a);
 /* The fields every result object opens with, without braces:
  * "collective":...,"algorithm":...,"algorithm_spec":...,"params":{...}
- * (run --json, suite and sweep points, tutti-mpi run --json). */
-void cli_json_algo(FILE *f, const tutti_algo_t *a);
+ * (run --json, suite and sweep points, tutti-mpi run --json), of
+ * algorithm d selected as a (NULL when its selection failed: "" and {}). */
+void cli_json_algo(FILE *f, const tutti_algo_desc_t *d, const tutti_algo_t *a);
 
 /* ------------------------------------------------------------ running one */
 
@@ -338,10 +372,11 @@ struct cli_job {
   tutti_op_t op; /* reductions only, else NULL */
   int root;
   int iters;
-  int rotate;     /* root of call k: (root + k) mod nranks */
-  int no_data;    /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
-  int ungated;    /* calls do not start together (a paced run): no call_wall */
-  char note[256]; /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
+  int rotate;       /* root of call k: (root + k) mod nranks */
+  int no_data;      /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
+  int ungated;      /* calls do not start together (a paced run): no call_wall */
+  char note[256];   /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
+  long *calls_done; /* when set: rank 0 counts its finished calls here (atomically) */
 };
 
 struct cli_result {
@@ -413,7 +448,7 @@ int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
    CLI_O(NO_DATA) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME) |   \
-   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK))
+   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(QUIET))
 /* `tutti run --help` on f (cli_report.c). */
 void cli_run_help(FILE *f);
 /* What an `auto` ran: its choice (tutti_auto_choose, the same call the

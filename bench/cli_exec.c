@@ -111,6 +111,7 @@ static int rank_nodata(tutti_rank_t *r, struct exec *x) {
   for (int k = 0; k < j->iters && !rc; k++) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
     rc = cli_call(r, j, root, a, b, big);
+    if (j->calls_done && tutti_rank(r) == 0) __atomic_add_fetch(j->calls_done, 1, __ATOMIC_RELAXED);
   }
   x->wall[tutti_rank(r)] = wall_now() - t0;
   /* a rank thread's CPU from its creation; fibers: cli_exec reads the
@@ -225,6 +226,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       at = bcast_shared(r, x, ref, root, a, blk, &tcall, &wall, &rc);
       verify_ref_put(&x->v, ref);
       if (at >= 0) mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
+      if (j->calls_done && me == 0) __atomic_add_fetch(j->calls_done, 1, __ATOMIC_RELAXED);
       continue; /* big is NULL: a broadcast has no blocks */
     }
     switch (j->coll) {
@@ -310,6 +312,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     }
     free(big);
     big = NULL;
+    if (j->calls_done && me == 0) __atomic_add_fetch(j->calls_done, 1, __ATOMIC_RELAXED);
   }
   free(a), free(b);
   if (rc && x->gated) gate_open(&x->gate); /* it leaves early: nobody waits for it */

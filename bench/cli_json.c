@@ -54,13 +54,13 @@ void cli_json_params(FILE *f, const tutti_algo_t *a) {
   fputc('}', f);
 }
 
-void cli_json_algo(FILE *f, const tutti_algo_t *a) {
+void cli_json_algo(FILE *f, const tutti_algo_desc_t *d, const tutti_algo_t *a) {
   char spec[256] = "";
-  tutti_algo_format(a, spec, sizeof spec);
+  tutti_algo_format(a, spec, sizeof spec); /* "" when a is NULL: not selected */
   fputs("\"collective\":", f);
-  cli_json_str(f, tutti_coll_name(tutti_algo_desc(a)->coll));
+  cli_json_str(f, tutti_coll_name(d->coll));
   fputs(",\"algorithm\":", f);
-  cli_json_str(f, tutti_algo_desc(a)->name);
+  cli_json_str(f, d->name);
   fputs(",\"algorithm_spec\":", f);
   cli_json_str(f, spec);
   fputs(",\"params\":", f);

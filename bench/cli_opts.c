@@ -51,7 +51,14 @@ static size_t utf8_printable(const unsigned char *p) {
   return n;
 }
 
+int cli_line_shown;
+
 int cli_fail(int status, const char *cmd, const char *fmt, ...) {
+  if (cli_line_shown) { /* a progress line: the error goes on a line of its own */
+    fflush(stdout);
+    fputs("\r\033[K", stderr);
+    cli_line_shown = 0;
+  }
   char msg[2048];
   va_list ap;
   va_start(ap, fmt);
@@ -272,6 +279,12 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
     return 0;
   case CLI_OPT_OMPI_RULES:
     o->ompi_rules = v;
+    return 0;
+  case CLI_OPT_OMPI_RULES_JSON:
+    o->ompi_rules_json = v;
+    return 0;
+  case CLI_OPT_MPICH_RULES:
+    o->mpich_rules = v;
     return 0;
   default:
     return 0; /* flags */

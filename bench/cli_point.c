@@ -11,7 +11,7 @@
 
 #include "cli.h"
 
-void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *r) {
+static void point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *r) {
   int red = (tutti_coll_traits(r->coll) & TUTTI_COLL_REDUCES) != 0;
   tutti_datatype_t type = red && r->bytes % 4 == 0 ? TUTTI_INT32 : TUTTI_BYTE;
   r->nranks = P;
@@ -52,6 +52,25 @@ void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct c
                                                                         : r->res.stats.wall_time;
 }
 
+/* The point on the progress line: "64 ranks, 1 MiB: allgather ring". */
+static void label(const struct cli_point *r, int P, char *buf, size_t n) {
+  char spec[200] = "", sz[32] = "";
+  tutti_algo_format(r->algo, spec, sizeof spec);
+  if (tutti_coll_traits(r->coll) & TUTTI_COLL_DATA)
+    snprintf(buf, n, "%d rank%s, %s: %s %s", P, P == 1 ? "" : "s",
+             tutti_format_bytes(r->bytes, sz, sizeof sz), tutti_coll_name(r->coll), spec);
+  else
+    snprintf(buf, n, "%d rank%s: %s %s", P, P == 1 ? "" : "s", tutti_coll_name(r->coll), spec);
+}
+
+void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *r) {
+  char what[200];
+  label(r, P, what, sizeof what);
+  cli_progress_point(what);
+  point_run(w, cfg, P, r);
+  cli_progress_done(cli_point_weight(r->coll, P, r->bytes, (cfg->flags & TUTTI_NO_DATA) != 0));
+}
+
 /* An `auto` point of a timing-only run: the figures of the point among
  * pts[0..n) that ran what it would run, if there is one (1). */
 static int reuse(const tutti_config_t *cfg, int P, struct cli_point *r, const struct cli_point *pts,
@@ -77,17 +96,21 @@ static int reuse(const tutti_config_t *cfg, int P, struct cli_point *r, const st
 
 void cli_points_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct cli_point *pts,
                     int n) {
+  int no_data = (cfg->flags & TUTTI_NO_DATA) != 0;
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n; i++) {
       struct cli_point *r = &pts[i];
-      if (r->failed || tutti_algo_is_auto(r->desc) != pass) continue;
-      if (!pass || !reuse(cfg, P, r, pts, n)) cli_point_run(w, cfg, P, r);
+      if (tutti_algo_is_auto(r->desc) != pass) continue;
+      if (!r->failed && (!pass || !reuse(cfg, P, r, pts, n)))
+        cli_point_run(w, cfg, P, r);
+      else /* not selected, or auto's choice ran already: nothing to run */
+        cli_progress_done(cli_point_weight(r->coll, P, r->bytes, no_data));
     }
 }
 
 void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ranks) {
   fputc('{', f);
-  cli_json_algo(f, r->algo);
+  cli_json_algo(f, r->desc, r->algo);
   if (with_ranks) fprintf(f, ",\"ranks\":%d", r->nranks);
   fprintf(f, ",\"bytes\":%zu,\"dtype\":", r->bytes);
   cli_json_str(f, r->dtype);

@@ -208,7 +208,7 @@ void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti
   int modeled = m->preset != TUTTI_MODEL_NONE && res->has_report;
   const tutti_report_t *rep = &res->report;
   fputc('{', f);
-  cli_json_algo(f, j->algo);
+  cli_json_algo(f, tutti_algo_desc(j->algo), j->algo);
   fputs(",\"auto_chose\":", f); /* what an auto ran, and why; null for the others */
   if (ac->spec[0])
     cli_json_str(f, ac->spec);

@@ -24,42 +24,6 @@
 
 #include "cli.h"
 
-/* Resolve op and dtype for collective `coll`: 0 or CLI_EUSAGE. */
-static int resolve_types(const struct cli_opts *o, int coll, tutti_op_t *op,
-                         tutti_datatype_t *type) {
-  unsigned traits = tutti_coll_traits(coll);
-  int reduces = (traits & TUTTI_COLL_REDUCES) != 0;
-  char names[256];
-  *op = NULL;
-  *type = reduces ? TUTTI_INT32 : TUTTI_BYTE;
-  if (o->op && !reduces)
-    return cli_fail(CLI_EUSAGE, "run", "--op: %s takes no op; accepted: --op with %s",
-                    tutti_coll_name(coll),
-                    cli_coll_with(TUTTI_COLL_REDUCES, " or ", names, sizeof names));
-  if (!(traits & TUTTI_COLL_DATA) && (o->given & (CLI_O(BYTES) | CLI_O(DTYPE))))
-    return cli_fail(
-        CLI_EUSAGE, "run", "--%s: %s moves no data; accepted: %s without --bytes and --dtype",
-        o->given & CLI_O(BYTES) ? "bytes" : "dtype", tutti_coll_name(coll), tutti_coll_name(coll));
-  if (o->dtype && tutti_type_find(o->dtype, type))
-    return cli_fail(CLI_EUSAGE, "run",
-                    "--dtype: unknown datatype '%s'; accepted: byte, int32, int64, float, double",
-                    o->dtype);
-  if (reduces) {
-    if (tutti_op_find(o->op ? o->op : "sum", op))
-      return cli_fail(
-          CLI_EUSAGE, "run",
-          "--op: unknown op '%s'; accepted: sum, prod, min, max, band, bor, bxor, land, "
-          "lor, matmul2",
-          o->op);
-    if (tutti_op_check(*op, *type))
-      return cli_fail(CLI_EUSAGE, "run",
-                      "--op: %s is not defined on %s; accepted: sum, prod, min, max on every type; "
-                      "band, bor, bxor, land, lor on byte, int32, int64; matmul2 on int32, int64",
-                      tutti_op_name(*op), tutti_type_name(*type));
-  }
-  return 0;
-}
-
 /* --realtime --timeline on a terminal: run the job once unpaced and keep
  * its timeline text (*frame, malloc'd) and modeled time; on any failure
  * *frame stays NULL and the paced run goes on without the live view. */
@@ -125,7 +89,7 @@ int tutti_cli_run(int argc, char **argv) {
                     o.root, o.nranks, o.nranks - 1);
   if ((st = cli_page_check("run", &o, NULL, NULL))) return st;
   j.rotate = (o.given & CLI_O(ROTATE)) != 0;
-  if ((st = resolve_types(&o, coll, &j.op, &j.type))) return st;
+  if ((st = cli_job_types("run", &o, coll, &j.op, &j.type))) return st;
   size_t bytes = traits & TUTTI_COLL_DATA ? o.bytes : 0, tsize = tutti_type_size(j.type);
   char s1[64];
   if (bytes % tsize)
@@ -215,7 +179,16 @@ int tutti_cli_run(int argc, char **argv) {
   }
   struct cli_result res;
   struct cli_live *live = frame ? cli_live_start(stdout, w, frame, frame_T, o.realtime) : NULL;
+  /* a paced run is watched by its own timeline, or by the class */
+  long calls_done = 0;
+  char what[200];
+  snprintf(what, sizeof what, "%d rank%s: %s %s", o.nranks, o.nranks == 1 ? "" : "s",
+           tutti_coll_name(coll), o.pos[1]);
+  cli_progress_start("run", 1, 1, (o.given & CLI_O(QUIET)) || o.realtime > 0);
+  j.calls_done = &calls_done;
+  cli_progress_watch(what, &calls_done, j.iters);
   rc = cli_exec(w, &j, &res);
+  cli_progress_watch_stop();
   cli_live_stop(live);
   free(frame);
   if (rc || res.rc) {

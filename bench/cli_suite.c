@@ -31,7 +31,8 @@ static int by_time(const void *pa, const void *pb) {
 #define SUITE_OPTS                                                                                 \
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(NO_DATA) |       \
-   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES))
+   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) |     \
+   CLI_O(QUIET))
 #define SUITE_MAX_RANKS 16384
 
 /* Rows continue one array across tables; *printed counts those written. */
@@ -245,6 +246,15 @@ int tutti_cli_suite(int argc, char **argv) {
     free(ranks), free(sizes), tutti_rules_free(rules);
     return cli_fail(CLI_ERUNTIME, "suite", "%s", tutti_strerror(TUTTI_ENOMEM));
   }
+  int npoints = 0;
+  double weight = 0;
+  for (int pi = 0; pi < nranks; pi++)
+    for (int i = 0; i < nalgos; i++) {
+      int c = tutti_algo_desc_at(i)->coll, data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
+      for (int s = 0; s < (data ? nsizes : 1); s++, npoints++)
+        weight += cli_point_weight(c, ranks[pi], data ? sizes[s] : 0, o.no_data);
+    }
+  cli_progress_start("suite", npoints, weight, (o.given & CLI_O(QUIET)) != 0);
   int runs = 0, nver = 0, nskip = 0, nfail = 0, nbad = 0, printed = 0, t = 0, used = 0;
   char first_bad[1024] = "", first_fail[1024] = "";
   if (csv) cli_point_csv_header(csv);
@@ -347,6 +357,7 @@ int tutti_cli_suite(int argc, char **argv) {
         for (int i = 0; i < n; i++)
           tab[i].winner = !tab[i].skipped && !tab[i].failed && tab[i].verified &&
                           tab[i].time <= best * (1 + 1e-12);
+        cli_progress_clear(); /* the rows below must not land on its line */
         if (json) print_rows_json(stdout, tab, n, modeled, &printed);
         if (csv)
           for (int i = 0; i < n; i++) cli_point_csv(csv, &tab[i], modeled);
@@ -375,6 +386,7 @@ int tutti_cli_suite(int argc, char **argv) {
     }
     tutti_world_destroy(w);
   }
+  cli_progress_end();
   if (json) {
     if (o.no_data)
       printf("\n  ],\"runs\":%d,\"verified\":0,\"skipped\":%d,\"failed\":%d,"

@@ -5,8 +5,8 @@
  * --csv FILE with a summary table on stdout (the best algorithm per
  * (P, m) and its lead over the next), or JSON with --json; --plot draws
  * modeled time against size with gnuplot (plot.h), a panel per rank count.
- * A progress line on stderr when stderr is a terminal, none otherwise, so
- * logs stay clean.
+ * A progress line on stderr when stderr is a terminal (cli_progress.c),
+ * none otherwise or with --quiet, so logs stay clean.
  *
  * Points are written as each (P, m) group completes, so a long sweep
  * keeps only one group in memory (and the plot's points).
@@ -29,7 +29,7 @@
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(ALGOS) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(CSV) | CLI_O(JSON) | CLI_O(PLOT) |         \
    CLI_O(NO_DATA) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(RANKS_AS) | CLI_O(BIND) |   \
-   CLI_O(STACK))
+   CLI_O(STACK) | CLI_O(QUIET))
 
 #define SWEEP_DEFAULT_SIZES "8..1MiB"
 #define SWEEP_MAX_RANKS 16384
@@ -183,16 +183,6 @@ static int all_algos(const char *cmd, int coll, const char *extra, uint64_t *use
     out->n++;
   }
   return 0;
-}
-
-static void progress(int done, int total, const struct cli_point *r) {
-  char spec[96] = "", sz[32];
-  tutti_algo_format(r->algo, spec, sizeof spec);
-  int width = 24, fill = total ? done * width / total : width;
-  fprintf(stderr, "\r\033[Ktutti sweep: [%.*s%*s] %d/%d  P=%d %s %s", fill,
-          "########################", width - fill, "", done, total, r->nranks,
-          tutti_format_bytes(r->bytes, sz, sizeof sz), spec);
-  fflush(stderr);
 }
 
 /* The summary: per (P, m), the fastest verified point and its lead over
@@ -367,7 +357,12 @@ int tutti_cli_sweep(int argc, char **argv) {
     st = cli_fail(CLI_ERUNTIME, "sweep", "%s", tutti_strerror(TUTTI_ENOMEM));
     goto out;
   }
-  int tty = isatty(STDERR_FILENO), total = nranks * nsizes * al.n, done = 0, printed = 0;
+  double weight = 0;
+  for (int i = 0; i < nranks; i++)
+    for (int s = 0; s < nsizes; s++)
+      weight += al.n * cli_point_weight(coll, ranks[i], sizes[s], o.no_data);
+  cli_progress_start("sweep", nranks * nsizes * al.n, weight, (o.given & CLI_O(QUIET)) != 0);
+  int printed = 0;
   int runs = 0, nver = 0, nbad = 0, nskip = 0, nfail = 0;
   char first_bad[1024] = "", first_fail[1024] = "";
   for (int i = 0; i < nranks && !st; i++) {
@@ -397,7 +392,7 @@ int tutti_cli_sweep(int argc, char **argv) {
         r->bytes = sizes[s];
       }
       cli_points_run(&w, &cfg, P, g, al.n);
-      if (tty) progress(done += al.n, total, &g[al.n - 1]);
+      cli_progress_clear(); /* the rows below must not land on its line */
       double best = INFINITY;
       for (int a = 0; a < al.n; a++) {
         struct cli_point *r = &g[a];
@@ -436,7 +431,7 @@ int tutti_cli_sweep(int argc, char **argv) {
     if (w) tutti_world_destroy(w);
   }
   free(g);
-  if (tty) fputs("\r\033[K", stderr);
+  cli_progress_end();
   if (st) goto out;
   if (json && o.no_data)
     printf("\n  ],\"runs\":%d,\"verified\":0,\"skipped\":%d,\"failed\":%d,\"all_verified\":null}\n",

@@ -371,7 +371,7 @@ static void print_run(const struct cli_job *j, int P, size_t bytes, const struct
     fputs("{\"backend\":\"mpi\",\"mpi_library\":", f);
     cli_json_str(f, lib);
     fputc(',', f);
-    cli_json_algo(f, j->algo);
+    cli_json_algo(f, tutti_algo_desc(j->algo), j->algo);
     fprintf(f, ",\"ranks\":%d,\"bytes\":%zu,\"count\":%ld,\"dtype\":", P, bytes, j->count);
     cli_json_str(f, tutti_type_name(j->type));
     fputs(",\"op\":", f);
