@@ -22,6 +22,8 @@
 /* The shape parameters a tree algorithm may declare, in the order of
  * tutti__entry.tp. */
 enum { TUTTI__TP_LAMBDA, TUTTI__TP_L, TUTTI__TP_K, TUTTI__TP_SEGMENT, TUTTI__TP_N };
+/* Each as tutti's own TREE lines declare it (registry.c). */
+extern const tutti_param_desc_t tutti__tree_params[TUTTI__TP_N];
 
 struct tutti__entry {
   tutti_algo_desc_t d; /* as registered: d.params points to params below */
@@ -33,6 +35,11 @@ struct tutti__entry {
   const char *doing;   /* "bcast 'mine' of plugin FILE", for failure messages */
   tutti_param_desc_t params[TUTTI_MAX_PARAMS];
 };
+
+/* d checked on its own into e, not yet registered (register_check.c):
+ * e's tree, tp and, for a tree algorithm, its movers and cost; 0 or
+ * TUTTI_EINVAL with the sentence. */
+int tutti__desc_into(const tutti_algo_desc_t *d, struct tutti__entry *e, char *err, size_t errlen);
 
 #define TUTTI__ALGO_MAGIC 0x7475616cu /* "tual" */
 
