@@ -2,11 +2,13 @@
  * cli_compare.c -- `tutti compare COLL ALGO1 ALGO2 ... [options]`: the same
  * collective by two or more algorithms on the same machine, ranks and
  * message size, each on a world of its own and verified. Prints a short
- * table -- modeled time, messages, bytes moved, and each time as a multiple
- * of the fastest -- or one JSON object (--json); --html FILE writes the
- * step-through page (html.h) with the runs one above the other on one time
- * axis, so a class sees where one algorithm loses to another. The page's
- * pieces are cli_html.c's, shared with `tutti run --html`.
+ * table -- modeled time (postal: "6 steps"), messages, bytes moved, and
+ * each time as a multiple of the fastest, after the model's line as
+ * explain prints it when --model or --profile chose it -- or one JSON
+ * object (--json); --html FILE writes the step-through page (html.h) with
+ * the runs one above the other on one time axis, so a class sees where one
+ * algorithm loses to another. The page's pieces are cli_html.c's, shared
+ * with `tutti run --html`.
  *
  * Exit: 0 every run verified, 1 one failed verification (the table first),
  * 2 bad input (fewer than two algorithms, an unknown one, --html with more
@@ -52,8 +54,16 @@ struct entry {
   struct cli_result res;
 };
 
-static void print_table(const struct entry *e, int n, const tutti_model_t *m, double best) {
+static void print_table(const struct entry *e, int n, const struct cli_opts *o,
+                        const tutti_machine_t *mach, double best) {
+  const tutti_model_t *m = &mach->model;
   char s1[64], s2[64], spec[256];
+  if (o->given & (CLI_O(MODEL) | CLI_O(PROFILE))) { /* the model chosen, as explain names it */
+    char desc[512];
+    tutti_model_describe(m, desc, sizeof desc);
+    printf("model: %s%s%s%s\n", desc, o->model ? "" : "  [profile ", o->model ? "" : mach->label,
+           o->model ? "" : "]");
+  }
   int width = 9;
   for (int i = 0; i < n; i++) {
     tutti_algo_format(e[i].job.algo, spec, sizeof spec);
@@ -65,8 +75,11 @@ static void print_table(const struct entry *e, int n, const tutti_model_t *m, do
   for (int i = 0; i < n; i++) {
     const struct cli_result *r = &e[i].res;
     tutti_algo_format(e[i].job.algo, spec, sizeof spec);
-    printf("%-*s  %14s  %9llu  %12s  %8.3g  %s\n", width, spec,
-           tutti_format_model_time(m, r->report.modeled_time, s1, sizeof s1),
+    tutti_format_model_time(m, r->report.modeled_time, s1, sizeof s1);
+    if (tutti_model_steps(m)) /* a bare count is steps: say so, as seconds carry theirs */
+      snprintf(s1 + strlen(s1), sizeof s1 - strlen(s1), " step%s",
+               r->report.modeled_time == 1 ? "" : "s");
+    printf("%-*s  %14s  %9llu  %12s  %8.3g  %s\n", width, spec, s1,
            (unsigned long long)r->stats.messages,
            tutti_format_bytes((size_t)r->stats.bytes, s2, sizeof s2),
            best > 0 ? r->report.modeled_time / best : 1.0, r->verified ? "yes" : "NO");
@@ -168,7 +181,7 @@ int tutti_cli_compare(int argc, char **argv) {
     if (o.given & CLI_O(JSON))
       print_json(e, n, &o, &mach, best);
     else
-      print_table(e, n, &mach.model, best);
+      print_table(e, n, &o, &mach, best);
     fflush(stdout);
     st = CLI_OK;
     for (int i = 0; i < n; i++)

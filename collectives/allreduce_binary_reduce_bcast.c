@@ -170,11 +170,16 @@ double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, i
   (void)root;
   *bound = 0;
   if (m == 0 || P == 1) return 0;
-  long b = tutti__params(a)->blocks;
-  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, (long)m);
-  b = clamp_blocks(b, (long)m);
-  int exact = b == 1 || m % (16 * (size_t)b) == 0;
-  double blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
+  long b = tutti__params(a)->blocks, count = (long)m; /* elements: bytes if not known */
+  double blk;
+  int exact;
+  tutti__cost_blocks(m, 1, &blk, &exact, &count);
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, count);
+  b = clamp_blocks(b, count);
+  if (!tutti__cost_blocks(m, b, &blk, &exact, NULL)) {
+    exact = b == 1 || m % (16 * (size_t)b) == 0;
+    blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
+  }
   *bound = !exact;
   struct bctx ctx = {P, blk, h};
   double T = tutti__pipeline_cost_bounded(P, b, brb_time, &ctx, bound);

@@ -75,8 +75,14 @@ double tutti__allreduce_rabenseifner_cost(const tutti_algo_t *a, int P, int root
   if (m == 0 || P == 1) return 0;
   int pof2 = 1, lg = 0;
   while (pof2 * 2 <= P) pof2 *= 2, lg++;
-  double blk = (double)m / pof2;
-  if (m % (16 * (size_t)pof2)) *bound = 1, blk = (double)(m / (size_t)pof2 + 1) + 16;
+  double blk;
+  int even;
+  if (tutti__cost_blocks(m, pof2, &blk, &even, NULL)) {
+    *bound = !even;
+  } else {
+    blk = (double)m / pof2;
+    if (m % (16 * (size_t)pof2)) *bound = 1, blk = (double)(m / (size_t)pof2 + 1) + 16;
+  }
   double t = 2 * lg * h->alpha + (pof2 - 1) * blk * (2 * h->beta + h->gamma);
   if (pof2 < P) t += 2 * (h->alpha + h->beta * (double)m) + h->gamma * (double)m;
   return t;

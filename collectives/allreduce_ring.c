@@ -13,7 +13,9 @@
  * for clusters of workstations", JPDC 69(2), 2009.
  *
  * Cost under Hockney, P | m: 2(P-1)(alpha + beta m/P) + (P-1) gamma m/P
- * (uneven blocks: at most that with blocks of ceil(m/P) + 16 bytes).
+ * (uneven blocks: at most that with blocks of ceil(m/P) + 16 bytes; with
+ * the element size known, tutti_algo_cost_elem, exact when P divides the
+ * count, else at most that with blocks of ceil(count/P) elements).
  */
 #include <stdlib.h>
 
@@ -40,8 +42,13 @@ double tutti__allreduce_ring_cost(const tutti_algo_t *a, int P, int root, size_t
   (void)a, (void)root;
   *bound = 0;
   if (m == 0 || P == 1) return 0;
-  /* equal blocks for every element size up to 16 when 16 P divides m */
-  double blk = (double)m / P;
-  if (m % (16 * (size_t)P)) *bound = 1, blk = (double)(m / (size_t)P + 1) + 16;
+  double blk;
+  int even;
+  if (tutti__cost_blocks(m, P, &blk, &even, NULL)) {
+    *bound = !even; /* the element size known: blocks of whole elements */
+  } else {          /* equal blocks for every element size up to 16 when 16 P divides m */
+    blk = (double)m / P;
+    if (m % (16 * (size_t)P)) *bound = 1, blk = (double)(m / (size_t)P + 1) + 16;
+  }
   return (P - 1) * (2 * (h->alpha + h->beta * blk) + h->gamma * blk);
 }

@@ -462,12 +462,19 @@ double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, si
   (void)root;
   *bound = 0;
   if (m == 0 || P == 1) return 0;
-  long b = tutti__params(a)->blocks;
-  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, ((long)m + 1) / 2);
-  b = clamp_blocks(b, (long)m);
-  /* both halves cut into b equal blocks for every element size up to 16 */
-  int exact = m % (32 * (size_t)b) == 0;
-  double blk = exact ? (double)m / (2.0 * (double)b) : ceil((double)m / (2.0 * (double)b)) + 32;
+  long b = tutti__params(a)->blocks, count = (long)m; /* elements: bytes if not known */
+  double blk;
+  int exact;
+  tutti__cost_blocks(m, 1, &blk, &exact, &count);
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, (count + 1) / 2);
+  b = clamp_blocks(b, count);
+  /* two halves of ceil and floor count/2 elements, each in b blocks: the
+   * element size known, 2b blocks of whole elements (equal when 2b divides
+   * count); else equal for every element size up to 16 when 32 b divides m */
+  if (!tutti__cost_blocks(m, 2 * b, &blk, &exact, NULL)) {
+    exact = m % (32 * (size_t)b) == 0;
+    blk = exact ? (double)m / (2.0 * (double)b) : ceil((double)m / (2.0 * (double)b)) + 32;
+  }
   struct tctx c = {P, blk, h};
   double T = tutti__pipeline_cost_bounded(P, b, two_tree_time, &c, bound);
   if (!exact) *bound = 1;

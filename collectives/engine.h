@@ -217,9 +217,9 @@ int tutti__env_algo_index(int coll, int *idx);
 const tutti_algo_t *tutti__env_algo(int idx);
 
 /* tutti_algo_register's checks of d on its own (not against the names
- * registered): 0, or TUTTI_EINVAL with the sentence (registry.c). */
+ * registered): 0, or TUTTI_EINVAL with the sentence (register_check.c). */
 int tutti__desc_check(const tutti_algo_desc_t *d, char *err, size_t errlen);
-/* A deep copy of a description (registry.c): 0 or TUTTI_ENOMEM.
+/* A deep copy of a description (register_check.c): 0 or TUTTI_ENOMEM.
  * tutti__register_all takes copies: once registered, free the copy
  * itself (free(), its strings are the entry's), else tutti__desc_free. */
 int tutti__desc_dup(const tutti_algo_desc_t *d, tutti_algo_desc_t **out);
@@ -284,6 +284,14 @@ double tutti__tree_bcast_time(const tutti_treespec_t *spec, int P, size_t m, siz
                               const tutti_hockney_t *h, int *bound);
 double tutti__tree_reduce_time(const tutti_treespec_t *spec, int P, size_t m, size_t segment,
                                const tutti_hockney_t *h, int *bound);
+
+/* Blocks of whole elements, for the cost functions that cut m bytes into
+ * b blocks as their runs cut elements (select.c): with the element size
+ * known (tutti_algo_cost_elem, coll.h), 1 with *blk the bytes of the
+ * largest block (ceil(count/b) elements) and *even whether all are equal;
+ * 0 when it is not known -- the function then allows every element size
+ * up to 16 bytes. *count (may be NULL): m in elements. */
+int tutti__cost_blocks(size_t m, long b, double *blk, int *even, long *count);
 
 /* Two-tree allreduce (allreduce_two_tree.c): the colour (0 or 1) of rank
  * v's parent edge in tree t for P ranks, by walking its path (whole 0) or

@@ -248,19 +248,25 @@ double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutt
                             int *bound) {
   *bound = 0;
   if (m == 0) return 0; /* nothing moves */
+  long count = (long)m; /* elements: bytes when the element size is not known */
+  double blk;
+  int exact;
+  tutti__cost_blocks(m, 1, &blk, &exact, &count);
   long b = blocks == TUTTI_PARAM_AUTO
-               ? tutti__pipetree_auto_blocks(P, ntrees, (long)m, 1, h->alpha, h->beta)
+               ? tutti__pipetree_auto_blocks(P, ntrees, count, m / (size_t)count, h->alpha, h->beta)
                : blocks;
-  if ((size_t)b > m) b = (long)m;
-  /* The run cuts elements, not bytes: every element size up to 16 cuts m
-   * into b equal blocks when 16 b divides m (exact); otherwise every block
-   * is taken 16 bytes larger than m/b, which no element size exceeds, and
-   * the time only grows with message sizes (a bound). */
-  int exact = b == 1 || m % (16 * (size_t)b) == 0;
-  struct pctx c = {P,
-                   ntrees,
-                   exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16,
-                   {h->alpha, h->beta, h->gamma}};
+  if (b > count) b = count;
+  /* The run cuts elements, not bytes: with the element size known, blocks
+   * of whole elements (equal when b divides the count); otherwise every
+   * element size up to 16 cuts m into b equal blocks when 16 b divides m
+   * (exact), else every block is taken 16 bytes larger than m/b, which no
+   * element size exceeds, and the time only grows with message sizes (a
+   * bound). */
+  if (!tutti__cost_blocks(m, b, &blk, &exact, NULL)) {
+    exact = b == 1 || m % (16 * (size_t)b) == 0;
+    blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
+  }
+  struct pctx c = {P, ntrees, blk, {h->alpha, h->beta, h->gamma}};
   double T = tutti__pipeline_cost_bounded(P, b, pipetree_time, &c, bound);
   if (!exact) *bound = 1;
   return T;

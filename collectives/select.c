@@ -745,6 +745,30 @@ int tutti__check_allgather(const tutti_algo_t *a, int i, int nranks, int root, s
   return 0;
 }
 
+/* The element size tutti_algo_cost_elem gives the built-in cost functions
+ * for the call in progress on this thread (0: not known); their signature
+ * (tutti_cost_fn, the plugins' too) has no place for it. */
+static _Thread_local size_t cost_elem;
+
+int tutti__cost_blocks(size_t m, long b, double *blk, int *even, long *count) {
+  size_t e = cost_elem;
+  if (!e || m % e || b < 1) return 0;
+  size_t n = m / e, per = n / (size_t)b + (n % (size_t)b != 0);
+  *even = n % (size_t)b == 0;
+  *blk = *even ? (double)m / (double)b : (double)(per * e);
+  if (count) *count = (long)n;
+  return 1;
+}
+
+double tutti_algo_cost_elem(const tutti_algo_t *a, int P, int root, size_t m, size_t elem,
+                            const tutti_hockney_t *h, int *bound) {
+  size_t was = cost_elem;
+  cost_elem = elem && m % elem == 0 ? elem : 0;
+  double t = tutti_algo_cost(a, P, root, m, h, bound);
+  cost_elem = was;
+  return t;
+}
+
 double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const tutti_hockney_t *h,
                        int *bound) {
   int b = 0;

@@ -22,13 +22,24 @@
  *   - link queues: the replay run again with TUTTI__REPLAY_HOPS, as the
  *     trace does (the same times, bit for bit), h_i - arrival per hop.
  *
- * Rounds: a message's round is 1 + the latest round its sender had sent
- * in or received (waited for) before posting it -- one send per rank per
- * round, the way schedules are drawn in papers (a flat tree's root sends
- * in rounds 1..P-1, a binomial tree needs ceil(log2 P)). Found by walking
- * the logs in an order that respects every message (a rank waits at a
- * receive until its sender's round is known); the replay finished, so
- * such an order exists.
+ * Rounds (report.h's tutti_msg_info_t.round): a message comes after the
+ * rounds its sender had sent in or received (waited for) before posting
+ * it -- one send per rank per round, the way schedules are drawn in papers
+ * (a flat tree's root sends in rounds 1..P-1, a binomial tree needs
+ * ceil(log2 P)) -- but an exchange's sends share one (a step between two
+ * waits on receives that posts receives and at most as many sends:
+ * sendrecv, dissemination's k-1 partners), and a send whose start waited
+ * comes after what it waited for: the rounds its receiver had reached when
+ * it posted (rendezvous), or, among single sends, the message that held
+ * the receiver's port. Each of these causes started no later than the
+ * message, so a round starts no earlier than the one before it. Found by
+ * walking the logs in an order that respects them all (a rank stops where
+ * it needs a round not yet known).
+ *
+ * States (report.h's enum tutti_rank_state): each rank's sends (port busy
+ * from start to start + S(m), waiting from post to start) and receives
+ * (from post to completion), swept in time order; the trace and the CLI
+ * show them.
  *
  * Memory: O(messages + events of one rank) besides the result; the
  * per-port sorts are O(messages log messages).
@@ -118,45 +129,196 @@ static void walk_clocks(struct ex *x, int r, tutti_msg_info_t *out) {
   }
 }
 
-/* Rounds: see the header comment. Returns 0 or TUTTI_ENOMEM. */
-static int rounds(const struct tutti_replay *rp, tutti_msg_info_t *out) {
+/* Rounds: see the header comment. A rank's log is cut into steps, each
+ * ending at a WAIT on a receive; a step that posts receives and at most
+ * as many sends is an exchange (its sends share one round), any other
+ * step sends one message per round. Besides the rounds its sender had
+ * reached, a send whose start waited for its receiver to post comes after
+ * the rounds the receiver had reached when it posted (postround), and in
+ * a step of single sends one that waited for the receiver's port comes
+ * after the message that held it. The walk takes the ranks in an order
+ * that respects all of these (a rank stops where it needs a round not yet
+ * known and is woken when it is); were there a circle (zero-cost
+ * messages), the lowest stopped rank goes on without that constraint.
+ * Returns 0 or TUTTI_ENOMEM. */
+enum { BLK_NONE, BLK_ROUND, BLK_POST };
+
+struct walk {
+  const struct tutti_replay *rp;
+  tutti_msg_info_t *out;
+  int *postround;                  /* per message: the receiver's round at its post; -1 */
+  int32_t *head_round, *head_post; /* per message: ranks stopped on it (lists) */
+  int32_t *next;                   /* per rank: the next in its list */
+  uint32_t *pos, *seg_end; /* per rank: next event; its step's last event (NONE: none open) */
+  int *cur, *exch, *shared, *bwhat, *force;
+  uint32_t *bid;
+  int *stack, top;
+};
+
+static int is_recv_wait(const struct tutti_replay *rp, int r, uint32_t i) {
+  const struct tutti_ev *ev = rp->logs[r]->ev;
+  return ev[i].kind == TUTTI_EV_WAIT && ev[ev[i].ref].kind == TUTTI_EV_RECV;
+}
+
+static void wake(struct walk *w, int32_t *head, int kind, uint32_t id) {
+  for (int32_t r = head[id]; r >= 0; r = w->next[r])
+    if (w->bwhat[r] == kind && w->bid[r] == id) w->bwhat[r] = BLK_NONE, w->stack[w->top++] = r;
+  head[id] = -1;
+}
+
+static void stop(struct walk *w, int r, int kind, uint32_t id) {
+  int32_t *head = kind == BLK_ROUND ? w->head_round : w->head_post;
+  w->bwhat[r] = kind, w->bid[r] = id;
+  w->next[r] = head[id];
+  head[id] = r;
+}
+
+/* Take r off the list it is stopped on (the circle breaker). */
+static void unstop(struct walk *w, int r) {
+  int32_t *head = w->bwhat[r] == BLK_ROUND ? w->head_round : w->head_post, *p = &head[w->bid[r]];
+  while (*p >= 0 && *p != r) p = &w->next[*p];
+  if (*p == r) *p = w->next[r];
+  w->bwhat[r] = BLK_NONE;
+}
+
+static void set_round(struct walk *w, uint32_t id, int round) {
+  w->out[id].round = round;
+  wake(w, w->head_round, BLK_ROUND, id);
+}
+
+/* The least round send `id` may take by its start's cause; -1: not known
+ * yet (r is then stopped on it); 0 for an unknown one when r is forced on. */
+static int start_bound(struct walk *w, int r, uint32_t id, int single) {
+  const tutti_msg_info_t *o = &w->out[id];
+  if (o->wait == TUTTI_WAIT_RECV_POST) {
+    if (w->postround[id] >= 0) return w->postround[id] + 1;
+    if (w->force[r]) return 0;
+    stop(w, r, BLK_POST, id);
+    return -1;
+  }
+  if (single && o->wait == TUTTI_WAIT_RECV_PORT && o->blocker >= 0) {
+    uint32_t b = (uint32_t)o->blocker;
+    if (w->out[b].round) return w->out[b].round + 1;
+    if (w->force[r]) return 0;
+    stop(w, r, BLK_ROUND, b);
+    return -1;
+  }
+  return 0;
+}
+
+/* Walk rank r as far as it goes. */
+static void walk_rank(struct walk *w, int r) {
+  const struct tutti_replay *rp = w->rp;
+  const struct tutti_ev *ev = rp->logs[r]->ev;
+  uint32_t n = rp->logs[r]->n;
+  while (w->pos[r] < n) {
+    uint32_t i = w->pos[r], id;
+    if (w->seg_end[r] == NONE) { /* open the step that starts here */
+      uint32_t e = i;
+      int ns = 0, nr = 0;
+      for (; e < n && !is_recv_wait(rp, r, e); e++)
+        ns += ev[e].kind == TUTTI_EV_SEND, nr += ev[e].kind == TUTTI_EV_RECV;
+      w->seg_end[r] = e; /* n: the log ends the step */
+      w->exch[r] = nr > 0 && ns > 0 && ns <= nr;
+      w->shared[r] = 0;
+      if (w->exch[r])
+        for (uint32_t k = i; k < e; k++)
+          if (ev[k].kind == TUTTI_EV_RECV && (id = ev_msg(rp, r, k)) != NONE) {
+            w->postround[id] = w->cur[r];
+            wake(w, w->head_post, BLK_POST, id);
+          }
+    }
+    uint32_t e = w->seg_end[r];
+    if (w->exch[r] && !w->shared[r]) { /* the exchange's one round */
+      int R = w->cur[r] + 1;
+      for (uint32_t k = i; k < e && k < n; k++) {
+        if (ev[k].kind != TUTTI_EV_SEND || (id = ev_msg(rp, r, k)) == NONE) continue;
+        int b = start_bound(w, r, id, 0);
+        if (b < 0) return;
+        if (b > R) R = b;
+      }
+      w->shared[r] = R;
+      w->force[r] = 0;
+      for (uint32_t k = i; k < e && k < n; k++)
+        if (ev[k].kind == TUTTI_EV_SEND && (id = ev_msg(rp, r, k)) != NONE) set_round(w, id, R);
+      if (R > w->cur[r]) w->cur[r] = R;
+    }
+    const struct tutti_ev *x = &ev[i];
+    if (x->kind == TUTTI_EV_SEND && !w->exch[r] && (id = ev_msg(rp, r, i)) != NONE) {
+      int R = w->cur[r] + 1, b = start_bound(w, r, id, 1);
+      if (b < 0) return;
+      if (b > R) R = b;
+      w->cur[r] = R;
+      w->force[r] = 0;
+      set_round(w, id, R);
+    } else if (x->kind == TUTTI_EV_RECV && !w->exch[r] && (id = ev_msg(rp, r, i)) != NONE) {
+      w->postround[id] = w->cur[r];
+      wake(w, w->head_post, BLK_POST, id);
+    } else if (i == e) { /* the WAIT on a receive that ends the step */
+      if ((id = ev_msg(rp, r, x->ref)) != NONE) {
+        if (!w->out[id].round && !w->force[r]) {
+          stop(w, r, BLK_ROUND, id); /* its sender wakes it */
+          return;
+        }
+        w->force[r] = 0;
+        if (w->out[id].round > w->cur[r]) w->cur[r] = w->out[id].round;
+      }
+      w->seg_end[r] = NONE;
+    }
+    w->pos[r]++;
+  }
+}
+
+static int rounds(const struct ex *x, tutti_msg_info_t *out) {
+  const struct tutti_replay *rp = x->rp;
   int P = rp->nranks;
-  uint32_t *pos = calloc((size_t)P, sizeof *pos), *blocked = malloc((size_t)P * sizeof *blocked);
-  int *cur = calloc((size_t)P, sizeof *cur), *stack = malloc((size_t)P * sizeof *stack);
+  size_t n = rp->nmsgs ? rp->nmsgs : 1, p = (size_t)P;
+  struct walk w = {.rp = rp, .out = out};
+  w.postround = malloc(n * sizeof *w.postround);
+  w.head_round = malloc(n * sizeof *w.head_round);
+  w.head_post = malloc(n * sizeof *w.head_post);
+  w.next = malloc(p * sizeof *w.next);
+  w.pos = calloc(p, sizeof *w.pos);
+  w.seg_end = malloc(p * sizeof *w.seg_end);
+  w.cur = calloc(p, sizeof *w.cur);
+  w.exch = calloc(p, sizeof *w.exch);
+  w.shared = calloc(p, sizeof *w.shared);
+  w.bwhat = calloc(p, sizeof *w.bwhat);
+  w.force = calloc(p, sizeof *w.force);
+  w.bid = calloc(p, sizeof *w.bid);
+  w.stack = malloc(p * sizeof *w.stack);
   int rc = 0;
-  if (!pos || !blocked || !cur || !stack) {
+  if (!w.postround || !w.head_round || !w.head_post || !w.next || !w.pos || !w.seg_end || !w.cur ||
+      !w.exch || !w.shared || !w.bwhat || !w.force || !w.bid || !w.stack) {
     rc = TUTTI_ENOMEM;
     goto out;
   }
-  for (uint32_t i = 0; i < rp->nmsgs; i++) out[i].round = 0; /* 0: not yet known */
-  int top = 0;
-  for (int r = P - 1; r >= 0; r--) blocked[r] = NONE, stack[top++] = r;
-  while (top) {
-    int r = stack[--top];
-    const struct tutti_ev *ev = rp->logs[r]->ev;
-    uint32_t n = rp->logs[r]->n, i = pos[r];
-    for (; i < n; i++) {
-      uint32_t id;
-      if (ev[i].kind == TUTTI_EV_SEND && (id = ev_msg(rp, r, i)) != NONE) {
-        out[id].round = ++cur[r];
-        int d = (int)rp->msgs[id].dst;
-        if (blocked[d] == id) blocked[d] = NONE, stack[top++] = d;
-      } else if (ev[i].kind == TUTTI_EV_WAIT && ev[ev[i].ref].kind == TUTTI_EV_RECV &&
-                 (id = ev_msg(rp, r, ev[i].ref)) != NONE) {
-        if (!out[id].round) {
-          blocked[r] = id; /* its sender wakes it */
-          break;
-        }
-        if (out[id].round > cur[r]) cur[r] = out[id].round;
-      }
-    }
-    pos[r] = i;
+  for (uint32_t i = 0; i < rp->nmsgs; i++)
+    out[i].round = 0, w.postround[i] = -1, w.head_round[i] = w.head_post[i] = -1;
+  for (int r = P - 1; r >= 0; r--) w.seg_end[r] = NONE, w.stack[w.top++] = r;
+  for (;;) {
+    while (w.top) walk_rank(&w, w.stack[--w.top]);
+    int r = 0; /* all stopped: a circle; the lowest stopped rank goes on */
+    while (r < P && w.bwhat[r] == BLK_NONE) r++;
+    if (r == P) break;
+    unstop(&w, r);
+    w.force[r] = 1;
+    w.stack[w.top++] = r;
   }
 out:
-  free(pos);
-  free(blocked);
-  free(cur);
-  free(stack);
+  free(w.postround);
+  free(w.head_round);
+  free(w.head_post);
+  free(w.next);
+  free(w.pos);
+  free(w.seg_end);
+  free(w.cur);
+  free(w.exch);
+  free(w.shared);
+  free(w.bwhat);
+  free(w.force);
+  free(w.bid);
+  free(w.stack);
   return rc;
 }
 
@@ -399,7 +561,137 @@ static int critical(struct ex *x, tutti_msg_info_t *out, tutti_explain_t *ex) {
   return 0;
 }
 
-static int explain(const struct tutti_replay *rp, tutti_explain_t *ex) {
+/* ------------------------------------------------------------ rank states */
+
+const char *tutti_rank_state_name(int state) {
+  static const char *const name[TUTTI_NSTATES] = {"", "sending", "queued", "blocked", "done"};
+  return state >= 0 && state < TUTTI_NSTATES ? name[state] : NULL;
+}
+
+/* A change of a rank's counts at a time: its port's transfers (busy), its
+ * messages on their way (snd: the port busy and not yet received), its
+ * sends posted and not started (pend), its receives posted and not
+ * complete (recv). */
+struct change {
+  double t;
+  int rank;
+  int8_t busy, snd, pend, recv;
+};
+
+/* Sort c[0..n) by (rank, t) in place: a heap sort, which allocates
+ * nothing (glibc's qsort may malloc a buffer and, should that fail, go on
+ * without saying so -- an allocation failure explain would not report). */
+static int change_before(const struct change *p, const struct change *q) {
+  return p->rank != q->rank ? p->rank < q->rank : p->t < q->t;
+}
+
+static void sift(struct change *c, size_t i, size_t n) {
+  for (;;) {
+    size_t m = i, l = 2 * i + 1, r = l + 1;
+    if (l < n && change_before(&c[m], &c[l])) m = l;
+    if (r < n && change_before(&c[m], &c[r])) m = r;
+    if (m == i) return;
+    struct change x = c[i];
+    c[i] = c[m], c[m] = x, i = m;
+  }
+}
+
+static void sort_changes(struct change *c, size_t n) {
+  for (size_t i = n / 2; i-- > 0;) sift(c, i, n);
+  for (size_t e = n; e > 1; e--) {
+    struct change x = c[0];
+    c[0] = c[e - 1], c[e - 1] = x;
+    sift(c, 0, e - 1);
+  }
+}
+
+/* The states of report.h's enum tutti_rank_state, every rank's as spans:
+ * a sweep over each rank's changes in time order (NaN: never, so the
+ * count holds to the end). */
+static int states(const struct tutti_replay *rp, const tutti_msg_info_t *msgs, size_t n,
+                  tutti_explain_t *ex) {
+  int P = rp->nranks;
+  size_t cap = 7 * n + (size_t)P, k = 0;
+  struct change *c = malloc(cap * sizeof *c);
+  double *last = malloc((size_t)P * sizeof *last);
+  if (!c || !last) {
+    free(c), free(last);
+    return TUTTI_ENOMEM;
+  }
+  for (int r = 0; r < P; r++) last[r] = rp->rank_end[r];
+#define CHANGE(T, R, B, N, S, V)                                                                   \
+  do {                                                                                             \
+    if (!isnan(T)) c[k++] = (struct change){(T), (R), (B), (N), (S), (V)};                         \
+  } while (0)
+  for (size_t i = 0; i < n; i++) {
+    const tutti_msg_info_t *g = &msgs[i];
+    /* on its way until received, or until its port is free if that is
+     * earlier (never received: the port) */
+    double sent = g->done < g->send_port_free ? g->done : g->send_port_free;
+    if (!isnan(g->posted)) {
+      CHANGE(g->posted, g->src, 0, 0, 1, 0);
+      CHANGE(g->start, g->src, 0, 0, -1, 0);
+    }
+    CHANGE(g->start, g->src, 1, 1, 0, 0);
+    CHANGE(g->send_port_free, g->src, -1, 0, 0, 0);
+    if (!isnan(g->start)) CHANGE(sent, g->src, 0, -1, 0, 0);
+    if (!isnan(g->recv_posted)) {
+      CHANGE(g->recv_posted, g->dst, 0, 0, 0, 1);
+      CHANGE(g->done, g->dst, 0, 0, 0, -1);
+    }
+    if (sent > last[g->src]) last[g->src] = sent;
+    if (g->done > last[g->dst]) last[g->dst] = g->done;
+  }
+  double end = rp->modeled_time;
+  for (int r = 0; r < P; r++) {
+    if (last[r] > end) end = last[r];
+    CHANGE(last[r], r, 0, 0, 0, 0); /* where done begins */
+  }
+#undef CHANGE
+  sort_changes(c, k);
+  size_t ns = 0, scap = 16;
+  tutti_state_span_t *s = malloc(scap * sizeof *s);
+  int rc = s ? 0 : TUTTI_ENOMEM;
+  for (size_t i = 0; i < k && !rc;) {
+    int r = c[i].rank, busy = 0, snd = 0, pend = 0, recv = 0;
+    for (; i < k && c[i].rank == r && !rc;) {
+      double t = c[i].t;
+      for (; i < k && c[i].rank == r && c[i].t == t; i++)
+        busy += c[i].busy, snd += c[i].snd, pend += c[i].pend, recv += c[i].recv;
+      double to = i < k && c[i].rank == r && c[i].t < end ? c[i].t : end;
+      int st = busy > 0 && pend > 0   ? TUTTI_STATE_QUEUED
+               : snd > 0              ? TUTTI_STATE_SENDING
+               : pend > 0 || recv > 0 ? TUTTI_STATE_BLOCKED
+               : t >= last[r]         ? TUTTI_STATE_DONE
+                                      : TUTTI_STATE_NONE;
+      if (st == TUTTI_STATE_NONE || !(to > t)) continue;
+      if (ns && s[ns - 1].rank == r && s[ns - 1].state == st && s[ns - 1].to == t) {
+        s[ns - 1].to = to; /* one span for one state */
+        continue;
+      }
+      if (ns == scap) {
+        tutti_state_span_t *m = realloc(s, 2 * scap * sizeof *m);
+        if (!m) {
+          rc = TUTTI_ENOMEM;
+          break;
+        }
+        s = m, scap *= 2;
+      }
+      s[ns++] = (tutti_state_span_t){r, st, t, to};
+    }
+  }
+  free(c);
+  free(last);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  ex->spans = s;
+  ex->nspans = ns;
+  return 0;
+}
+
+int tutti__replay_explain(const struct tutti_replay *rp, int with_links, tutti_explain_t *ex) {
   memset(ex, 0, sizeof *ex);
   uint32_t n = rp->nmsgs;
   size_t nn = n ? n : 1;
@@ -432,8 +724,9 @@ static int explain(const struct tutti_replay *rp, tutti_explain_t *ex) {
     out[i].link = -1;
   }
   for (int r = 0; r < rp->nranks; r++) walk_clocks(&x, r, out);
-  if ((rc = rounds(rp, out)) || (rc = ports(&x))) goto out;
+  if ((rc = ports(&x))) goto out;
   causes(&x, out);
+  if ((rc = rounds(&x, out))) goto out;
   for (uint32_t i = 0; i < n; i++) {
     const struct tutti_replay_msg *g = &rp->msgs[i];
     tutti_msg_info_t *o = &out[i];
@@ -455,8 +748,8 @@ static int explain(const struct tutti_replay *rp, tutti_explain_t *ex) {
     for (uint32_t i = 0; i < rp->logs[r]->n; i++)
       if (rp->logs[r]->ev[i].kind == TUTTI_EV_SEND && (id = ev_msg(rp, r, i)) != NONE)
         out[id].tag = rp->logs[r]->ev[i].tag;
-  if (rp->model.topo && (rc = links(rp, out, ex))) goto out;
-  if ((rc = critical(&x, out, ex))) goto out;
+  if (with_links && rp->model.topo && (rc = links(rp, out, ex))) goto out;
+  if ((rc = critical(&x, out, ex)) || (rc = states(rp, out, n, ex))) goto out;
   ex->msgs = out;
   ex->nmsgs = n;
   out = NULL;
@@ -464,8 +757,8 @@ static int explain(const struct tutti_replay *rp, tutti_explain_t *ex) {
 out:
   if (rc) { /* nothing of a failed explanation is the caller's */
     free(ex->hops);
-    ex->hops = NULL;
-    ex->nhops = 0;
+    free(ex->path);
+    memset(ex, 0, sizeof *ex);
   }
   free(out);
   free(x.src);
@@ -484,7 +777,7 @@ int tutti_world_explain(const tutti_world_t *w, tutti_explain_t *out) {
   memset(out, 0, sizeof *out);
   if (w->running) return TUTTI_EBUSY;
   if (!w->replay) return TUTTI_ENOTSUP;
-  return explain(w->replay, out);
+  return tutti__replay_explain(w->replay, 1, out);
 }
 
 void tutti_explain_free(tutti_explain_t *ex) {
@@ -492,5 +785,6 @@ void tutti_explain_free(tutti_explain_t *ex) {
   free(ex->msgs);
   free(ex->path);
   free(ex->hops);
+  free(ex->spans);
   memset(ex, 0, sizeof *ex);
 }

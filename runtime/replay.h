@@ -221,4 +221,8 @@ tutti__tu_t tutti__replay_done_tu(const struct tutti_replay *rp, int rank, uint3
 int tutti__replay_trace(const struct tutti_replay *rp, FILE *out);
 int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width);
 
+/* explain.c: tutti_world_explain of a replay (report.h); links = 0 leaves
+ * out the link queues (hops, link_wait), which need the replay run again. */
+int tutti__replay_explain(const struct tutti_replay *rp, int links, tutti_explain_t *ex);
+
 #endif

@@ -16,7 +16,10 @@
  *
  * Chrome format: {"traceEvents":[...],"displayTimeUnit":"ns"}, ts and dur in
  * microseconds (postal steps: 1 step = 1 us), one thread per rank (pid 0,
- * tid = rank), "X" complete events, and per received message a flow pair
+ * tid = rank) and below it one of its states ("rank R state", tid =
+ * nranks + R: slices "sending", "queued", "blocked", "done", report.h's
+ * enum tutti_rank_state, from explain.c), "X" complete events, and per
+ * received message a flow pair
  * "s" (in the send's slice, at the transfer start) / "f" with "bp":"e" (in
  * the receive's slice, at its completion), both with the message's id.
  *
@@ -311,11 +314,13 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
   uint32_t *first_wait = malloc((maxn ? maxn : 1) * sizeof *first_wait);
   tutti__tu_t *at = malloc((maxn ? maxn : 1) * sizeof *at);
   tutti__tu_t *span_end = malloc((rp->ncalls ? (size_t)rp->ncalls : 1) * sizeof *span_end);
-  if (!first_wait || !at || !span_end) {
+  tutti_explain_t ex;
+  int erc = first_wait && at && span_end ? tutti__replay_explain(rp, 0, &ex) : TUTTI_ENOMEM;
+  if (erc) {
     free(first_wait);
     free(at);
     free(span_end);
-    return TUTTI_ENOMEM;
+    return erc;
   }
 
   fputs("{\"traceEvents\":[", out);
@@ -323,7 +328,7 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
   fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"tutti "
         "(modeled time)\"}}",
         out);
-  for (int r = 0; r < rp->nranks; r++) {
+  for (int r = 0; r < rp->nranks; r++) { /* rank r's lane, then its states' */
     jsep(&j);
     fprintf(out,
             "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":"
@@ -333,8 +338,27 @@ int tutti__replay_trace(const struct tutti_replay *rp, FILE *out) {
     fprintf(out,
             "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{"
             "\"sort_index\":%d}}",
-            r, r);
+            r, 2 * r);
+    jsep(&j);
+    fprintf(out,
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":"
+            "\"rank %d state\"}}",
+            rp->nranks + r, r);
+    jsep(&j);
+    fprintf(out,
+            "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{"
+            "\"sort_index\":%d}}",
+            rp->nranks + r, 2 * r + 1);
   }
+  for (size_t i = 0; i < ex.nspans; i++) { /* the four states, report.h */
+    const tutti_state_span_t *sp = &ex.spans[i];
+    jsep(&j);
+    fputs("{\"name\":", out);
+    jstr(out, tutti_rank_state_name(sp->state));
+    fprintf(out, ",\"cat\":\"state\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f}",
+            rp->nranks + sp->rank, sp->from * j.scale, (sp->to - sp->from) * j.scale);
+  }
+  tutti_explain_free(&ex);
   for (int r = 0; r < rp->nranks; r++) {
     const struct tutti_ev *ev = rp->logs[r]->ev;
     uint32_t n = rp->logs[r]->n;

@@ -350,7 +350,7 @@ Test(trace, chrome_json_well_formed, .timeout = 30) {
   cr_assert(strstr(txt, "\"displayTimeUnit\":\"ns\"") != NULL);
   cr_assert(eq(int, count(txt, "\"ph\":\"s\""), (int)rp->messages));
   cr_assert(eq(int, count(txt, "\"ph\":\"f\",\"bp\":\"e\""), (int)rp->messages));
-  cr_assert(eq(int, count(txt, "\"name\":\"thread_name\""), 16));
+  cr_assert(eq(int, count(txt, "\"name\":\"thread_name\""), 32)); /* a rank's lane, its states' */
   cr_assert(strstr(txt, "\"rank 15\"") != NULL);
   cr_assert(strstr(txt, "\"send 1 KiB to 1, tag 9\"") != NULL, "%s", txt);
   cr_assert(strstr(txt, "\"recv 8 B from 2, tag 9\"") != NULL);
@@ -370,12 +370,13 @@ Test(trace, slices_do_not_overlap, .timeout = 30) {
   flat_bcast(b, 1000);
   struct tutti_replay *rp = replay(b, &m);
   char *txt = trace_text(rp);
-  double last_end[8] = {0};
+  double last_end[16] = {0}; /* tids 0..7 the ranks, 8..15 their states */
   for (const char *p = txt; (p = strstr(p, "\"ph\":\"X\"")); p++) {
     int tid;
     double ts, dur;
     const char *q = strstr(p, "\"tid\":");
     cr_assert(q != NULL && sscanf(q, "\"tid\":%d,\"ts\":%lf,\"dur\":%lf", &tid, &ts, &dur) == 3);
+    cr_assert(tid >= 0 && tid < 16, "tid %d", tid);
     cr_assert(ts >= last_end[tid] - 1e-9, "rank %d: slice at %g before %g", tid, ts, last_end[tid]);
     last_end[tid] = ts + dur;
   }

@@ -100,7 +100,10 @@ TUTTI_API int tutti_world_links(const tutti_world_t *w, int k, tutti_link_load_t
  * 1 KiB to 5, tag 3", "recv 8 B from 2, tag 0", "compute 2 us",
  * "reduce 64 B"), and an arrow per received message from its send to its
  * receive. A slice covers the time the rank spent in that operation (a
- * nonblocking one that needed no waiting is a zero-length slice).
+ * nonblocking one that needed no waiting is a zero-length slice). Below
+ * each rank's track, "rank N state" has a slice per span of one of its
+ * four states ("sending", "queued", "blocked", "done": enum
+ * tutti_rank_state below).
  * With a topology, a second process "links" has one track per link that
  * carried a message, and a slice per message for the time it held the
  * link ("msg 3->5 1 KiB", its queueing time in the args), so one sees
@@ -132,10 +135,20 @@ typedef struct tutti_msg_info {
   int call; /* the call (span) its send was posted in, from 0; -1: none */
   uint64_t bytes;
   int eager;             /* eager (rules 1, 2), else rendezvous (rule 3) */
-  int round;             /* its round in the schedule: 1 + the latest round its
-                            sender had sent in, or had received a message of (and
-                            waited for it), before posting it -- one send per rank
-                            per round (a flat tree's root: rounds 1..P-1) */
+  int round;             /* its round in the schedule, from 1: after the rounds
+                            its sender had sent in or received a message of
+                            (and waited for it) before posting it. A rank's
+                            sends go one per round (a tree's children: a flat
+                            tree's root sends in rounds 1..P-1), but those of
+                            an exchange -- a step between two waits on
+                            receives that posts receives and at most as many
+                            sends -- share one (sendrecv; dissemination's k-1
+                            partners). A send that waited for its receiver to
+                            post comes after the rounds the receiver had
+                            reached when it posted; one of single sends that
+                            waited for the receiver's port, after the message
+                            that held it. So a round starts no earlier than
+                            the one before it */
   double posted;         /* the send was posted (the sender's clock) */
   double recv_posted;    /* the receive was posted (the receiver's clock) */
   double start;          /* the transfer started */
@@ -166,6 +179,36 @@ typedef struct tutti_hop_info {
   double end;    /* its tail left the link, which is free again */
 } tutti_hop_info_t;
 
+/* What a rank does at a time t of a run, one of four states, named alike
+ * by `tutti explain`, the trace (tutti_world_trace) and the --html page
+ * (tutti_rank_state_name); a rank in none is computing, or has not begun:
+ *   sending  its send port busy with one of its messages (start <= t <
+ *            send_port_free), no other send of its own waiting behind;
+ *   queued   its port busy and more of its own sends posted, not started,
+ *            behind it (a flat tree's root);
+ *   blocked  its port idle, and a receive of its own posted and not
+ *            complete, or a send of its own posted and not started (a
+ *            rendezvous receiver that has not posted, or whose port is busy);
+ *   done     past its last event: its end (rank_end), its sends' ports
+ *            free, its receives complete. */
+enum tutti_rank_state {
+  TUTTI_STATE_NONE = 0,
+  TUTTI_STATE_SENDING,
+  TUTTI_STATE_QUEUED,
+  TUTTI_STATE_BLOCKED,
+  TUTTI_STATE_DONE,
+  TUTTI_NSTATES
+};
+/* "sending", "queued", "blocked", "done"; "" for TUTTI_STATE_NONE, NULL
+ * for anything else. */
+TUTTI_API const char *tutti_rank_state_name(int state);
+
+/* A rank in one state from `from` to `to` (modeled seconds; postal: steps). */
+typedef struct tutti_state_span {
+  int rank, state; /* enum tutti_rank_state, never NONE */
+  double from, to; /* from < to */
+} tutti_state_span_t;
+
 typedef struct tutti_explain {
   size_t nmsgs;
   tutti_msg_info_t *msgs; /* one per message, by sender then send order;
@@ -183,6 +226,11 @@ typedef struct tutti_explain {
                              over a link, in the order the replay decided
                              them (a message's hops in path order);
                              NULL and 0 without one */
+  size_t nspans;
+  tutti_state_span_t *spans; /* every rank's states over the run, by rank
+                                then time; the last span of a rank that
+                                ended before the run is `done` until the
+                                run's end */
 } tutti_explain_t;
 
 /* Why w's last run took its modeled time, message by message: fill *out
