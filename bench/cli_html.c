@@ -1,14 +1,16 @@
 /*
  * cli_html.c -- the --html pages of `tutti run` and `tutti compare`
  * (cli_page_*): the option's checks, one run's explanation, tree, title
- * and subtitle drawn from its finished world, and the page written by
- * html.c to its output file (cli_out.c), committed with the error naming
- * the file. Both commands build
- * their pages here, the same way; html.c writes a page from its runs'
- * data and reads no option.
+ * and subtitle drawn from its finished world, explain's "cost" and "why"
+ * text (cli_explain_cost_why, the very text `tutti explain` prints), each
+ * link's load, and the page written by html.c to its output file
+ * (cli_out.c), committed with the error naming the file. Both commands
+ * build their pages here, the same way; html.c writes a page from its
+ * runs' data and reads no option.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -53,17 +55,36 @@ int cli_page_fill(struct cli_page *p, const tutti_world_t *w, const struct cli_j
 #undef SUB
   p->run = (struct html_run){.title = p->title,
                              .sub = p->sub,
+                             .coll = tutti_coll_name(j->coll),
                              .nranks = P,
                              .ex = &p->ex,
                              .modeled_time = res->report.modeled_time,
+                             .rank_end = res->report.rank_end,
                              .model = &mach->model,
                              .root = j->root};
   if (!cli_job_tree(j, &mach->model, bytes, &p->tree)) p->run.tree = &p->tree;
+  /* the text beside the picture: explain's own, whatever it says */
+  size_t len_text = 0;
+  FILE *mf = open_memstream(&p->run.text, &len_text);
+  if (!mf) return TUTTI_ENOMEM;
+  rc = cli_explain_cost_why(mf, j, &mach->model, &p->ex, &res->report, P, bytes);
+  if (fclose(mf) && !rc) rc = TUTTI_ENOMEM;
+  if (rc) return rc == TUTTI_EIO ? TUTTI_ENOMEM : rc; /* a memory stream fails for memory */
+  /* each link's messages and longest queue, for the switch tree's labels */
+  int used = res->report.links_used;
+  if (used > 0) {
+    p->run.loads = calloc((size_t)used, sizeof *p->run.loads);
+    if (!p->run.loads) return TUTTI_ENOMEM;
+    if ((rc = tutti_world_links(w, used, p->run.loads, &p->run.nloads))) return rc;
+  }
   return 0;
 }
 
 void cli_page_free(struct cli_page *p) {
   tutti_explain_free(&p->ex);
+  free(p->run.text);
+  free(p->run.loads);
+  p->run.text = NULL, p->run.loads = NULL;
 }
 
 int cli_page_write(struct cli_out *out, const char *heading, const struct cli_page *pages, int n) {

@@ -4,11 +4,20 @@
  * a byte array (bench/CMakeLists.txt); this file writes that template with
  * one object of data at its marker:
  *
- *   {"heading":..., "steps":false, "runs":[{"title":..., "sub":..., "P":16,
- *    "T":modeled seconds, "msgs":[[src,dst,bytes,posted,start,done,
- *    recv_posted,round,send_port_free], ...], "tree":{"root":0,"kids":[[..]..]}
- *    or null, "links":[{"name":"s0 -> root","hops":[[msg,arrive,head,end]..]}]}]}
+ *   {"heading":..., "steps":false, "runs":[{"title":..., "sub":..., "coll":"bcast",
+ *    "P":16, "root":0, "T":modeled seconds, "ends":[each rank's end],
+ *    "msgs":[[src,dst,bytes,posted,start,done,recv_posted,round,send_port_free,
+ *             critical], ...],
+ *    "tree":{"root":0,"kids":[[..]..]} or null,
+ *    "links":[{"id":3,"name":"s0 -> root","n":messages,"q":longest queue,
+ *              "hops":[[msg,arrive,head,end]..]}],
+ *    "topo":{"switches":[[name,parent,uplink]..],"leaves":[[leaf,switch,rank,uplink]..]}
+ *           or null,
+ *    "explain":"== cost\n..."}]}
  *
+ * A topology's switches are those above the run's ranks (parents first, by
+ * id), indexed from 0 in that list; a link's down twin is its uplink + 1
+ * (topo.h "Ids").
  * Times are the model's (seconds, or postal steps) written as the shortest
  * text that reads back the same double, so the page's last time is the
  * engine's modeled time bit for bit. Messages are arrays, not objects: a
@@ -57,6 +66,61 @@ static void tree_json(FILE *f, const struct html_run *r) {
   fputs("]}", f);
 }
 
+/* The switches above the ranks' leaves and those leaves: the switch tree
+ * the page draws. null when there is no topology, or more than
+ * HTML_MAX_SWITCHES switches to draw. */
+static void topo_json(FILE *f, const struct html_run *r) {
+  const tutti_topo_t *t = r->model->topo;
+  int sw[HTML_MAX_SWITCHES], n = 0;
+  for (int k = 0; t && k < r->nranks && n >= 0; k++) {
+    int leaf = tutti_topo_leaf_of_rank(t, k);
+    for (int s = leaf < 0 ? -1 : tutti_topo_leaf_switch(t, leaf); s >= 0 && n >= 0;
+         s = tutti_topo_switch_parent(t, s)) {
+      int seen = 0;
+      for (int i = 0; i < n && !seen; i++) seen = sw[i] == s;
+      if (seen) break; /* its parents are in already */
+      if (n == HTML_MAX_SWITCHES)
+        n = -1;
+      else
+        sw[n++] = s;
+    }
+  }
+  if (!t || n <= 0) {
+    fputs("null", f);
+    return;
+  }
+  for (int i = 1; i < n; i++) /* by id: breadth first, so parents first */
+    for (int k = i; k > 0 && sw[k - 1] > sw[k]; k--) {
+      int x = sw[k];
+      sw[k] = sw[k - 1], sw[k - 1] = x;
+    }
+#define LOCAL(id, out)                                                                             \
+  do {                                                                                             \
+    out = -1;                                                                                      \
+    for (int i_ = 0; i_ < n; i_++)                                                                 \
+      if (sw[i_] == (id)) out = i_;                                                                \
+  } while (0)
+  fputs("{\"switches\":[", f);
+  for (int i = 0; i < n; i++) {
+    int parent, up = tutti_topo_switch_link(t, sw[i]);
+    LOCAL(tutti_topo_switch_parent(t, sw[i]), parent);
+    fputs(i ? ",[" : "[", f);
+    jstr(f, tutti_topo_switch_name(t, sw[i]));
+    fprintf(f, ",%d,%d]", parent, up < 0 ? -1 : up);
+  }
+  fputs("],\"leaves\":[", f);
+  int first = 1, nleaves = tutti_topo_nleaves(t);
+  for (int leaf = 0; leaf < nleaves; leaf++) {
+    int rank = tutti_topo_rank_of_leaf(t, leaf), s;
+    if (rank < 0 || rank >= r->nranks) continue;
+    LOCAL(tutti_topo_leaf_switch(t, leaf), s);
+    fprintf(f, "%s[%d,%d,%d,%d]", first ? "" : ",", leaf, s, rank, tutti_topo_leaf_link(t, leaf));
+    first = 0;
+  }
+#undef LOCAL
+  fputs("]}", f);
+}
+
 static int by_link(const void *a, const void *b) {
   const tutti_hop_info_t *p = *(tutti_hop_info_t *const *)a, *q = *(tutti_hop_info_t *const *)b;
   if (p->link != q->link) return p->link < q->link ? -1 : 1;
@@ -78,9 +142,13 @@ static int links_json(FILE *f, const struct html_run *r) {
       char name[TUTTI_LINK_NAME_MAX];
       if (tutti_topo_link_name(r->model->topo, h->link, name, sizeof name))
         snprintf(name, sizeof name, "link %d", h->link);
-      fputs(i ? "]},{\"name\":" : "{\"name\":", f);
+      const tutti_link_load_t *load = NULL;
+      for (int k = 0; k < r->nloads && !load; k++)
+        if (r->loads[k].link == h->link) load = &r->loads[k];
+      fprintf(f, "%s{\"id\":%d,\"name\":", i ? "]}," : "", h->link);
       jstr(f, name);
-      fputs(",\"hops\":[", f);
+      fprintf(f, ",\"n\":%llu,\"q\":%d,\"hops\":[",
+              load ? (unsigned long long)load->messages : 0ULL, load ? load->max_queue : 0);
     } else {
       fputc(',', f);
     }
@@ -102,8 +170,16 @@ static int run_json(FILE *f, const struct html_run *r) {
   jstr(f, r->title);
   fputs(",\"sub\":", f);
   jstr(f, r->sub);
-  fprintf(f, ",\"P\":%d,\"T\":", r->nranks);
+  fputs(",\"coll\":", f);
+  jstr(f, r->coll);
+  fprintf(f, ",\"P\":%d,\"root\":%d,\"T\":", r->nranks, r->root);
   cli_json_num(f, r->modeled_time);
+  fputs(",\"ends\":[", f);
+  for (int k = 0; r->rank_end && k < r->nranks; k++) {
+    if (k) fputc(',', f);
+    cli_json_num(f, r->rank_end[k]);
+  }
+  fputc(']', f);
   fputs(",\"msgs\":[", f);
   for (size_t i = 0; i < r->ex->nmsgs; i++) {
     const tutti_msg_info_t *g = &r->ex->msgs[i];
@@ -115,12 +191,19 @@ static int run_json(FILE *f, const struct html_run *r) {
     }
     fprintf(f, "%d,", g->round);
     cli_json_num(f, g->send_port_free);
-    fputc(']', f);
+    fprintf(f, ",%d]", g->critical ? 1 : 0);
   }
   fputs("],\"tree\":", f);
   tree_json(f, r);
   fputs(",\"links\":", f);
   int rc = links_json(f, r);
+  fputs(",\"topo\":", f);
+  topo_json(f, r);
+  fputs(",\"explain\":", f);
+  if (r->text)
+    jstr(f, r->text);
+  else
+    fputs("null", f);
   fputs("}", f);
   return rc;
 }

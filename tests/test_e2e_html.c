@@ -1,9 +1,11 @@
 /*
  * test_e2e_html.c -- the step-through page of `tutti run --html` and
  * `tutti compare --html` (bench/html.c, bench/html_page.html), loaded in a
- * real browser: Debian's chromium, headless. The page opened at #end steps
- * to its last event on load and leaves its counters in data-* attributes;
- * chromium --dump-dom prints the DOM after the script ran. Checked against
+ * real browser: Debian's chromium, headless (html_helpers.h: several pages
+ * in one browser). The page opened at #end steps to its last event on load
+ * and leaves its counters in data-* attributes; chromium --dump-dom prints
+ * the DOM after the script ran, which html_checks.h checks as every page
+ * must look at any event. Checked against
  * `tutti run --json` / `tutti compare --json` of the same run: the arrows
  * drawn equal the run's messages, every message is delivered at the end,
  * none is in flight, and the last time shown is the modeled time (the
@@ -31,133 +33,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_helpers.h"
+#include "html_checks.h"
 #include "json_reader.h"
 #include "tutti/tutti.h"
-
-/* ------------------------------------------------------------ the browser */
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1 /* the pages are not loaded (the header comment) */
-#else
-#define SANITIZED 0
-#endif
-
-static const char *chromium(void) {
-  static char found[4096];
-  const char *path = getenv("PATH");
-  for (const char *p = path ? path : "/usr/bin"; p && *p;) {
-    const char *colon = strchr(p, ':');
-    int len = colon ? (int)(colon - p) : (int)strlen(p);
-    snprintf(found, sizeof found, "%.*s/chromium", len, p);
-    if (access(found, X_OK) == 0) return found;
-    p = colon ? colon + 1 : NULL;
-  }
-  return NULL;
-}
-
-/* Skip without a browser, or fail when CI said it must be there. */
-static const char *need_chromium(void) {
-  const char *c = chromium();
-  const char *req = getenv("TUTTI_REQUIRE_CHROMIUM");
-  if (!c && req && !strcmp(req, "1"))
-    cr_fatal("chromium is not installed but TUTTI_REQUIRE_CHROMIUM=1 (apt-get install chromium)");
-  if (!c) cr_skip("chromium is not installed (apt-get install chromium); the page is not loaded");
-  return c;
-}
-
-/* Run chromium headless on file://page#frag with `mode` (--dump-dom, or
- * --screenshot=FILE); its stdout. A profile directory of its own: tests
- * run two at a time. */
-static char *browse(const char *page, const char *frag, const char *mode, const char *size) {
-  const char *bin = need_chromium();
-  char dir[] = "/tmp/tutti_chromium_XXXXXX", prof[64], url[4200], win[64];
-  cr_assert(ne(ptr, mkdtemp(dir), NULL));
-  snprintf(prof, sizeof prof, "--user-data-dir=%s", dir);
-  snprintf(url, sizeof url, "file://%s%s", page, frag);
-  snprintf(win, sizeof win, "--window-size=%s", size);
-  const char *argv[] = {"timeout",
-                        "120",
-                        bin,
-                        "--headless",
-                        "--no-sandbox",
-                        "--disable-gpu",
-                        "--hide-scrollbars",
-                        prof,
-                        win,
-                        mode,
-                        url,
-                        NULL};
-  int ofd = tmpfile_fd(), nul = open("/dev/null", O_WRONLY);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, ofd, 1);
-  posix_spawn_file_actions_adddup2(&fa, nul, 2);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "timeout", &fa, NULL, (char *const *)argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  cr_assert(eq(int, rc, 0), "cannot run chromium: %s", strerror(rc));
-  int ws;
-  cr_assert(eq(int, waitpid(pid, &ws, 0), pid));
-  close(nul);
-  const char *rm[] = {"rm", "-rf", dir, NULL};
-  if (!posix_spawnp(&pid, "rm", NULL, NULL, (char *const *)rm, environ)) waitpid(pid, NULL, 0);
-  int ok = WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
-  cr_assert(ok, "chromium failed on %s (status %d)", url, ws);
-  return slurp(ofd);
-}
-
-/* ------------------------------------------------------------ the DOM */
-
-/* The value of attribute `name` in the tag that starts at `tag`. */
-static double attr(const char *tag, const char *name) {
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=\"", name);
-  const char *end = strchr(tag, '>'), *a = strstr(tag, pat);
-  cr_assert(a && end && a < end, "no %s in %.200s", name, tag);
-  return strtod(a + strlen(pat), NULL);
-}
-
-/* The n-th (from 0) <section class="run"> of the DOM, or NULL. */
-static const char *section(const char *dom, int n) {
-  const char *p = dom;
-  for (int i = 0; (p = strstr(p, "<section class=\"run\"")) != NULL; i++, p++)
-    if (i == n) return p;
-  return NULL;
-}
-
-static void near(double got, double want, const char *what) {
-  cr_assert(fabs(got - want) <= 1e-12 * fabs(want) + 1e-18, "%s: the page shows %.17g, want %.17g",
-            what, got, want);
-}
-
-/* The page holds nothing a browser would fetch. */
-static void self_contained(const char *path) {
-  FILE *f = fopen(path, "r");
-  cr_assert(ne(ptr, f, NULL), "no page at %s", path);
-  static char text[1 << 22];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
-  cr_assert(gt(sz, n, 1000));
-  const char *bad[] = {"<script src", "<link", "@import", "url(http", "https:", "<img", "<iframe"};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-    cr_assert(eq(ptr, strstr(text, bad[i]), NULL), "the page fetches something: %s", bad[i]);
-}
-
-static void page_path(char *buf, size_t n, const char *name) {
-  const char *dir = getenv("TUTTI_BINARY_DIR");
-  snprintf(buf, n, "%s/%s", dir && *dir ? dir : "/tmp", name);
-}
-
-static void check_png(const char *path) {
-  FILE *f = fopen(path, "rb");
-  cr_assert(ne(ptr, f, NULL), "no screenshot at %s", path);
-  unsigned char sig[8] = {0};
-  cr_assert(eq(sz, fread(sig, 1, 8, f), 8));
-  fclose(f);
-  cr_assert(eq(int, memcmp(sig, "\x89PNG\r\n\x1a\n", 8), 0), "%s is not a PNG", path);
-}
 
 /* ------------------------------------------------------------ run --html */
 
@@ -166,32 +44,39 @@ struct page_case {
   const char *args[12];
 };
 
-static void check_run_page(const struct page_case *c, int screenshot) {
-  char page[4096], opt[4200];
-  page_path(page, sizeof page, c->name);
+/* Run the case with --json and --html, load the page at #end (and, with
+ * a screenshot, at #step=1 in the same browser), check what it shows
+ * against the JSON; its path in page. */
+static void check_run_page(const struct page_case *c, int screenshot, char *page, size_t n) {
+  char opt[4200];
+  page_path(page, n, c->name);
   strcat(page, ".html");
   snprintf(opt, sizeof opt, "--html=%s", page);
   const char *argv[20] = {"run"};
-  int n = 1;
-  for (int i = 0; c->args[i]; i++) argv[n++] = c->args[i];
-  argv[n++] = "--json";
-  argv[n++] = opt;
-  argv[n] = NULL;
+  int k = 1;
+  for (int i = 0; c->args[i]; i++) argv[k++] = c->args[i];
+  argv[k++] = "--json";
+  argv[k++] = opt;
+  argv[k] = NULL;
   struct cli r = run_env(NULL, argv);
   cr_assert(eq(int, r.status, 0), "%s: %s", c->name, r.err);
   struct jp j = json_ok(r.out);
-  double msgs = json_num(&j, "messages"), T = json_num(&j, "modeled_time");
+  double msgs = json_num(&j, "messages"), T = json_num(&j, "modeled_time"),
+         P = json_num(&j, "ranks");
   cr_assert(gt(dbl, msgs, 0));
   self_contained(page);
-  if (SANITIZED) {
-    cli_free(&r);
-    return;
-  }
+  cli_free(&r);
+  if (SANITIZED) return;
 
-  char *dom = browse(page, "#end", "--dump-dom", "1600,1200");
-  const char *now = strstr(dom, "id=\"now\""), *s = section(dom, 0);
-  cr_assert(now && s, "%s: the page drew nothing: %.300s", c->name, dom);
-  cr_assert(section(dom, 1) == NULL, "one run, one section");
+  char end_url[4200], first_url[4200];
+  snprintf(end_url, sizeof end_url, "%s#end", page);
+  snprintf(first_url, sizeof first_url, "%s#step=1", page);
+  const char *urls[] = {end_url, first_url};
+  char *dom = browse_all(urls, screenshot ? 2 : 1, 1600, 1200);
+  const char *fe, *f = frame(dom, 0, &fe), *se;
+  const char *now = strstr(f, "id=\"now\""), *s = section_in(f, fe, 0, &se);
+  cr_assert(now && s, "%s: the page drew nothing: %.300s", c->name, f);
+  cr_assert(section_in(f, fe, 1, &se) == NULL, "one run, one section");
   cr_assert(eq(dbl, attr(now, "data-step"), attr(now, "data-steps")), "#end is the last event");
   near(attr(now, "data-t"), T, "the last time");
   near(attr(s, "data-t"), T, "the run's time");
@@ -199,37 +84,33 @@ static void check_run_page(const struct page_case *c, int screenshot) {
   cr_assert(eq(dbl, attr(s, "data-drawn"), msgs), "%s: arrows drawn", c->name);
   cr_assert(eq(dbl, attr(s, "data-delivered"), msgs), "%s: delivered at the end", c->name);
   cr_assert(eq(dbl, attr(s, "data-in-flight"), 0));
-  cr_assert(eq(dbl, attr(s, "data-waiting"), 0), "nobody waits after the end");
-  free(dom);
-
-  if (!screenshot) { /* one browser load less where no picture is asked for */
-    cli_free(&r);
-    return;
-  }
-  /* the first event: time 0, when no message can have arrived yet */
-  dom = browse(page, "#step=1", "--dump-dom", "1600,1200");
-  s = section(dom, 0);
-  now = strstr(dom, "id=\"now\"");
-  cr_assert(s && now);
-  cr_assert(eq(dbl, attr(now, "data-t"), 0));
-  cr_assert(eq(dbl, attr(s, "data-delivered"), 0));
-  cr_assert(ge(dbl, attr(s, "data-in-flight"), 1), "%s: a first message leaves at 0", c->name);
-  free(dom);
-  {
+  cr_assert(eq(dbl, attr(s, "data-blocked"), 0), "nobody is blocked after the end");
+  cr_assert(eq(dbl, attr(s, "data-done"), P), "every rank is done at the end");
+  check_frame(dom, 0, 1, c->name); /* html_checks.h: what every page must show */
+  if (screenshot) { /* the first event: time 0, when no message can have arrived yet */
+    f = frame(dom, 1, &fe);
+    s = section_in(f, fe, 0, &se);
+    now = strstr(f, "id=\"now\"");
+    cr_assert(s && now);
+    cr_assert(eq(dbl, attr(now, "data-t"), 0));
+    cr_assert(eq(dbl, attr(s, "data-delivered"), 0));
+    cr_assert(ge(dbl, attr(s, "data-in-flight"), 1), "%s: a first message leaves at 0", c->name);
+    check_frame(dom, 1, 0, c->name);
     char png[4096], shot[4200];
     page_path(png, sizeof png, c->name);
     strcat(png, ".png");
     unlink(png);
     snprintf(shot, sizeof shot, "--screenshot=%s", png);
-    free(browse(page, "#step=3", shot, "1600,1700"));
+    free(browse(page, "#step=3", shot, "1600,1000"));
     check_png(png);
   }
-  cli_free(&r);
+  free(dom);
 }
 
 Test(html, run_binomial_16, .timeout = 300) {
   struct page_case c = {"html_run_binomial16", {"bcast", "binomial", "-n", "16", NULL}};
-  check_run_page(&c, 1);
+  char page[4096];
+  check_run_page(&c, 1, page, sizeof page);
 }
 
 /* A tree edge carrying a message is styled in flight, whichever way the
@@ -237,72 +118,29 @@ Test(html, run_binomial_16, .timeout = 300) {
  * its own tree edge), the edges in flight are the messages in flight. */
 Test(html, edges_in_flight_are_the_messages_in_flight, .timeout = 300) {
   if (SANITIZED) cr_skip("the pages are not loaded under the sanitizers");
-  char page[4096], opt[4200];
+  char page[4096], opt[4200], url[4][4200];
   page_path(page, sizeof page, "html_edges.html");
   snprintf(opt, sizeof opt, "--html=%s", page);
   struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "-m", "1000", opt);
   cr_assert(eq(int, r.status, 0), "%s", r.err);
+  const char *urls[4];
+  for (int k = 0; k < 4; k++)
+    snprintf(url[k], sizeof url[k], "%s#step=%d", page, k + 2), urls[k] = url[k];
+  char *dom = browse_all(urls, 4, 1600, 1200);
   int flying = 0;
-  for (int k = 2; k <= 5; k++) {
-    char frag[32];
-    snprintf(frag, sizeof frag, "#step=%d", k);
-    char *dom = browse(page, frag, "--dump-dom", "1600,1200");
-    const char *sec = section(dom, 0);
-    cr_assert(sec != NULL, "%s: the page drew nothing", frag);
+  for (int k = 0; k < 4; k++) {
+    const char *fe, *f = frame(dom, k, &fe), *se, *sec = section_in(f, fe, 0, &se);
+    cr_assert(sec != NULL, "#step=%d: the page drew nothing", k + 2);
     double fly = attr(sec, "data-in-flight");
-    cr_expect(eq(dbl, attr(sec, "data-edges-in-flight"), fly), "%s: %g messages in flight", frag,
-              fly);
+    cr_expect(eq(dbl, attr(sec, "data-edges-in-flight"), fly), "#step=%d: %g messages in flight",
+              k + 2, fly);
+    cr_expect(eq(int, count_tags(sec, se, "<line class=\"edge", "fly"), (int)fly),
+              "#step=%d: the edges styled in flight", k + 2);
     flying += fly > 0;
-    free(dom);
   }
   cr_assert(gt(int, flying, 0), "some event has a message in flight");
-  cli_free(&r);
-}
-
-/* Four states, not one: a rank whose port is busy sends (the root of a
- * broadcast at time 0, not "waits to send"); one behind a receive or a
- * held-up send is blocked; one past its last event is done. In a
- * pipelined allreduce most ranks send at once. */
-Test(html, ranks_that_send_are_not_waiting, .timeout = 300) {
-  if (SANITIZED) cr_skip("the pages are not loaded under the sanitizers");
-  char page[4096], opt[4200];
-  page_path(page, sizeof page, "html_states.html");
-  snprintf(opt, sizeof opt, "--html=%s", page);
-  struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "-m", "1000", opt);
-  cr_assert(eq(int, r.status, 0), "%s", r.err);
-  cli_free(&r);
-  char *dom = browse(page, "#step=1", "--dump-dom", "1600,1200");
-  const char *sec = section(dom, 0);
-  cr_assert(sec != NULL);
-  cr_expect(ne(ptr, strstr(dom, ">rank 0 sends to "), NULL), "the root sends at time 0");
-  cr_expect(eq(ptr, strstr(dom, "rank 0 waits"), NULL), "the root waits for nobody");
-  cr_expect(ge(dbl, attr(sec, "data-sending"), 1));
-  cr_expect(eq(dbl, attr(sec, "data-waiting") + attr(sec, "data-sending"), 8),
-            "the other 7 wait for their message");
   free(dom);
-  dom = browse(page, "#end", "--dump-dom", "1600,1200");
-  sec = section(dom, 0);
-  cr_assert(sec != NULL);
-  cr_expect(eq(dbl, attr(sec, "data-done"), 8), "every rank is done at the end");
-  cr_expect(eq(dbl, attr(sec, "data-waiting"), 0));
-  free(dom);
-
-  r = CLI("run", "allreduce", "dual-root:blocks=4", "-n", "14", "-m", "64KiB", opt);
-  cr_assert(eq(int, r.status, 0), "%s", r.err);
   cli_free(&r);
-  int most = 0;
-  for (int k = 5; k <= 41; k += 12) {
-    char frag[32];
-    snprintf(frag, sizeof frag, "#step=%d", k);
-    dom = browse(page, frag, "--dump-dom", "1600,1200");
-    sec = section(dom, 0);
-    cr_assert(sec != NULL);
-    double sending = attr(sec, "data-sending");
-    cr_expect(lt(dbl, attr(sec, "data-waiting"), 14), "%s: not all 14 blocked", frag);
-    if (sending > most) most = (int)sending;
-    free(dom);
-  }
-  cr_expect(ge(int, most, 4), "the pipeline keeps several ports busy at once");
 }
 
 /* #step=K opens event K, as the bar counts them; play reaches each event
@@ -311,42 +149,49 @@ Test(html, ranks_that_send_are_not_waiting, .timeout = 300) {
  * label at the axis' end ends there instead of past the picture. */
 Test(html, steps_play_and_axes, .timeout = 300) {
   if (SANITIZED) cr_skip("the pages are not loaded under the sanitizers");
-  char page[4096], opt[4200];
+  char page[4096], opt[4200], url[4][4200];
   page_path(page, sizeof page, "html_steps.html");
   snprintf(opt, sizeof opt, "--html=%s", page);
   struct cli r = CLI("run", "bcast", "binomial", "-n", "8", "--model", "postal:L=2", opt);
   cr_assert(eq(int, r.status, 0), "%s", r.err);
   cli_free(&r);
-  char *dom = browse(page, "#end", "--dump-dom", "1600,1200");
-  const char *now = strstr(dom, "id=\"now\"");
+  const char *urls[4];
+  snprintf(url[0], sizeof url[0], "%s#end", page);
+  for (int k = 1; k < 4; k++) snprintf(url[k], sizeof url[k], "%s#step=%d", page, 2 * k);
+  for (int k = 0; k < 4; k++) urls[k] = url[k];
+  char *dom = browse_all(urls, 4, 1600, 1200);
+  const char *fe, *f = frame(dom, 0, &fe), *now = strstr(f, "id=\"now\"");
   cr_assert(now != NULL);
   double T = attr(now, "data-t"), steps = attr(now, "data-steps");
+  cr_assert(ge(dbl, steps, 7), "a postal binomial broadcast on 8 ranks has events enough");
   near(attr(now, "data-wall"), 10, "a whole run plays in 10 s at 1x");
-  cr_expect(eq(ptr, strstr(dom, ">1 steps<"), NULL), "one step is '1 step'");
-  cr_expect(ne(ptr, strstr(dom, ">1 step<"), NULL), "the axis has a tick at 1 step");
-  const char *tick = NULL, *p = dom;
-  while ((p = strstr(p, "class=\"tick\""))) tick = p++;
+  char *text = strndup(f, (size_t)(fe - f));
+  cr_expect(eq(ptr, strstr(text, ">1 steps<"), NULL), "one step is '1 step'");
+  cr_expect(ne(ptr, strstr(text, ">1 step<"), NULL), "the axis has a tick at 1 step");
+  const char *tick = NULL, *p = strstr(text, "class=\"time\""); /* the timeline's ticks */
+  cr_assert(p != NULL);
+  while ((p = strstr(p, "class=\"tick\"")) && p < strstr(text, "class=\"cursor\"")) tick = p++;
   cr_assert(tick != NULL);
   cr_expect(ne(ptr, strstr(tick, "text-anchor=\"end\""), NULL), "the last tick ends at the axis");
-  free(dom);
-  for (int k = 2; k < steps; k += 3) {
-    char frag[32], want[32];
-    snprintf(frag, sizeof frag, "#step=%d", k);
-    dom = browse(page, frag, "--dump-dom", "1600,1200");
-    now = strstr(dom, "id=\"now\"");
+  free(text);
+  for (int k = 1; k < 4; k++) {
+    char want[32];
+    f = frame(dom, k, &fe);
+    now = strstr(f, "id=\"now\"");
     cr_assert(now != NULL);
-    cr_expect(eq(dbl, attr(now, "data-step"), k), "%s opens event %d", frag, k);
-    snprintf(want, sizeof want, ">event %d of ", k);
-    cr_expect(ne(ptr, strstr(dom, want), NULL), "%s: the bar says event %d", frag, k);
+    cr_expect(eq(dbl, attr(now, "data-step"), 2 * k), "#step=%d opens event %d", 2 * k, 2 * k);
+    snprintf(want, sizeof want, ">event %d of ", 2 * k);
+    cr_expect(ne(ptr, strstr(now, want), NULL), "#step=%d: the bar says event %d", 2 * k, 2 * k);
     near(attr(now, "data-wall"), attr(now, "data-t") / T * 10, "played in proportion");
-    free(dom);
   }
+  free(dom);
 }
 
 /* a schedule (no tree), a non-power of two */
 Test(html, run_allreduce_ring_5, .timeout = 300) {
   struct page_case c = {"html_run_ring5", {"allreduce", "ring", "-n", "5", "-m", "40", NULL}};
-  check_run_page(&c, 0);
+  char page[4096];
+  check_run_page(&c, 0, page, sizeof page);
 }
 
 /* link lanes with queues: the lecture's bad mapping on two switches */
@@ -354,9 +199,8 @@ Test(html, run_topology, .timeout = 300) {
   struct page_case c = {"html_run_topo",
                         {"bcast", "binomial", "-n", "8", "-m", "64KiB", "--topology", "tree:2x4",
                          "--mapping", "roundrobin", NULL}};
-  check_run_page(&c, 1);
   char page[4096];
-  page_path(page, sizeof page, "html_run_topo.html");
+  check_run_page(&c, 1, page, sizeof page);
   FILE *f = fopen(page, "r");
   static char text[1 << 20];
   size_t n = fread(text, 1, sizeof text - 1, f);
@@ -405,7 +249,10 @@ Test(html, compare_page, .timeout = 300) {
   cli_free(&r);
   self_contained(page);
   if (SANITIZED) return;
-  char *dom = browse(page, "#end", "--dump-dom", "1600,1200");
+  char url[4200];
+  snprintf(url, sizeof url, "%s#end", page);
+  const char *urls[] = {url};
+  char *dom = browse_all(urls, 1, 1600, 1200);
   near(attr(strstr(dom, "id=\"now\""), "data-t"), tmax, "the shared axis ends at the slowest");
   for (int i = 0; i < 3; i++) {
     const char *s = section(dom, i);
@@ -415,12 +262,31 @@ Test(html, compare_page, .timeout = 300) {
     near(attr(s, "data-t"), T[i], "each run's own end");
   }
   cr_assert(section(dom, 3) == NULL, "three runs, three sections");
+  cr_assert(eq(int, check_frame(dom, 0, 1, "compare"), 3));
+  /* the finish times on top: a bar a run, in order, each as long as its time, the fastest's
+   * marked */
+  const char *bars = strstr(dom, "id=\"finish\""), *runs = strstr(dom, "id=\"runs\"");
+  cr_assert(bars && runs && bars < runs, "the finish bars come before the runs");
+  cr_assert(eq(int, count_tags(bars, runs, "<rect class=\"fin", "fin"), 3), "a bar a run");
+  cr_assert(eq(int, count_tags(bars, runs, "<rect class=\"fin", "best"), 1), "one fastest");
+  const char *bar = bars;
+  double x0 = 0, w[3];
+  char cls[64];
+  for (int i = 0; i < 3; i++) { /* the bars, not the fills of what has run so far */
+    do bar = strstr(bar + 1, "<rect class=\"fin");
+    while (bar && !has_class(attr_text(bar, "class", cls, sizeof cls), "fin"));
+    cr_assert(bar != NULL);
+    x0 = attr(bar, "x"), w[i] = attr(bar, "width");
+  }
+  cr_assert(gt(dbl, x0, 0));
+  for (int i = 0; i < 3; i++)
+    cr_expect(fabs(w[i] / w[0] - T[i] / T[0]) < 1e-9, "bar %d is in proportion to its time", i);
   free(dom);
   char png[4096], shot[4200];
   page_path(png, sizeof png, "html_compare.png");
   unlink(png);
   snprintf(shot, sizeof shot, "--screenshot=%s", png);
-  free(browse(page, "#step=7", shot, "1600,3300"));
+  free(browse(page, "#step=7", shot, "1600,2400"));
   check_png(png);
 }
 
