@@ -6,15 +6,10 @@
  * verified per (P, m) wins (--no-data: timing only, nothing verified;
  * the modeled times are bit-identical, so are the winners). Adjacent
  * sizes with the same winner merge into one bucket. Out: a table on stdout, a rules file
- * (--rules-out, bench/CLI.md "Rules files") that --rules feeds back to `auto`, and Open MPI's
- * coll/tuned dynamic rules file (--ompi-rules). The loader of --rules,
- * which run, sweep and suite take, is cli_world.c's.
- *
- * The Open MPI mapping (the one list of names by hand here: Open MPI's
- * numbers are its own) is that of Open MPI 4.1's coll_tuned_*_algorithm
- * parameters (ompi_info --param coll tuned --level 9); a tutti winner
- * with no equivalent gets algorithm 0, "ignore": Open MPI's fixed
- * decision for that range.
+ * (--rules-out, bench/CLI.md "Rules files") that --rules feeds back to `auto`, and the MPI
+ * libraries' files (--ompi-rules, --ompi-rules-json, --mpich-rules: cli_rules*.c, from every
+ * candidate's time per cell, kept for them). The loader of --rules, which run, sweep and suite
+ * take, is cli_world.c's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,20 +17,22 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_rules.h"
 
 #define TUNE_OPTS                                                                                  \
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
-   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(NO_DATA) |         \
-   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(PLUGIN) | CLI_O(HELP))
+   CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(OMPI_RULES_JSON) | \
+   CLI_O(MPICH_RULES) | CLI_O(NO_DATA) | CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) |            \
+   CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(QUIET))
 #define TUNE_DEFAULT_RANKS "8,32"
 #define TUNE_DEFAULT_SIZES "8..64KiB"
 #define TUNE_MAX_RANKS 4096
-#define MAX_CANDIDATES 64
+#define MAX_CANDIDATES TUNE_MAX_CANDIDATES
 
 static void help(void) {
   printf("usage: tutti tune [--ranks LIST] [--sizes LIST] [--profile P | --model SPEC]\n"
          "                  [--topology SPEC|FILE ...] [--rules-out FILE] [--ompi-rules FILE]\n"
-         "                  [--no-data]\n\n"
+         "                  [--ompi-rules-json FILE] [--mpich-rules FILE] [--no-data]\n\n"
          "For every collective (%s), run every registered\n"
          "algorithm -- at its defaults, with each other word of a choice parameter, and\n"
          "with \"auto\" where a parameter takes it -- at every rank count and size per rank\n"
@@ -46,8 +43,11 @@ static void help(void) {
          "smallest lead over the runner-up. A rule covers from its measured rank count up\n"
          "to the next one, and from its first measured size up to the next bucket's\n"
          "(the first bucket from 0, the last with no end). --rules-out writes the rules\n"
-         "file that --rules (run, sweep, suite) feeds to `auto`; --ompi-rules writes Open\n"
-         "MPI's coll/tuned dynamic rules file (bench/CLI.md). --ranks default %s,\n"
+         "file that --rules (run, sweep, suite) feeds to `auto`; --ompi-rules,\n"
+         "--ompi-rules-json and --mpich-rules write the fastest algorithm each MPI library\n"
+         "has, as Open MPI 4.1's coll/tuned rules, Open MPI 6.0's JSON rules and MPICH\n"
+         "4.0's collective selection (bench/CLI.md \"MPI libraries' rules files\"; they\n"
+         "need a cost model). --ranks default %s,\n"
          "--sizes default %s; barrier runs once per rank count. Reductions use sum on\n"
          "int32 (byte when a size is not a multiple of 4), root 0. --no-data: timing\n"
          "only -- the same modeled times, so the same winners and rules, no payload\n"
@@ -89,17 +89,21 @@ static int candidates(int coll, const tutti_algo_t **v, int max) {
   return n;
 }
 
+/* pipelined-chain:order=dfs: without a topology its chain is the rank
+ * order's (bench/CLI.md), the same run as the default's to the event, and
+ * at 1024 ranks and 64 MiB that run is 8.5 million messages -- the
+ * largest share of a large tune: run only where a topology sets it apart. */
+static int chain_in_dfs_order(const tutti_algo_t *a) {
+  const tutti_algo_desc_t *d = tutti_algo_desc(a);
+  return tutti_algo_builtin(d) && !strcmp(d->name, "pipelined-chain") &&
+         tutti_algo_param(a, "order") == 1;
+}
+
 /* ------------------------------------------------------------ cells */
 
-/* The winner of one (coll, P, m); the runner-up is the fastest other
+/* A cell (cli_rules.h: struct tune_cell) holds every candidate's time of
+ * one (coll, P, m), its winner and the runner-up: the fastest other
  * algorithm (a variant of the winner's own is not a rival). */
-struct cell {
-  int coll, P, ok; /* ok: some candidate ran and was verified */
-  size_t m;
-  const tutti_algo_t *best;
-  double t, t2; /* the winner's time and the runner-up's (INFINITY: none) */
-  char spec[256], spec2[256];
-};
 
 /* A bucket: the cells [first, last] of one (coll, P) with the same winner. */
 struct bucket {
@@ -108,7 +112,7 @@ struct bucket {
   int P, Pnext;  /* ranks P..Pnext-1 (Pnext 0: no end) */
 };
 
-static int same_winner(const struct cell *a, const struct cell *b) {
+static int same_winner(const struct tune_cell *a, const struct tune_cell *b) {
   return a->ok && b->ok && !strcmp(a->spec, b->spec);
 }
 
@@ -122,7 +126,7 @@ static int cmp_int(const void *a, const void *b) {
 }
 
 /* Buckets of the cells of one (coll, P): cells[first..first+n). */
-static int make_buckets(const struct cell *c, int first, int n, int P, int Pnext,
+static int make_buckets(const struct tune_cell *c, int first, int n, int P, int Pnext,
                         struct bucket *out) {
   int nb = 0;
   for (int i = first; i < first + n; i++) {
@@ -140,7 +144,7 @@ static int make_buckets(const struct cell *c, int first, int n, int P, int Pnext
 
 /* The smallest lead of the bucket's winner over its runner-up, as a
  * fraction of the winner's time; INFINITY when nothing else ran. */
-static double bucket_lead(const struct cell *c, const struct bucket *b, const char **who) {
+static double bucket_lead(const struct tune_cell *c, const struct bucket *b, const char **who) {
   double lead = INFINITY;
   *who = "";
   for (int i = b->first; i <= b->last; i++) {
@@ -151,77 +155,26 @@ static double bucket_lead(const struct cell *c, const struct bucket *b, const ch
   return lead;
 }
 
-/* ------------------------------------------------------------ Open MPI */
-
-/* Open MPI 4.1's coll/tuned: its COLLTYPE number of a collective, and the
- * coll_tuned_<coll>_algorithm number of a tutti algorithm (0: none). */
-static const struct {
-  const char *coll;
-  int id;
-} ompi_colls[] = {{"allreduce", 2}, {"barrier", 6}, {"bcast", 7},
-                  {"gather", 9},    {"reduce", 11}, {"scatter", 15}};
-
-static int ompi_coll_id(int coll) {
-  for (size_t i = 0; i < sizeof ompi_colls / sizeof *ompi_colls; i++)
-    if (!strcmp(ompi_colls[i].coll, tutti_coll_name(coll))) return ompi_colls[i].id;
-  return -1;
-}
-
-/* The algorithm number, and its segment size in bytes (0: none). */
-static int ompi_alg(const tutti_algo_t *a, long *segsize) {
-  const tutti_algo_desc_t *d = tutti_algo_desc(a);
-  const char *c = tutti_coll_name(d->coll), *n = d->name;
-  *segsize = 0;
-  double seg = tutti_algo_param(a, "segment");
-  if (isfinite(seg) && seg > 0) *segsize = (long)seg;
-  static const struct {
-    const char *coll, *name;
-    int alg;
-  } map[] = {
-      {"bcast", "flat", 1},
-      {"bcast", "pipelined-chain", 3},
-      {"bcast", "binary", 5},
-      {"bcast", "binomial", 6},
-      {"reduce", "flat", 1},
-      {"reduce", "binary", 4},
-      {"reduce", "binomial", 5},
-      {"allreduce", "reduce-bcast", 2},
-      {"allreduce", "recursive-doubling", 3},
-      {"allreduce", "ring", 4},
-      {"allreduce", "rabenseifner", 6},
-      {"barrier", "flat", 1},
-      {"barrier", "recursive-doubling", 3},
-      {"barrier", "binomial", 6},
-      {"gather", "flat", 1},
-      {"gather", "binomial", 2},
-      {"scatter", "flat", 1},
-      {"scatter", "binomial", 2},
-  };
-  if (!strcmp(c, "bcast") && !strcmp(n, "scatter-allgather"))
-    return tutti_algo_param(a, "allgather") == 0 ? 9 : 8; /* ring : recursive doubling */
-  if (!strcmp(c, "barrier") && !strcmp(n, "dissemination"))
-    return tutti_algo_param(a, "k") == 2 ? 4 : 0;
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (!strcmp(map[i].coll, c) && !strcmp(map[i].name, n)) return map[i].alg;
-  return 0;
-}
-
 /* ------------------------------------------------------------ the command */
 
-struct tune {
-  struct cell *cells;
-  int ncells;
-  int *ranks, nranks;
-  size_t *sizes;
-  int nsizes;
-  int first[TUTTI_COLL_N]; /* each collective's first cell */
-  int per[TUTTI_COLL_N];   /* sizes per rank count: nsizes, or 1 for barrier */
-};
+/* The bytes per segment the run of candidate a used (r: its point): a
+ * `segment` parameter's, or pipelined-chain's (segments=auto resolves per
+ * run from the model: S segments are S sends per rank of the chain but
+ * the last, the longest of them ceil(m / S) bytes); 0 for one message. */
+static long segment_bytes(const tutti_algo_t *a, int P, size_t m, const struct cli_point *r) {
+  double seg = tutti_algo_param(a, "segment");
+  if (isfinite(seg) && seg > 0) return (long)seg;
+  const tutti_algo_desc_t *d = tutti_algo_desc(a);
+  if (!tutti_algo_builtin(d) || strcmp(d->name, "pipelined-chain") || P < 2 || !m) return 0;
+  uint64_t S = r->res.report.messages / (uint64_t)(P - 1);
+  return S > 1 ? (long)((m + S - 1) / S) : 0;
+}
 
 /* Run every candidate of coll at every (P, m). */
-static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, int coll, int *nbad) {
-  const tutti_algo_t *cand[MAX_CANDIDATES];
-  int nc = candidates(coll, cand, MAX_CANDIDATES);
+static int measure(const char *cmd, const struct cli_opts *o, struct tune_result *t, int coll,
+                   int *nbad, double *times, long *segs) {
+  const tutti_algo_t **cand = t->cand[coll];
+  int nc = t->ncand[coll] = candidates(coll, cand, MAX_CANDIDATES);
   int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
   int ns = data ? t->nsizes : 1, st = 0;
   t->first[coll] = t->ncells, t->per[coll] = ns;
@@ -240,12 +193,22 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
                       tutti_strerror(rc));
     }
     for (int s = 0; s < ns && !st; s++) {
-      struct cell *c = &t->cells[t->ncells++];
-      *c = (struct cell){
-          .coll = coll, .P = P, .m = data ? t->sizes[s] : 0, .t = INFINITY, .t2 = INFINITY};
-      double times[MAX_CANDIDATES];
+      int k = t->ncells++;
+      struct tune_cell *c = &t->cells[k];
+      *c = (struct tune_cell){.coll = coll,
+                              .P = P,
+                              .m = data ? t->sizes[s] : 0,
+                              .times = times + (size_t)k * MAX_CANDIDATES,
+                              .seg = segs + (size_t)k * MAX_CANDIDATES,
+                              .best = -1,
+                              .t = INFINITY,
+                              .t2 = INFINITY};
       for (int a = 0; a < nc; a++) {
-        times[a] = INFINITY; /* skipped or not verified: out of the race */
+        c->times[a] = INFINITY; /* skipped or not verified: out of the race */
+        if (!mach.topo && chain_in_dfs_order(cand[a])) { /* not run: counted as done */
+          cli_progress_done(cli_point_weight(coll, P, c->m, o->no_data));
+          continue;
+        }
         struct cli_point r = {
             .algo = cand[a], .desc = tutti_algo_desc(cand[a]), .coll = coll, .bytes = c->m};
         cli_point_run(&w, &cfg, P, &r);
@@ -256,23 +219,24 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
         }
         if (r.skipped) continue;
         if (!r.verified) {
-          if (!(*nbad)++)
+          if (!(*nbad)++ && (cli_progress_clear(), 1))
             fprintf(stderr, "tutti %s: %s on %d ranks, %zu B: not verified: %s\n", cmd,
                     tutti_algo_desc(cand[a])->name, P, c->m, r.note);
           continue;
         }
-        times[a] = r.time;
+        c->times[a] = r.time;
+        c->seg[a] = segment_bytes(cand[a], P, c->m, &r);
         if (r.time < c->t * (1 - 1e-12)) /* a new best; ties: the first */
-          c->t = r.time, c->best = cand[a], c->ok = 1;
+          c->t = r.time, c->best = a, c->ok = 1;
       }
       /* the runner-up: the fastest other algorithm (not a variant of the winner's) */
       for (int a = 0; c->ok && a < nc; a++)
-        if (tutti_algo_desc(cand[a]) != tutti_algo_desc(c->best) &&
-            times[a] < c->t2 * (1 - 1e-12)) {
-          c->t2 = times[a];
+        if (tutti_algo_desc(cand[a]) != tutti_algo_desc(cand[c->best]) &&
+            c->times[a] < c->t2 * (1 - 1e-12)) {
+          c->t2 = c->times[a];
           tutti_algo_format(cand[a], c->spec2, sizeof c->spec2);
         }
-      if (c->ok) tutti_algo_format(c->best, c->spec, sizeof c->spec);
+      if (c->ok) tutti_algo_format(cand[c->best], c->spec, sizeof c->spec);
     }
     if (w) tutti_world_destroy(w);
     tutti_machine_free(&mach);
@@ -281,13 +245,13 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune *t, in
 }
 
 /* The buckets of collective coll at rank index i. */
-static int coll_buckets(const struct tune *t, int coll, int i, struct bucket *out) {
+static int coll_buckets(const struct tune_result *t, int coll, int i, struct bucket *out) {
   int n = t->per[coll];
   return make_buckets(t->cells, t->first[coll] + i * n, n, t->ranks[i],
                       i + 1 < t->nranks ? t->ranks[i + 1] : 0, out);
 }
 
-static void print_table(const struct tune *t, const tutti_model_t *m, const char *label,
+static void print_table(const struct tune_result *t, const tutti_model_t *m, const char *label,
                         int no_data, struct bucket *bk) {
   char desc[512] = "";
   tutti_model_describe(m, desc, sizeof desc);
@@ -302,7 +266,7 @@ static void print_table(const struct tune *t, const tutti_model_t *m, const char
     for (int i = 0; i < t->nranks; i++) {
       int nb = coll_buckets(t, coll, i, bk);
       for (int b = 0; b < nb; b++) {
-        const struct cell *c = t->cells;
+        const struct tune_cell *c = t->cells;
         char pr[32], br[80], t1[32], t2[32], tr[80], lead[32], next[300] = "";
         if (bk[b].Pnext)
           snprintf(pr, sizeof pr, "%d..%d", bk[b].P, bk[b].Pnext - 1);
@@ -333,7 +297,7 @@ static void print_table(const struct tune *t, const tutti_model_t *m, const char
 }
 
 /* The rules file on f (--rules-out; its writer checks the writes). */
-static void write_rules(FILE *f, const struct tune *t, const tutti_model_t *m, int no_data,
+static void write_rules(FILE *f, const struct tune_result *t, const tutti_model_t *m, int no_data,
                         struct bucket *bk) {
   char desc[512] = "";
   tutti_model_describe(m, desc, sizeof desc);
@@ -346,11 +310,13 @@ static void write_rules(FILE *f, const struct tune *t, const tutti_model_t *m, i
   if (no_data) fprintf(f, "; timing only (--no-data): the same times, nothing verified\n");
   /* the plugins whose algorithms won somewhere: loaded again by the reader */
   for (int i = 0; i < t->ncells; i++) {
-    const tutti_algo_desc_t *d = t->cells[i].ok ? tutti_algo_desc(t->cells[i].best) : NULL;
+    const struct tune_cell *ci = &t->cells[i];
+    const tutti_algo_desc_t *d = ci->ok ? tutti_algo_desc(t->cand[ci->coll][ci->best]) : NULL;
     const char *origin = d && !tutti_algo_builtin(d) ? tutti_algo_origin(d) : NULL;
     int seen = 0;
     for (int k = 0; origin && k < i && !seen; k++) {
-      const tutti_algo_desc_t *e = t->cells[k].ok ? tutti_algo_desc(t->cells[k].best) : NULL;
+      const struct tune_cell *ck = &t->cells[k];
+      const tutti_algo_desc_t *e = ck->ok ? tutti_algo_desc(t->cand[ck->coll][ck->best]) : NULL;
       seen = e && tutti_algo_origin(e) == origin;
     }
     if (origin && !seen) fprintf(f, "plugin = %s\n", origin);
@@ -362,7 +328,7 @@ static void write_rules(FILE *f, const struct tune *t, const tutti_model_t *m, i
       if (!nb) continue;
       fprintf(f, "ranks = %d\n", t->ranks[i]);
       for (int b = 0; b < nb; b++) {
-        const struct cell *c = t->cells;
+        const struct tune_cell *c = t->cells;
         char a[32], z[32], tm[32];
         fprintf(f, "; measured %s..%s: %s\n", tutti_format_bytes(c[bk[b].first].m, a, sizeof a),
                 tutti_format_bytes(c[bk[b].last].m, z, sizeof z),
@@ -376,35 +342,10 @@ static void write_rules(FILE *f, const struct tune *t, const tutti_model_t *m, i
   }
 }
 
-/* Open MPI 4.1's classic format: the number of collectives; per
- * collective its id and the number of rank counts; per rank count the
- * count and the number of sizes; per size "bytes alg faninout segsize".
- * No comments (its reader skips none in every version). */
-static void write_ompi(FILE *f, const struct tune *t, struct bucket *bk) {
-  int ncoll = 0;
-  for (int coll = 0; coll < TUTTI_COLL_N; coll++) ncoll += ompi_coll_id(coll) >= 0;
-  fprintf(f, "%d\n", ncoll);
-  for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
-    int id = ompi_coll_id(coll);
-    if (id < 0) continue;
-    int nr = 0;
-    for (int i = 0; i < t->nranks; i++) nr += coll_buckets(t, coll, i, bk) > 0;
-    fprintf(f, "%d\n%d\n", id, nr);
-    int blocks = (tutti_coll_traits(coll) & TUTTI_COLL_BLOCKS) != 0;
-    for (int i = 0; i < t->nranks; i++) {
-      int nb = coll_buckets(t, coll, i, bk);
-      if (!nb) continue;
-      fprintf(f, "%d\n%d\n", t->ranks[i], nb);
-      for (int b = 0; b < nb; b++) {
-        long seg;
-        int alg = ompi_alg(t->cells[bk[b].first].best, &seg);
-        /* gather and scatter: Open MPI keys on the whole buffer, P blocks */
-        size_t key = blocks ? bk[b].lo * (size_t)t->ranks[i] : bk[b].lo;
-        fprintf(f, "%zu %d 0 %ld\n", key, alg, seg);
-      }
-    }
-  }
-}
+/* The files tune writes: its own rules file, then the MPI libraries'. */
+enum { OUT_RULES, OUT_OMPI, OUT_OMPI_JSON, OUT_MPICH, NOUTS };
+static const char *const out_flag[NOUTS] = {"--rules-out", "--ompi-rules", "--ompi-rules-json",
+                                            "--mpich-rules"};
 
 int tutti_cli_tune(int argc, char **argv) {
   cli_keep_memory();
@@ -416,53 +357,93 @@ int tutti_cli_tune(int argc, char **argv) {
     help();
     return 0;
   }
-  struct tune t = {0};
+  struct tune_result t = {0};
   struct bucket *bk = NULL;
-  struct cli_out rules_out = {0}, ompi_out = {0}; /* --rules-out, --ompi-rules */
+  double *times = NULL;
+  long *segs = NULL;
+  struct cli_out out[NOUTS] = {{0}};
+  const char *path[NOUTS] = {o.rules_out, o.ompi_rules, o.ompi_rules_json, o.mpich_rules};
   const char *rtext = o.ranks_list ? o.ranks_list : TUNE_DEFAULT_RANKS;
+  const char *stext = o.sizes ? o.sizes : TUNE_DEFAULT_SIZES;
   if ((st = cli_parse_ranks(cmd, rtext, TUNE_MAX_RANKS, &t.ranks, &t.nranks))) goto out;
-  if ((st = cli_parse_sizes(cmd, o.sizes ? o.sizes : TUNE_DEFAULT_SIZES, &t.sizes, &t.nsizes)))
-    goto out;
+  if ((st = cli_parse_sizes(cmd, stext, &t.sizes, &t.nsizes))) goto out;
   qsort(t.ranks, (size_t)t.nranks, sizeof *t.ranks, cmp_int);
   qsort(t.sizes, (size_t)t.nsizes, sizeof *t.sizes, cmp_size);
-  t.cells = calloc((size_t)TUTTI_COLL_N * (size_t)t.nranks * (size_t)t.nsizes, sizeof *t.cells);
+  size_t ncells = (size_t)TUTTI_COLL_N * (size_t)t.nranks * (size_t)t.nsizes;
+  t.cells = calloc(ncells, sizeof *t.cells);
+  times = malloc(ncells * MAX_CANDIDATES * sizeof *times);
+  segs = calloc(ncells * MAX_CANDIDATES, sizeof *segs);
   bk = calloc((size_t)t.nsizes, sizeof *bk);
-  if (!t.cells || !bk) {
+  if (!t.cells || !times || !segs || !bk) {
     st = cli_fail(CLI_ERUNTIME, cmd, "%s", tutti_strerror(TUTTI_ENOMEM));
     goto out;
   }
   /* the model once, for its description (and to fail early on bad flags) */
   tutti_machine_t mach;
   if ((st = cli_model(cmd, &o, t.ranks[0], &mach))) goto out;
-  if ((o.rules_out && (st = cli_out_open(&rules_out, cmd, "--rules-out", o.rules_out, 0))) ||
-      (o.ompi_rules && (st = cli_out_open(&ompi_out, cmd, "--ompi-rules", o.ompi_rules, 0)))) {
-    tutti_machine_free(&mach);
-    goto out;
-  }
-  if (o.no_data && mach.model.preset == TUTTI_MODEL_NONE) {
-    tutti_machine_free(&mach);
+  for (int i = 0; i < NOUTS && !st; i++)
+    if (path[i]) st = cli_out_open(&out[i], cmd, out_flag[i], path[i], 0);
+  if (!st && o.no_data && mach.model.preset == TUTTI_MODEL_NONE)
     st = cli_fail(CLI_EUSAGE, cmd,
                   "--no-data: the none model has no modeled time to measure; accepted: "
                   "--no-data with a cost model (--model hockney:..., --profile)");
+  /* an MPI library's rules rank algorithms by the modeled time of a
+   * machine: a model without costs gives the wall time of threads here */
+  char who[1100];
+  if (o.model)
+    snprintf(who, sizeof who, "--model %s", o.model);
+  else
+    snprintf(who, sizeof who, "profile %s", o.profile ? o.profile : mach.label);
+  for (int i = OUT_OMPI; i < NOUTS && !st; i++)
+    if (path[i] && mach.model.preset == TUTTI_MODEL_NONE)
+      st = cli_fail(CLI_EUSAGE, cmd,
+                    "%s: %s has no latency or bandwidth to rank the algorithms by (the none "
+                    "model); accepted: a profile or --model with costs (hockney, postal, logp, "
+                    "loggp, custom)",
+                    out_flag[i], who);
+  if (st) {
+    tutti_machine_free(&mach);
     goto out;
   }
-  int nbad = 0;
-  for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++) st = measure(cmd, &o, &t, coll, &nbad);
+  t.profile = o.model ? NULL : mach.label;
+  t.model_spec = o.model;
+  t.topology = o.topology;
+  t.model = &mach.model;
+  tutti_model_describe(&mach.model, t.model_desc, sizeof t.model_desc);
+  t.ranks_text = rtext, t.sizes_text = stext, t.no_data = o.no_data;
+  int nbad = 0, npoints = 0;
+  double weight = 0;
+  for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
+    const tutti_algo_t *cand[MAX_CANDIDATES];
+    int nc = candidates(coll, cand, MAX_CANDIDATES);
+    int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
+    for (int i = 0; i < t.nranks; i++)
+      for (int s = 0; s < (data ? t.nsizes : 1); s++, npoints += nc)
+        weight += nc * cli_point_weight(coll, t.ranks[i], data ? t.sizes[s] : 0, o.no_data);
+  }
+  cli_progress_start(cmd, npoints, weight, (o.given & CLI_O(QUIET)) != 0);
+  for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++)
+    st = measure(cmd, &o, &t, coll, &nbad, times, segs);
+  cli_progress_end();
   if (!st) {
     print_table(&t, &mach.model, o.model ? NULL : mach.label, o.no_data, bk);
-    if (o.rules_out) write_rules(rules_out.f, &t, &mach.model, o.no_data, bk);
-    if (o.ompi_rules) write_ompi(ompi_out.f, &t, bk);
-    st = cli_out_commit(&rules_out);
-    if (!st) st = cli_out_commit(&ompi_out);
+    if (path[OUT_RULES]) write_rules(out[OUT_RULES].f, &t, &mach.model, o.no_data, bk);
+    int rc = 0;
+    if (path[OUT_OMPI]) rc = rules_write_ompi(out[OUT_OMPI].f, &t);
+    if (!rc && path[OUT_OMPI_JSON]) rc = rules_write_ompi_json(out[OUT_OMPI_JSON].f, &t);
+    if (!rc && path[OUT_MPICH]) rc = rules_write_mpich(out[OUT_MPICH].f, &t);
+    if (rc) st = cli_fail(CLI_ERUNTIME, cmd, "writing the rules: %s", tutti_strerror(rc));
+    for (int i = 0; i < NOUTS && !st; i++) st = cli_out_commit(&out[i]);
   }
   tutti_machine_free(&mach);
   if (!st && nbad)
     st = cli_fail(CLI_EVERIFY, cmd, "%d point%s failed verification (left out of the rules)", nbad,
                   nbad == 1 ? "" : "s");
 out:
-  cli_out_discard(&rules_out); /* what was not committed leaves no file */
-  cli_out_discard(&ompi_out);
+  for (int i = 0; i < NOUTS; i++) cli_out_discard(&out[i]); /* uncommitted: no file */
   free(t.cells);
+  free(times);
+  free(segs);
   free(t.ranks);
   free(t.sizes);
   free(bk);

@@ -1,21 +1,20 @@
 /*
  * test_e2e_tune.c -- `tutti tune` and the files it writes (bench/CLI.md
- * "Tune and auto", "Rules files", "Open MPI's dynamic rules"): the round
- * trip (tune -> rules file -> `run COLL auto --rules` runs the rule's
- * algorithm, for every collective of the registry, at every measured
- * (P, m) and between them), the winner no slower than any registered
- * algorithm at its defaults (a sweep, run separately), the schemas of the
- * table, the rules file and Open MPI's file, that Open MPI reads that file
- * (when mpicc and mpirun are here), a timing-only tune (--no-data) writing
- * the same rules, and bad flags. The rules API, every collective's model
- * choice and bad rules files: test_e2e_tune_auto.c.
+ * "Tune and auto", "Rules files"): the round trip (tune -> rules file ->
+ * `run COLL auto --rules` runs the rule's algorithm, for every collective
+ * of the registry, at every measured (P, m) and between them), the winner
+ * no slower than any registered algorithm at its defaults (a sweep, run
+ * separately), the schemas of the table and the rules file, a
+ * timing-only tune (--no-data) writing the same rules, and bad flags. The
+ * rules API, every collective's model choice and bad rules files:
+ * test_e2e_tune_auto.c; the MPI libraries' files: test_e2e_tune_rules.c,
+ * and the libraries running them: test_e2e_tune_mpi.c (Open MPI),
+ * test_e2e_tune_mpich.c (MPICH).
  *
  * Under the sanitizers, where a tune is several times slower (most of it
  * the larger rank count's worlds), the tunes measure 3 and 5 ranks
  * instead of 3 and 8, the timing-only tune is compared on the topology
- * and eager profile only (the plain build also on the default profile),
- * and Open MPI's reading of the file (uninstrumented programs) is left to
- * the plain build.
+ * and eager profile only (the plain build also on the default profile).
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -95,21 +94,19 @@ static const struct rrule *rule_for(const struct rrule *v, int n, int coll, int 
 }
 
 static char dir[] = "/tmp/tutti-tune-XXXXXX";
-static char rules_path[128], ompi_path[128];
+static char rules_path[128];
 static struct cli tuned; /* the one tune run the tests share */
 
 static void setup(void) {
   cr_assert(mkdtemp(dir) != NULL);
   snprintf(rules_path, sizeof rules_path, "%s/rules.ini", dir);
-  snprintf(ompi_path, sizeof ompi_path, "%s/ompi.txt", dir);
-  tuned = CLI("tune", "--ranks", RANKS, "--sizes", SIZES, "--rules-out", rules_path, "--ompi-rules",
-              ompi_path);
+  tuned = CLI("tune", "--ranks", RANKS, "--sizes", SIZES, "--rules-out", rules_path);
   cr_assert(eq(int, tuned.status, 0), "tune failed: %s", tuned.err);
 }
 
 static void teardown(void) {
   cli_free(&tuned);
-  unlink(rules_path), unlink(ompi_path), rmdir(dir);
+  unlink(rules_path), rmdir(dir);
 }
 
 static const char *size_arg(size_t m, char *buf) {
@@ -322,124 +319,6 @@ Test(tune, ranks_between_and_below, .init = setup, .fini = teardown, .timeout = 
   }
 }
 
-/* ------------------------------------------------------------ Open MPI */
-
-/* Open MPI 4.1's valid algorithm numbers per COLLTYPE id. */
-static int ompi_max_alg(long id) {
-  switch (id) {
-  case 2:
-    return 6; /* allreduce */
-  case 6:
-    return 6; /* barrier */
-  case 7:
-    return 9; /* bcast */
-  case 9:
-    return 3; /* gather */
-  case 11:
-    return 7; /* reduce */
-  case 15:
-    return 3; /* scatter */
-  default:
-    return -1;
-  }
-}
-
-Test(tune, ompi_file_schema, .init = setup, .fini = teardown, .timeout = 120) {
-  FILE *f = fopen(ompi_path, "r");
-  cr_assert(f != NULL);
-  long ncoll, id, ncs, cs, nms, ms, alg, fan, seg;
-  cr_assert(eq(int, fscanf(f, "%ld", &ncoll), 1));
-  cr_assert(eq(long, ncoll, 6), "collectives: %ld", ncoll);
-  unsigned seen = 0;
-  for (long c = 0; c < ncoll; c++) {
-    cr_assert(eq(int, fscanf(f, "%ld %ld", &id, &ncs), 2));
-    cr_assert(ge(int, ompi_max_alg(id), 0), "collective id %ld", id);
-    cr_assert(eq(u32, seen & (1u << id), 0), "id %ld twice", id);
-    seen |= 1u << id;
-    cr_assert(eq(long, ncs, NR));
-    for (long r = 0; r < ncs; r++) {
-      cr_assert(eq(int, fscanf(f, "%ld %ld", &cs, &nms), 2));
-      cr_assert(eq(long, cs, ranks[r]));
-      long prev = -1;
-      for (long k = 0; k < nms; k++) {
-        cr_assert(eq(int, fscanf(f, "%ld %ld %ld %ld", &ms, &alg, &fan, &seg), 4));
-        cr_assert(k || ms == 0, "the first size is %ld, not 0", ms);
-        cr_assert(gt(long, ms, prev), "sizes not ascending");
-        prev = ms;
-        cr_assert(alg >= 0 && alg <= ompi_max_alg(id), "id %ld: algorithm %ld", id, alg);
-        cr_assert(fan >= 0 && seg >= 0);
-      }
-    }
-  }
-  cr_assert(eq(int, fscanf(f, "%ld", &id), EOF), "trailing data");
-  fclose(f);
-}
-
-static int in_path(const char *prog) {
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
-  return system(cmd) == 0;
-}
-
-/* Open MPI reads the file: a program calling the six collectives succeeds
- * with it, and fails when every algorithm number is made invalid -- so the
- * rules were read and applied, not silently dropped (a release build of
- * Open MPI reports parse errors nowhere). */
-Test(tune, ompi_reads_the_file, .init = setup, .fini = teardown, .timeout = 240,
-     .disabled = SANITIZED) { /* the header comment */
-  if (!in_path("mpicc") || !in_path("mpirun"))
-    cr_skip_test("mpicc or mpirun not found: Open MPI's reading of the file is not tested");
-  char src[256], exe[256], bad[256], cmd[2048];
-  snprintf(src, sizeof src, "%s/t.c", dir);
-  snprintf(exe, sizeof exe, "%s/t", dir);
-  snprintf(bad, sizeof bad, "%s/bad.txt", dir);
-  FILE *f = fopen(src, "w");
-  cr_assert(f != NULL);
-  fputs("#include <mpi.h>\n#include <stdio.h>\n"
-        "int main(int argc, char **argv) {\n"
-        "  int r, bad = 0, buf[64] = {0}, out[1024];\n"
-        "  MPI_Init(&argc, &argv);\n"
-        "  MPI_Comm_rank(MPI_COMM_WORLD, &r);\n"
-        "  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);\n"
-        "  bad += MPI_Bcast(buf, 16, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS;\n"
-        "  bad += MPI_Reduce(buf, out, 16, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD) != 0;\n"
-        "  bad += MPI_Allreduce(buf, out, 16, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != 0;\n"
-        "  bad += MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS;\n"
-        "  bad += MPI_Gather(buf, 4, MPI_INT, out, 4, MPI_INT, 0, MPI_COMM_WORLD) != 0;\n"
-        "  bad += MPI_Scatter(out, 4, MPI_INT, buf, 4, MPI_INT, 0, MPI_COMM_WORLD) != 0;\n"
-        "  if (r == 0) printf(\"failed %d of 6\\n\", bad);\n"
-        "  MPI_Finalize();\n  return 0;\n}\n",
-        f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, "mpicc -o %s %s", exe, src);
-  cr_assert(eq(int, system(cmd), 0), "mpicc failed");
-  /* the same file with every algorithm number 99 */
-  snprintf(cmd, sizeof cmd, "awk 'NF==4{$2=99}1' %s > %s", ompi_path, bad);
-  cr_assert(eq(int, system(cmd), 0));
-  const char *files[] = {ompi_path, bad}, *want[] = {"failed 0 of 6", "failed 6 of 6"};
-  for (int i = 0; i < 2; i++) {
-    char outp[256];
-    snprintf(outp, sizeof outp, "%s/out%d", dir, i);
-    /* 4 processes: the rules of 3 ranks apply */
-    snprintf(cmd, sizeof cmd,
-             "mpirun --oversubscribe --allow-run-as-root -n 4 --mca coll_tuned_use_dynamic_rules "
-             "1 --mca coll_tuned_dynamic_rules_filename %s %s > %s 2>&1",
-             files[i], exe, outp);
-    int rc = system(cmd);
-    FILE *o = fopen(outp, "r");
-    cr_assert(o != NULL);
-    char text[4096] = "";
-    size_t len = fread(text, 1, sizeof text - 1, o);
-    text[len] = '\0';
-    fclose(o);
-    unlink(outp);
-    cr_assert(eq(int, rc, 0), "mpirun: %s", text);
-    cr_assert(ne(ptr, strstr(text, want[i]), NULL), "%s: want '%s', got: %s",
-              i ? "invalid numbers" : "tune's file", want[i], text);
-  }
-  unlink(src), unlink(exe), unlink(bad);
-}
-
 /* ------------------------------------------------------------ --no-data */
 
 /* The lines of a text without those holding `skip` (NULL: none). */
@@ -523,8 +402,14 @@ Test(tune, bad_flags, .timeout = 60) {
   c = CLI("tune", "--ranks", "2", "--sizes", "8", "--rules-out", "/nonexistent/dir/r.ini");
   fails_with(c, 2, "--rules-out");
   cli_free(&c);
-  c = CLI("tune", "--ranks", "2", "--sizes", "8", "--ompi-rules", "/nonexistent/dir/o.txt");
-  fails_with(c, 2, "--ompi-rules");
+  const char *libs[] = {"--ompi-rules", "--ompi-rules-json", "--mpich-rules"};
+  for (int i = 0; i < 3; i++) {
+    c = CLI("tune", "--ranks", "2", "--sizes", "8", libs[i], "/nonexistent/dir/o.txt");
+    fails_with(c, 2, libs[i]);
+    cli_free(&c);
+  }
+  c = CLI("tune", "--ranks", "2", "--sizes", "8", "--ompi-rules", "x", "--mpich-rules", "./x");
+  fails_with(c, 2, "--ompi-rules and --mpich-rules both write");
   cli_free(&c);
   c = CLI("tune", "--algos", "flat");
   fails_with(c, 2, "--algos");
