@@ -104,8 +104,9 @@ Test(explain_cost, every_postal_form_is_exact, .timeout = 900) {
       }
     with += any;
   }
-  cr_assert(gt(int, checked, 100));
-  cr_assert(ge(int, with, 30), "only %d algorithms with a postal closed form", with);
+  cr_assert(ge(int, checked, SANITIZED ? 60 : 200), "%d runs checked", checked);
+  cr_assert(ge(int, with, SANITIZED ? 20 : 30), "only %d algorithms with a postal closed form",
+            with);
 }
 
 /* LogP and LogGP: a broadcast or scatter down a tree, every message's

@@ -370,11 +370,12 @@ Test(nodata, bad_combinations, .timeout = 30) {
 /* ------------------------------------------------------------ the source */
 
 /* Every local copy in collectives/ goes through tutti_local_copy (select.c
- * copies parameter text, registry.c algorithms' descriptions, plugin.c
- * file paths, plan.c a plan's own state and rules_file.c a rules file's
- * text, not data). */
+ * copies parameter text, registry.c and register_check.c algorithms'
+ * descriptions, plugin.c file paths, plan.c a plan's own state and
+ * rules_file.c a rules file's text, not data). */
 static int copies_no_data(const char *file) {
-  return !strcmp(file, "select.c") || !strcmp(file, "registry.c") || !strcmp(file, "plugin.c") ||
+  return !strcmp(file, "select.c") || !strcmp(file, "registry.c") ||
+         !strcmp(file, "register_check.c") || !strcmp(file, "plugin.c") ||
          !strcmp(file, "plan.c") || !strcmp(file, "rules_file.c");
 }
 
