@@ -8,7 +8,9 @@
 #ifndef TUTTI_TEST_CLI_HELPERS_H
 #define TUTTI_TEST_CLI_HELPERS_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +124,33 @@ static inline void fails_with(struct cli c, int status, const char *sub) {
 }
 
 /* 1 if an executable `name` is on the PATH (Open MPI's mpirun, mpicc). */
+/* `tutti ARGS...` (args[0] is "tutti") on a pseudo-terminal of `cols`
+ * columns (0: the terminal's default), stdout and stderr both on it as in
+ * a shell: everything it wrote, malloc'd; its exit status checked to be 0. */
+static inline char *cli_on_terminal(int cols, const char *const *args) {
+  const char *dir = getenv("TUTTI_BINARY_DIR");
+  char bin[4096];
+  snprintf(bin, sizeof bin, "%s/tutti", dir && *dir ? dir : ".");
+  struct winsize ws = {.ws_row = 40, .ws_col = (unsigned short)cols};
+  int fd;
+  pid_t pid = forkpty(&fd, NULL, NULL, cols ? &ws : NULL);
+  cr_assert(ge(int, (int)pid, 0), "forkpty: %s", strerror(errno));
+  if (pid == 0) {
+    execv(bin, (char *const *)args);
+    _exit(127);
+  }
+  size_t cap = 4 << 20, len = 0;
+  char *out = malloc(cap);
+  ssize_t k;
+  while (len + 1 < cap && (k = read(fd, out + len, cap - 1 - len)) > 0) len += (size_t)k;
+  out[len] = '\0'; /* read ends with EIO once the child has exited */
+  close(fd);
+  int st;
+  cr_assert(eq(int, (int)waitpid(pid, &st, 0), (int)pid));
+  cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0), "%s", out);
+  return out;
+}
+
 static inline int on_path(const char *name) {
   const char *path = getenv("PATH");
   char buf[4096];

@@ -21,33 +21,6 @@
 
 #include "cli_helpers.h"
 
-/* `tutti ARGS...` on a pseudo-terminal of `cols` columns (stdout and
- * stderr both the terminal, as in a shell): everything it wrote, malloc'd;
- * its exit status checked to be 0. */
-static char *on_terminal(int cols, const char *const *args) {
-  const char *dir = getenv("TUTTI_BINARY_DIR");
-  char bin[4096];
-  snprintf(bin, sizeof bin, "%s/tutti", dir && *dir ? dir : ".");
-  struct winsize ws = {.ws_row = 40, .ws_col = (unsigned short)cols};
-  int fd;
-  pid_t pid = forkpty(&fd, NULL, NULL, &ws);
-  cr_assert(ge(int, (int)pid, 0), "forkpty: %s", strerror(errno));
-  if (pid == 0) {
-    execv(bin, (char *const *)args);
-    _exit(127);
-  }
-  size_t cap = 4 << 20, len = 0;
-  char *out = malloc(cap);
-  ssize_t k;
-  while (len + 1 < cap && (k = read(fd, out + len, cap - 1 - len)) > 0) len += (size_t)k;
-  out[len] = '\0'; /* read ends with EIO once the child has exited */
-  close(fd);
-  int st;
-  cr_assert(eq(int, (int)waitpid(pid, &st, 0), (int)pid));
-  cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0), "%s", out);
-  return out;
-}
-
 /* The progress lines drawn: each "\r\033[K" followed by "tutti CMD: ";
  * checks each has the counter "k/total" with k = 1, 2, ... in turn, fits
  * in cols - 1 columns, and (when it has room) says the time gone. Returns
@@ -121,12 +94,12 @@ Test(progress, suite_draws_a_line_per_point_and_rows_stand_alone, .timeout = 240
   int total = count_points(j.out, "\"algorithm_spec\":");
   cli_free(&j);
   const char *args[] = {"tutti", "suite", "-n", "5", "--sizes", "8,4KiB", NULL};
-  char *out = on_terminal(100, args);
+  char *out = cli_on_terminal(100, args);
   cr_assert(eq(int, check_lines(out, "suite", total, 100), total), "%s", out);
   rows_stand_alone(out, "suite");
   free(out);
   /* a narrow terminal: every line cut to fit, the counter first */
-  out = on_terminal(24, args);
+  out = cli_on_terminal(24, args);
   cr_assert(eq(int, check_lines(out, "suite", total, 24), total), "%s", out);
   free(out);
 }
@@ -137,7 +110,7 @@ Test(progress, sweep_draws_a_line_per_point_and_rows_stand_alone, .timeout = 240
   cr_assert(eq(int, j.status, 0), "%s", j.err);
   int total = count_points(j.out, "\"algorithm_spec\":");
   cli_free(&j);
-  char *out = on_terminal(120, args);
+  char *out = cli_on_terminal(120, args);
   cr_assert(eq(int, check_lines(out, "sweep", total, 120), total), "%s", out);
   rows_stand_alone(out, "sweep");
   free(out);
@@ -145,12 +118,12 @@ Test(progress, sweep_draws_a_line_per_point_and_rows_stand_alone, .timeout = 240
 
 Test(progress, quiet_or_no_terminal_draws_none, .timeout = 240) {
   const char *args[] = {"tutti", "suite", "-n", "4", "-m", "8", "--quiet", NULL};
-  char *out = on_terminal(100, args);
+  char *out = cli_on_terminal(100, args);
   cr_assert(eq(int, has_progress(out, "suite"), 0), "%s", out);
   cr_assert(ne(ptr, strstr(out, "winners"), NULL), "%s", out);
   free(out);
   const char *sw[] = {"tutti", "sweep", "bcast", "-n", "4", "--sizes", "8", "-q", NULL};
-  out = on_terminal(100, sw);
+  out = cli_on_terminal(100, sw);
   cr_assert(eq(int, has_progress(out, "sweep"), 0), "%s", out);
   free(out);
   /* pipes (cli_helpers.h): nothing on stderr */

@@ -116,26 +116,9 @@ static int marks(const char *from, const char *to) {
  * several frames, each over the last (cursor up), the rows growing as the
  * paced run goes on, then the report with the whole timeline. */
 Test(realtime, timeline_on_a_terminal_is_redrawn, .timeout = 120) {
-  const char *dir = getenv("TUTTI_BINARY_DIR");
-  char bin[4096];
-  snprintf(bin, sizeof bin, "%s/tutti", dir && *dir ? dir : ".");
-  int fd;
-  pid_t pid = forkpty(&fd, NULL, NULL, NULL);
-  cr_assert(ge(int, (int)pid, 0), "forkpty: %s", strerror(errno));
-  if (pid == 0) {
-    execl(bin, "tutti", "run", "bcast", "flat", "-n", "6", "--model", "postal:L=2", "--timeline",
-          "--realtime", "0.1", (char *)NULL);
-    _exit(127);
-  }
-  size_t cap = 1 << 20, len = 0;
-  char *out = malloc(cap);
-  ssize_t k;
-  while (len + 1 < cap && (k = read(fd, out + len, cap - 1 - len)) > 0) len += (size_t)k;
-  out[len] = '\0'; /* read ends with EIO once the child has exited */
-  close(fd);
-  int st;
-  cr_assert(eq(int, (int)waitpid(pid, &st, 0), (int)pid));
-  cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0), "%s", out);
+  const char *args[] = {"tutti",   "run",        "bcast",      "flat",       "-n",  "6",
+                        "--model", "postal:L=2", "--timeline", "--realtime", "0.1", NULL};
+  char *out = cli_on_terminal(0, args);
   /* the frames: each starts "live: "; 6 modeled steps x 0.1 s are >= 0.6 s
    * of wall time, redrawn about every 0.1 s */
   const char *frame[64];
