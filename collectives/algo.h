@@ -81,6 +81,11 @@ typedef struct tutti_params {
   long allgather; /* scatter-allgather: enum tutti_allgather_kind */
 } tutti_params_t;
 
+/* a is a handle tutti_algo_select made. */
+static inline int tutti__algo_valid(const tutti_algo_t *a) {
+  return a && a->magic == TUTTI__ALGO_MAGIC;
+}
+
 static inline const tutti_params_t *tutti__params(const tutti_algo_t *a) {
   return (const tutti_params_t *)(const void *)a->params;
 }
