@@ -224,5 +224,10 @@ int tutti__replay_timeline(const struct tutti_replay *rp, FILE *out, int width);
 /* explain.c: tutti_world_explain of a replay (report.h); links = 0 leaves
  * out the link queues (hops, link_wait), which need the replay run again. */
 int tutti__replay_explain(const struct tutti_replay *rp, int links, tutti_explain_t *ex);
+/* explain_states.c: every rank's state spans (ex->spans, ex->nspans) from
+ * the run's n messages `msgs` as tutti__replay_explain found them; 0 or
+ * TUTTI_ENOMEM. */
+int tutti__explain_states(const struct tutti_replay *rp, const tutti_msg_info_t *msgs, size_t n,
+                          tutti_explain_t *ex);
 
 #endif
