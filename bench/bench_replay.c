@@ -202,7 +202,7 @@ out:
 }
 
 static tutti_cost_t lin(double a, double b) {
-  return (tutti_cost_t){0, a, b};
+  return (tutti_cost_t){.floor = 0, .a = a, .b = b};
 }
 
 static tutti_model_t model_hockney(void) { /* alpha 1 us, beta 1 ns/B */
@@ -215,9 +215,9 @@ static tutti_model_t model_hockney(void) { /* alpha 1 us, beta 1 ns/B */
 static tutti_model_t model_loggp(void) { /* L 5 us, o 1 us, g 2 us, G 1 ns/B */
   tutti_model_t m = {.preset = TUTTI_MODEL_LOGGP, .params = {5e-6, 1e-6, 2e-6, 1e-9}};
   m.send_cpu = lin(1e-6, 0);
-  m.send_port = (tutti_cost_t){2e-6, 1e-6, 1e-9};
+  m.send_port = (tutti_cost_t){.floor = 2e-6, .a = 1e-6, .b = 1e-9};
   m.latency = lin(6e-6, 1e-9);
-  m.recv_port = (tutti_cost_t){2e-6, 0, 1e-9};
+  m.recv_port = (tutti_cost_t){.floor = 2e-6, .a = 0, .b = 1e-9};
   m.recv_cpu = lin(1e-6, 0);
   m.eager_limit = TUTTI_EAGER_ALL;
   return m;

@@ -103,9 +103,9 @@ int tutti__allreduce_binary_reduce_bcast(tutti_rank_t *r, const void *sbuf, void
   if (rc || count == 0 || P == 1) return rc;
   long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) {
-    const tutti_model_t *md = tutti_rank_model(r);
-    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0), md->latency.b,
-                    count);
+    const double m = (double)count * (double)esz;
+    const tutti_cost_t lat = tutti_cost_at(&tutti_rank_model(r)->latency, m); /* m's piece */
+    b = auto_blocks(P, m, tutti_cost_eval(&lat, 0), lat.b, count);
   }
   b = clamp_blocks(b, count);
   tutti__ponode_t nd;

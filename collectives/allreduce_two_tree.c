@@ -368,9 +368,9 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   if (rc || count == 0 || P == 1) return rc;
   long b = tutti__params(a)->blocks;
   if (b == TUTTI_PARAM_AUTO) {
-    const tutti_model_t *md = tutti_rank_model(r);
-    b = auto_blocks(P, (double)count * (double)esz, tutti_cost_eval(&md->latency, 0), md->latency.b,
-                    (count + 1) / 2);
+    const double m = (double)count * (double)esz;
+    const tutti_cost_t lat = tutti_cost_at(&tutti_rank_model(r)->latency, m); /* m's piece */
+    b = auto_blocks(P, m, tutti_cost_eval(&lat, 0), lat.b, (count + 1) / 2);
   }
   b = clamp_blocks(b, count);
   struct sched s;

@@ -114,7 +114,10 @@ int tutti__bcast_pipelined_chain(tutti_rank_t *r, void *buf, long count, tutti_d
   if (rc) return rc;
   const long m = (long)((size_t)count * tutti_type_size(type));
   const tutti_model_t *mod = tutti_rank_model(r);
-  const double alpha = mod->latency.a + mod->recv_cpu.a, beta = mod->latency.b + mod->recv_cpu.b;
+  /* the pieces of a piecewise model that apply to the whole message */
+  const tutti_cost_t lat = tutti_cost_at(&mod->latency, (double)m),
+                     rcpu = tutti_cost_at(&mod->recv_cpu, (double)m);
+  const double alpha = lat.a + rcpu.a, beta = lat.b + rcpu.b;
   const long S = chain_segments(a, P, (size_t)m, alpha, beta);
   tutti_request_t rq[2] = {TUTTI_REQUEST_NULL, TUTTI_REQUEST_NULL}, sq = TUTTI_REQUEST_NULL;
   struct seg sg;

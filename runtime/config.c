@@ -53,16 +53,31 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
    * model that passes here does not fail in the replay for its constants.
    * Written so that NaN fails. */
   for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-    const char *bad_field = !(c[i]->floor >= 0 && c[i]->floor <= TUTTI_TIME_MAX) ? "floor"
-                            : !(c[i]->a >= 0 && c[i]->a <= TUTTI_TIME_MAX)       ? "a"
-                            : !(c[i]->b >= 0 && c[i]->b <= TUTTI_PER_BYTE_MAX)   ? "b"
-                                                                                 : NULL;
-    if (bad_field)
+    if (c[i]->pieces > TUTTI_COST_PIECES)
       return bad(TUTTI_EINVAL, err, errlen,
-                 "config.model->%s.%s (floor %g, a %g, b %g) is out of range; accepted: floor "
-                 "and a from 0 to %g s, b from 0 to %g s/B",
-                 name[i], bad_field, c[i]->floor, c[i]->a, c[i]->b, TUTTI_TIME_MAX,
-                 TUTTI_PER_BYTE_MAX);
+                 "config.model->%s.pieces %zu is out of range; accepted: 0 to %d", name[i],
+                 c[i]->pieces, TUTTI_COST_PIECES);
+    for (size_t k = 0; k <= c[i]->pieces; k++) { /* 0: the piece from 0 bytes */
+      const tutti_cost_piece_t *pk = &c[i]->piece[k ? k - 1 : 0];
+      tutti_cost_t one = {
+          .floor = k ? pk->floor : c[i]->floor, .a = k ? pk->a : c[i]->a, .b = k ? pk->b : c[i]->b};
+      const char *bad_field = !(one.floor >= 0 && one.floor <= TUTTI_TIME_MAX) ? "floor"
+                              : !(one.a >= 0 && one.a <= TUTTI_TIME_MAX)       ? "a"
+                              : !(one.b >= 0 && one.b <= TUTTI_PER_BYTE_MAX)   ? "b"
+                                                                               : NULL;
+      size_t after = k > 1 ? c[i]->piece[k - 2].from : 0;
+      if (k && pk->from <= after)
+        return bad(TUTTI_EINVAL, err, errlen,
+                   "config.model->%s.piece[%zu].from %zu does not follow %zu; accepted: "
+                   "sizes strictly ascending, above 0",
+                   name[i], k - 1, pk->from, after);
+      if (bad_field)
+        return bad(TUTTI_EINVAL, err, errlen,
+                   "config.model->%s%s.%s (floor %g, a %g, b %g) is out of range; accepted: "
+                   "floor and a from 0 to %g s, b from 0 to %g s/B",
+                   name[i], k ? " piece" : "", bad_field, one.floor, one.a, one.b, TUTTI_TIME_MAX,
+                   TUTTI_PER_BYTE_MAX);
+    }
   }
   if (!(m->gamma >= 0 && m->gamma <= TUTTI_PER_BYTE_MAX))
     return bad(TUTTI_EINVAL, err, errlen,

@@ -47,14 +47,26 @@ static int names_equal(const char *a, const char *b) {
   return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static int cost_ok(const tutti_cost_t *c) {
-  return isfinite(c->floor) && isfinite(c->a) && isfinite(c->b) &&
-         (c->floor >= 0 || (c->a >= 0 && c->b >= 0));
+static int line_ok(double floor, double a, double b) {
+  return isfinite(floor) && isfinite(a) && isfinite(b) && (floor >= 0 || (a >= 0 && b >= 0));
 }
 
 /* A constant the time base can hold (runtime/MODEL.md "Time base"). */
 static int in_range(double seconds) {
   return fabs(seconds) < TUTTI__TU_MAX_S;
+}
+
+/* 0, 1 (negative or not finite) or 2 (beyond the time base), over every
+ * piece of c. */
+static int cost_bad(const tutti_cost_t *c) {
+  if (c->pieces > TUTTI_COST_PIECES) return 1;
+  for (size_t k = 0; k <= c->pieces; k++) { /* 0: the piece from 0 bytes */
+    const tutti_cost_piece_t *p = &c->piece[k ? k - 1 : 0];
+    double f = k ? p->floor : c->floor, a = k ? p->a : c->a, b = k ? p->b : c->b;
+    if (!line_ok(f, a, b)) return 1;
+    if (!in_range(a) || !in_range(f)) return 2;
+  }
+  return 0;
 }
 
 static int check_model(struct sim *s, const tutti_model_t *m) {
@@ -70,9 +82,10 @@ static int check_model(struct sim *s, const tutti_model_t *m) {
   };
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
     const tutti_cost_t *c = (const tutti_cost_t *)((const char *)m + f[i].off);
-    if (!cost_ok(c))
+    int bad = cost_bad(c);
+    if (bad == 1)
       return fail(s, TUTTI_EINVAL, "model cost %s can be negative or is not finite", f[i].name);
-    if (!in_range(c->a) || !in_range(c->floor))
+    if (bad == 2)
       return fail(s, TUTTI_EINVAL,
                   "model cost %s: a constant beyond the time base's range (%.4g s, 2^62 ps)",
                   f[i].name, TUTTI__TU_MAX_S);

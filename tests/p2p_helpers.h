@@ -22,7 +22,7 @@ static inline tutti_world_t *world(int n, size_t eager_limit, unsigned flags, in
 }
 
 static inline tutti_model_t hockney(void) {
-  tutti_cost_t ab = {0, 1e-6, 1e-9};
+  tutti_cost_t ab = {.floor = 0, .a = 1e-6, .b = 1e-9};
   return (tutti_model_t){.preset = TUTTI_MODEL_HOCKNEY,
                          .send_cpu = ab,
                          .send_port = ab,

@@ -26,7 +26,7 @@ static inline struct tutti_replay *replay(struct bld *b, const tutti_model_t *m)
 /* ----------------------------------------------------------------- models */
 
 static inline tutti_cost_t C0(double a, double bb) {
-  return (tutti_cost_t){0, a, bb};
+  return (tutti_cost_t){.floor = 0, .a = a, .b = bb};
 }
 
 static inline tutti_model_t hockney(double alpha, double beta) {

@@ -20,6 +20,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +191,22 @@ Test(model_examples, hockney_broadcasts_gather_exchange, .timeout = 60) {
   expect_time(ends[1], 2 * US, "sendrecv rank 1", 2);
 }
 
+Test(model_examples, hockney_with_a_step, .timeout = 60) {
+  tutti_model_t m;
+  char err[256] = "";
+  const char *c = "1us + 1ns*m | from 4KiB: 3us + 0.5ns*m";
+  char spec[256];
+  snprintf(spec, sizeof spec,
+           "hockney:alpha=1us,beta=1ns,send_cpu=%s,send_port=%s,latency=%s,recv_port=%s", c, c, c,
+           c);
+  cr_assert(eq(int, tutti_model_parse(spec, &m, err, sizeof err), 0), "%s", err);
+  struct prog small = {"bcast", 1000, 0, 1}, big = {"bcast", 8000, 0, 1};
+  expect_time(run_modeled(&m, 8, bcast_binomial, &small, 0, -1, NULL), 6 * US, "binomial 1000 B",
+              8);
+  expect_time(run_modeled(&m, 8, bcast_binomial, &big, 0, -1, NULL), 21 * US, "binomial 8000 B", 8);
+  expect_time(run_modeled(&m, 8, bcast_flat, &big, 0, -1, NULL), 49 * US, "flat 8000 B", 8);
+}
+
 Test(model_examples, postal_L2, .timeout = 60) {
   tutti_model_t m = postal(2);
   struct prog p = {"postal", 0, 0, 1};
@@ -259,7 +276,7 @@ static void check_deterministic(const tutti_model_t *m, int n, tutti_rank_fn *fn
 Test(determinism, fifty_perturbed_runs_are_bit_identical, .timeout = 600) {
   tutti_model_t h = hockney(1 * US, 1e-9);
   h.eager_limit = 1024; /* both protocols in one run */
-  h.recv_cpu = (tutti_cost_t){0, 0.2 * US, 0};
+  h.recv_cpu = (tutti_cost_t){.floor = 0, .a = 0.2 * US, .b = 0};
   h.gamma = 1e-10;
   tutti_model_t lg;
   cr_assert(eq(int, tutti_model_loggp(&lg, 5 * US, 1 * US, 2 * US, 1e-9), 0));

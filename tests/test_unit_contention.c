@@ -36,7 +36,7 @@ static int link_id(const tutti_topo_t *t, const char *name) {
 /* Every cost 0 but the latency beta*m, all eager: link times by hand. */
 static tutti_model_t wire(double beta) {
   tutti_model_t m = {.preset = TUTTI_MODEL_CUSTOM};
-  m.latency = (tutti_cost_t){0, 0, beta};
+  m.latency = (tutti_cost_t){.floor = 0, .a = 0, .b = beta};
   m.eager_limit = TUTTI_EAGER_ALL;
   return m;
 }
@@ -198,7 +198,7 @@ Test(links, rendezvous_two_flows, .timeout = 10) {
   tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
   tutti_model_t m = wire(1.0);
   m.eager_limit = 0;
-  m.recv_cpu = (tutti_cost_t){0, 2, 0};
+  m.recv_cpu = (tutti_cost_t){.floor = 0, .a = 2, .b = 0};
   m.topo = t;
   struct bld *b = bld_new(3);
   b_send(b, 0, 2, 0, 10);

@@ -31,15 +31,15 @@ static void cost_is(const tutti_cost_t *c, double floor_, double a, double b, co
 /* ------------------------------------------------------------ evaluation */
 
 Test(cost, eval_linear_and_floor) {
-  tutti_cost_t c = {0, 1e-6, 1e-9};
+  tutti_cost_t c = {.floor = 0, .a = 1e-6, .b = 1e-9};
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&c, 0), 1e-6, 0));
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&c, 1000), 2e-6, 1));
-  tutti_cost_t f = {5, 1, 0.5}; /* max(5, 1 + m/2) */
+  tutti_cost_t f = {.floor = 5, .a = 1, .b = 0.5}; /* max(5, 1 + m/2) */
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&f, 0), 5.0, 0));
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&f, 8), 5.0, 0));
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&f, 10), 6.0, 0));
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&f, 100), 51.0, 0));
-  tutti_cost_t z = {0, 0, 0};
+  tutti_cost_t z = {.floor = 0, .a = 0, .b = 0};
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&z, 1e6), 0.0, 0));
   cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(NULL, 3), 0.0, 0));
 }
@@ -354,7 +354,7 @@ Test(spec, null_arguments) {
 /* ------------------------------------------------------- cost expressions */
 
 static tutti_cost_t cost_ok(const char *s, int steps) {
-  tutti_cost_t c = {-1, -1, -1};
+  tutti_cost_t c = {.floor = -1, .a = -1, .b = -1};
   char err[512] = "";
   cr_assert(eq(int, tutti_parse_cost(s, steps, &c, err, sizeof err), 0), "'%s': %s", s, err);
   return c;
@@ -386,7 +386,7 @@ Test(cost_expr, forms) {
 }
 
 Test(cost_expr, errors) {
-  tutti_cost_t c = {7, 7, 7};
+  tutti_cost_t c = {.floor = 7, .a = 7, .b = 7};
   char err[512];
   cr_assert(eq(int, tutti_parse_cost("", 0, &c, err, sizeof err), TUTTI_EPARSE));
   HAS(err, "empty");
@@ -406,17 +406,106 @@ Test(cost_expr, errors) {
 
 Test(cost_expr, format) {
   char b[128];
-  tutti_cost_t c = {2e-6, 1e-6, 1e-9};
+  tutti_cost_t c = {.floor = 2e-6, .a = 1e-6, .b = 1e-9};
   cr_assert(eq(str, tutti_format_cost(&c, 0, b, sizeof b), "max(2 us, 1 us + 1 ns*m)"));
-  tutti_cost_t d = {0, 1e-6, 0};
+  tutti_cost_t d = {.floor = 0, .a = 1e-6, .b = 0};
   cr_assert(eq(str, tutti_format_cost(&d, 0, b, sizeof b), "1 us"));
-  tutti_cost_t e = {0, 0, 1e-9};
+  tutti_cost_t e = {.floor = 0, .a = 0, .b = 1e-9};
   cr_assert(eq(str, tutti_format_cost(&e, 0, b, sizeof b), "1 ns*m"));
-  tutti_cost_t f = {1, 0.5, 0.25};
+  tutti_cost_t f = {.floor = 1, .a = 0.5, .b = 0.25};
   cr_assert(eq(str, tutti_format_cost(&f, 1, b, sizeof b), "max(1, 0.5 + 0.25*m)"));
   /* what it prints, it reads back */
   tutti_cost_t back = cost_ok(tutti_format_cost(&c, 0, b, sizeof b), 0);
   cost_is(&back, 2e-6, 1e-6, 1e-9, "round trip");
+}
+
+/* -------------------------------------------------------------- pieces */
+
+Test(cost_pieces, parse_eval_format) {
+  tutti_cost_t c =
+      cost_ok("1us + 1ns*m | from 4KiB: 3us + 0.5ns*m | from 1MiB: max(1ms, 0.25ns*m)", 0);
+  cost_is(&c, 0, 1e-6, 1e-9, "first piece");
+  cr_assert(eq(sz, c.pieces, 2));
+  cr_assert(eq(sz, c.piece[0].from, 4096));
+  cr_assert(eq(sz, c.piece[1].from, 1 << 20));
+  cr_assert(ieee_ulp_eq(dbl, c.piece[1].floor, 1e-3, 0));
+  /* the piece with the largest from <= m */
+  cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&c, 4095), 1e-6 + 4095e-9, 1));
+  cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&c, 4096), 3e-6 + 2048e-9, 1));
+  cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&c, 1 << 20), 1e-3, 0)); /* its floor */
+  tutti_cost_t at = tutti_cost_at(&c, 8192);
+  cost_is(&at, 0, 3e-6, 0.5e-9, "cost_at");
+  cr_assert(eq(sz, at.pieces, 0));
+  char b[512];
+  cr_assert(eq(str, tutti_format_cost(&c, 0, b, sizeof b),
+               "1 us + 1 ns*m | from 4 KiB: 3 us + 500 ps*m | from 1 MiB: max(1 ms, 250 ps*m)"));
+  tutti_cost_t back = cost_ok(b, 0);
+  cr_assert(eq(sz, back.pieces, 2));
+  cr_assert(eq(int, memcmp(&back, &c, sizeof c), 0), "'%s' reads back to another cost", b);
+  /* steps (postal): plain numbers, sizes still bytes */
+  tutti_cost_t s = cost_ok("1 | from 100: 2", 1);
+  cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&s, 100), 2.0, 0));
+}
+
+Test(cost_pieces, errors) {
+  tutti_cost_t c = {.floor = 7, .a = 7, .b = 7};
+  char err[512];
+  cr_assert(eq(int, tutti_parse_cost("1us | 3us", 0, &c, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "expected 'from SIZE: COST'");
+  cr_assert(eq(int, tutti_parse_cost("1us | from 0: 3us", 0, &c, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "strictly ascending, above 0");
+  cr_assert(eq(int,
+               tutti_parse_cost("1us | from 8KiB: 3us | from 4KiB: 2us", 0, &c, err, sizeof err),
+               TUTTI_EPARSE));
+  HAS(err, "a piece from 4096 B after one from 8192 B");
+  cr_assert(eq(int, tutti_parse_cost("1us | from 4KiB:", 0, &c, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "empty piece");
+  cr_assert(
+      eq(int, tutti_parse_cost("1us | from lots: 2us", 0, &c, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "from lots");
+  cr_assert(eq(int, tutti_parse_cost("1us |", 0, &c, err, sizeof err), TUTTI_EPARSE));
+  cr_assert(eq(int,
+               tutti_parse_cost("1us | from 1: 1us | from 2: 1us | from 3: 1us | from 4: 1us | "
+                                "from 5: 1us",
+                                0, &c, err, sizeof err),
+               TUTTI_EPARSE));
+  HAS(err, "more than 4 pieces");
+  cost_is(&c, 7, 7, 7, "unchanged");
+}
+
+Test(cost_pieces, json_and_config_check) {
+  tutti_model_t m;
+  char err[512] = "";
+  cr_assert(eq(int,
+               tutti_model_parse("hockney:alpha=1us,beta=1ns,latency=1us | from 4KiB: 2us", &m, err,
+                                 sizeof err),
+               0),
+            "%s", err);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(eq(int, tutti_model_json(&m, f), 0));
+  fclose(f);
+  HAS(buf, "\"latency\":{\"floor\":0,\"a\":1e-06,\"b\":0,\"pieces\":[{\"from\":4096,\"floor\":0,"
+           "\"a\":2e-06,\"b\":0}]}");
+  cr_assert(
+      eq(ptr, strstr(buf, "\"send_cpu\":{\"floor\":0,\"a\":1e-06,\"b\":1e-09,\"pieces\""), NULL));
+  free(buf);
+  /* a model built by hand: pieces out of order or out of range are refused */
+  tutti_world_t *w = NULL;
+  tutti_config_t cfg = tutti_config_default(2);
+  cfg.model = &m;
+  m.latency.piece[0].from = 0;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), TUTTI_EINVAL));
+  m.latency.piece[0].from = 4096;
+  m.latency.piece[0].b = -1;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), TUTTI_EINVAL));
+  m.latency.piece[0].b = 0;
+  m.latency.pieces = TUTTI_COST_PIECES + 1;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), TUTTI_EINVAL));
+  m.latency.pieces = 1;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+  tutti_world_destroy(w);
 }
 
 /* --------------------------------------------------------- pair builder */

@@ -83,11 +83,11 @@ static struct bld *random_pairs(int P, int rounds, uint64_t seed, int rank_major
 
 static tutti_model_t mixed_model(void) {
   tutti_model_t m = {.preset = TUTTI_MODEL_CUSTOM};
-  m.send_cpu = (tutti_cost_t){0.3e-6, 0.2e-6, 0.1e-9};
-  m.send_port = (tutti_cost_t){0.5e-6, 0.4e-6, 0.5e-9};
-  m.latency = (tutti_cost_t){0, 1.1e-6, 0.7e-9};
-  m.recv_port = (tutti_cost_t){0.2e-6, 0.1e-6, 0.6e-9};
-  m.recv_cpu = (tutti_cost_t){0, 0.05e-6, 0.01e-9};
+  m.send_cpu = (tutti_cost_t){.floor = 0.3e-6, .a = 0.2e-6, .b = 0.1e-9};
+  m.send_port = (tutti_cost_t){.floor = 0.5e-6, .a = 0.4e-6, .b = 0.5e-9};
+  m.latency = (tutti_cost_t){.floor = 0, .a = 1.1e-6, .b = 0.7e-9};
+  m.recv_port = (tutti_cost_t){.floor = 0.2e-6, .a = 0.1e-6, .b = 0.6e-9};
+  m.recv_cpu = (tutti_cost_t){.floor = 0, .a = 0.05e-6, .b = 0.01e-9};
   m.gamma = 0.3e-9;
   m.eager_limit = 1500;
   return m;
@@ -237,7 +237,7 @@ Test(errors, bad_logs, .timeout = 10) {
   bld_free(b);
 
   tutti_model_t bad = postal(2); /* a negative cost */
-  bad.latency = (tutti_cost_t){-1, -1, 0};
+  bad.latency = (tutti_cost_t){.floor = -1, .a = -1, .b = 0};
   b = bld_new(1);
   cr_assert(eq(int, replay_err(b, &bad, err, sizeof err), TUTTI_EINVAL));
   bld_free(b);

@@ -29,6 +29,9 @@
 #define COST_STEPS_ACCEPTED                                                                        \
   "A, A + B*m, B*m or max(F, A + B*m) with plain numbers (postal times are steps), "               \
   "e.g. 1 + 0.5*m"
+#define PIECES_ACCEPTED                                                                            \
+  "accepted: COST | from SIZE: COST ... (up to 4 pieces after the first, sizes ascending), "       \
+  "e.g. 1us + 1ns*m | from 4KiB: 3us + 0.5ns*m"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
 
 static int is_space(char c) {
@@ -46,16 +49,26 @@ static int bad_per_byte(double x) {
 }
 
 static tutti_cost_t cost(double floor_, double a, double b) {
-  tutti_cost_t c = {floor_, a, b};
+  tutti_cost_t c = {.floor = floor_, .a = a, .b = b};
   return c;
 }
 
 /* ------------------------------------------------------------ evaluation */
 
+tutti_cost_t tutti_cost_at(const tutti_cost_t *c, double m) {
+  tutti_cost_t one = {.floor = 0, .a = 0, .b = 0};
+  if (!c) return one;
+  one.floor = c->floor, one.a = c->a, one.b = c->b;
+  for (size_t k = 0; k < c->pieces && k < TUTTI_COST_PIECES && (double)c->piece[k].from <= m; k++)
+    one.floor = c->piece[k].floor, one.a = c->piece[k].a, one.b = c->piece[k].b;
+  return one;
+}
+
 double tutti_cost_eval(const tutti_cost_t *c, double m) {
   if (!c) return 0;
-  double v = c->a + c->b * m;
-  return v > c->floor ? v : c->floor;
+  tutti_cost_t one = c->pieces ? tutti_cost_at(c, m) : *c;
+  double v = one.a + one.b * m;
+  return v > one.floor ? v : one.floor;
 }
 
 /* --------------------------------------------------------------- presets */
@@ -229,20 +242,16 @@ static int parse_linear(const char *s, size_t len, int steps, const char *whole,
   return 0;
 }
 
-int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, size_t errlen) {
+/* One piece, p[0..len): "A + B*m" or "max(F, A + B*m)" into c's floor,
+ * a, b; s, the whole text, for messages. */
+static int parse_one(const char *p, size_t len, const char *s, int steps, tutti_cost_t *out,
+                     char *err, size_t errlen) {
   const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
-  if (!s) {
-    tutti__seterr(err, errlen, "no value; accepted: %s", acc);
-    return TUTTI_EINVAL;
-  }
-  const char *p = s;
-  size_t len = strlen(s);
-  trim(&p, &len);
   if (len == 0) {
-    tutti__seterr(err, errlen, "empty value; accepted: %s", acc);
+    tutti__seterr(err, errlen, "'%s' is not a cost: empty piece; accepted: %s", s, acc);
     return TUTTI_EPARSE;
   }
-  tutti_cost_t c = {0, 0, 0};
+  tutti_cost_t c = {.floor = 0, .a = 0, .b = 0};
   int rc;
   if (len >= 3 && strncmp(p, "max", 3) == 0) {
     const char *q = p + 3;
@@ -282,6 +291,84 @@ int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, siz
       return TUTTI_EPARSE;
     }
     if ((rc = parse_linear(p, len, steps, s, &c.a, &c.b, err, errlen))) return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+/* A further piece, "from SIZE: EXPR", p[0..len), after the one ending at
+ * `after` bytes (0 for the first). */
+static int parse_piece(const char *p, size_t len, const char *s, int steps, size_t after,
+                       tutti_cost_piece_t *out, char *err, size_t errlen) {
+  char size[64];
+  const char *colon = memchr(p, ':', len);
+  size_t sl = colon ? (size_t)(colon - p) : 0;
+  if (len < 4 || strncmp(p, "from", 4) != 0 || !is_space(p[4]) || !colon || sl - 4 >= sizeof size) {
+    tutti__seterr(err, errlen, "'%s' is not a cost: after '|' expected 'from SIZE: COST'; %s", s,
+                  PIECES_ACCEPTED);
+    return TUTTI_EPARSE;
+  }
+  const char *q = p + 4;
+  size_t ql = sl - 4;
+  trim(&q, &ql);
+  memcpy(size, q, ql);
+  size[ql] = '\0';
+  char inner[160];
+  if (tutti_parse_size(size, &out->from, inner, sizeof inner)) {
+    tutti__seterr(err, errlen, "'%s' is not a cost: from %s: %s", s, size, inner);
+    return TUTTI_EPARSE;
+  }
+  if (out->from <= after) {
+    tutti__seterr(err, errlen,
+                  "'%s' is not a cost: a piece from %zu B after one from %zu B; accepted: "
+                  "sizes strictly ascending, above 0",
+                  s, out->from, after);
+    return TUTTI_EPARSE;
+  }
+  const char *e = colon + 1;
+  size_t el = len - (size_t)(e - p);
+  trim(&e, &el);
+  tutti_cost_t c;
+  int rc = parse_one(e, el, s, steps, &c, err, errlen);
+  if (rc) return rc;
+  out->floor = c.floor, out->a = c.a, out->b = c.b;
+  return 0;
+}
+
+int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, size_t errlen) {
+  const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
+  if (!s) {
+    tutti__seterr(err, errlen, "no value; accepted: %s", acc);
+    return TUTTI_EINVAL;
+  }
+  const char *p = s;
+  size_t len = strlen(s);
+  trim(&p, &len);
+  if (len == 0) {
+    tutti__seterr(err, errlen, "empty value; accepted: %s", acc);
+    return TUTTI_EPARSE;
+  }
+  /* pieces are separated by '|': "EXPR | from SIZE: EXPR | ..." */
+  const char *bar = memchr(p, '|', len);
+  size_t first = bar ? (size_t)(bar - p) : len;
+  const char *f = p;
+  trim(&f, &first);
+  tutti_cost_t c;
+  int rc = parse_one(f, first, s, steps, &c, err, errlen);
+  if (rc) return rc;
+  while (bar) {
+    const char *q = bar + 1, *end = p + len;
+    bar = memchr(q, '|', (size_t)(end - q));
+    size_t ql = (size_t)((bar ? bar : end) - q);
+    trim(&q, &ql);
+    if (c.pieces == TUTTI_COST_PIECES) {
+      tutti__seterr(err, errlen, "'%s' is not a cost: more than %d pieces after the first; %s", s,
+                    TUTTI_COST_PIECES, PIECES_ACCEPTED);
+      return TUTTI_EPARSE;
+    }
+    size_t after = c.pieces ? c.piece[c.pieces - 1].from : 0;
+    if ((rc = parse_piece(q, ql, s, steps, after, &c.piece[c.pieces], err, errlen))) return rc;
+    c.pieces++;
   }
   if (out) *out = c;
   return 0;

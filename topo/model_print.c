@@ -14,34 +14,54 @@
 #include "tutti/p2p.h"
 
 static int cost_eq(const tutti_cost_t *x, const tutti_cost_t *y) {
-  return x->floor == y->floor && x->a == y->a && x->b == y->b;
+  if (x->floor != y->floor || x->a != y->a || x->b != y->b || x->pieces != y->pieces) return 0;
+  for (size_t k = 0; k < x->pieces && k < TUTTI_COST_PIECES; k++) {
+    const tutti_cost_piece_t *p = &x->piece[k], *q = &y->piece[k];
+    if (p->from != q->from || p->floor != q->floor || p->a != q->a || p->b != q->b) return 0;
+  }
+  return 1;
 }
 
-char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n) {
+/* One piece, "max(F, A + B*m)", into buf; snprintf's length. */
+static int format_line(double floor, double av, double bv, int steps, char *buf, size_t n) {
   char a[48], b[48], f[48], lin[112];
-  if (!buf || n == 0) return NULL;
-  if (!c) {
-    snprintf(buf, n, "?");
-    return buf;
-  }
   if (steps) {
-    snprintf(a, sizeof a, "%.6g", c->a);
-    snprintf(b, sizeof b, "%.6g", c->b);
-    snprintf(f, sizeof f, "%.6g", c->floor);
+    snprintf(a, sizeof a, "%.6g", av);
+    snprintf(b, sizeof b, "%.6g", bv);
+    snprintf(f, sizeof f, "%.6g", floor);
   } else {
-    tutti_format_time(c->a, a, sizeof a);
-    tutti_format_time(c->b, b, sizeof b);
-    tutti_format_time(c->floor, f, sizeof f);
+    tutti_format_time(av, a, sizeof a);
+    tutti_format_time(bv, b, sizeof b);
+    tutti_format_time(floor, f, sizeof f);
   }
-  if (c->b == 0)
+  if (bv == 0)
     snprintf(lin, sizeof lin, "%s", a);
-  else if (c->a == 0)
+  else if (av == 0)
     snprintf(lin, sizeof lin, "%s*m", b);
   else
     snprintf(lin, sizeof lin, "%s + %s*m", a, b);
   /* A short buffer truncates, as snprintf does (the length is taken so that
    * GCC does not warn of it where this is inlined into a small buffer). */
-  int len = c->floor != 0 ? snprintf(buf, n, "max(%s, %s)", f, lin) : snprintf(buf, n, "%s", lin);
+  return floor != 0 ? snprintf(buf, n, "max(%s, %s)", f, lin) : snprintf(buf, n, "%s", lin);
+}
+
+char *tutti_format_cost(const tutti_cost_t *c, int steps, char *buf, size_t n) {
+  if (!buf || n == 0) return NULL;
+  if (!c) {
+    snprintf(buf, n, "?");
+    return buf;
+  }
+  int len = format_line(c->floor, c->a, c->b, steps, buf, n);
+  /* further pieces: " | from 4 KiB: ...", as tutti_parse_cost reads them */
+  for (size_t k = 0; k < c->pieces && k < TUTTI_COST_PIECES && len >= 0 && (size_t)len < n; k++) {
+    char from[48];
+    const tutti_cost_piece_t *p = &c->piece[k];
+    int head = snprintf(buf + len, n - (size_t)len,
+                        " | from %s: ", tutti_format_bytes(p->from, from, sizeof from));
+    if (head < 0 || (size_t)(len + head) >= n) break;
+    int more = format_line(p->floor, p->a, p->b, steps, buf + len + head, n - (size_t)(len + head));
+    len = more < 0 ? more : len + head + more;
+  }
   return len < 0 ? NULL : buf;
 }
 
@@ -117,7 +137,7 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
   buf[0] = '\0';
   int steps = tutti_model_steps(m);
   const double *p = m->params;
-  char t[112];
+  char t[512];
   sb_printf(&s, "%s", tutti_model_preset_name(m->preset));
   switch (m->preset) {
   case TUTTI_MODEL_NONE:
@@ -185,6 +205,19 @@ static void json_cost(FILE *f, const char *name, const tutti_cost_t *c) {
   json_num(f, c->a);
   fputs(",\"b\":", f);
   json_num(f, c->b);
+  if (c->pieces > 0) { /* only a piecewise cost has the field */
+    fputs(",\"pieces\":[", f);
+    for (size_t k = 0; k < c->pieces && k < TUTTI_COST_PIECES; k++) {
+      fprintf(f, "%s{\"from\":%zu,\"floor\":", k ? "," : "", c->piece[k].from);
+      json_num(f, c->piece[k].floor);
+      fputs(",\"a\":", f);
+      json_num(f, c->piece[k].a);
+      fputs(",\"b\":", f);
+      json_num(f, c->piece[k].b);
+      fputc('}', f);
+    }
+    fputc(']', f);
+  }
   fputc('}', f);
 }
 

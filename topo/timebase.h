@@ -88,19 +88,38 @@ static inline double tutti__tu_to_s(tutti__tu_t u) {
 }
 
 /* A cost c(m) = max(floor, a + b*m) in units: constants converted, b
- * scaled (tutti__tu_cost_init, once per replay). */
-typedef struct tutti__tu_cost {
+ * scaled (tutti__tu_cost_init, once per replay); its further pieces
+ * (tutti_cost_t) the same way, each from its size up. */
+typedef struct tutti__tu_line {
   tutti__tu_t a, floor;
   double rate; /* b in units per byte */
+} tutti__tu_line_t;
+
+typedef struct tutti__tu_cost {
+  tutti__tu_line_t line; /* from 0 bytes */
+  size_t pieces;
+  double from[TUTTI_COST_PIECES];
+  tutti__tu_line_t piece[TUTTI_COST_PIECES];
 } tutti__tu_cost_t;
 
+static inline tutti__tu_line_t tutti__tu_line_init(double floor, double a, double b) {
+  return (tutti__tu_line_t){tutti__tu_from_s(a), tutti__tu_from_s(floor), tutti__tu_rate(b)};
+}
+
 static inline tutti__tu_cost_t tutti__tu_cost_init(const tutti_cost_t *c) {
-  return (tutti__tu_cost_t){tutti__tu_from_s(c->a), tutti__tu_from_s(c->floor),
-                            tutti__tu_rate(c->b)};
+  tutti__tu_cost_t u = {.line = tutti__tu_line_init(c->floor, c->a, c->b)};
+  u.pieces = c->pieces > TUTTI_COST_PIECES ? TUTTI_COST_PIECES : c->pieces;
+  for (size_t k = 0; k < u.pieces; k++) {
+    u.from[k] = (double)c->piece[k].from;
+    u.piece[k] = tutti__tu_line_init(c->piece[k].floor, c->piece[k].a, c->piece[k].b);
+  }
+  return u;
 }
 
 static inline tutti__tu_t tutti__tu_cost(const tutti__tu_cost_t *c, double m) {
-  return tutti__tu_max(c->floor, tutti__tu_add(c->a, tutti__tu_bytes(c->rate, m)));
+  const tutti__tu_line_t *l = &c->line;
+  for (size_t k = 0; k < c->pieces && c->from[k] <= m; k++) l = &c->piece[k];
+  return tutti__tu_max(l->floor, tutti__tu_add(l->a, tutti__tu_bytes(l->rate, m)));
 }
 
 /* ------------------------------------------------ link.c, in units */

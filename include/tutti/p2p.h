@@ -145,9 +145,20 @@ TUTTI_API int tutti_reduce_local(const void *in, void *inout, long count, tutti_
 
 /* ------------------------------------------------------------- cost model */
 
-/* c(m) = max(floor, a + b*m) for a message of m bytes (runtime/MODEL.md). */
+/* c(m) = max(floor, a + b*m) for a message of m bytes (runtime/MODEL.md),
+ * or piecewise: from piece[k].from bytes up (the largest from <= m),
+ * max(piece[k].floor, piece[k].a + piece[k].b*m) -- protocol steps, as a
+ * calibration finds them. `pieces` is 0..TUTTI_COST_PIECES, their from
+ * strictly ascending and above 0; an initializer {floor, a, b} has none. */
+#define TUTTI_COST_PIECES 4
+typedef struct tutti_cost_piece {
+  size_t from;
+  double floor, a, b;
+} tutti_cost_piece_t;
 typedef struct tutti_cost {
   double floor, a, b;
+  size_t pieces; /* size_t: no padding, costs compare bytewise */
+  tutti_cost_piece_t piece[TUTTI_COST_PIECES];
 } tutti_cost_t;
 
 enum tutti_preset {
@@ -178,6 +189,9 @@ typedef struct tutti_model {
 
 /* Evaluate a cost function for m bytes. */
 TUTTI_API double tutti_cost_eval(const tutti_cost_t *c, double m);
+/* The one piece of c that applies to m bytes, as a cost without pieces
+ * (c itself when it has none): its alpha and beta at that size. */
+TUTTI_API tutti_cost_t tutti_cost_at(const tutti_cost_t *c, double m);
 
 /* ------------------------------------------------------------------ ranks */
 
