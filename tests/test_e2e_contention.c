@@ -111,7 +111,7 @@ static void equivalence(const tutti_model_t *base, const char *what) {
 Test(equivalence, hockney_rendezvous, .timeout = 60) {
   tutti_model_t m;
   cr_assert(eq(int, tutti_model_hockney(&m, 1 * US, 1e-9), 0)); /* eager_limit 0 */
-  m.recv_cpu = (tutti_cost_t){0, 0.5 * US, 0.1e-9};
+  m.recv_cpu = (tutti_cost_t){.floor = 0, .a = 0.5 * US, .b = 0.1e-9};
   equivalence(&m, "hockney rendezvous");
 }
 
@@ -338,8 +338,7 @@ Test(determinism, perturbed_runs_bit_identical, .timeout = 300) {
 static const int grid_ranks[] = {3, 4, 5, 7, 8, 9, 16};
 static const size_t grid_sizes[] = {8, 1000};
 #else
-static const int grid_ranks[] = {3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14,
-                                 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 64};
+static const int grid_ranks[] = {3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 23, 24, 64};
 static const size_t grid_sizes[] = {8, 1000, 64 << 10};
 #endif
 
@@ -435,6 +434,7 @@ Test(equivalence, every_algorithm_with_an_idle_topology, .timeout = 300) {
     for (int k = 0; k < 3; k++) {
       tutti_config_t cfg = tutti_config_default(P);
       cfg.model = &mc[k].model;
+      cfg.flags = TUTTI_NO_DATA; /* times only: the same times as with data (MODEL.md) */
       cr_assert(eq(int, tutti_world_create(&w[k], &cfg), 0));
     }
     const tutti_algo_desc_t *d;
