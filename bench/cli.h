@@ -8,8 +8,8 @@
  * (cli_exec.c, verify.c), run's report (cli_report.c), topology and link
  * reports (cli_links.c), --html pages (cli_html.c, html.c), points of the
  * suite and a sweep (cli_point.c), JSON (cli_json.c), the live timeline
- * (cli_live.c), every output file (cli_out.c) -- which call no command
- * file either
+ * (cli_live.c), every output file (cli_out.c), the memory and time a
+ * job will take (cli_estimate.c) -- which call no command file either
  * (tests/test_unit_cli_calls.c keeps it so).
  *
  * Every command function takes the arguments after its name and returns
@@ -119,6 +119,11 @@ int tutti_cli_check(int argc, char **argv);
   X(QUIET, 'q', "quiet", NULL, "no progress line on stderr (drawn only on a terminal anyway)")     \
   X(PLUGIN, 0, "plugin", "FILE",                                                                   \
     "load algorithms from a plugin, repeatable: a shared object or one C file (tutti new)")        \
+  X(MAX_MEMORY, 0, "max-memory", "SIZE",                                                           \
+    "memory a point may take with data, else it runs timing only: 512MiB, 4GiB (default half of "  \
+    "physical memory)")                                                                            \
+  X(STRICT_MEMORY, 0, "strict-memory", NULL,                                                       \
+    "stop before running anything when a point would not fit --max-memory")                        \
   X(HELP, 'h', "help", NULL, "this text")
 
 enum cli_opt_id {
@@ -165,6 +170,7 @@ struct cli_opts {
   int ranks_as;                               /* enum tutti_ranks_as; 0: the default */
   int bind;                                   /* enum tutti_bind; 0: the default */
   size_t stack;                               /* --stack SIZE; 0: the default */
+  uint64_t max_memory;                        /* --max-memory SIZE; 0: half of physical memory */
 };
 
 /* Load the plugins of $TUTTI_PLUGINS (a colon-separated list), once per
@@ -372,11 +378,12 @@ struct cli_job {
   tutti_op_t op; /* reductions only, else NULL */
   int root;
   int iters;
-  int rotate;       /* root of call k: (root + k) mod nranks */
-  int no_data;      /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
-  int ungated;      /* calls do not start together (a paced run): no call_wall */
-  char note[256];   /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
-  long *calls_done; /* when set: rank 0 counts its finished calls here (atomically) */
+  int rotate;            /* root of call k: (root + k) mod nranks */
+  int no_data;           /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
+  int ungated;           /* calls do not start together (a paced run): no call_wall */
+  char note[256];        /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
+  char timing_only[160]; /* why a data run went timing only (cli_mem_over), or "" */
+  long *calls_done;      /* when set: rank 0 counts its finished calls here (atomically) */
 };
 
 struct cli_result {
@@ -448,7 +455,8 @@ int cli_job_tree(const struct cli_job *j, const tutti_model_t *m, size_t bytes,
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(OP) | CLI_O(DTYPE) | CLI_O(ITERS) |        \
    CLI_O(ROTATE) | CLI_O(MAX_EVENTS) | CLI_O(JSON) | CLI_O(TRACE) | CLI_O(TIMELINE) |              \
    CLI_O(NO_DATA) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(HTML) | CLI_O(REALTIME) |   \
-   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(QUIET))
+   CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(QUIET) | CLI_O(MAX_MEMORY) |               \
+   CLI_O(STRICT_MEMORY))
 /* `tutti run --help` on f (cli_report.c). */
 void cli_run_help(FILE *f);
 /* What an `auto` ran: its choice (tutti_auto_choose, the same call the
@@ -514,6 +522,7 @@ struct cli_point {
   struct cli_result res;
   char note[512];        /* skipped: the reason; failed: the error; not verified: why */
   char same_run_as[256]; /* an `auto` whose figures are this spec's run (cli_points_run) */
+  char timing_only[160]; /* over --max-memory: ran timing only, and why (cli_mem_over); or "" */
 };
 
 /* Run point r on *w (cfg made it; P ranks): reductions sum on int32 (byte
@@ -539,6 +548,41 @@ void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ra
  * bench/CLI.md "CSV". */
 void cli_point_csv_header(FILE *f);
 void cli_point_csv(FILE *f, const struct cli_point *r, int modeled);
+
+/* ------------------------------------------------------------ memory estimate */
+
+/* What a point holds at its peak (cli_estimate.c; the formula per
+ * collective is bench/CLI.md "Memory estimate"), in bytes: the users'
+ * buffers a data run touches, the reference it checks against, the
+ * algorithms' scratch, and the runtime (rank threads, event logs and the
+ * replay, a fixed part for the process). A timing-only point has no
+ * buffers, reference or scratch. */
+struct cli_mem {
+  uint64_t buffers, reference, scratch, runtime, total;
+};
+/* The estimate of collective coll on P ranks moving `bytes` per rank:
+ * 0, or -1 when it does not fit in 64 bits (*figure then the product that
+ * overflowed, in bytes, as a double). */
+int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m, double *figure);
+/* One command's job (one per process, as the progress line): begin with
+ * the options (--max-memory, default half of physical memory, with a
+ * warning line on stderr when it is more than the machine has;
+ * --strict-memory; --no-data; --quiet; kept: the command keeps what a
+ * point frees, cli_keep_memory), add every point it will run, then
+ * plan before running anything. cli_mem_add: 0, or CLI_EUSAGE after the
+ * line naming the point whose estimate overflows. cli_mem_plan: with
+ * --strict-memory, CLI_EUSAGE after the line naming the first point that
+ * does not fit and its bytes; else 0, after one line with the largest
+ * point's memory, the points over the budget and about how long the job
+ * takes, on stderr when it is a terminal and not --quiet (where the
+ * progress line goes). */
+void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept);
+int cli_mem_add(int coll, const char *algo, int P, size_t bytes);
+int cli_mem_plan(void);
+/* 1 when a data point of coll (P ranks, bytes per rank) would not fit the
+ * budget: it runs timing only, and note gets "timing only: needs X >
+ * --max-memory Y"; 0 otherwise (and always in a timing-only job). */
+int cli_mem_over(int coll, int P, size_t bytes, char *note, size_t n);
 
 /* ------------------------------------------------------------ verify.c */
 

@@ -9,6 +9,7 @@
  * Errors are one line on stderr naming the flag and what it accepts:
  *   tutti run: --ranks: 'x' is not a whole number; accepted: an integer >= 1
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -269,6 +270,18 @@ static int apply(const char *cmd, int i, const char *v, struct cli_opts *o) {
       return cli_fail(CLI_EUSAGE, cmd, "--stack: '%s' is not a stack size; accepted: %s", v, acc);
     if (o->stack < (size_t)PTHREAD_STACK_MIN || o->stack > TUTTI_MAX_STACK)
       return cli_fail(CLI_EUSAGE, cmd, "--stack: '%s' is out of range; accepted: %s", v, acc);
+    return 0;
+  }
+  case CLI_OPT_MAX_MEMORY: {
+    /* a unit is required: a bare 4 is 4 bytes, never what was meant */
+    size_t x = 0, len = strlen(v);
+    const char *acc = "a size with its unit, more than 0: 512MiB, 4GiB, 8GB";
+    if (tutti_parse_size(v, &x, err, sizeof err))
+      return cli_fail(CLI_EUSAGE, cmd, "--max-memory: '%s' is not a size; accepted: %s", v, acc);
+    if (!len || !isalpha((unsigned char)v[len - 1]))
+      return cli_fail(CLI_EUSAGE, cmd, "--max-memory: '%s' has no unit; accepted: %s", v, acc);
+    if (!x) return cli_fail(CLI_EUSAGE, cmd, "--max-memory: '%s' is zero; accepted: %s", v, acc);
+    o->max_memory = x;
     return 0;
   }
   case CLI_OPT_RULES:

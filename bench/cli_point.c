@@ -35,11 +35,26 @@ static void point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struc
     snprintf(r->note, sizeof r->note, "no world to run on");
     return;
   }
-  int rc = cli_exec(*w, &j, &r->res);
+  /* over --max-memory: timing only, on a world of its own (the flag is the
+   * world's), with the same modeled times (runtime/MODEL.md) */
+  tutti_world_t *alone = NULL;
+  if (!j.no_data && cli_mem_over(r->coll, P, r->bytes, r->timing_only, sizeof r->timing_only)) {
+    tutti_config_t nd = *cfg;
+    nd.flags |= TUTTI_NO_DATA;
+    j.no_data = 1;
+    if (tutti_world_create(&alone, &nd)) {
+      r->failed = 1;
+      snprintf(r->note, sizeof r->note, "cannot create a timing-only world of %d ranks", P);
+      return;
+    }
+  }
+  int rc = cli_exec(alone ? alone : *w, &j, &r->res);
   r->res.report.calls = NULL, r->res.report.rank_last_call = NULL, r->res.report.rank_end = NULL;
+  if (alone) tutti_world_destroy(alone);
   if (rc || r->res.rc) {
     r->failed = 1;
     snprintf(r->note, sizeof r->note, "%s", rc ? tutti_strerror(rc) : r->res.error);
+    if (alone) return; /* the shared world ran nothing: it stays */
     /* a fresh world for the next run, whatever this one left behind */
     tutti_world_destroy(*w);
     if (tutti_world_create(w, cfg)) *w = NULL;
@@ -149,6 +164,11 @@ void cli_point_json(FILE *f, const struct cli_point *r, int modeled, int with_ra
     cli_json_str(f, r->same_run_as);
   else
     fputs("null", f);
+  fputs(",\"timing_only\":", f);
+  if (r->timing_only[0])
+    cli_json_str(f, r->timing_only);
+  else
+    fputs("null", f);
   fputc('}', f);
 }
 
@@ -203,6 +223,8 @@ void cli_point_csv(FILE *f, const struct cli_point *r, int modeled) {
   char same[300] = "";
   if (r->same_run_as[0])
     snprintf(same, sizeof same, "the run of %s, auto's choice", r->same_run_as);
-  csv_str(f, r->skipped || r->failed || !r->verified ? r->note : same);
+  csv_str(f, r->skipped || r->failed || !r->verified ? r->note
+             : r->timing_only[0]                     ? r->timing_only
+                                                     : same);
   fputc('\n', f);
 }

@@ -39,6 +39,9 @@ void cli_run_help(FILE *f) {
              "--no-data: a timing-only run: every message keeps its size, protocol and modeled\n"
              "time (bit-identical to a data run's) but carries no payload, reductions compute\n"
              "nothing, nothing is verified, and buffers of any size cost no memory.\n"
+             "--max-memory SIZE (default half of physical memory): a run whose memory\n"
+             "estimate (bench/CLI.md \"Memory estimate\") passes it runs timing only, and\n"
+             "says so; --strict-memory stops before running instead (exit 2).\n"
              "--html FILE: one self-contained page (no network needed) drawing the tree or\n"
              "schedule, the ranks' timeline with every message an arrow from send to receive,\n"
              "the links' queues; step through it with buttons, a slider or the arrow keys.\n"
@@ -190,7 +193,8 @@ void cli_print_run(const struct cli_job *j, const struct cli_opts *o, const tutt
            tutti_format_time(o->realtime * res->report.modeled_time, s1, sizeof s1));
   print_split(res);
   if (res->unchecked)
-    printf("verified      not checked (--no-data: no payload moved)\n");
+    printf("verified      not checked (%s)\n",
+           j->timing_only[0] ? j->timing_only : "--no-data: no payload moved");
   else
     printf("verified      %s\n", res->verified ? "yes" : "NO");
   if (j->note[0]) printf("note          %s\n", j->note);
@@ -305,6 +309,16 @@ void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti
           : res->verified ? "true"
                           : "false",
           res->unchecked ? "true" : "false");
+  fputs(",\"timing_only\":", f); /* over --max-memory: why it ran without data */
+  if (j->timing_only[0])
+    cli_json_str(f, j->timing_only);
+  else
+    fputs("null", f);
+  struct cli_mem mem; /* the run as it ran: with data, or timing only */
+  if (cli_mem_point(j->coll, o->nranks, bytes, j->no_data, &mem, NULL))
+    fputs(",\"memory_estimate\":null", f);
+  else
+    fprintf(f, ",\"memory_estimate\":%llu", (unsigned long long)mem.total);
   fputs(",\"note\":", f);
   if (j->note[0])
     cli_json_str(f, j->note);

@@ -105,6 +105,11 @@ int tutti_cli_run(int argc, char **argv) {
   j.count = (long)(bytes / tsize);
   /* the root of every call, rotating or not, and the note of a fallback */
   if ((st = cli_job_check("run", &j, o.nranks, bytes))) return st;
+  /* its memory before anything runs: over --max-memory, timing only (below) */
+  cli_mem_begin("run", &o, 0);
+  if ((st = cli_mem_add(coll, tutti_algo_desc(j.algo)->name, o.nranks, bytes)) ||
+      (st = cli_mem_plan()))
+    return st;
   int json = (o.given & CLI_O(JSON)) != 0, timeline = (o.given & CLI_O(TIMELINE)) != 0;
   if (json && timeline)
     return cli_fail(CLI_EUSAGE, "run",
@@ -157,6 +162,10 @@ int tutti_cli_run(int argc, char **argv) {
   cfg.rules = rules;
   if (trace.f || timeline) cfg.flags |= TUTTI_RECORD;
   j.no_data = o.no_data;
+  if (!j.no_data && cli_mem_over(coll, o.nranks, bytes, j.timing_only, sizeof j.timing_only)) {
+    j.no_data = 1; /* the same modeled times (runtime/MODEL.md "Timing-only runs") */
+    cfg.flags |= TUTTI_NO_DATA;
+  }
   j.ungated = o.realtime > 0; /* paced: calls keep the model's pace, not a common start */
   tutti_world_t *w;
   /* live: the timeline of an unpaced run first, the picture the paced run reveals */

@@ -32,7 +32,7 @@ static int by_time(const void *pa, const void *pb) {
   (CLI_O(RANKS) | CLI_O(BYTES) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(JSON) | CLI_O(CSV) | CLI_O(PLOT) | CLI_O(NO_DATA) |       \
    CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) |     \
-   CLI_O(QUIET))
+   CLI_O(QUIET) | CLI_O(MAX_MEMORY) | CLI_O(STRICT_MEMORY))
 #define SUITE_MAX_RANKS 16384
 
 /* Rows continue one array across tables; *printed counts those written. */
@@ -79,6 +79,7 @@ static void print_rows_table(const struct cli_point *rows, int n, const tutti_mo
            : r->verified ? "yes"
                          : "NO");
     if (!r->verified) printf("     %*s  %s\n", w, "", r->note);
+    if (r->timing_only[0]) printf("     %*s  %s\n", w, "", r->timing_only);
   }
 }
 
@@ -131,7 +132,8 @@ int tutti_cli_suite(int argc, char **argv) {
   if (o.given & CLI_O(HELP)) {
     printf("usage: tutti suite [-n N|LIST] [-m SIZE | --sizes LIST] [--profile P | --model SPEC]\n"
            "                   [--topology SPEC|FILE [--mapping M] [--links LIST]]\n"
-           "                   [--json] [--csv FILE] [--plot FILE.svg|.png] [--no-data]\n\n"
+           "                   [--json] [--csv FILE] [--plot FILE.svg|.png] [--no-data]\n"
+           "                   [--max-memory SIZE [--strict-memory]]\n\n"
            "Run every registered algorithm of every collective (%s) on N\n"
            "ranks (default 16; a list such as 8,64 or 2..64 runs each) under one profile\n"
            "(default teaching-hockney), at 8 B and 64 KiB per rank (or -m SIZE, or the\n"
@@ -144,6 +146,8 @@ int tutti_cli_suite(int argc, char **argv) {
            "(see tutti run --help). --csv writes the rows as tutti sweep does; --plot\n"
            "draws each collective's times against size with gnuplot. --no-data: timing\n"
            "only, the same modeled times with no payload moved and nothing verified.\n"
+           "A point whose memory estimate passes --max-memory (default half of physical\n"
+           "memory) runs timing only, its row saying so; --strict-memory stops instead.\n"
            "Exit: 0 all verified, 1 a verification failed, 2 bad usage, 3 a run failed.\n\n"
            "options:\n",
            cli_coll_names());
@@ -248,12 +252,23 @@ int tutti_cli_suite(int argc, char **argv) {
   }
   int npoints = 0;
   double weight = 0;
-  for (int pi = 0; pi < nranks; pi++)
-    for (int i = 0; i < nalgos; i++) {
-      int c = tutti_algo_desc_at(i)->coll, data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
-      for (int s = 0; s < (data ? nsizes : 1); s++, npoints++)
+  cli_mem_begin("suite", &o, 1);
+  for (int pi = 0; pi < nranks && !st; pi++)
+    for (int i = 0; i < nalgos && !st; i++) {
+      const tutti_algo_desc_t *d = tutti_algo_desc_at(i);
+      int c = d->coll, data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
+      for (int s = 0; s < (data ? nsizes : 1) && !st; s++, npoints++) {
         weight += cli_point_weight(c, ranks[pi], data ? sizes[s] : 0, o.no_data);
+        st = cli_mem_add(c, d->name, ranks[pi], data ? sizes[s] : 0);
+      }
     }
+  if (st || (st = cli_mem_plan())) {
+    free(rows), free(tstart), plot_free(plot);
+    tutti_machine_free(&mach);
+    cli_out_discard(&csv_out), cli_out_discard(&plot_out);
+    free(ranks), free(sizes), tutti_rules_free(rules);
+    return st;
+  }
   cli_progress_start("suite", npoints, weight, (o.given & CLI_O(QUIET)) != 0);
   int runs = 0, nver = 0, nskip = 0, nfail = 0, nbad = 0, printed = 0, t = 0, used = 0;
   char first_bad[1024] = "", first_fail[1024] = "";

@@ -29,7 +29,7 @@
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(ALGOS) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |  \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(PARAM) | CLI_O(CSV) | CLI_O(JSON) | CLI_O(PLOT) |         \
    CLI_O(NO_DATA) | CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(RULES) | CLI_O(RANKS_AS) | CLI_O(BIND) |   \
-   CLI_O(STACK) | CLI_O(QUIET))
+   CLI_O(STACK) | CLI_O(QUIET) | CLI_O(MAX_MEMORY) | CLI_O(STRICT_MEMORY))
 
 #define SWEEP_DEFAULT_SIZES "8..1MiB"
 #define SWEEP_MAX_RANKS 16384
@@ -38,7 +38,7 @@ static void help(void) {
   printf("usage: tutti sweep COLL [--algos LIST] [--sizes LIST] [--ranks LIST]\n"
          "                   [--profile P | --model SPEC] [--topology SPEC|FILE ...]\n"
          "                   [--param K=V] [--csv FILE] [--json] [--plot FILE.svg|.png]\n"
-         "                   [--no-data]\n\n"
+         "                   [--no-data] [--max-memory SIZE [--strict-memory]]\n\n"
          "Run every chosen algorithm of COLL (%s) at every rank\n"
          "count and size per rank of the lists, each result checked against a sequential\n"
          "reference, and write one row per point: modeled time, messages, verified.\n"
@@ -51,6 +51,8 @@ static void help(void) {
          "use sum on int32 (byte when a size is not a multiple of 4), root 0.\n"
          "--no-data: timing only -- the same modeled times, no payload moved, nothing\n"
          "verified (verified is null in JSON, empty in CSV), buffers cost no memory.\n"
+         "A point whose memory estimate passes --max-memory (default half of physical\n"
+         "memory) runs timing only, its note saying so; --strict-memory stops instead.\n"
          "Exit: 0 all verified, 1 a verification failed, 2 bad usage, 3 a run failed.\n\n"
          "options:\n",
          cli_coll_names(), SWEEP_DEFAULT_SIZES);
@@ -292,6 +294,13 @@ int tutti_cli_sweep(int argc, char **argv) {
                       ranks[i]);
         goto out;
       }
+  /* the memory of every point and the job's time, before anything runs or is written */
+  cli_mem_begin("sweep", &o, 1);
+  for (int i = 0; i < nranks && !st; i++)
+    for (int s = 0; s < nsizes && !st; s++)
+      for (int a = 0; a < al.n && !st; a++)
+        st = cli_mem_add(coll, tutti_algo_desc(al.v[a])->name, ranks[i], sizes[s]);
+  if (st || (st = cli_mem_plan())) goto out;
   if (o.csv && strcmp(o.csv, "-") && (st = cli_out_open(&csv_out, "sweep", "--csv", o.csv, 0)))
     goto out;
   csv = csv_stdout ? stdout : csv_out.f;
@@ -426,7 +435,14 @@ int tutti_cli_sweep(int argc, char **argv) {
           }
         }
       }
-      if (!json && !csv_stdout) summary_line(g, al.n, &mach.model, modeled);
+      if (!json && !csv_stdout) {
+        summary_line(g, al.n, &mach.model, modeled);
+        for (int a = 0; a < al.n; a++)
+          if (g[a].timing_only[0]) { /* one line per group: every point has the same size */
+            printf("%7s  %10s  %s\n", "", "", g[a].timing_only);
+            break;
+          }
+      }
     }
     if (w) tutti_world_destroy(w);
   }

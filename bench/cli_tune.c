@@ -23,7 +23,7 @@
   (CLI_O(RANKS) | CLI_O(SIZES) | CLI_O(MODEL) | CLI_O(PROFILE) | CLI_O(TOPOLOGY) |                 \
    CLI_O(MAPPING) | CLI_O(LINKS) | CLI_O(RULES_OUT) | CLI_O(OMPI_RULES) | CLI_O(OMPI_RULES_JSON) | \
    CLI_O(MPICH_RULES) | CLI_O(NO_DATA) | CLI_O(RANKS_AS) | CLI_O(BIND) | CLI_O(STACK) |            \
-   CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(QUIET))
+   CLI_O(PLUGIN) | CLI_O(HELP) | CLI_O(QUIET) | CLI_O(MAX_MEMORY) | CLI_O(STRICT_MEMORY))
 #define TUNE_DEFAULT_RANKS "8,32"
 #define TUNE_DEFAULT_SIZES "8..64KiB"
 #define TUNE_MAX_RANKS 4096
@@ -32,7 +32,8 @@
 static void help(void) {
   printf("usage: tutti tune [--ranks LIST] [--sizes LIST] [--profile P | --model SPEC]\n"
          "                  [--topology SPEC|FILE ...] [--rules-out FILE] [--ompi-rules FILE]\n"
-         "                  [--ompi-rules-json FILE] [--mpich-rules FILE] [--no-data]\n\n"
+         "                  [--ompi-rules-json FILE] [--mpich-rules FILE] [--no-data]\n"
+         "                  [--max-memory SIZE [--strict-memory]]\n\n"
          "For every collective (%s), run every registered\n"
          "algorithm -- at its defaults, with each other word of a choice parameter, and\n"
          "with \"auto\" where a parameter takes it -- at every rank count and size per rank\n"
@@ -51,7 +52,9 @@ static void help(void) {
          "--sizes default %s; barrier runs once per rank count. Reductions use sum on\n"
          "int32 (byte when a size is not a multiple of 4), root 0. --no-data: timing\n"
          "only -- the same modeled times, so the same winners and rules, no payload\n"
-         "moved, nothing verified (needs a cost model).\n"
+         "moved, nothing verified (needs a cost model). A point whose memory estimate\n"
+         "passes --max-memory (default half of physical memory) runs timing only, with\n"
+         "a line after the table; --strict-memory stops instead.\n"
          "Exit: 0 done, 1 a verification failed, 2 bad usage, 3 a run failed or a file\n"
          "could not be written.\n\n"
          "options:\n",
@@ -172,7 +175,7 @@ static long segment_bytes(const tutti_algo_t *a, int P, size_t m, const struct c
 
 /* Run every candidate of coll at every (P, m). */
 static int measure(const char *cmd, const struct cli_opts *o, struct tune_result *t, int coll,
-                   int *nbad, double *times, long *segs) {
+                   int *nbad, int *ntiming, char first_timing[512], double *times, long *segs) {
   const tutti_algo_t **cand = t->cand[coll];
   int nc = t->ncand[coll] = candidates(coll, cand, MAX_CANDIDATES);
   int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
@@ -218,6 +221,9 @@ static int measure(const char *cmd, const struct cli_opts *o, struct tune_result
           break;
         }
         if (r.skipped) continue;
+        if (r.timing_only[0] && !(*ntiming)++)
+          snprintf(first_timing, 512, "%s on %d ranks, %zu B: %s", tutti_algo_desc(cand[a])->name,
+                   P, c->m, r.timing_only);
         if (!r.verified) {
           if (!(*nbad)++ && (cli_progress_clear(), 1))
             fprintf(stderr, "tutti %s: %s on %d ranks, %zu B: not verified: %s\n", cmd,
@@ -411,22 +417,34 @@ int tutti_cli_tune(int argc, char **argv) {
   t.model = &mach.model;
   tutti_model_describe(&mach.model, t.model_desc, sizeof t.model_desc);
   t.ranks_text = rtext, t.sizes_text = stext, t.no_data = o.no_data;
-  int nbad = 0, npoints = 0;
+  int nbad = 0, ntiming = 0, npoints = 0;
+  char first_timing[512] = "";
   double weight = 0;
-  for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
+  cli_mem_begin(cmd, &o, 1);
+  for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++) {
     const tutti_algo_t *cand[MAX_CANDIDATES];
     int nc = candidates(coll, cand, MAX_CANDIDATES);
     int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
-    for (int i = 0; i < t.nranks; i++)
-      for (int s = 0; s < (data ? t.nsizes : 1); s++, npoints += nc)
+    for (int i = 0; i < t.nranks && !st; i++)
+      for (int s = 0; s < (data ? t.nsizes : 1) && !st; s++, npoints += nc) {
         weight += nc * cli_point_weight(coll, t.ranks[i], data ? t.sizes[s] : 0, o.no_data);
+        for (int a = 0; a < nc && !st; a++)
+          st = cli_mem_add(coll, tutti_algo_desc(cand[a])->name, t.ranks[i], data ? t.sizes[s] : 0);
+      }
+  }
+  if (st || (st = cli_mem_plan())) {
+    tutti_machine_free(&mach);
+    goto out;
   }
   cli_progress_start(cmd, npoints, weight, (o.given & CLI_O(QUIET)) != 0);
   for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++)
-    st = measure(cmd, &o, &t, coll, &nbad, times, segs);
+    st = measure(cmd, &o, &t, coll, &nbad, &ntiming, first_timing, times, segs);
   cli_progress_end();
   if (!st) {
     print_table(&t, &mach.model, o.model ? NULL : mach.label, o.no_data, bk);
+    if (ntiming) /* verified is not what they are: their winners are by time alone */
+      printf("%d point%s ran timing only (over --max-memory), not verified; first: %s\n", ntiming,
+             ntiming == 1 ? "" : "s", first_timing);
     if (path[OUT_RULES]) write_rules(out[OUT_RULES].f, &t, &mach.model, o.no_data, bk);
     int rc = 0;
     if (path[OUT_OMPI]) rc = rules_write_ompi(out[OUT_OMPI].f, &t);

@@ -1,0 +1,260 @@
+/*
+ * cli_estimate.c -- "know before you run": the memory a point of run,
+ * suite, sweep or tune holds at its peak and the whole job's memory and
+ * time, before anything runs, against one budget (--max-memory, default
+ * half of physical memory). A data point over the budget runs timing only
+ * (TUTTI_NO_DATA: the same modeled times, bit for bit) with a note in its
+ * row; with --strict-memory the command stops before running anything.
+ *
+ * The estimate models what the commands allocate today, so it is the one
+ * place to change when that changes. Per rank, cli_exec.c's rank_fn holds
+ * a send and a receive block of m bytes and, where the collective has
+ * them, P blocks (the root's of gather and scatter, every rank's of
+ * allgather and reduce_scatter); a block no one writes before the call
+ * (a broadcast's receive block, a gather's) is never touched, so it takes
+ * no memory. verify.c's reference is a broadcast's shared input and its
+ * complement, or a reduction's fold. The scratch terms are the registered
+ * algorithms' typical ones (a binomial reduce's partial results, an
+ * allreduce's received halves, a binomial gather's subtrees,
+ * reduce_scatter's copy of its P blocks), per collective, since an
+ * algorithm's description has no scratch size: a pipelined chain's bcast
+ * and bruck's allgather hold a block more a rank, the tree allreduces up
+ * to twice the term, a flat gather or scatter and the ring allreduce
+ * less. In bytes, m per rank, P ranks (bench/CLI.md "Memory estimate"):
+ *
+ *   collective      buffers         reference  scratch
+ *   bcast           P m             2 m        0
+ *   reduce          2 P m           m          P m / 4
+ *   allreduce       2 P m           m          P m / 2
+ *   gather          2 P m           0          P m / 2
+ *   scatter         2 P m           0          P m / 2
+ *   allgather       P m + P^2 m     0          0
+ *   reduce_scatter  P m + P^2 m     P m        P^2 m
+ *   barrier         0               0          0
+ *
+ * plus the runtime, with or without data: 4 MiB for the process (10 MiB
+ * at the least: what it takes while starting), 12 KiB a rank (the touched
+ * part of its stack, its signal stack, its state and channels) and 160 B
+ * a message for the event logs and the replay, counting 2 P ceil(log2 P)
+ * messages (P ceil(log2 P) for a rooted collective), a tree's count: a
+ * ring's P (P - 1) logs more, and the runtime's own budget
+ * (tutti_config_t.max_memory) stops a run whose logs outgrow memory.
+ * Measured against peak RSS by tests/test_e2e_memory.c.
+ *
+ * A job of many points (suite, sweep, tune) keeps what a point frees for
+ * the next (cli_keep_memory), in the arenas of the rank threads that
+ * freed it, so its peak is more than its largest point's alone: such a
+ * job counts the data part (buffers, reference, scratch) 7/4 times.
+ *
+ * Time: about 25 us per unit of cli_point_weight (a rank, and 4 KiB of
+ * buffer traffic per rank with data), on 2 cores: an estimate, said as
+ * "about".
+ *
+ * State: one job per process (the process runs one command), as the
+ * progress line; main thread only.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MEM_PROCESS ((uint64_t)4 << 20)
+#define MEM_STARTUP ((uint64_t)10 << 20)
+#define MEM_RANK ((uint64_t)12 << 10)
+#define MEM_MESSAGE 160
+#define SECONDS_PER_WEIGHT 2.5e-5
+
+static int add(uint64_t a, uint64_t b, uint64_t *out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+
+/* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
+ * mantissa; wider elsewhere), so one formula serves the bytes and, past
+ * 2^64, the figure of the refusal. */
+int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m, double *figure) {
+  memset(m, 0, sizeof *m);
+  long double p = P > 0 ? P : 1, b = no_data ? 0 : (long double)bytes, pm = p * b, ppm = p * pm;
+  long double buf = 0, ref = 0, scr = 0;
+  int lg = 0;
+  while (lg < 30 && (1L << lg) < (long)p) lg++;
+  unsigned tr = tutti_coll_traits(coll);
+  long double msgs = p * (lg ? lg : 1) * (tr & TUTTI_COLL_ROOTED ? 1 : 2);
+  long double rt = MEM_PROCESS + p * MEM_RANK + msgs * MEM_MESSAGE;
+  switch (coll) {
+  case TUTTI_COLL_BCAST:
+    buf = pm, ref = 2 * b;
+    break;
+  case TUTTI_COLL_REDUCE:
+  case TUTTI_COLL_ALLREDUCE:
+    buf = 2 * pm, ref = b, scr = coll == TUTTI_COLL_REDUCE ? pm / 4 : pm / 2;
+    break;
+  case TUTTI_COLL_GATHER:
+  case TUTTI_COLL_SCATTER:
+    buf = 2 * pm, scr = pm / 2;
+    break;
+  case TUTTI_COLL_ALLGATHER:
+    buf = pm + ppm;
+    break;
+  case TUTTI_COLL_REDUCE_SCATTER:
+    buf = pm + ppm, ref = pm, scr = ppm;
+    break;
+  default: /* barrier: no data */
+    break;
+  }
+  long double total = buf + ref + scr + rt;
+  if (total >= 0x1p64L) {
+    if (figure) *figure = (double)total;
+    return -1;
+  }
+  m->buffers = (uint64_t)buf, m->reference = (uint64_t)ref, m->scratch = (uint64_t)scr;
+  m->runtime = (uint64_t)rt;
+  m->total = m->buffers + m->reference + m->scratch + m->runtime;
+  if (m->total < MEM_STARTUP) m->total = MEM_STARTUP;
+  return 0;
+}
+
+/* "4.29 GiB": the budget's and the estimate's figures, to 3 digits */
+static const char *about(uint64_t x, char *buf, size_t n) {
+  static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = (double)x;
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, u++;
+  if (!u)
+    snprintf(buf, n, "%llu B", (unsigned long long)x);
+  else
+    snprintf(buf, n, "%.3g %s", v, unit[u]);
+  return buf;
+}
+
+/* "allgather ring, 64 ranks, 1 MiB per rank" */
+static void point_label(int coll, const char *algo, int P, size_t bytes, char *buf, size_t n) {
+  char sz[32];
+  if (tutti_coll_traits(coll) & TUTTI_COLL_DATA)
+    snprintf(buf, n, "%s %s, %d rank%s, %s per rank", tutti_coll_name(coll), algo, P,
+             P == 1 ? "" : "s", tutti_format_bytes(bytes, sz, sizeof sz));
+  else
+    snprintf(buf, n, "%s %s, %d rank%s", tutti_coll_name(coll), algo, P, P == 1 ? "" : "s");
+}
+
+static uint64_t physical_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+static struct {
+  const char *cmd;
+  uint64_t budget;
+  int given, strict, no_data, quiet, kept;
+  int points, over;
+  double weight;
+  uint64_t most;        /* the largest point's estimate */
+  char most_label[256]; /* and which point */
+  uint64_t first_over;  /* the first point over the budget */
+  char first_over_label[256];
+} job;
+
+void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept) {
+  memset(&job, 0, sizeof job);
+  job.cmd = cmd;
+  job.kept = kept;
+  job.no_data = o->no_data;
+  job.quiet = (o->given & CLI_O(QUIET)) != 0;
+  job.strict = (o->given & CLI_O(STRICT_MEMORY)) != 0;
+  job.given = (o->given & CLI_O(MAX_MEMORY)) != 0;
+  uint64_t phys = physical_memory();
+  job.budget = job.given ? o->max_memory : phys / 2;
+  char a[32], b[32];
+  if (job.given && phys && o->max_memory > phys)
+    fprintf(stderr,
+            "tutti %s: warning: --max-memory %s is more than the %s of physical memory; "
+            "running anyway\n",
+            cmd, about(o->max_memory, a, sizeof a), about(phys, b, sizeof b));
+}
+
+/* The point's estimate in this job: cli_mem_point, its data part counted
+ * 7/4 times in a job that keeps memory. 0, or -1 past 64 bits. */
+static int job_point(int coll, int P, size_t bytes, int no_data, uint64_t *total, double *figure) {
+  struct cli_mem m;
+  if (cli_mem_point(coll, P, bytes, no_data, &m, figure)) return -1;
+  uint64_t data = m.buffers + m.reference + m.scratch; /* <= m.total: no overflow */
+  *total = m.total;
+  if (job.kept && data && !add(m.total, data / 4 * 3, total)) {
+    if (figure) *figure = 1.75 * (double)m.total;
+    return -1;
+  }
+  return 0;
+}
+
+int cli_mem_add(int coll, const char *algo, int P, size_t bytes) {
+  uint64_t total = 0;
+  double figure = 0;
+  job.points++;
+  job.weight += cli_point_weight(coll, P, bytes, job.no_data);
+  char what[256];
+  if (job_point(coll, P, bytes, job.no_data, &total, &figure)) {
+    point_label(coll, algo, P, bytes, what, sizeof what);
+    return cli_fail(CLI_EUSAGE, job.cmd,
+                    "%s: its memory estimate, %.3g B, does not fit in 64 bits; accepted: fewer "
+                    "ranks or fewer bytes per rank",
+                    what, figure);
+  }
+  if (total > job.most) {
+    job.most = total;
+    point_label(coll, algo, P, bytes, job.most_label, sizeof job.most_label);
+  }
+  if (job.budget && total > job.budget && !job.over++) {
+    job.first_over = total;
+    point_label(coll, algo, P, bytes, job.first_over_label, sizeof job.first_over_label);
+  }
+  return 0;
+}
+
+/* m:ss, or h:mm:ss from an hour */
+static const char *clock_text(double s, char *buf, size_t n) {
+  long t = lround(s < 1 ? 1 : s);
+  if (t >= 3600)
+    snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+
+int cli_mem_plan(void) {
+  char a[32], b[32], t[32], over[160] = "";
+  if (job.strict && job.over)
+    return cli_fail(CLI_EUSAGE, job.cmd,
+                    "--strict-memory: %s needs about %s (%llu B) > --max-memory %s; accepted: a "
+                    "larger --max-memory, fewer ranks or bytes, or --no-data",
+                    job.first_over_label, about(job.first_over, a, sizeof a),
+                    (unsigned long long)job.first_over, about(job.budget, b, sizeof b));
+  if (job.quiet || !isatty(STDERR_FILENO)) return 0;
+  if (job.over && job.no_data)
+    snprintf(over, sizeof over, "; %d over --max-memory %s (the runtime's budget stops them)",
+             job.over, about(job.budget, b, sizeof b));
+  else if (job.over)
+    snprintf(over, sizeof over, "; %d over --max-memory %s: timing only", job.over,
+             about(job.budget, b, sizeof b));
+  cli_progress_clear();
+  fprintf(stderr, "tutti %s: %d point%s, about %s; memory at most about %s, for %s%s\n", job.cmd,
+          job.points, job.points == 1 ? "" : "s",
+          clock_text(job.weight * SECONDS_PER_WEIGHT, t, sizeof t), about(job.most, a, sizeof a),
+          job.most_label, over);
+  return 0;
+}
+
+int cli_mem_over(int coll, int P, size_t bytes, char *note, size_t n) {
+  uint64_t total = 0;
+  if (job.no_data || !job.budget || !(tutti_coll_traits(coll) & TUTTI_COLL_DATA)) return 0;
+  char a[32], b[32];
+  int overflow = job_point(coll, P, bytes, 0, &total, NULL) != 0;
+  if (!overflow && total <= job.budget) return 0;
+  if (overflow)
+    snprintf(note, n, "timing only: needs more than 2^64 B > --max-memory %s",
+             about(job.budget, b, sizeof b));
+  else
+    snprintf(note, n, "timing only: needs %s > --max-memory %s", about(total, a, sizeof a),
+             about(job.budget, b, sizeof b));
+  return 1;
+}

@@ -1,0 +1,260 @@
+/*
+ * test_e2e_memory.c -- "know before you run" (bench/CLI.md "Memory
+ * estimate"; bench/cli_estimate.c), run as a user runs the commands:
+ * - `run --json`'s memory_estimate is within 25% of the process's peak
+ *   RSS (wait4 on the child) for every collective at two sizes where the
+ *   buffers dominate (barrier: two rank counts);
+ * - a point over --max-memory runs timing only, with the note in run's
+ *   report, in sweep's JSON and CSV, in suite's table and after tune's,
+ *   and the same modeled time as its data run;
+ * - --strict-memory stops before running anything, exit 2, naming the
+ *   point and its bytes;
+ * - bad input: --max-memory without a unit, zero, negative or garbage is
+ *   exit 2; more than the machine has is a warning and the run goes on;
+ *   an estimate past 64 bits is exit 2 with its figure;
+ * - the estimate line goes to a terminal only, never with --quiet.
+ * No timing assertions.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <sys/resource.h>
+
+#include "cli_helpers.h"
+#include "json_reader.h"
+#include "tutti/tutti.h"
+
+/* ------------------------------------------------------------ peak RSS */
+
+/* `tutti args...` with stdout read back into *out (malloc'd): its exit
+ * status, and its peak RSS in bytes in *peak (the child's own rusage). */
+static int run_peak(const char *const *args, char **out, double *peak) {
+  char bin[4096];
+  const char *dir = getenv("TUTTI_BINARY_DIR");
+  snprintf(bin, sizeof bin, "%s/tutti", dir && *dir ? dir : ".");
+  const char *argv[32] = {"tutti"};
+  int n = 1;
+  for (; args[n - 1] && n < 31; n++) argv[n] = args[n - 1];
+  argv[n] = NULL;
+  int ofd = tmpfile_fd();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, ofd, 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  cr_assert(eq(int, posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ), 0));
+  posix_spawn_file_actions_destroy(&fa);
+  struct rusage ru;
+  int ws;
+  cr_assert(eq(int, (int)wait4(pid, &ws, 0, &ru), (int)pid));
+  *peak = 1024.0 * (double)ru.ru_maxrss;
+  *out = slurp(ofd);
+  return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* run COLL ALGO on `ranks` ranks with `size` bytes per rank (NULL: no
+ * -m): its estimate within 25% of its peak. */
+static void within(const char *coll, const char *algo, const char *ranks, const char *size) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  cr_skip("peak RSS is not meaningful under a sanitizer");
+#endif
+  int c;
+  cr_assert(eq(int, tutti_coll_find(coll, &c), 0));
+  if (!tutti_algo_desc_find(c, algo)) cr_skip("no %s %s", coll, algo);
+  char *out;
+  double peak;
+  int st = size ? run_peak((const char *const[]){"run", coll, algo, "-n", ranks, "-m", size,
+                                                 "--json", NULL},
+                           &out, &peak)
+                : run_peak((const char *const[]){"run", coll, algo, "-n", ranks, "--json", NULL},
+                           &out, &peak);
+  cr_assert(eq(int, st, 0), "%s %s -n %s -m %s: exit %d", coll, algo, ranks, size, st);
+  struct jp p = json_ok(out);
+  double est = json_num(&p, "memory_estimate");
+  cr_assert(le(dbl, fabs(est - peak), 0.25 * peak),
+            "%s %s -n %s -m %s: estimate %.1f MiB, peak RSS %.1f MiB", coll, algo, ranks,
+            size ? size : "-", est / 1048576, peak / 1048576);
+  free(out);
+}
+
+static void two_sizes(const char *coll, const char *algo) {
+  within(coll, algo, "8", "1MiB");
+  within(coll, algo, "8", "4MiB");
+}
+
+Test(estimate, bcast, .timeout = 120) {
+  two_sizes("bcast", "binomial");
+}
+Test(estimate, reduce, .timeout = 120) {
+  two_sizes("reduce", "binomial");
+}
+Test(estimate, allreduce, .timeout = 120) {
+  two_sizes("allreduce", "rabenseifner");
+}
+Test(estimate, gather, .timeout = 120) {
+  two_sizes("gather", "binomial");
+}
+Test(estimate, scatter, .timeout = 120) {
+  two_sizes("scatter", "binomial");
+}
+Test(estimate, allgather, .timeout = 120) {
+  two_sizes("allgather", "ring");
+}
+Test(estimate, reduce_scatter, .timeout = 120) {
+  two_sizes("reduce_scatter", "ring");
+}
+Test(estimate, barrier, .timeout = 120) {
+  /* no data: two rank counts, the ranks' part of the runtime */
+  within("barrier", "binomial", "8", NULL);
+  within("barrier", "binomial", "1024", NULL);
+}
+
+/* ------------------------------------------------------------ over the budget */
+
+#define POINT "allgather", "ring", "-n", "8", "-m", "1MiB" /* about 76 MiB with data */
+
+Test(budget, a_run_over_it_runs_timing_only_with_the_same_time, .timeout = 120) {
+  struct cli d = CLI("run", POINT, "--json");
+  cr_assert(eq(int, d.status, 0), "%s", d.err);
+  struct jp pd = json_ok(d.out);
+  cr_assert(eq(int, strncmp(json_get(&pd, "timing_only"), "null", 4), 0), "%s", d.out);
+  struct cli t = CLI("run", POINT, "--json", "--max-memory", "20MiB");
+  cr_assert(eq(int, t.status, 0), "%s", t.err);
+  cr_assert(eq(str, t.err, ""), "nothing on stderr but errors: %s", t.err);
+  struct jp pt = json_ok(t.out);
+  HAS(json_get(&pt, "timing_only"), "\"timing only: needs ");
+  HAS(json_get(&pt, "timing_only"), "> --max-memory 20 MiB");
+  cr_assert(eq(int, strncmp(json_get(&pt, "verified"), "null", 4), 0), "%s", t.out);
+  cr_assert(eq(dbl, json_num(&pt, "modeled_time"), json_num(&pd, "modeled_time")));
+  cr_assert(eq(dbl, json_num(&pt, "messages"), json_num(&pd, "messages")));
+  /* the table says why it was not checked */
+  struct cli x = CLI("run", POINT, "--max-memory", "20MiB");
+  cr_assert(eq(int, x.status, 0), "%s", x.err);
+  HAS(x.out, "verified      not checked (timing only: needs ");
+  cli_free(&d), cli_free(&t), cli_free(&x);
+}
+
+Test(budget, sweep_suite_and_tune_note_it, .timeout = 300) {
+  struct cli r = CLI("run", POINT, "--json");
+  cr_assert(eq(int, r.status, 0), "%s", r.err);
+  struct jp pr = json_ok(r.out);
+  double want = json_num(&pr, "modeled_time");
+  /* sweep --json: the point's timing_only and the same modeled time */
+  struct cli s = CLI("sweep", "allgather", "--ranks", "8", "--sizes", "1MiB", "--algos", "ring",
+                     "--json", "--max-memory", "20MiB");
+  cr_assert(eq(int, s.status, 0), "%s", s.err);
+  json_ok(s.out);
+  const char *res = strstr(s.out, "\"results\":");
+  cr_assert(ne(ptr, (void *)res, NULL), "%s", s.out);
+  HAS(res, "\"timing_only\":\"timing only: needs ");
+  const char *mt = strstr(res, "\"modeled_time\":");
+  cr_assert(ne(ptr, (void *)mt, NULL));
+  cr_assert(eq(dbl, strtod(mt + strlen("\"modeled_time\":"), NULL), want));
+  HAS(res, "\"verified\":null");
+  /* sweep's CSV: the note column */
+  struct cli c = CLI("sweep", "allgather", "--ranks", "8", "--sizes", "1MiB", "--algos", "ring",
+                     "--max-memory", "20MiB");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.out, ",timing only: needs ");
+  /* within the budget: no note */
+  struct cli n = CLI("sweep", "allgather", "--ranks", "8", "--sizes", "1MiB", "--algos", "ring");
+  cr_assert(eq(int, n.status, 0), "%s", n.err);
+  cr_assert(eq(ptr, strstr(n.out, "timing only"), NULL), "%s", n.out);
+  /* suite's table: a line under the row; 8 B points fit */
+  struct cli t = CLI("suite", "-n", "8", "--sizes", "8,1MiB", "--max-memory", "30MiB");
+  cr_assert(eq(int, t.status, 0), "%s", t.err);
+  HAS(t.out, "timing only: needs ");
+  /* tune: the count after its table */
+  struct cli u = CLI("tune", "--ranks", "8", "--sizes", "1MiB", "--max-memory", "30MiB");
+  cr_assert(eq(int, u.status, 0), "%s", u.err);
+  HAS(u.out, "ran timing only (over --max-memory)");
+  cli_free(&r), cli_free(&s), cli_free(&c), cli_free(&n), cli_free(&t), cli_free(&u);
+}
+
+Test(budget, strict_stops_before_anything_runs, .timeout = 60) {
+  struct cli r = CLI("run", POINT, "--max-memory", "20MiB", "--strict-memory");
+  fails_with(r, 2, "--strict-memory: allgather ring, 8 ranks, 1 MiB per rank needs about ");
+  HAS(r.err, " B) > --max-memory 20 MiB");
+  cr_assert(eq(str, r.out, ""), "ran: %s", r.out);
+  struct cli s = CLI("suite", "-n", "8", "--sizes", "8,1MiB", "--json", "--max-memory", "30MiB",
+                     "--strict-memory");
+  fails_with(s, 2, "--strict-memory: ");
+  cr_assert(eq(str, s.out, ""), "ran: %s", s.out);
+  struct cli w = CLI("sweep", "allgather", "--ranks", "8", "--sizes", "1MiB", "--max-memory",
+                     "20MiB", "--strict-memory");
+  fails_with(w, 2, "--strict-memory: allgather ");
+  cr_assert(eq(str, w.out, ""), "ran: %s", w.out);
+  struct cli t =
+      CLI("tune", "--ranks", "8", "--sizes", "1MiB", "--max-memory", "30MiB", "--strict-memory");
+  fails_with(t, 2, "--strict-memory: ");
+  cr_assert(eq(str, t.out, ""), "ran: %s", t.out);
+  /* within the budget, strict runs */
+  struct cli ok = CLI("run", POINT, "--max-memory", "1GiB", "--strict-memory");
+  cr_assert(eq(int, ok.status, 0), "%s", ok.err);
+  HAS(ok.out, "verified      yes");
+  cli_free(&r), cli_free(&s), cli_free(&w), cli_free(&t), cli_free(&ok);
+}
+
+/* ------------------------------------------------------------ bad input */
+
+Test(bad_input, max_memory, .timeout = 60) {
+  static const struct {
+    const char *value, *says;
+  } bad[] = {{"4", "has no unit"},
+             {"4096", "has no unit"},
+             {"0GiB", "is zero"},
+             {"0B", "is zero"},
+             {"-1GiB", "is not a size"},
+             {"lots", "is not a size"},
+             {"4 parsecs", "is not a size"},
+             {"", "--max-memory"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    struct cli c = CLI("run", "bcast", "binomial", "-n", "4", "--max-memory", bad[i].value);
+    fails_with(c, 2, bad[i].says);
+    HAS(c.err, "accepted: a size with its unit");
+    cli_free(&c);
+    c = CLI("suite", "-n", "4", "--max-memory", bad[i].value);
+    fails_with(c, 2, bad[i].says);
+    cli_free(&c);
+  }
+}
+
+Test(bad_input, more_than_the_machine_warns_and_runs, .timeout = 60) {
+  struct cli c = CLI("run", "bcast", "binomial", "-n", "4", "--max-memory", "1000TiB");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  HAS(c.err, "tutti run: warning: --max-memory ");
+  HAS(c.err, "physical memory; running anyway\n");
+  cr_assert(eq(ptr, strchr(c.err, '\n'), c.err + strlen(c.err) - 1), "one line: %s", c.err);
+  HAS(c.out, "verified      yes");
+  cli_free(&c);
+}
+
+Test(bad_input, an_estimate_past_64_bits_is_refused_with_its_figure, .timeout = 60) {
+  struct cli c = CLI("run", "allgather", "ring", "-n", "1048576", "-m", "1GiB");
+  fails_with(c, 2,
+             "allgather ring, 1048576 ranks, 1 GiB per rank: its memory estimate, 1.18e+21 B");
+  cli_free(&c);
+  c = CLI("sweep", "reduce_scatter", "--ranks", "16384", "--sizes", "1TiB");
+  fails_with(c, 2, "does not fit in 64 bits");
+  cr_assert(eq(str, c.out, ""), "ran: %s", c.out);
+  cli_free(&c);
+}
+
+/* ------------------------------------------------------------ the line */
+
+Test(estimate_line, on_a_terminal_only, .timeout = 60) {
+  const char *args[] = {"tutti", "suite", "-n", "4", "-m", "8", NULL};
+  char *out = cli_on_terminal(200, args);
+  HAS(out, "tutti suite: ");
+  HAS(out, " points, about ");
+  HAS(out, "; memory at most about ");
+  free(out);
+  const char *quiet[] = {"tutti", "run", "bcast", "binomial", "-n", "4", "-q", NULL};
+  out = cli_on_terminal(200, quiet);
+  cr_assert(eq(ptr, strstr(out, "memory at most"), NULL), "%s", out);
+  free(out);
+  struct cli c = CLI("suite", "-n", "4", "-m", "8"); /* a pipe: nothing */
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  cr_assert(eq(str, c.err, ""));
+  cli_free(&c);
+}
