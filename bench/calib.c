@@ -6,11 +6,27 @@
  * rank 0 sends `burst` messages of m bytes, rank 1 receives them all and
  * answers with an empty message; the time per message is the burst's time
  * over `burst` (the ack's latency spread across it), the median over reps.
- * Hockney: one way = alpha + beta m (ping-pong). LogGP: per message gap =
- * g + G m (back-to-back), o = the time a small blocking send takes at the
- * sender, L = alpha - 2 o. Fits minimize relative residuals (weights 1/y^2)
- * so that alpha comes from the small messages and beta from the large
- * ones; the error stated is the largest and the RMS relative residual.
+ * Fits minimize relative residuals (weights 1/y^2) so that alpha comes from
+ * the small messages and beta from the large ones; an error stated is the
+ * largest or the RMS relative residual.
+ * Hockney, piecewise: one way = alpha_k + beta_k m on the k-th range of
+ * sizes. A protocol switch (eager to rendezvous, a pipelined copy) shows
+ * as a jump or a change of slope that no single line follows, so the
+ * ranges are found from the data: the fewest (up to CALIB_MAX_PIECES, each
+ * of >= CALIB_MIN_POINTS sizes) whose largest relative residual is within
+ * CALIB_TOLERANCE, else the most (a dynamic program over the sorted sizes
+ * minimizing the largest residual); among the splits into that many
+ * ranges that stay within the largest residual reached (or the
+ * tolerance), the one of least squared residuals places the breaks. Each
+ * range starts at a measured size: that is its step, as SimGrid's latency
+ * and bandwidth factors change at fixed sizes. eager_limit (the model's
+ * switch to rendezvous) is the first step up by at least the smallest
+ * size's one-way time: the wait for a control message. A step less than
+ * that (an inline send's limit, a cache size) is a piece only. Costs >= 0 (the profile's
+ * rule) keep alpha_k >= 0: a range that grows faster than linearly
+ * (caches left behind) fits only as well as a line through 0 can.
+ * LogGP: per message gap = g + G m (back-to-back, one line), o = the time a
+ * small blocking send takes at the sender, L = alpha - 2 o.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,57 +36,77 @@
 #include "stats.h"
 #include "tutti/units.h"
 
+/* One round trip of m bytes between ranks 0 and 1: *t the half of its
+ * time, *o (rank 0) the time its send took. */
+static int round_trip(tutti_rank_t *r, unsigned char *buf, long m, double (*clock)(void), double *t,
+                      double *o) {
+  int me = tutti_rank(r), peer = 1 - me, tag = 7, rc;
+  double t0 = clock();
+  if (me == 0) {
+    if ((rc = tutti_send(r, buf, m, TUTTI_BYTE, peer, tag))) return rc;
+    *o = clock() - t0;
+    rc = tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE);
+  } else {
+    if ((rc = tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE))) return rc;
+    rc = tutti_send(r, buf, m, TUTTI_BYTE, peer, tag);
+  }
+  *t = (clock() - t0) / 2;
+  return rc;
+}
+
+/* `burst` messages of m bytes from rank 0 to 1, then an empty ack back:
+ * *t the time per message. */
+static int burst_of(tutti_rank_t *r, unsigned char *buf, long m, int burst, double (*clock)(void),
+                    double *t) {
+  int me = tutti_rank(r), peer = 1 - me, tag = 7, rc = 0;
+  double t0 = clock();
+  for (int b = 0; b < burst && !rc; b++)
+    rc = me == 0 ? tutti_send(r, buf, m, TUTTI_BYTE, peer, tag)
+                 : tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE);
+  if (rc) return rc;
+  rc = me == 0 ? tutti_recv(r, NULL, 0, TUTTI_BYTE, peer, tag + 1, TUTTI_STATUS_IGNORE)
+               : tutti_send(r, NULL, 0, TUTTI_BYTE, peer, tag + 1);
+  *t = (clock() - t0) / burst;
+  return rc;
+}
+
+/* Per size, after one of each to warm up: reps round trips back to back,
+ * then reps bursts (a size's caches and protocol state stay warm, as in a
+ * ping-pong benchmark). */
 int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int burst,
                   double (*clock)(void), struct calib_data *d) {
   int me = tutti_rank(r), rc = 0;
   if (me > 1) return 0;
   if (n < 1 || n > CALIB_MAX_SIZES || reps < 1 || burst < 1) return TUTTI_EINVAL;
-  size_t max = 0;
+  size_t max = 0, nt = (size_t)reps * (size_t)n;
   for (int i = 0; i < n; i++)
     if (sizes[i] > max) max = sizes[i];
   unsigned char *buf = calloc(1, max ? max : 1);
-  double *t = malloc(sizeof *t * (size_t)reps), *o = malloc(sizeof *o * (size_t)reps);
-  if (!buf || !t || !o) {
-    free(buf), free(t), free(o);
+  double *t = malloc(sizeof *t * nt), *g = malloc(sizeof *g * nt),
+         *o = malloc(sizeof *o * (size_t)reps), x, y;
+  if (!buf || !t || !g || !o) {
+    free(buf), free(t), free(g), free(o);
     return TUTTI_ENOMEM;
   }
-  int peer = 1 - me, tag = 7;
-  if (me == 0) memset(d, 0, sizeof *d), d->n = n;
   for (int i = 0; i < n && !rc; i++) {
     long m = (long)sizes[i];
-    /* ping-pong, one warm-up round first */
-    for (int k = -1; k < reps && !rc; k++) {
-      double t0 = clock();
-      if (me == 0) {
-        double s0 = clock();
-        if ((rc = tutti_send(r, buf, m, TUTTI_BYTE, peer, tag))) break;
-        if (k >= 0) o[k] = clock() - s0;
-        rc = tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE);
-      } else {
-        if ((rc = tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE))) break;
-        rc = tutti_send(r, buf, m, TUTTI_BYTE, peer, tag);
-      }
-      if (k >= 0) t[k] = (clock() - t0) / 2;
-    }
-    if (me == 0 && !rc) {
-      d->bytes[i] = sizes[i];
-      d->pp[i] = bench_median(t, reps);
-      if (i == 0) d->o_send = bench_median(o, reps);
-    }
-    /* back-to-back bursts */
-    for (int k = -1; k < reps && !rc; k++) {
-      double t0 = clock();
-      for (int b = 0; b < burst && !rc; b++)
-        rc = me == 0 ? tutti_send(r, buf, m, TUTTI_BYTE, peer, tag)
-                     : tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE);
-      if (rc) break;
-      rc = me == 0 ? tutti_recv(r, NULL, 0, TUTTI_BYTE, peer, tag + 1, TUTTI_STATUS_IGNORE)
-                   : tutti_send(r, NULL, 0, TUTTI_BYTE, peer, tag + 1);
-      if (k >= 0) t[k] = (clock() - t0) / burst;
-    }
-    if (me == 0 && !rc) d->gap[i] = bench_median(t, reps);
+    double *ti = t + (size_t)i * (size_t)reps, *gi = g + (size_t)i * (size_t)reps;
+    rc = round_trip(r, buf, m, clock, &x, &y);
+    for (int k = 0; k < reps && !rc; k++) rc = round_trip(r, buf, m, clock, &ti[k], i ? &y : &o[k]);
+    if (!rc) rc = burst_of(r, buf, m, burst, clock, &x);
+    for (int k = 0; k < reps && !rc; k++) rc = burst_of(r, buf, m, burst, clock, &gi[k]);
   }
-  free(buf), free(t), free(o);
+  if (me == 0 && !rc) {
+    memset(d, 0, sizeof *d);
+    d->n = n;
+    for (int i = 0; i < n; i++) {
+      d->bytes[i] = sizes[i];
+      d->pp[i] = bench_median(t + (size_t)i * (size_t)reps, reps);
+      d->gap[i] = bench_median(g + (size_t)i * (size_t)reps, reps);
+    }
+    d->o_send = bench_median(o, reps);
+  }
+  free(buf), free(t), free(g), free(o);
   return rc;
 }
 
@@ -101,15 +137,155 @@ int calib_fit(const size_t *x, const double *y, int n, struct calib_fit *f) {
   return 0;
 }
 
+/* The fit of points [i, j) into *f: its largest residual, or INFINITY. */
+static double seg_fit(const size_t *x, const double *y, int i, int j, struct calib_fit *f) {
+  return calib_fit(x + i, y + i, j - i, f) ? INFINITY : f->max_rel;
+}
+
+/* The cost of a range [i, j): its largest residual (bound < 0), or its sum
+ * of squared residuals if its largest is within bound (else INFINITY). */
+static double seg_cost(const size_t *x, const double *y, int i, int j, double bound) {
+  struct calib_fit f;
+  double mx = seg_fit(x, y, i, j, &f);
+  if (bound < 0) return mx;
+  int used = 0;
+  for (int q = i; q < j; q++) used += y[q] > 0;
+  return mx <= bound ? f.rms_rel * f.rms_rel * used : INFINITY;
+}
+
+/* Split points [0, n) into k ranges of >= 2 points, breaking only between
+ * different sizes, at least cost: ranges combine by max (bound < 0) or by
+ * sum (seg_cost). cut[q] (q = 0..k) are the range bounds. The cost, or
+ * INFINITY when no split exists. */
+static double split(const size_t *x, const double *y, int n, int k, double bound, int *cut) {
+  double best[CALIB_MAX_PIECES + 1][CALIB_MAX_SIZES + 1];
+  int from[CALIB_MAX_PIECES + 1][CALIB_MAX_SIZES + 1];
+  for (int q = 0; q <= k; q++)
+    for (int j = 0; j <= n; j++) best[q][j] = INFINITY, from[q][j] = -1;
+  best[0][0] = 0;
+  for (int q = 1; q <= k; q++)
+    for (int j = CALIB_MIN_POINTS * q; j <= n; j++)
+      for (int i = CALIB_MIN_POINTS * (q - 1); i <= j - CALIB_MIN_POINTS; i++) {
+        if (best[q - 1][i] == INFINITY || (i > 0 && x[i] == x[i - 1])) continue;
+        double c = seg_cost(x, y, i, j, bound);
+        c = bound < 0 ? fmax(best[q - 1][i], c) : best[q - 1][i] + c;
+        if (c < best[q][j]) best[q][j] = c, from[q][j] = i;
+      }
+  cut[k] = n;
+  for (int q = k; q > 0 && best[k][n] < INFINITY; q--) cut[q - 1] = from[q][cut[q]];
+  return best[k][n];
+}
+
+int calib_fit_pieces(const size_t *x, const double *y, int n, double tol, struct calib_pieces *pw) {
+  if (n < 2 || n > CALIB_MAX_SIZES) return TUTTI_EINVAL;
+  for (int i = 1; i < n; i++)
+    if (x[i] < x[i - 1]) return TUTTI_EINVAL;
+  int cut[CALIB_MAX_PIECES + 1], k = 0, kmax = n / CALIB_MIN_POINTS;
+  if (kmax > CALIB_MAX_PIECES) kmax = CALIB_MAX_PIECES;
+  double err = INFINITY;
+  for (int q = 1; q <= kmax && !(err <= tol); q++) {
+    double e = split(x, y, n, q, -1, cut);
+    if (e < INFINITY) err = e, k = q;
+  }
+  if (err == INFINITY) return TUTTI_EINVAL;
+  /* the breaks: least squares among the splits within the bound reached */
+  split(x, y, n, k, fmax(tol, err * (1 + 1e-9)), cut);
+  memset(pw, 0, sizeof *pw);
+  pw->n = k;
+  double ss = 0;
+  int used = 0;
+  for (int q = 0; q < k; q++) {
+    struct calib_piece *p = &pw->p[q];
+    seg_fit(x, y, cut[q], cut[q + 1], &p->fit);
+    p->from = x[cut[q]], p->to = x[cut[q + 1] - 1];
+    for (int i = cut[q]; i < cut[q + 1]; i++) {
+      if (!(y[i] > 0)) continue;
+      double e = fabs(p->fit.a + p->fit.b * (double)x[i] - y[i]) / y[i];
+      ss += e * e, used++;
+    }
+    pw->max_rel = fmax(pw->max_rel, p->fit.max_rel);
+  }
+  pw->rms_rel = sqrt(ss / used);
+  return 0;
+}
+
+double calib_pieces_at(const struct calib_pieces *pw, double m) {
+  int k = 0;
+  while (k + 1 < pw->n && (double)pw->p[k + 1].from <= m) k++;
+  return pw->p[k].fit.a + pw->p[k].fit.b * m;
+}
+
+/* Sort indices by size (insertion: at most CALIB_MAX_SIZES). */
+static void order(const struct calib_data *d, int *ix) {
+  for (int i = 0; i < d->n; i++) {
+    int j = i;
+    for (; j > 0 && d->bytes[ix[j - 1]] > d->bytes[i]; j--) ix[j] = ix[j - 1];
+    ix[j] = i;
+  }
+}
+
+/* The first step where the time jumps up (the range's line against the
+ * one before, at the step) by the smallest size's one-way time t0 or more:
+ * a rendezvous waits for a control message an eager send does not. 0 if
+ * none does. */
+static size_t eager_step(const struct calib_pieces *pw, double t0) {
+  for (int k = 1; k < pw->n; k++) {
+    const struct calib_fit *f = &pw->p[k].fit, *e = &pw->p[k - 1].fit;
+    double m = (double)pw->p[k].from;
+    if (f->a + f->b * m - (e->a + e->b * m) >= t0) return pw->p[k].from;
+  }
+  return 0;
+}
+
 int calib_analyze(const struct calib_data *d, struct calib_result *res) {
-  int rc;
+  int rc, ix[CALIB_MAX_SIZES];
   memset(res, 0, sizeof *res);
+  if (d->n < 2 || d->n > CALIB_MAX_SIZES) return TUTTI_EINVAL;
+  size_t x[CALIB_MAX_SIZES];
+  double y[CALIB_MAX_SIZES];
+  order(d, ix);
+  for (int i = 0; i < d->n; i++) x[i] = d->bytes[ix[i]], y[i] = d->pp[ix[i]];
+  if ((rc = calib_fit_pieces(x, y, d->n, CALIB_TOLERANCE, &res->pw))) return rc;
   if ((rc = calib_fit(d->bytes, d->pp, d->n, &res->hockney))) return rc;
   if ((rc = calib_fit(d->bytes, d->gap, d->n, &res->gap))) return rc;
+  res->eager_limit = eager_step(&res->pw, y[0]);
   res->o = d->o_send;
-  res->L = res->hockney.a - 2 * res->o;
+  res->L = res->pw.p[0].fit.a - 2 * res->o;
   if (res->L < 0) res->L = 0;
   return 0;
+}
+
+/* "8 B..2 KiB" */
+static char *range(const struct calib_piece *p, char *buf, size_t n) {
+  char a[32], b[32];
+  snprintf(buf, n, "%s..%s", tutti_format_bytes(p->from, a, sizeof a),
+           tutti_format_bytes(p->to, b, sizeof b));
+  return buf;
+}
+
+static void print_steps(FILE *f, const struct calib_result *res) {
+  char s1[64], s2[64], s3[64];
+  const struct calib_pieces *pw = &res->pw;
+  if (pw->n == 1)
+    fprintf(f, "steps         none (eager_limit 0)\n");
+  else {
+    fprintf(f, "steps         at");
+    for (int k = 1; k < pw->n; k++)
+      fprintf(f, "%s %s", k > 1 ? "," : "", tutti_format_bytes(pw->p[k].from, s1, sizeof s1));
+    if (res->eager_limit)
+      fprintf(f, "; eager_limit %s (the first up by a small message's time)\n",
+              tutti_format_bytes(res->eager_limit, s1, sizeof s1));
+    else
+      fprintf(f, "; eager_limit 0 (none up by a small message's time)\n");
+  }
+  fprintf(f, "%-22s  %10s  %10s  %8s  %8s\n", "Hockney range", "alpha", "beta/B", "max err",
+          "RMS err");
+  for (int k = 0; k < pw->n; k++) {
+    const struct calib_fit *q = &pw->p[k].fit;
+    fprintf(f, "%-22s  %10s  %10s  %7.1f%%  %7.1f%%\n", range(&pw->p[k], s3, sizeof s3),
+            tutti_format_time(q->a, s1, sizeof s1), tutti_format_time(q->b, s2, sizeof s2),
+            100 * q->max_rel, 100 * q->rms_rel);
+  }
 }
 
 void calib_print(FILE *f, const struct calib_data *d, const struct calib_result *res) {
@@ -118,12 +294,15 @@ void calib_print(FILE *f, const struct calib_data *d, const struct calib_result 
   for (int i = 0; i < d->n; i++)
     fprintf(f, "%12s  %14s  %14s  %14s\n", tutti_format_bytes(d->bytes[i], s1, sizeof s1),
             tutti_format_time(d->pp[i], s2, sizeof s2),
-            tutti_format_time(res->hockney.a + res->hockney.b * (double)d->bytes[i], s3, sizeof s3),
+            tutti_format_time(calib_pieces_at(&res->pw, (double)d->bytes[i]), s3, sizeof s3),
             tutti_format_time(d->gap[i], s4, sizeof s4));
-  fprintf(f, "Hockney  alpha %s, beta %s/B; fit error: max %.1f%%, RMS %.1f%% (relative)\n",
-          tutti_format_time(res->hockney.a, s1, sizeof s1),
-          tutti_format_time(res->hockney.b, s2, sizeof s2), 100 * res->hockney.max_rel,
-          100 * res->hockney.rms_rel);
+  print_steps(f, res);
+  fprintf(f,
+          "Hockney  alpha %s, beta %s/B (first range); fit error: max %.1f%%, RMS %.1f%% "
+          "(relative; one line: max %.1f%%, RMS %.1f%%)\n",
+          tutti_format_time(res->pw.p[0].fit.a, s1, sizeof s1),
+          tutti_format_time(res->pw.p[0].fit.b, s2, sizeof s2), 100 * res->pw.max_rel,
+          100 * res->pw.rms_rel, 100 * res->hockney.max_rel, 100 * res->hockney.rms_rel);
   fprintf(
       f, "LogGP    L %s, o %s, g %s, G %s/B; gap fit error: max %.1f%%, RMS %.1f%% (relative)\n",
       tutti_format_time(res->L, s1, sizeof s1), tutti_format_time(res->o, s2, sizeof s2),
@@ -131,16 +310,74 @@ void calib_print(FILE *f, const struct calib_data *d, const struct calib_result 
       100 * res->gap.max_rel, 100 * res->gap.rms_rel);
 }
 
+/* x seconds (or seconds per byte) with `digits` significant digits in the
+ * unit that puts it in [1, 1000): "484.502ns". */
+static char *fmt_time(double x, int digits, char *buf, size_t n) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } u[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}};
+  int k = 0;
+  while (k < 4 && fabs(x) < u[k].scale) k++;
+  snprintf(buf, n, "%.*g%s", digits, x / u[k].scale, x == 0 ? "s" : u[k].unit);
+  return buf;
+}
+
+/* m bytes exactly in the largest binary unit that divides it: "4MiB". */
+static char *fmt_size(size_t m, char *buf, size_t n) {
+  static const char *const unit[] = {"", "KiB", "MiB", "GiB"};
+  int k = 0;
+  while (k < 3 && m && m % ((size_t)1024 << (10 * k)) == 0) k++;
+  snprintf(buf, n, "%zu%s", m >> (10 * k), unit[k]);
+  return buf;
+}
+
+/* The pieces as a cost, "A + B*m | from SIZE: A + B*m ..." (runtime/MODEL.md
+ * "Cost functions"), with the most digits (9 down to 4) that keep a
+ * profile line "recv_port = COST" within CALIB_COST_MAX characters. */
+#define CALIB_COST_MAX (197 - 12) /* a profile line: at most 197 (topo/ini.c) */
+static void cost_text(const struct calib_pieces *pw, char *buf, size_t n) {
+  for (int digits = 9; digits >= 4; digits--) {
+    size_t off = 0;
+    char a[32], b[32];
+    for (int k = 0; k < pw->n && off < n; k++) {
+      if (k > 0)
+        off += (size_t)snprintf(buf + off, n - off,
+                                " | from %s: ", fmt_size(pw->p[k].from, a, sizeof a));
+      if (off < n)
+        off += (size_t)snprintf(buf + off, n - off, "%s + %s*m",
+                                fmt_time(pw->p[k].fit.a, digits, a, sizeof a),
+                                fmt_time(pw->p[k].fit.b, digits, b, sizeof b));
+    }
+    if (off <= CALIB_COST_MAX) return;
+  }
+}
+
 void calib_write_profile(FILE *f, const char *what, const struct calib_data *d,
                          const struct calib_result *res) {
+  const struct calib_pieces *pw = &res->pw;
+  char s1[32], s2[32];
   fprintf(f, "; calibrated on %s: ping-pong and back-to-back sends, ranks 0 and 1\n", what);
   fprintf(f, "; (tutti calibrate / tutti-mpi calibrate; method in bench/calib.c)\n");
-  fprintf(f, "; Hockney fit error: max %.3g, RMS %.3g (relative)\n", res->hockney.max_rel,
-          res->hockney.rms_rel);
+  fprintf(f, "; Hockney in %d range%s (steps where one line is off by more than %.0f%%):\n", pw->n,
+          pw->n > 1 ? "s" : "", 100 * CALIB_TOLERANCE);
+  for (int k = 0; k < pw->n; k++)
+    fprintf(f, ";   %s..%s: alpha %.6gs, beta %.6gs; fit error max %.3g, RMS %.3g (relative)\n",
+            tutti_format_bytes(pw->p[k].from, s1, sizeof s1),
+            tutti_format_bytes(pw->p[k].to, s2, sizeof s2), pw->p[k].fit.a, pw->p[k].fit.b,
+            pw->p[k].fit.max_rel, pw->p[k].fit.rms_rel);
+  fprintf(f, "; eager_limit: the first step up by the smallest size's one-way time or more\n");
+  fprintf(f, "; Hockney fit error: max %.3g, RMS %.3g (relative; one line: max %.3g, RMS %.3g)\n",
+          pw->max_rel, pw->rms_rel, res->hockney.max_rel, res->hockney.rms_rel);
   fprintf(f, "; LogGP: L = %.6gs, o = %.6gs, g = %.6gs, G = %.6gs per byte (gap fit max %.3g)\n",
           res->L, res->o, res->gap.a, res->gap.b, res->gap.max_rel);
-  fprintf(f, "[model]\npreset = hockney\nalpha = %.9gs\nbeta = %.9gs\n", res->hockney.a,
-          res->hockney.b);
+  fprintf(f, "[model]\npreset = hockney\nalpha = %ss\nbeta = %ss\neager_limit = %zu\n",
+          tutti_format_shortest(pw->p[0].fit.a, s1, sizeof s1),
+          tutti_format_shortest(pw->p[0].fit.b, s2, sizeof s2), res->eager_limit);
+  static const char *const keys[] = {"send_cpu", "send_port", "latency", "recv_port"};
+  char cost[512];
+  cost_text(pw, cost, sizeof cost);
+  for (int i = 0; i < 4 && pw->n > 1; i++) fprintf(f, "%s = %s\n", keys[i], cost);
   fprintf(f, "; measured: bytes, ping-pong one way (s), back-to-back per message (s)\n");
   for (int i = 0; i < d->n; i++)
     fprintf(f, ";   %zu %.9g %.9g\n", d->bytes[i], d->pp[i], d->gap[i]);

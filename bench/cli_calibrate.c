@@ -1,10 +1,10 @@
 /*
  * cli_calibrate.c -- `tutti calibrate [PROFILE] [--sizes L] [--iters R]`:
  * measure tutti's thread runtime between two rank threads (ping-pong and
- * back-to-back sends, calib.c), fit Hockney alpha/beta and LogGP L/o/g/G,
- * print the table and, given a file name, write the profile --profile
- * reads. `tutti-mpi calibrate` (bench/mpi/calibrate.c) does the same over MPI
- * with the same calib.c.
+ * back-to-back sends, calib.c), fit Hockney alpha/beta piecewise between
+ * the protocol steps found and LogGP L/o/g/G, print the tables and, given
+ * a file name, write the profile --profile reads. `tutti-mpi calibrate`
+ * (bench/mpi/calibrate.c) does the same over MPI with the same calib.c.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -47,10 +47,13 @@ int tutti_cli_calibrate(int argc, char **argv) {
            "Measure tutti's thread runtime between two rank threads (none model): ping-pong\n"
            "and back-to-back sends over the sizes (default 8..4MiB), R repetitions each\n"
            "(default 31, medians). Fit Hockney alpha and beta to the one-way ping-pong time\n"
-           "and LogGP g and G to the back-to-back time per message by least squares on\n"
-           "relative residuals; print both with the fit's error, and write PROFILE, a\n"
-           "profile file that --profile reads. mpirun -n 2 tutti-mpi calibrate measures an\n"
-           "MPI library the same way.\n\noptions:\n");
+           "piecewise: one line per range of sizes between the protocol steps found in the\n"
+           "data (the fewest ranges, up to 5, within 5%% of every size; eager_limit is the\n"
+           "first step up by the smallest size's time). Fit LogGP g and G to the\n"
+           "back-to-back time per message, all by least squares on relative residuals;\n"
+           "print the fits with their error per range, and write PROFILE, a profile file\n"
+           "that --profile reads. mpirun -n 2 tutti-mpi calibrate measures an MPI library\n"
+           "the same way.\n\noptions:\n");
     cli_print_options(stdout, CALIBRATE_OPTS);
     return 0;
   }

@@ -3,10 +3,12 @@
  * the least-squares fit recovers an exact line and is optimal for noisy
  * data (moving either parameter makes the weighted residuals worse), and a
  * calibration of the thread runtime writes a profile whose modeled
- * ping-pong -- a real modeled world under that profile, read back by
- * tutti_profile_load -- is within the fit's stated error of every
- * ping-pong time measured; the command writes a profile `tutti run` reads
- * and refuses bad input.
+ * ping-pong -- a real modeled world under that profile, its costs in
+ * pieces between the steps found, read back by tutti_profile_load -- is
+ * within the piecewise fit's stated error of every ping-pong time
+ * measured; the command prints the fit per range and writes a profile
+ * `tutti run` reads, and refuses bad input. (The piecewise fit itself:
+ * test_unit_calib.c.)
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -123,10 +125,10 @@ Test(calibrate, thread_profile_predicts_the_measured_ping_pong, .timeout = 60) {
     tutti_report_t rep;
     cr_assert_eq(tutti_world_report(w, &rep), 0);
     double meas = j.d.pp[i], e = fabs(rep.modeled_time - meas) / meas;
-    /* the profile keeps 9 digits of alpha and beta: a 1e-6 slack covers it */
-    cr_assert(e <= res.hockney.max_rel + 1e-6,
+    /* the profile's numbers read back exactly; 1e-6 covers rounding */
+    cr_assert(e <= res.pw.max_rel + 1e-6,
               "%zu B: modeled %g s, measured %g s: off by %.3g, the fit states %.3g", sizes[i],
-              rep.modeled_time, meas, e, res.hockney.max_rel);
+              rep.modeled_time, meas, e, res.pw.max_rel);
   }
   tutti_world_destroy(w);
 }
@@ -142,6 +144,9 @@ Test(calibrate, command_writes_a_profile_run_reads, .timeout = 60) {
   cr_assert(eq(int, c.status, 0), "stderr: %s", c.err);
   HAS(c.out, "Hockney  alpha");
   HAS(c.out, "fit error: max");
+  HAS(c.out, "\nsteps         ");
+  HAS(c.out, "\nHockney range");
+  HAS(c.out, "one line: max");
   cli_free(&c);
   c = CLI("run", "bcast", "binomial", "-n", "8", "--profile", path);
   cr_assert(eq(int, c.status, 0), "stderr: %s", c.err);

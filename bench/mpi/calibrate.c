@@ -3,7 +3,8 @@
  * between ranks 0 and 1 (ping-pong and back-to-back sends over the sizes),
  * Hockney and LogGP fitted by bench/calib.c -- the code `tutti calibrate`
  * uses for threads -- and written as a profile file that tutti's --profile
- * reads (bench/CLI.md "tutti-mpi").
+ * reads (bench/CLI.md "tutti-mpi"). Ranks 0 and 1 on one host measure that
+ * host's shared memory, not the network: said on stderr and in the profile.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,26 @@ static double wtime(void) {
   return MPI_Wtime();
 }
 
+/* On rank 0: whether ranks 0 and 1 run on one host, its name in host. */
+static int same_host(tutti_rank_t *r, char host[MPI_MAX_PROCESSOR_NAME]) {
+  char other[MPI_MAX_PROCESSOR_NAME] = "";
+  int len = 0, me = tutti_rank(r);
+  MPI_Get_processor_name(host, &len);
+  if (me == 1) MPI_Send(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, 0, tutti_mpi_comm(r));
+  if (me != 0) return 0;
+  MPI_Recv(other, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 1, 0, tutti_mpi_comm(r), MPI_STATUS_IGNORE);
+  return strncmp(host, other, MPI_MAX_PROCESSOR_NAME) == 0;
+}
+
+/* The same-host warning in two lines, each after prefix. */
+static void host_warning(FILE *f, const char *prefix, const char *host) {
+  fprintf(f,
+          "%sranks 0 and 1 are both on %s: this measures shared memory within a node, not the "
+          "network;\n%sto measure the network, place them on two nodes: mpirun -n 2 --map-by "
+          "node --host NODE1,NODE2 tutti-mpi calibrate ...\n",
+          prefix, host, prefix);
+}
+
 int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
   const char *cmd = "mpi calibrate";
   struct cli_opts o;
@@ -30,9 +51,13 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
       printf("usage: mpirun -n 2 tutti-mpi calibrate [PROFILE] [--sizes LIST] [--iters R]\n\n"
              "Measure the MPI library between ranks 0 and 1 (others wait): ping-pong and\n"
              "back-to-back sends over the sizes (default 8..4MiB), R repetitions each\n"
-             "(default 31, medians); fit Hockney alpha/beta and LogGP L/o/g/G with the fit's\n"
-             "error (bench/calib.c, the code `tutti calibrate` uses for threads) and write\n"
-             "PROFILE, a profile file that tutti's --profile reads.\n");
+             "(default 31, medians). Fit Hockney alpha/beta piecewise, one line per range\n"
+             "between the protocol steps found in the data (eager_limit: the first up by a\n"
+             "small message's time), with the error per range, and LogGP L/o/g/G\n"
+             "(bench/calib.c, the code `tutti calibrate` uses for threads); write PROFILE,\n"
+             "a profile file that tutti's --profile reads. Ranks 0 and 1 on one host\n"
+             "measure its shared memory (a warning says so): for the network, mpirun -n 2\n"
+             "--map-by node --host A,B.\n");
     return 0;
   }
   if (tutti_size(r) < 2)
@@ -53,6 +78,9 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
     free(sizes);
     return st;
   }
+  char host[MPI_MAX_PROCESSOR_NAME] = "";
+  int shared = same_host(r, host);
+  if (shared) host_warning(stderr, "tutti mpi calibrate: ", host);
   int reps = o.given & CLI_O(ITERS) ? o.iters : 31;
   static struct calib_data d;
   int rc = calib_measure(r, sizes ? sizes : defs, n, reps, 16, wtime, &d), any = 0;
@@ -81,6 +109,7 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
   printf("%s, ranks 0 and 1 of %d, %d repetitions per size\n", what, tutti_size(r), reps);
   calib_print(stdout, &d, &res);
   if (out.f) {
+    if (shared) host_warning(out.f, "; warning: ", host);
     calib_write_profile(out.f, what, &d, &res);
     if ((st = cli_out_commit(&out))) return st;
     printf("profile       %s (--profile %s)\n", o.pos[0], o.pos[0]);
