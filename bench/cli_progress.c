@@ -29,6 +29,10 @@
 
 #include "cli.h"
 
+/* A timing-only tune runs points on several threads at once (cli_tune.c):
+ * the counts and the line are under pg_mu. */
+static pthread_mutex_t pg_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static struct {
   int on;               /* drawing: stderr is a terminal, not --quiet */
   const char *cmd;      /* "suite" */
@@ -77,8 +81,16 @@ static const char *clock_text(double s, char *buf, size_t n) {
   return buf;
 }
 
+static void progress_point(const char *what);
+
 void cli_progress_point(const char *what) {
   if (!pg.on) return;
+  pthread_mutex_lock(&pg_mu);
+  progress_point(what);
+  pthread_mutex_unlock(&pg_mu);
+}
+
+static void progress_point(const char *what) {
   char gone[32], left[48] = "";
   double t = now() - pg.t0;
   if (pg.wdone > 0 && pg.wtotal > pg.wdone) {
@@ -97,16 +109,20 @@ void cli_progress_point(const char *what) {
 }
 
 void cli_progress_done(double weight) {
+  pthread_mutex_lock(&pg_mu);
   pg.done++;
   pg.wdone += weight;
+  pthread_mutex_unlock(&pg_mu);
 }
 
 void cli_progress_clear(void) {
   if (!cli_line_shown) return;
+  pthread_mutex_lock(&pg_mu);
   fflush(stdout);
   fputs("\r\033[K", stderr);
   fflush(stderr);
   cli_line_shown = 0;
+  pthread_mutex_unlock(&pg_mu);
 }
 
 void cli_progress_end(void) {

@@ -12,9 +12,11 @@
  * take, is cli_world.c's.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_rules.h"
@@ -173,81 +175,155 @@ static long segment_bytes(const tutti_algo_t *a, int P, size_t m, const struct c
   return S > 1 ? (long)((m + S - 1) / S) : 0;
 }
 
-/* Run every candidate of coll at every (P, m). */
-static int measure(const char *cmd, const struct cli_opts *o, struct tune_result *t, int coll,
-                   int *nbad, int *ntiming, char first_timing[512], double *times, long *segs) {
-  const tutti_algo_t **cand = t->cand[coll];
-  int nc = t->ncand[coll] = candidates(coll, cand, MAX_CANDIDATES);
-  int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
-  int ns = data ? t->nsizes : 1, st = 0;
-  t->first[coll] = t->ncells, t->per[coll] = ns;
-  for (int i = 0; i < t->nranks && !st; i++) {
-    int P = t->ranks[i];
-    tutti_machine_t mach;
-    if ((st = cli_model(cmd, o, P, &mach))) break;
-    tutti_config_t cfg = tutti_config_default(P);
-    cfg.model = &mach.model;
-    cli_config(o, &cfg);
-    tutti_world_t *w = NULL;
-    int rc = tutti_world_create(&w, &cfg);
-    if (rc) {
-      tutti_machine_free(&mach);
-      return cli_fail(CLI_ERUNTIME, cmd, "cannot create a world of %d ranks: %s", P,
-                      tutti_strerror(rc));
-    }
-    for (int s = 0; s < ns && !st; s++) {
-      int k = t->ncells++;
-      struct tune_cell *c = &t->cells[k];
-      *c = (struct tune_cell){.coll = coll,
-                              .P = P,
-                              .m = data ? t->sizes[s] : 0,
-                              .times = times + (size_t)k * MAX_CANDIDATES,
-                              .seg = segs + (size_t)k * MAX_CANDIDATES,
-                              .best = -1,
-                              .t = INFINITY,
-                              .t2 = INFINITY};
-      for (int a = 0; a < nc; a++) {
-        c->times[a] = INFINITY; /* skipped or not verified: out of the race */
-        if (!mach.topo && chain_in_dfs_order(cand[a])) { /* not run: counted as done */
-          cli_progress_done(cli_point_weight(coll, P, c->m, o->no_data));
-          continue;
-        }
-        struct cli_point r = {
-            .algo = cand[a], .desc = tutti_algo_desc(cand[a]), .coll = coll, .bytes = c->m};
-        cli_point_run(&w, &cfg, P, &r);
-        if (r.failed) {
-          st = cli_fail(CLI_ERUNTIME, cmd, "%s on %d ranks, %zu B: %s",
-                        tutti_algo_desc(cand[a])->name, P, c->m, r.note);
-          break;
-        }
-        if (r.skipped) continue;
-        if (r.timing_only[0] && !(*ntiming)++)
-          snprintf(first_timing, 512, "%s on %d ranks, %zu B: %s", tutti_algo_desc(cand[a])->name,
-                   P, c->m, r.timing_only);
-        if (!r.verified) {
-          if (!(*nbad)++ && (cli_progress_clear(), 1))
-            fprintf(stderr, "tutti %s: %s on %d ranks, %zu B: not verified: %s\n", cmd,
-                    tutti_algo_desc(cand[a])->name, P, c->m, r.note);
-          continue;
-        }
-        c->times[a] = r.time;
-        c->seg[a] = segment_bytes(cand[a], P, c->m, &r);
-        if (r.time < c->t * (1 - 1e-12)) /* a new best; ties: the first */
-          c->t = r.time, c->best = a, c->ok = 1;
-      }
-      /* the runner-up: the fastest other algorithm (not a variant of the winner's) */
-      for (int a = 0; c->ok && a < nc; a++)
-        if (tutti_algo_desc(cand[a]) != tutti_algo_desc(cand[c->best]) &&
-            c->times[a] < c->t2 * (1 - 1e-12)) {
-          c->t2 = c->times[a];
-          tutti_algo_format(cand[a], c->spec2, sizeof c->spec2);
-        }
-      if (c->ok) tutti_algo_format(cand[c->best], c->spec, sizeof c->spec);
-    }
-    if (w) tutti_world_destroy(w);
-    tutti_machine_free(&mach);
+/* A tune's runs: groups of points, one (collective, rank count) each, on
+ * one world. A timing-only tune runs a group per core at once (the
+ * groups share nothing but the counters below, under mu; each writes
+ * only its own cells, so the results do not depend on the order); with
+ * data one at a time, so that one point's buffers are what the memory
+ * estimate counts. The largest rank counts go first: the last group to
+ * finish is then a short one. */
+struct tune_run {
+  const char *cmd;
+  const struct cli_opts *o;
+  struct tune_result *t;
+  double *times;
+  long *segs;
+  int (*group)[2]; /* (collective, rank index), largest P first */
+  int ngroups;
+  pthread_mutex_t mu;
+  int next, st, nbad, ntiming; /* under mu */
+  char first_timing[512];
+};
+
+/* Lay out every collective's cells: its candidates, then nranks x per
+ * cells from first[coll]. */
+static void layout(struct tune_result *t) {
+  t->ncells = 0;
+  for (int coll = 0; coll < TUTTI_COLL_N; coll++) {
+    t->ncand[coll] = candidates(coll, t->cand[coll], MAX_CANDIDATES);
+    t->per[coll] = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) ? t->nsizes : 1;
+    t->first[coll] = t->ncells;
+    t->ncells += t->nranks * t->per[coll];
   }
+}
+
+/* Run every candidate of coll at every m on ranks[i]: 0, or the exit
+ * status of a failure (said on stderr). */
+static int measure(struct tune_run *g, int coll, int i) {
+  struct tune_result *t = g->t;
+  const struct cli_opts *o = g->o;
+  const tutti_algo_t **cand = t->cand[coll];
+  int nc = t->ncand[coll], ns = t->per[coll], st = 0, P = t->ranks[i];
+  int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
+  tutti_machine_t mach;
+  pthread_mutex_lock(&g->mu); /* a bad flag is said once, by the first */
+  st = g->st ? g->st : cli_model(g->cmd, o, P, &mach);
+  pthread_mutex_unlock(&g->mu);
+  if (st) return st;
+  tutti_config_t cfg = tutti_config_default(P);
+  cfg.model = &mach.model;
+  cli_config(o, &cfg);
+  tutti_world_t *w = NULL;
+  int rc = tutti_world_create(&w, &cfg);
+  if (rc) {
+    tutti_machine_free(&mach);
+    pthread_mutex_lock(&g->mu);
+    st = cli_fail(CLI_ERUNTIME, g->cmd, "cannot create a world of %d ranks: %s", P,
+                  tutti_strerror(rc));
+    pthread_mutex_unlock(&g->mu);
+    return st;
+  }
+  for (int s = 0; s < ns && !st; s++) {
+    int k = t->first[coll] + i * ns + s;
+    struct tune_cell *c = &t->cells[k];
+    *c = (struct tune_cell){.coll = coll,
+                            .P = P,
+                            .m = data ? t->sizes[s] : 0,
+                            .times = g->times + (size_t)k * MAX_CANDIDATES,
+                            .seg = g->segs + (size_t)k * MAX_CANDIDATES,
+                            .best = -1,
+                            .t = INFINITY,
+                            .t2 = INFINITY};
+    for (int a = 0; a < nc && !st; a++) {
+      c->times[a] = INFINITY; /* skipped or not verified: out of the race */
+      if (!mach.topo && chain_in_dfs_order(cand[a])) { /* not run: counted as done */
+        cli_progress_done(cli_point_weight(coll, P, c->m, o->no_data));
+        continue;
+      }
+      struct cli_point r = {
+          .algo = cand[a], .desc = tutti_algo_desc(cand[a]), .coll = coll, .bytes = c->m};
+      cli_point_run(&w, &cfg, P, &r);
+      const char *name = tutti_algo_desc(cand[a])->name;
+      pthread_mutex_lock(&g->mu);
+      if (r.failed)
+        st = cli_fail(CLI_ERUNTIME, g->cmd, "%s on %d ranks, %zu B: %s", name, P, c->m, r.note);
+      else if (!r.skipped && r.timing_only[0] && !g->ntiming++)
+        snprintf(g->first_timing, sizeof g->first_timing, "%s on %d ranks, %zu B: %s", name, P,
+                 c->m, r.timing_only);
+      if (!st && !r.skipped && !r.verified && !g->nbad++ && (cli_progress_clear(), 1))
+        fprintf(stderr, "tutti %s: %s on %d ranks, %zu B: not verified: %s\n", g->cmd, name, P,
+                c->m, r.note);
+      if (g->st) st = g->st; /* another group failed: stop here too */
+      pthread_mutex_unlock(&g->mu);
+      if (st || r.skipped || !r.verified) continue;
+      c->times[a] = r.time;
+      c->seg[a] = segment_bytes(cand[a], P, c->m, &r);
+      if (r.time < c->t * (1 - 1e-12)) /* a new best; ties: the first */
+        c->t = r.time, c->best = a, c->ok = 1;
+    }
+    /* the runner-up: the fastest other algorithm (not a variant of the winner's) */
+    for (int a = 0; c->ok && a < nc; a++)
+      if (tutti_algo_desc(cand[a]) != tutti_algo_desc(cand[c->best]) &&
+          c->times[a] < c->t2 * (1 - 1e-12)) {
+        c->t2 = c->times[a];
+        tutti_algo_format(cand[a], c->spec2, sizeof c->spec2);
+      }
+    if (c->ok) tutti_algo_format(cand[c->best], c->spec, sizeof c->spec);
+  }
+  if (w) tutti_world_destroy(w);
+  tutti_machine_free(&mach);
   return st;
+}
+
+static void *tune_worker(void *arg) {
+  struct tune_run *g = arg;
+  for (;;) {
+    pthread_mutex_lock(&g->mu);
+    int k = g->st || g->next == g->ngroups ? -1 : g->next++;
+    pthread_mutex_unlock(&g->mu);
+    if (k < 0) return NULL;
+    int st = measure(g, g->group[k][0], g->group[k][1]);
+    pthread_mutex_lock(&g->mu);
+    if (st && !g->st) g->st = st;
+    pthread_mutex_unlock(&g->mu);
+  }
+}
+
+static int cmp_group(const void *a, const void *b, void *ranks) {
+  const int *x = a, *y = b, *P = ranks;
+  if (P[x[1]] != P[y[1]]) return P[y[1]] - P[x[1]];
+  return x[0] != y[0] ? x[0] - y[0] : 0;
+}
+
+/* Every group: on this thread, or (timing only) on one thread per core. */
+static int measure_all(struct tune_run *g) {
+  struct tune_result *t = g->t;
+  g->group = malloc(sizeof *g->group * (size_t)TUTTI_COLL_N * (size_t)t->nranks);
+  if (!g->group) return cli_fail(CLI_ERUNTIME, g->cmd, "%s", tutti_strerror(TUTTI_ENOMEM));
+  for (int coll = 0; coll < TUTTI_COLL_N; coll++)
+    for (int i = 0; i < t->nranks; i++)
+      g->group[g->ngroups][0] = coll, g->group[g->ngroups][1] = i, g->ngroups++;
+  qsort_r(g->group, (size_t)g->ngroups, sizeof *g->group, cmp_group, t->ranks);
+  pthread_mutex_init(&g->mu, NULL);
+  long cores = g->o->no_data ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+  pthread_t th[64];
+  int nth = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores, started = 0;
+  for (int k = 1; k < nth; k++) started += !pthread_create(&th[started], NULL, tune_worker, g);
+  tune_worker(g); /* this thread is one of them */
+  for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
+  pthread_mutex_destroy(&g->mu);
+  free(g->group);
+  return g->st;
 }
 
 /* The buckets of collective coll at rank index i. */
@@ -417,9 +493,9 @@ int tutti_cli_tune(int argc, char **argv) {
   t.model = &mach.model;
   tutti_model_describe(&mach.model, t.model_desc, sizeof t.model_desc);
   t.ranks_text = rtext, t.sizes_text = stext, t.no_data = o.no_data;
-  int nbad = 0, ntiming = 0, npoints = 0;
-  char first_timing[512] = "";
+  int npoints = 0;
   double weight = 0;
+  layout(&t);
   cli_mem_begin(cmd, &o, 1);
   for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++) {
     const tutti_algo_t *cand[MAX_CANDIDATES];
@@ -437,8 +513,10 @@ int tutti_cli_tune(int argc, char **argv) {
     goto out;
   }
   cli_progress_start(cmd, npoints, weight, (o.given & CLI_O(QUIET)) != 0);
-  for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++)
-    st = measure(cmd, &o, &t, coll, &nbad, &ntiming, first_timing, times, segs);
+  struct tune_run g = {.cmd = cmd, .o = &o, .t = &t, .times = times, .segs = segs};
+  st = measure_all(&g);
+  int nbad = g.nbad, ntiming = g.ntiming;
+  const char *first_timing = g.first_timing;
   cli_progress_end();
   if (!st) {
     print_table(&t, &mach.model, o.model ? NULL : mach.label, o.no_data, bk);
