@@ -306,13 +306,19 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
  * --no-data, --max-events. */
 void cli_config(const struct cli_opts *o, tutti_config_t *cfg);
 /* For the commands that run many points in one process (suite, sweep,
- * tune): memory a run frees stays in the process for the next one instead
- * of going back to the kernel (glibc: no mmap'd chunks, no trimming). A
- * page the process touches first costs the kernel a clearing (under a
- * hypervisor, a host fault with it), and a big replay's op and message
- * arrays are mostly fresh pages: reusing them trades some peak memory
- * for that time. */
+ * tune): while a point runs, memory it frees stays in the process for
+ * its next call instead of going back to the kernel (glibc: no mmap'd
+ * chunks, no trimming), since a page the process touches first costs the
+ * kernel a clearing (under a hypervisor, a host fault with it); between
+ * points cli_release_memory gives it back. */
 void cli_keep_memory(void);
+/* After each point (cli_point_run): give every malloc arena's free pages
+ * back to the kernel (malloc_trim). What a point frees lies in the arenas
+ * of the rank threads that freed it, where the next point's threads may
+ * not reuse it: kept, a job's peak grew with its points past its largest
+ * point's; given back, a job holds at most its largest point's peak and
+ * what outlives the points (the world, the results). */
+void cli_release_memory(void);
 /* cli_links.c: the lines "topology ..." and "links ..." of the run,
  * suite and explain reports, labels padded to `width` columns. */
 void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width);
@@ -567,9 +573,9 @@ int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m,
 /* One command's job (one per process, as the progress line): begin with
  * the options (--max-memory, default half of physical memory, with a
  * warning line on stderr when it is more than the machine has;
- * --strict-memory; --no-data; --quiet; kept: the command keeps what a
- * point frees, cli_keep_memory), add every point it will run, then
- * plan before running anything. cli_mem_add: 0, or CLI_EUSAGE after the
+ * --strict-memory; --no-data; --quiet; kept: a job of many points,
+ * cli_keep_memory, whose points may run any algorithm), add every point
+ * it will run, then plan before running anything. cli_mem_add: 0, or CLI_EUSAGE after the
  * line naming the point whose estimate overflows. cli_mem_plan: with
  * --strict-memory, CLI_EUSAGE after the line naming the first point that
  * does not fit and its bytes; else 0, after one line with the largest
@@ -583,6 +589,10 @@ int cli_mem_plan(void);
  * budget: it runs timing only, and note gets "timing only: needs X >
  * --max-memory Y"; 0 otherwise (and always in a timing-only job). */
 int cli_mem_over(int coll, int P, size_t bytes, char *note, size_t n);
+/* The same for a point of algorithm `algo` (its name; NULL: the
+ * collective's typical one): a job of many points counts the scratch of
+ * the algorithms that hold more (cli_estimate.c). */
+int cli_mem_over_algo(int coll, const char *algo, int P, size_t bytes, char *note, size_t n);
 
 /* ------------------------------------------------------------ verify.c */
 

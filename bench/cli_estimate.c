@@ -12,15 +12,19 @@
  * them, P blocks (the root's of gather and scatter, every rank's of
  * allgather and reduce_scatter); a block no one writes before the call
  * (a broadcast's receive block, a gather's) is never touched, so it takes
- * no memory. verify.c's reference is a broadcast's shared input and its
- * complement, or a reduction's fold. The scratch terms are the registered
- * algorithms' typical ones (a binomial reduce's partial results, an
- * allreduce's received halves, a binomial gather's subtrees,
- * reduce_scatter's copy of its P blocks), per collective, since an
- * algorithm's description has no scratch size: a pipelined chain's bcast
- * and bruck's allgather hold a block more a rank, the tree allreduces up
- * to twice the term, a flat gather or scatter and the ring allreduce
- * less. In bytes, m per rank, P ranks (bench/CLI.md "Memory estimate"):
+ * no memory. verify.c's reference is one copy for all ranks: a
+ * broadcast's shared input and its complement, or a reduction's fold;
+ * the other inputs are generated and checked a chunk at a time. The
+ * scratch terms are the registered algorithms' typical ones (a binomial
+ * reduce's partial results, an allreduce's received halves, a binomial
+ * gather's subtrees, a ring reduce_scatter's received block), per
+ * collective, since an algorithm's description has no scratch size: a
+ * pipelined chain's bcast and bruck's allgather hold a block more a rank,
+ * the tree allreduces up to twice the term, a flat gather or scatter and
+ * the ring allreduce less, and reduce_scatter's recursive halving a copy
+ * of its P blocks and a receive buffer as large (counted in a job's
+ * estimate, below). In bytes, m per rank, P ranks (bench/CLI.md "Memory
+ * estimate"):
  *
  *   collective      buffers         reference  scratch
  *   bcast           P m             2 m        0
@@ -29,7 +33,7 @@
  *   gather          2 P m           0          P m / 2
  *   scatter         2 P m           0          P m / 2
  *   allgather       P m + P^2 m     0          0
- *   reduce_scatter  P m + P^2 m     P m        P^2 m
+ *   reduce_scatter  P m + P^2 m     P m        P m
  *   barrier         0               0          0
  *
  * plus the runtime, with or without data: 4 MiB for the process (10 MiB
@@ -41,10 +45,11 @@
  * (tutti_config_t.max_memory) stops a run whose logs outgrow memory.
  * Measured against peak RSS by tests/test_e2e_memory.c.
  *
- * A job of many points (suite, sweep, tune) keeps what a point frees for
- * the next (cli_keep_memory), in the arenas of the rank threads that
- * freed it, so its peak is more than its largest point's alone: such a
- * job counts the data part (buffers, reference, scratch) 7/4 times.
+ * A job of many points (suite, sweep, tune) gives what a point frees
+ * back to the system before the next (cli_release_memory), so its peak
+ * is its largest point's: a point counts as a lone run, but a point of
+ * reduce_scatter's recursive halving, or of its auto (which may choose
+ * it), counts recursive halving's scratch, 2 P^2 m.
  *
  * Time: about 25 us per unit of cli_point_weight (a rank, and 4 KiB of
  * buffer traffic per rank with data), on 2 cores: an estimate, said as
@@ -65,10 +70,6 @@
 #define MEM_RANK ((uint64_t)12 << 10)
 #define MEM_MESSAGE 160
 #define SECONDS_PER_WEIGHT 2.5e-5
-
-static int add(uint64_t a, uint64_t b, uint64_t *out) {
-  return !__builtin_add_overflow(a, b, out);
-}
 
 /* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
  * mantissa; wider elsewhere), so one formula serves the bytes and, past
@@ -98,7 +99,7 @@ int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m,
     buf = pm + ppm;
     break;
   case TUTTI_COLL_REDUCE_SCATTER:
-    buf = pm + ppm, ref = pm, scr = ppm;
+    buf = pm + ppm, ref = pm, scr = pm;
     break;
   default: /* barrier: no data */
     break;
@@ -173,17 +174,24 @@ void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept) {
             cmd, about(o->max_memory, a, sizeof a), about(phys, b, sizeof b));
 }
 
-/* The point's estimate in this job: cli_mem_point, its data part counted
- * 7/4 times in a job that keeps memory. 0, or -1 past 64 bits. */
-static int job_point(int coll, int P, size_t bytes, int no_data, uint64_t *total, double *figure) {
+/* The point's estimate in this job: cli_mem_point, with recursive
+ * halving's scratch for a point of a job of many points that may run it
+ * (algo, or NULL: the collective's typical algorithm). 0, or -1 past 64
+ * bits. */
+static int job_point(int coll, const char *algo, int P, size_t bytes, int no_data, uint64_t *total,
+                     double *figure) {
   struct cli_mem m;
   if (cli_mem_point(coll, P, bytes, no_data, &m, figure)) return -1;
-  uint64_t data = m.buffers + m.reference + m.scratch; /* <= m.total: no overflow */
   *total = m.total;
-  if (job.kept && data && !add(m.total, data / 4 * 3, total)) {
-    if (figure) *figure = 1.75 * (double)m.total;
+  if (!job.kept || no_data || coll != TUTTI_COLL_REDUCE_SCATTER || !algo ||
+      (strcmp(algo, "recursive-halving") && strcmp(algo, "auto")))
+    return 0;
+  long double more = 2.0L * P * P * (long double)bytes - (long double)m.scratch;
+  if ((long double)m.total + more >= 0x1p64L) {
+    if (figure) *figure = (double)((long double)m.total + more);
     return -1;
   }
+  *total = m.total + (uint64_t)more;
   return 0;
 }
 
@@ -193,7 +201,7 @@ int cli_mem_add(int coll, const char *algo, int P, size_t bytes) {
   job.points++;
   job.weight += cli_point_weight(coll, P, bytes, job.no_data);
   char what[256];
-  if (job_point(coll, P, bytes, job.no_data, &total, &figure)) {
+  if (job_point(coll, algo, P, bytes, job.no_data, &total, &figure)) {
     point_label(coll, algo, P, bytes, what, sizeof what);
     return cli_fail(CLI_EUSAGE, job.cmd,
                     "%s: its memory estimate, %.3g B, does not fit in 64 bits; accepted: fewer "
@@ -245,10 +253,14 @@ int cli_mem_plan(void) {
 }
 
 int cli_mem_over(int coll, int P, size_t bytes, char *note, size_t n) {
+  return cli_mem_over_algo(coll, NULL, P, bytes, note, n);
+}
+
+int cli_mem_over_algo(int coll, const char *algo, int P, size_t bytes, char *note, size_t n) {
   uint64_t total = 0;
   if (job.no_data || !job.budget || !(tutti_coll_traits(coll) & TUTTI_COLL_DATA)) return 0;
   char a[32], b[32];
-  int overflow = job_point(coll, P, bytes, 0, &total, NULL) != 0;
+  int overflow = job_point(coll, algo, P, bytes, 0, &total, NULL) != 0;
   if (!overflow && total <= job.budget) return 0;
   if (overflow)
     snprintf(note, n, "timing only: needs more than 2^64 B > --max-memory %s",

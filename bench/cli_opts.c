@@ -704,3 +704,7 @@ void cli_keep_memory(void) {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, INT_MAX);
 }
+
+void cli_release_memory(void) {
+  malloc_trim(0);
+}

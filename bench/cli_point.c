@@ -38,7 +38,8 @@ static void point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struc
   /* over --max-memory: timing only, on a world of its own (the flag is the
    * world's), with the same modeled times (runtime/MODEL.md) */
   tutti_world_t *alone = NULL;
-  if (!j.no_data && cli_mem_over(r->coll, P, r->bytes, r->timing_only, sizeof r->timing_only)) {
+  if (!j.no_data && cli_mem_over_algo(r->coll, tutti_algo_desc(r->algo)->name, P, r->bytes,
+                                      r->timing_only, sizeof r->timing_only)) {
     tutti_config_t nd = *cfg;
     nd.flags |= TUTTI_NO_DATA;
     j.no_data = 1;
@@ -83,6 +84,7 @@ void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct c
   label(r, P, what, sizeof what);
   cli_progress_point(what);
   point_run(w, cfg, P, r);
+  cli_release_memory(); /* the next point starts from what outlives this one */
   cli_progress_done(cli_point_weight(r->coll, P, r->bytes, (cfg->flags & TUTTI_NO_DATA) != 0));
 }
 

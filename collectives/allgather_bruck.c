@@ -6,9 +6,11 @@
  * (v - 2^k) mod P and receives slots [2^k, 2^k + n_k) from rank
  * (v + 2^k) mod P, n_k = min(2^k, P - 2^k): after round k it holds
  * min(2^(k+1), P) consecutive blocks. A final local rotation by v blocks
- * puts block j at position j. The slots are a scratch buffer of P blocks
- * (as MPICH's), filled and emptied with local copies, so a timing-only
- * run (TUTTI_NO_DATA) touches no payload.
+ * puts block j at position j. The slots are the receive buffer itself
+ * (MPICH's are a scratch buffer of P blocks: as much memory again as the
+ * result), rotated in place through one block of scratch, along the
+ * gcd(P, v) cycles of the rotation; the copies are local copies, so a
+ * timing-only run (TUTTI_NO_DATA) touches no payload.
  *
  * Source: J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby,
  * "Efficient algorithms for all-to-all communications in multiport
@@ -22,7 +24,6 @@
  * not charge.
  */
 #include <stddef.h>
-#include <stdlib.h>
 
 #include "engine.h"
 #include "tutti/coll.h"
@@ -33,25 +34,41 @@ int tutti__allgather_bruck(tutti_rank_t *r, const void *sbuf, void *rbuf, long c
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
   int P = tutti_size(r), me = tutti_rank(r);
-  size_t bytes = (size_t)count * tutti_type_size(type), all = (size_t)P * bytes;
+  size_t bytes = (size_t)count * tutti_type_size(type);
   unsigned char *out = rbuf;
   int rc = tutti__blocks_own(r, sbuf, rbuf, count, type);
   if (rc || count == 0 || P == 1) return rc;
-  /* slot i of the scratch holds rank me + i's block: own block first */
-  unsigned char *buf = tutti_scratch_alloc(r, all);
-  if (!buf) return TUTTI_ENOMEM;
-  rc = tutti_local_copy(r, buf, out + (size_t)me * bytes, bytes);
+  /* slot i (at position i) holds rank me + i's block: own block first */
+  if (me) rc = tutti_local_copy(r, out, out + (size_t)me * bytes, bytes);
   for (int d = 1; !rc && d < P; d <<= 1) {
     int n = d < P - d ? d : P - d;
-    rc = tutti_sendrecv(r, buf, (long)n * count, type, (me - d + P) % P, tag,
-                        buf + (size_t)d * bytes, (long)n * count, type, (me + d) % P, tag,
+    rc = tutti_sendrecv(r, out, (long)n * count, type, (me - d + P) % P, tag,
+                        out + (size_t)d * bytes, (long)n * count, type, (me + d) % P, tag,
                         TUTTI_STATUS_IGNORE);
   }
-  /* slot i to block me + i: two copies, the wrap-around in two pieces */
-  size_t head = (size_t)(P - me) * bytes;
-  if (!rc) rc = tutti_local_copy(r, out + (size_t)me * bytes, buf, head);
-  if (!rc) rc = tutti_local_copy(r, out, buf + head, all - head);
-  tutti_scratch_free(r, buf);
+  if (rc || !me) return rc;
+  /* position j takes slot j - me: each cycle of the rotation saves its
+   * first slot, moves the others one by one and puts it last */
+  unsigned char *tmp = tutti_scratch_alloc(r, bytes);
+  if (!tmp) return TUTTI_ENOMEM;
+  int g = P, h = me;
+  while (h) { /* gcd(P, me): the number of cycles */
+    int t = g % h;
+    g = h, h = t;
+  }
+  for (int c = 0; !rc && c < g; c++) {
+    rc = tutti_local_copy(r, tmp, out + (size_t)c * bytes, bytes);
+    for (int i = c; !rc;) {
+      int src = (i - me + P) % P;
+      if (src == c) {
+        rc = tutti_local_copy(r, out + (size_t)i * bytes, tmp, bytes);
+        break;
+      }
+      rc = tutti_local_copy(r, out + (size_t)i * bytes, out + (size_t)src * bytes, bytes);
+      i = src;
+    }
+  }
+  tutti_scratch_free(r, tmp);
   return rc;
 }
 

@@ -1,11 +1,15 @@
 /*
  * reduce_scatter_ring.c -- reduce_scatter `ring` (MPI_Reduce_scatter_block
  * semantics): the P blocks of every rank's input travel round a ring.
- * blocks.c's ring reduce-scatter runs on a copy of the input (the input
- * itself in place): in step s = 0..P-2 rank v sends its partial block
- * (v - s - 1) mod P to the right and combines block (v - s - 2) mod P from
- * the left into its own, so after P-1 steps it holds block v complete,
- * which it copies out. Every rank sends and receives (P-1) m bytes:
+ * In step s = 0..P-2 rank v sends its partial block (v - s - 1) mod P to
+ * the right and combines block (v - s - 2) mod P from the left into its
+ * own, so after P-1 steps it holds block v complete. In place, blocks.c's
+ * ring reduce-scatter runs on the input and block v is copied out; else
+ * the partial block a step makes is the one the next step sends, so one
+ * block, the receive buffer, holds it: step s sends it (step 0 the input's
+ * block), then refills it with its own input block and combines the
+ * received one into it, and no copy of the P blocks is made (as much
+ * memory again as the input). Every rank sends and receives (P-1) m bytes:
  * bandwidth-optimal, P-1 start-ups. The operands of block i are combined
  * in ring order starting at rank i+1: commutative ops only.
  *
@@ -33,12 +37,23 @@ int tutti__reduce_scatter_ring(tutti_rank_t *r, const void *sbuf, void *rbuf, lo
   if (P == 1) {
     return in_place ? 0 : tutti_local_copy(r, rbuf, sbuf, bytes);
   }
-  char *W = in_place ? rbuf : tutti_scratch_alloc(r, (size_t)P * bytes);
-  if (!W) return TUTTI_ENOMEM;
-  int rc = in_place ? 0 : tutti_local_copy(r, W, sbuf, (size_t)P * bytes);
-  if (!rc) rc = tutti__blocks_reduce_scatter_ring(r, W, (long)P * count, type, op, 0, tag);
-  if (!rc) rc = tutti_local_copy(r, rbuf, W + (size_t)me * bytes, bytes); /* disjoint or equal */
-  if (!in_place) tutti_scratch_free(r, W);
+  if (in_place) {
+    int rc = tutti__blocks_reduce_scatter_ring(r, rbuf, (long)P * count, type, op, 0, tag);
+    if (!rc) rc = tutti_local_copy(r, rbuf, (char *)rbuf + (size_t)me * bytes, bytes);
+    return rc;
+  }
+  const char *in = sbuf;
+  char *acc = rbuf, *t = tutti_scratch_alloc(r, bytes);
+  if (!t) return TUTTI_ENOMEM;
+  int rc = 0, right = (me + 1) % P, left = (me - 1 + P) % P;
+  for (int s = 0; !rc && s < P - 1; s++) {
+    size_t send = (size_t)((me - s - 1 + 2 * P) % P), keep = (size_t)((me - s - 2 + 2 * P) % P);
+    rc = tutti_sendrecv(r, s ? acc : in + send * bytes, count, type, right, tag, t, count, type,
+                        left, tag, TUTTI_STATUS_IGNORE);
+    if (!rc) rc = tutti_local_copy(r, acc, in + keep * bytes, bytes);
+    if (!rc) rc = tutti_reduce_local_r(r, t, acc, count, type, op);
+  }
+  tutti_scratch_free(r, t);
   return rc;
 }
 

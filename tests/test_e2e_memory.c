@@ -12,7 +12,12 @@
  * - bad input: --max-memory without a unit, zero, negative or garbage is
  *   exit 2; more than the machine has is a warning and the run goes on;
  *   an estimate past 64 bits is exit 2 with its figure;
- * - the estimate line goes to a terminal only, never with --quiet.
+ * - the estimate line goes to a terminal only, never with --quiet;
+ * - a run's peak RSS is at most 1.3 times the users' buffers its
+ *   collective's semantics require, plus the process's own, for every
+ *   collective (64 ranks, 64 KiB: the ratio of 64 ranks at a size a
+ *   shared machine holds many times over), and a sweep's at most 1.3
+ *   times its largest point's run alone.
  * No timing assertions.
  */
 #include <criterion/criterion.h>
@@ -107,6 +112,83 @@ Test(estimate, barrier, .timeout = 120) {
   /* no data: two rank counts, the ranks' part of the runtime */
   within("barrier", "binomial", "8", NULL);
   within("barrier", "binomial", "1024", NULL);
+}
+
+/* ------------------------------------------------------------ the users' buffers */
+
+/* What the process holds besides the buffers: its code, libraries and
+ * heap, 64 ranks' stacks and state, the event logs and the replay, the
+ * verifier's one shared reference (at most 64 KiB x 64 here), and an
+ * algorithm's typical scratch (a tree's partial results, a ring's
+ * received block). */
+#define PROCESS_MIB 16.0
+
+/* The users' buffers of coll on P ranks, m bytes per rank: a send and a
+ * receive block a rank where the call has both, and P blocks where the
+ * call has them (the root's of gather and scatter; every rank's of
+ * allgather and reduce_scatter). */
+static double users_buffers(const char *coll, double P, double m) {
+  if (!strcmp(coll, "bcast")) return P * m;
+  if (!strcmp(coll, "reduce") || !strcmp(coll, "allreduce")) return 2 * P * m;
+  if (!strcmp(coll, "gather") || !strcmp(coll, "scatter")) return P * m + P * m;
+  return P * m + P * P * m; /* allgather, reduce_scatter */
+}
+
+static double peak_of(const char *const *args) {
+  char *out;
+  double peak;
+  int st = run_peak(args, &out, &peak);
+  cr_assert(eq(int, st, 0), "tutti %s %s %s: exit %d", args[0], args[1], args[2], st);
+  free(out);
+  return peak;
+}
+
+Test(buffers, a_run_holds_its_buffers_and_little_more, .timeout = 300) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  cr_skip("peak RSS is not meaningful under a sanitizer");
+#endif
+  /* each collective's default and the algorithms with the most scratch
+   * of their own (reduce_scatter's recursive halving, which copies its P
+   * blocks, is not held to it) */
+  static const char *const runs[][2] = {
+      {"bcast", "binomial"},         {"bcast", "pipelined-chain"},  {"reduce", "binomial"},
+      {"allreduce", "reduce-bcast"}, {"allreduce", "rabenseifner"}, {"gather", "binomial"},
+      {"scatter", "binomial"},       {"allgather", "bruck"},        {"allgather", "ring"},
+      {"reduce_scatter", "ring"}};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    int c;
+    cr_assert(eq(int, tutti_coll_find(runs[i][0], &c), 0));
+    if (!tutti_algo_desc_find(c, runs[i][1])) continue;
+    double peak = peak_of((const char *const[]){"run", runs[i][0], runs[i][1], "-n", "64", "-m",
+                                                "64KiB", "--json", NULL});
+    double buf = users_buffers(runs[i][0], 64, 65536);
+    cr_assert(le(dbl, peak, 1.3 * buf + PROCESS_MIB * 1048576),
+              "%s %s -n 64 -m 64KiB: peak RSS %.1f MiB, users' buffers %.1f MiB", runs[i][0],
+              runs[i][1], peak / 1048576, buf / 1048576);
+  }
+}
+
+Test(buffers, a_sweep_holds_its_largest_point, .timeout = 300) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  cr_skip("peak RSS is not meaningful under a sanitizer");
+#endif
+  /* every allgather algorithm at three sizes and two rank counts: what
+   * the points free must not pile up; the largest point is one of the
+   * algorithms at 16 ranks and 1 MiB, each run alone */
+  static const char *const algos[] = {"ring", "recursive-doubling", "bruck"};
+  int c;
+  cr_assert(eq(int, tutti_coll_find("allgather", &c), 0));
+  double most = 0;
+  for (size_t i = 0; i < sizeof algos / sizeof *algos; i++) {
+    if (!tutti_algo_desc_find(c, algos[i])) continue;
+    double p = peak_of(
+        (const char *const[]){"run", "allgather", algos[i], "-n", "16", "-m", "1MiB", NULL});
+    most = p > most ? p : most;
+  }
+  double sweep = peak_of((const char *const[]){"sweep", "allgather", "--ranks", "8,16", "--sizes",
+                                               "64KiB,256KiB,1MiB", NULL});
+  cr_assert(le(dbl, sweep, 1.3 * most), "sweep: peak RSS %.1f MiB, its largest point's %.1f MiB",
+            sweep / 1048576, most / 1048576);
 }
 
 /* ------------------------------------------------------------ over the budget */
