@@ -30,7 +30,7 @@ grep -Eq '^verified +yes$' <<<"$out" || fail "tutti run: not verified: $out"
 # The SONAME is the ABI's number (CMakeLists.txt TUTTI_SOVERSION), not the
 # version's major.
 soname=$(objdump -p "$(ls "$libdir"/libtutti.so.*.*.*)" | awk '/SONAME/ {print $2}')
-[[ $soname == libtutti.so.1 ]] || fail "libtutti's SONAME is '$soname', not libtutti.so.1"
+[[ $soname == libtutti.so.2 ]] || fail "libtutti's SONAME is '$soname', not libtutti.so.2"
 
 # A user's one-file algorithm compiles against the installed headers (found
 # beside the installed library), runs and checks, with the cache in $tmp.
