@@ -239,6 +239,8 @@ void cli_progress_start(const char *cmd, int total, double weight, int quiet);
 void cli_progress_point(const char *what);
 void cli_progress_done(double weight);
 void cli_progress_clear(void);
+/* A duration for people: m:ss, or h:mm:ss from an hour (negative: 0:00). */
+const char *cli_clock_text(double s, char *buf, size_t n);
 void cli_progress_end(void);
 /* One long run (run): from 2 s on, a line redrawn every half second with
  * the time gone and, when *calls_done counts up to calls (> 1), what is

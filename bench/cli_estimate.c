@@ -219,16 +219,6 @@ int cli_mem_add(int coll, const char *algo, int P, size_t bytes) {
   return 0;
 }
 
-/* m:ss, or h:mm:ss from an hour */
-static const char *clock_text(double s, char *buf, size_t n) {
-  long t = lround(s < 1 ? 1 : s);
-  if (t >= 3600)
-    snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else
-    snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
-  return buf;
-}
-
 int cli_mem_plan(void) {
   char a[32], b[32], t[32], over[160] = "";
   if (job.strict && job.over)
@@ -247,8 +237,8 @@ int cli_mem_plan(void) {
   cli_progress_clear();
   fprintf(stderr, "tutti %s: %d point%s, about %s; memory at most about %s, for %s%s\n", job.cmd,
           job.points, job.points == 1 ? "" : "s",
-          clock_text(job.weight * SECONDS_PER_WEIGHT, t, sizeof t), about(job.most, a, sizeof a),
-          job.most_label, over);
+          cli_clock_text(fmax(1, job.weight * SECONDS_PER_WEIGHT), t, sizeof t),
+          about(job.most, a, sizeof a), job.most_label, over);
   return 0;
 }
 

@@ -71,8 +71,7 @@ void cli_progress_start(const char *cmd, int total, double weight, int quiet) {
   pg.cmd = cmd, pg.total = total, pg.wtotal = weight, pg.t0 = now();
 }
 
-/* m:ss, or h:mm:ss from an hour */
-static const char *clock_text(double s, char *buf, size_t n) {
+const char *cli_clock_text(double s, char *buf, size_t n) {
   long t = lround(s < 0 ? 0 : s);
   if (t >= 3600)
     snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
@@ -96,7 +95,7 @@ static void progress_point(const char *what) {
   if (pg.wdone > 0 && pg.wtotal > pg.wdone) {
     char l[32];
     snprintf(left, sizeof left, ", about %s left",
-             clock_text(t * (pg.wtotal - pg.wdone) / pg.wdone, l, sizeof l));
+             cli_clock_text(t * (pg.wtotal - pg.wdone) / pg.wdone, l, sizeof l));
   }
   enum { WIDTH = 20 };
   int fill = pg.wtotal > 0 ? (int)(WIDTH * pg.wdone / pg.wtotal) : 0;
@@ -104,7 +103,7 @@ static void progress_point(const char *what) {
   char line[512];
   snprintf(line, sizeof line, "tutti %s: %d/%d [%.*s%*s] %s gone%s  %s", pg.cmd, pg.done + 1,
            pg.total, fill, "####################", WIDTH - fill, "",
-           clock_text(t, gone, sizeof gone), left, what);
+           cli_clock_text(t, gone, sizeof gone), left, what);
   draw(line);
 }
 
@@ -151,12 +150,12 @@ static void draw_run(double t) {
     if (done > 0 && done < watch.calls) {
       char l[32];
       snprintf(left, sizeof left, ", about %s left",
-               clock_text(t * (double)(watch.calls - done) / (double)done, l, sizeof l));
+               cli_clock_text(t * (double)(watch.calls - done) / (double)done, l, sizeof l));
     }
   }
   char line[512];
-  snprintf(line, sizeof line, "tutti %s: %s gone%s%s  %s", pg.cmd, clock_text(t, gone, sizeof gone),
-           left, calls, watch.what);
+  snprintf(line, sizeof line, "tutti %s: %s gone%s%s  %s", pg.cmd,
+           cli_clock_text(t, gone, sizeof gone), left, calls, watch.what);
   draw(line);
 }
 
