@@ -115,8 +115,11 @@ void cli_progress_done(double weight) {
 }
 
 void cli_progress_clear(void) {
-  if (!cli_line_shown) return;
   pthread_mutex_lock(&pg_mu);
+  if (!cli_line_shown) {
+    pthread_mutex_unlock(&pg_mu);
+    return;
+  }
   fflush(stdout);
   fputs("\r\033[K", stderr);
   fflush(stderr);
