@@ -61,8 +61,12 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
       const tutti_cost_piece_t *pk = &c[i]->piece[k ? k - 1 : 0];
       tutti_cost_t one = {
           .floor = k ? pk->floor : c[i]->floor, .a = k ? pk->a : c[i]->a, .b = k ? pk->b : c[i]->b};
+      /* a piece after the first may start below 0, not go below it */
+      double least = k ? -TUTTI_TIME_MAX : 0;
+      int a_ok = one.a >= least && one.a <= TUTTI_TIME_MAX &&
+                 (!k || one.a + one.b * (double)pk->from >= 0);
       const char *bad_field = !(one.floor >= 0 && one.floor <= TUTTI_TIME_MAX) ? "floor"
-                              : !(one.a >= 0 && one.a <= TUTTI_TIME_MAX)       ? "a"
+                              : !a_ok                                          ? "a"
                               : !(one.b >= 0 && one.b <= TUTTI_PER_BYTE_MAX)   ? "b"
                                                                                : NULL;
       size_t after = k > 1 ? c[i]->piece[k - 2].from : 0;
@@ -74,7 +78,8 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
       if (bad_field)
         return bad(TUTTI_EINVAL, err, errlen,
                    "config.model->%s%s.%s (floor %g, a %g, b %g) is out of range; accepted: "
-                   "floor and a from 0 to %g s, b from 0 to %g s/B",
+                   "floor and a from 0 to %g s (a piece's a below 0 where a + b*from >= 0), b "
+                   "from 0 to %g s/B",
                    name[i], k ? " piece" : "", bad_field, one.floor, one.a, one.b, TUTTI_TIME_MAX,
                    TUTTI_PER_BYTE_MAX);
     }

@@ -195,7 +195,7 @@ Test(model_examples, hockney_with_a_step, .timeout = 60) {
   tutti_model_t m;
   char err[256] = "";
   const char *c = "1us + 1ns*m | from 4KiB: 3us + 0.5ns*m";
-  char spec[256];
+  char spec[512];
   snprintf(spec, sizeof spec,
            "hockney:alpha=1us,beta=1ns,send_cpu=%s,send_port=%s,latency=%s,recv_port=%s", c, c, c,
            c);
@@ -205,6 +205,16 @@ Test(model_examples, hockney_with_a_step, .timeout = 60) {
               8);
   expect_time(run_modeled(&m, 8, bcast_binomial, &big, 0, -1, NULL), 21 * US, "binomial 8000 B", 8);
   expect_time(run_modeled(&m, 8, bcast_flat, &big, 0, -1, NULL), 49 * US, "flat 8000 B", 8);
+  /* a third piece with a negative constant, >= 0 from its size on */
+  c = "1us + 1ns*m | from 4KiB: 3us + 0.5ns*m | from 16000: -5us + 1ns*m";
+  snprintf(spec, sizeof spec,
+           "hockney:alpha=1us,beta=1ns,send_cpu=%s,send_port=%s,latency=%s,recv_port=%s", c, c, c,
+           c);
+  cr_assert(eq(int, tutti_model_parse(spec, &m, err, sizeof err), 0), "%s", err);
+  struct prog steep = {"bcast", 16000, 0, 1};
+  expect_time(run_modeled(&m, 8, bcast_binomial, &steep, 0, -1, NULL), 33 * US, "binomial 16000 B",
+              8);
+  expect_time(run_modeled(&m, 8, bcast_flat, &steep, 0, -1, NULL), 77 * US, "flat 16000 B", 8);
 }
 
 Test(model_examples, postal_L2, .timeout = 60) {

@@ -473,6 +473,35 @@ Test(cost_pieces, errors) {
   cost_is(&c, 7, 7, 7, "unchanged");
 }
 
+Test(cost_pieces, a_negative_constant_after_the_first) {
+  tutti_cost_t c = cost_ok("1us + 1ns*m | from 8MiB: -1ms + 0.25ns*m", 0);
+  cr_assert(ieee_ulp_eq(dbl, c.piece[0].a, -1e-3, 0));
+  cr_assert(ieee_ulp_eq(dbl, tutti_cost_eval(&c, 16 << 20), -1e-3 + 0.25e-9 * (16 << 20), 4));
+  char b[256];
+  tutti_cost_t back = cost_ok(tutti_format_cost(&c, 0, b, sizeof b), 0);
+  cr_assert(eq(int, memcmp(&back, &c, sizeof c), 0), "'%s' reads back to another cost", b);
+  char err[512];
+  cr_assert(eq(int, tutti_parse_cost("-1us + 1ns*m", 0, &c, err, sizeof err), TUTTI_EPARSE));
+  HAS(err, "negative");
+  cr_assert(eq(int, tutti_parse_cost("1us | from 1KiB: -1ms + 0.25ns*m", 0, &c, err, sizeof err),
+               TUTTI_EPARSE));
+  HAS(err, "the piece from 1024 B is negative there");
+  cr_assert(eq(int, tutti_parse_cost("1us | from 1KiB: 1us + -1ns*m", 0, &c, err, sizeof err),
+               TUTTI_EPARSE));
+  /* a model built by hand: the same rule */
+  tutti_model_t m;
+  cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
+  m.latency.pieces = 1;
+  m.latency.piece[0] = (tutti_cost_piece_t){.from = 1024, .floor = 0, .a = -1e-3, .b = 0.25e-9};
+  tutti_world_t *w = NULL;
+  tutti_config_t cfg = tutti_config_default(2);
+  cfg.model = &m;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), TUTTI_EINVAL));
+  m.latency.piece[0].from = 8 << 20;
+  cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+  tutti_world_destroy(w);
+}
+
 Test(cost_pieces, json_and_config_check) {
   tutti_model_t m;
   char err[512] = "";

@@ -30,8 +30,9 @@
   "A, A + B*m, B*m or max(F, A + B*m) with plain numbers (postal times are steps), "               \
   "e.g. 1 + 0.5*m"
 #define PIECES_ACCEPTED                                                                            \
-  "accepted: COST | from SIZE: COST ... (up to 4 pieces after the first, sizes ascending), "       \
-  "e.g. 1us + 1ns*m | from 4KiB: 3us + 0.5ns*m"
+  "accepted: COST | from SIZE: COST ... (up to 4 pieces after the first, sizes ascending; "        \
+  "their constants may be negative where the piece stays >= 0), e.g. 1us + 1ns*m | from 4KiB: "    \
+  "3us + 0.5ns*m"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
 
 static int is_space(char c) {
@@ -191,8 +192,9 @@ static void trim(const char **s, size_t *len) {
   while (*len > 0 && is_space((*s)[*len - 1])) (*len)--;
 }
 
-/* "A", "A + B*m", "B*m", "B*m + A" into a and b. */
-static int parse_linear(const char *s, size_t len, int steps, const char *whole, double *a,
+/* "A", "A + B*m", "B*m", "B*m + A" into a and b; with neg (a piece
+ * after the first) A may be "-T". */
+static int parse_linear(const char *s, size_t len, int steps, int neg, const char *whole, double *a,
                         double *b, char *err, size_t errlen) {
   const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
   int have_a = 0, have_b = 0;
@@ -232,8 +234,11 @@ static int parse_linear(const char *s, size_t len, int steps, const char *whole,
                     is_b ? "per-byte" : "constant", acc);
       return TUTTI_EPARSE;
     }
+    int minus = neg && !is_b && t[0] == '-';
+    if (minus) t++, tl--, trim(&t, &tl);
     int rc = parse_time_n(t, tl, steps, is_b, is_b ? b : a, err, errlen);
     if (rc) return rc;
+    if (minus) *a = -*a;
     if (is_b)
       have_b = 1;
     else
@@ -244,8 +249,8 @@ static int parse_linear(const char *s, size_t len, int steps, const char *whole,
 
 /* One piece, p[0..len): "A + B*m" or "max(F, A + B*m)" into c's floor,
  * a, b; s, the whole text, for messages. */
-static int parse_one(const char *p, size_t len, const char *s, int steps, tutti_cost_t *out,
-                     char *err, size_t errlen) {
+static int parse_one(const char *p, size_t len, const char *s, int steps, int neg,
+                     tutti_cost_t *out, char *err, size_t errlen) {
   const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
   if (len == 0) {
     tutti__seterr(err, errlen, "'%s' is not a cost: empty piece; accepted: %s", s, acc);
@@ -284,13 +289,13 @@ static int parse_one(const char *p, size_t len, const char *s, int steps, tutti_
     const char *r = comma + 1;
     size_t rl = ql - (size_t)(r - q);
     trim(&r, &rl);
-    if ((rc = parse_linear(r, rl, steps, s, &c.a, &c.b, err, errlen))) return rc;
+    if ((rc = parse_linear(r, rl, steps, neg, s, &c.a, &c.b, err, errlen))) return rc;
   } else {
     if (memchr(p, '(', len) || memchr(p, ')', len) || memchr(p, ',', len)) {
       tutti__seterr(err, errlen, "'%s' is not a cost; accepted: %s", s, acc);
       return TUTTI_EPARSE;
     }
-    if ((rc = parse_linear(p, len, steps, s, &c.a, &c.b, err, errlen))) return rc;
+    if ((rc = parse_linear(p, len, steps, neg, s, &c.a, &c.b, err, errlen))) return rc;
   }
   *out = c;
   return 0;
@@ -329,8 +334,15 @@ static int parse_piece(const char *p, size_t len, const char *s, int steps, size
   size_t el = len - (size_t)(e - p);
   trim(&e, &el);
   tutti_cost_t c;
-  int rc = parse_one(e, el, s, steps, &c, err, errlen);
+  int rc = parse_one(e, el, s, steps, 1, &c, err, errlen);
   if (rc) return rc;
+  if (c.a + c.b * (double)out->from < 0) {
+    tutti__seterr(err, errlen,
+                  "'%s' is not a cost: the piece from %zu B is negative there; accepted: a "
+                  "negative constant only where the piece stays >= 0 from its size on",
+                  s, out->from);
+    return TUTTI_EPARSE;
+  }
   out->floor = c.floor, out->a = c.a, out->b = c.b;
   return 0;
 }
@@ -354,7 +366,7 @@ int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, siz
   const char *f = p;
   trim(&f, &first);
   tutti_cost_t c;
-  int rc = parse_one(f, first, s, steps, &c, err, errlen);
+  int rc = parse_one(f, first, s, steps, 0, &c, err, errlen);
   if (rc) return rc;
   while (bar) {
     const char *q = bar + 1, *end = p + len;

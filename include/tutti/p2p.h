@@ -149,7 +149,9 @@ TUTTI_API int tutti_reduce_local(const void *in, void *inout, long count, tutti_
  * or piecewise: from piece[k].from bytes up (the largest from <= m),
  * max(piece[k].floor, piece[k].a + piece[k].b*m) -- protocol steps, as a
  * calibration finds them. `pieces` is 0..TUTTI_COST_PIECES, their from
- * strictly ascending and above 0; an initializer {floor, a, b} has none. */
+ * strictly ascending and above 0; an initializer {floor, a, b} has none.
+ * A piece's a may be negative where a + b*from >= 0: from its size on it
+ * is never below 0 (a curve steeper than a line through 0). */
 #define TUTTI_COST_PIECES 4
 typedef struct tutti_cost_piece {
   size_t from;
