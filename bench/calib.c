@@ -22,9 +22,11 @@
  * and bandwidth factors change at fixed sizes. eager_limit (the model's
  * switch to rendezvous) is the first step up by at least the smallest
  * size's one-way time: the wait for a control message. A step less than
- * that (an inline send's limit, a cache size) is a piece only. Costs >= 0 (the profile's
- * rule) keep alpha_k >= 0: a range that grows faster than linearly
- * (caches left behind) fits only as well as a line through 0 can.
+ * that (an inline send's limit, a cache size) is a piece only. A range
+ * after the first may have a negative alpha_k (it grows faster than a
+ * line through 0: caches left behind) where its line keeps at least half
+ * the time measured at its first size, so the cost stays >= 0 with room
+ * for the profile's rounding; the first range's alpha is >= 0.
  * LogGP: per message gap = g + G m (back-to-back, one line), o = the time a
  * small blocking send takes at the sender, L = alpha - 2 o.
  */
@@ -110,7 +112,11 @@ int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int bur
   return rc;
 }
 
-int calib_fit(const size_t *x, const double *y, int n, struct calib_fit *f) {
+/* calib_fit; with neg (a range after the first) the intercept may be
+ * negative where the line at x[0], the range's first size, keeps at least
+ * half the time measured there: a range steeper than a line through 0
+ * (the profile's pieces allow it, runtime/MODEL.md "Pieces"). */
+static int fit_line(const size_t *x, const double *y, int n, int neg, struct calib_fit *f) {
   double S = 0, Sm = 0, Smm = 0, St = 0, Smt = 0;
   int used = 0;
   for (int i = 0; i < n; i++) {
@@ -124,7 +130,8 @@ int calib_fit(const size_t *x, const double *y, int n, struct calib_fit *f) {
   f->a = (Smm * St - Sm * Smt) / det;
   f->b = (S * Smt - Sm * St) / det;
   /* a negative intercept or slope is noise: refit the other alone */
-  if (f->a < 0) f->a = 0, f->b = Smt / Smm;
+  double at0 = f->a + f->b * (double)x[0];
+  if (f->a < 0 && !(neg && f->b > 0 && at0 > 0 && at0 >= 0.5 * y[0])) f->a = 0, f->b = Smt / Smm;
   if (f->b < 0) f->b = 0, f->a = St / S;
   double ss = 0, mx = 0;
   for (int i = 0; i < n; i++) {
@@ -137,9 +144,13 @@ int calib_fit(const size_t *x, const double *y, int n, struct calib_fit *f) {
   return 0;
 }
 
+int calib_fit(const size_t *x, const double *y, int n, struct calib_fit *f) {
+  return fit_line(x, y, n, 0, f);
+}
+
 /* The fit of points [i, j) into *f: its largest residual, or INFINITY. */
 static double seg_fit(const size_t *x, const double *y, int i, int j, struct calib_fit *f) {
-  return calib_fit(x + i, y + i, j - i, f) ? INFINITY : f->max_rel;
+  return fit_line(x + i, y + i, j - i, i > 0, f) ? INFINITY : f->max_rel;
 }
 
 /* The cost of a range [i, j): its largest residual (bound < 0), or its sum

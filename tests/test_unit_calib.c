@@ -279,3 +279,38 @@ Test(calib, the_profile_loads_into_the_fitted_model, .timeout = 10) {
   }
   cr_assert(eq(int, (int)tutti_cost_eval(&prof.model.recv_cpu, 4096), 0));
 }
+
+/* A range steeper than a line through 0 (caches left behind): its alpha
+ * comes out negative, as it is, and the profile reads it back. */
+Test(calib, a_steep_last_range_keeps_its_negative_alpha, .timeout = 10) {
+  static const struct line steep[] = {{0, 1e-6, 1e-10}, {8 << 20, -1e-3, 2.5e-10}};
+  struct calib_data d;
+  struct calib_result res;
+  data(&d, steep, 2);
+  cr_assert(eq(int, calib_analyze(&d, &res), 0));
+  cr_assert(eq(int, res.pw.n, 2), "%d pieces", res.pw.n);
+  cr_assert(res.pw.p[1].from == (size_t)8 << 20, "from %zu", res.pw.p[1].from);
+  cr_assert(fabs(res.pw.p[1].fit.a + 1e-3) <= 1e-9, "alpha %g", res.pw.p[1].fit.a);
+  cr_assert(res.pw.max_rel < 1e-6, "error %g", res.pw.max_rel);
+  char *t = profile(&d, &res);
+  char path[] = "/tmp/tutti-unit-calib-XXXXXX.ini";
+  int fd = mkstemps(path, 4);
+  cr_assert(fd >= 0);
+  cr_assert(eq(int, (int)write(fd, t, strlen(t)), (int)strlen(t)));
+  close(fd);
+  free(t);
+  tutti_profile_t prof;
+  char err[512] = "";
+  int rc = tutti_profile_load(path, &prof, err, sizeof err);
+  unlink(path);
+  cr_assert(eq(int, rc, 0), "the profile does not load: %s", err);
+  for (int j = 0; j < d.n; j++) {
+    double m = (double)d.bytes[j], want = calib_pieces_at(&res.pw, m);
+    cr_assert(fabs(tutti_cost_eval(&prof.model.latency, m) - want) <= 1e-6 * want, "at %g B", m);
+  }
+  /* the first range through 0 or above: a negative one is refitted */
+  static const struct line low[] = {{0, -1e-7, 1e-9}};
+  data(&d, low, 1);
+  cr_assert(eq(int, calib_analyze(&d, &res), 0));
+  cr_assert(res.pw.p[0].fit.a >= 0, "first alpha %g", res.pw.p[0].fit.a);
+}

@@ -51,7 +51,7 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
       printf("usage: mpirun -n 2 tutti-mpi calibrate [PROFILE] [--sizes LIST] [--iters R]\n\n"
              "Measure the MPI library between ranks 0 and 1 (others wait): ping-pong and\n"
              "back-to-back sends over the sizes (default 8..4MiB), R repetitions each\n"
-             "(default 31, medians). Fit Hockney alpha/beta piecewise, one line per range\n"
+             "(default 101, medians). Fit Hockney alpha/beta piecewise, one line per range\n"
              "between the protocol steps found in the data (eager_limit: the first up by a\n"
              "small message's time), with the error per range, and LogGP L/o/g/G\n"
              "(bench/calib.c, the code `tutti calibrate` uses for threads); write PROFILE,\n"
@@ -81,7 +81,8 @@ int tutti_mpi_calibrate(tutti_rank_t *r, int argc, char **argv) {
   char host[MPI_MAX_PROCESSOR_NAME] = "";
   int shared = same_host(r, host);
   if (shared) host_warning(stderr, "tutti mpi calibrate: ", host);
-  int reps = o.given & CLI_O(ITERS) ? o.iters : 31;
+  /* more than the threads' 31: a node's times vary more, and the profile serves a cluster */
+  int reps = o.given & CLI_O(ITERS) ? o.iters : 101;
   static struct calib_data d;
   int rc = calib_measure(r, sizes ? sizes : defs, n, reps, 16, wtime, &d), any = 0;
   free(sizes);
