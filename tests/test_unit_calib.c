@@ -240,6 +240,20 @@ Test(calib, eager_limit_is_a_step_up_by_a_small_message_s_time, .timeout = 10) {
 
 /* Read back by the profile reader, five pieces (the most a cost has) in
  * lines it takes: the model's costs are the fit. */
+/* The profile text t (freed) through a file and tutti_profile_load. */
+static void load(char *t, tutti_profile_t *prof) {
+  char path[] = "/tmp/tutti-unit-calib-XXXXXX.ini";
+  int fd = mkstemps(path, 4);
+  cr_assert(fd >= 0);
+  cr_assert(eq(int, (int)write(fd, t, strlen(t)), (int)strlen(t)));
+  close(fd);
+  free(t);
+  char err[512] = "";
+  int rc = tutti_profile_load(path, prof, err, sizeof err);
+  unlink(path);
+  cr_assert(eq(int, rc, 0), "the profile does not load: %s", err);
+}
+
 Test(calib, the_profile_loads_into_the_fitted_model, .timeout = 10) {
   struct calib_data d;
   struct calib_result res;
@@ -253,17 +267,8 @@ Test(calib, the_profile_loads_into_the_fitted_model, .timeout = 10) {
     int len = (int)strcspn(p, "\n"); /* comments too: topo/ini.c reads every line */
     cr_assert(len <= 197, "a line too long: %.*s", len, p);
   }
-  char path[] = "/tmp/tutti-unit-calib-XXXXXX.ini";
-  int fd = mkstemps(path, 4);
-  cr_assert(fd >= 0);
-  cr_assert(eq(int, (int)write(fd, t, strlen(t)), (int)strlen(t)));
-  close(fd);
-  free(t);
   tutti_profile_t prof;
-  char err[512] = "";
-  int rc = tutti_profile_load(path, &prof, err, sizeof err);
-  unlink(path);
-  cr_assert(eq(int, rc, 0), "the profile does not load: %s", err);
+  load(t, &prof);
   /* 512 B: up by 0.27 us, less than 8 B's 0.49 us, a piece only; 4 KiB: up
    * by 3.45 us, the switch to rendezvous */
   cr_assert(prof.model.eager_limit == 4096, "eager_limit %zu", prof.model.eager_limit);
@@ -293,17 +298,8 @@ Test(calib, a_steep_last_range_keeps_its_negative_alpha, .timeout = 10) {
   cr_assert(fabs(res.pw.p[1].fit.a + 1e-3) <= 1e-9, "alpha %g", res.pw.p[1].fit.a);
   cr_assert(res.pw.max_rel < 1e-6, "error %g", res.pw.max_rel);
   char *t = profile(&d, &res);
-  char path[] = "/tmp/tutti-unit-calib-XXXXXX.ini";
-  int fd = mkstemps(path, 4);
-  cr_assert(fd >= 0);
-  cr_assert(eq(int, (int)write(fd, t, strlen(t)), (int)strlen(t)));
-  close(fd);
-  free(t);
   tutti_profile_t prof;
-  char err[512] = "";
-  int rc = tutti_profile_load(path, &prof, err, sizeof err);
-  unlink(path);
-  cr_assert(eq(int, rc, 0), "the profile does not load: %s", err);
+  load(t, &prof);
   for (int j = 0; j < d.n; j++) {
     double m = (double)d.bytes[j], want = calib_pieces_at(&res.pw, m);
     cr_assert(fabs(tutti_cost_eval(&prof.model.latency, m) - want) <= 1e-6 * want, "at %g B", m);
