@@ -78,10 +78,9 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
       if (bad_field)
         return bad(TUTTI_EINVAL, err, errlen,
                    "config.model->%s%s.%s (floor %g, a %g, b %g) is out of range; accepted: "
-                   "floor and a from 0 to %g s (a piece's a below 0 where a + b*from >= 0), b "
-                   "from 0 to %g s/B",
+                   "floor and a from 0 to %g s%s, b from 0 to %g s/B",
                    name[i], k ? " piece" : "", bad_field, one.floor, one.a, one.b, TUTTI_TIME_MAX,
-                   TUTTI_PER_BYTE_MAX);
+                   k ? " (a below 0 where a + b*from >= 0)" : "", TUTTI_PER_BYTE_MAX);
     }
   }
   if (!(m->gamma >= 0 && m->gamma <= TUTTI_PER_BYTE_MAX))
