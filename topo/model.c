@@ -1,7 +1,7 @@
 /*
  * model.c -- the cost models of runtime/MODEL.md: evaluation, the preset
- * constructors, the model builder shared by --model specs and profile
- * files, and cost expressions. Printing them is model_print.c.
+ * constructors and the model builder shared by --model specs and profile
+ * files. Cost expressions are cost.c; printing them is model_print.c.
  *
  * One builder (tutti_model_from_pairs) takes key = value pairs, so a spec
  * "hockney:alpha=1us,beta=1ns" and a [model] section are checked by the
@@ -23,21 +23,7 @@
   "none | hockney:alpha=T,beta=T/B (or bandwidth=BW) | postal:L=N | logp:L=T,o=T,g=T "             \
   "| loggp:L=T,o=T,g=T,G=T/B | custom, each optionally followed by field overrides "               \
   "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit)"
-#define COST_ACCEPTED                                                                              \
-  "A, A + B*m, B*m or max(F, A + B*m) with times A, F and a per-byte cost B (e.g. 1us "            \
-  "+ 1ns*m, max(2us, 1us + 1ns*m))"
-#define COST_STEPS_ACCEPTED                                                                        \
-  "A, A + B*m, B*m or max(F, A + B*m) with plain numbers (postal times are steps), "               \
-  "e.g. 1 + 0.5*m"
-#define PIECES_ACCEPTED                                                                            \
-  "accepted: COST | from SIZE: COST ... (up to 4 pieces after the first, sizes ascending; "        \
-  "their constants may be negative where the piece stays >= 0), e.g. 1us + 1ns*m | from 4KiB: "    \
-  "3us + 0.5ns*m"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
-
-static int is_space(char c) {
-  return c == ' ' || c == '\t';
-}
 
 /* A time outside [0, TUTTI_TIME_MAX], or a per-byte cost outside [0,
  * TUTTI_PER_BYTE_MAX] (units.h: every cost then stays finite). Written so
@@ -156,234 +142,6 @@ int tutti_model_steps(const tutti_model_t *m) {
 
 const char *tutti_model_time_unit(const tutti_model_t *m) {
   return tutti_model_steps(m) ? "steps" : "s";
-}
-
-/* ------------------------------------------------------- cost expressions */
-
-/* A value that must be a plain number (postal steps): digits, '.', an
- * exponent, spaces; no unit. */
-static int plain_number(const char *s, size_t len) {
-  for (size_t i = 0; i < len; i++)
-    if (!strchr("0123456789.eE+- \t", s[i])) return 0;
-  return 1;
-}
-
-/* Parse s[0..len) as a time (steps: a plain number) into *out. */
-static int parse_time_n(const char *s, size_t len, int steps, int per_byte, double *out, char *err,
-                        size_t errlen) {
-  char buf[256];
-  if (len >= sizeof buf) {
-    tutti__seterr(err, errlen, "'%.*s...' is too long", 32, s);
-    return TUTTI_EPARSE;
-  }
-  memcpy(buf, s, len);
-  buf[len] = '\0';
-  if (steps && !plain_number(buf, len)) {
-    tutti__seterr(err, errlen, "'%s' is not a plain number; accepted: %s", buf,
-                  COST_STEPS_ACCEPTED);
-    return TUTTI_EPARSE;
-  }
-  return per_byte ? tutti_parse_per_byte(buf, out, err, errlen)
-                  : tutti_parse_time(buf, out, err, errlen);
-}
-
-static void trim(const char **s, size_t *len) {
-  while (*len > 0 && is_space(**s)) (*s)++, (*len)--;
-  while (*len > 0 && is_space((*s)[*len - 1])) (*len)--;
-}
-
-/* "A", "A + B*m", "B*m", "B*m + A" into a and b; with neg (a piece
- * after the first) A may be "-T". */
-static int parse_linear(const char *s, size_t len, int steps, int neg, const char *whole, double *a,
-                        double *b, char *err, size_t errlen) {
-  const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
-  int have_a = 0, have_b = 0;
-  *a = *b = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= len; i++) {
-    /* A '+' right after an exponent 'e' that follows a digit or '.' is the
-     * exponent's sign, not a term separator. */
-    if (i < len && !(s[i] == '+' && !(i >= 2 && (s[i - 1] == 'e' || s[i - 1] == 'E') &&
-                                      (strchr("0123456789.", s[i - 2]) != NULL))))
-      continue;
-    const char *t = s + start;
-    size_t tl = i - start;
-    start = i + 1;
-    trim(&t, &tl);
-    if (tl == 0) {
-      tutti__seterr(err, errlen, "'%s' is not a cost: empty term; accepted: %s", whole, acc);
-      return TUTTI_EPARSE;
-    }
-    int is_b = 0;
-    if (t[tl - 1] == 'm') {
-      size_t k = tl - 1;
-      while (k > 0 && is_space(t[k - 1])) k--;
-      if (k > 0 && t[k - 1] == '*') {
-        is_b = 1;
-        tl = k - 1;
-        trim(&t, &tl);
-        if (tl == 0) {
-          tutti__seterr(err, errlen, "'%s' is not a cost: '*m' without a factor; accepted: %s",
-                        whole, acc);
-          return TUTTI_EPARSE;
-        }
-      }
-    }
-    if (is_b ? have_b : have_a) {
-      tutti__seterr(err, errlen, "'%s' is not a cost: two %s terms; accepted: %s", whole,
-                    is_b ? "per-byte" : "constant", acc);
-      return TUTTI_EPARSE;
-    }
-    int minus = neg && !is_b && t[0] == '-';
-    if (minus) t++, tl--, trim(&t, &tl);
-    int rc = parse_time_n(t, tl, steps, is_b, is_b ? b : a, err, errlen);
-    if (rc) return rc;
-    if (minus) *a = -*a;
-    if (is_b)
-      have_b = 1;
-    else
-      have_a = 1;
-  }
-  return 0;
-}
-
-/* One piece, p[0..len): "A + B*m" or "max(F, A + B*m)" into c's floor,
- * a, b; s, the whole text, for messages. */
-static int parse_one(const char *p, size_t len, const char *s, int steps, int neg,
-                     tutti_cost_t *out, char *err, size_t errlen) {
-  const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
-  if (len == 0) {
-    tutti__seterr(err, errlen, "'%s' is not a cost: empty piece; accepted: %s", s, acc);
-    return TUTTI_EPARSE;
-  }
-  tutti_cost_t c = {.floor = 0, .a = 0, .b = 0};
-  int rc;
-  if (len >= 3 && strncmp(p, "max", 3) == 0) {
-    const char *q = p + 3;
-    size_t ql = len - 3;
-    trim(&q, &ql);
-    if (ql < 2 || q[0] != '(' || q[ql - 1] != ')') {
-      tutti__seterr(err, errlen, "'%s' is not a cost: expected max(F, A + B*m); accepted: %s", s,
-                    acc);
-      return TUTTI_EPARSE;
-    }
-    q++, ql -= 2;
-    const char *comma = memchr(q, ',', ql);
-    if (!comma || memchr(comma + 1, ',', ql - (size_t)(comma + 1 - q)) || memchr(q, '(', ql) ||
-        memchr(q, ')', ql)) {
-      tutti__seterr(err, errlen,
-                    "'%s' is not a cost: max takes two arguments, max(F, A + B*m); "
-                    "accepted: %s",
-                    s, acc);
-      return TUTTI_EPARSE;
-    }
-    const char *f = q;
-    size_t fl = (size_t)(comma - q);
-    trim(&f, &fl);
-    if (fl == 0) {
-      tutti__seterr(err, errlen, "'%s' is not a cost: empty floor in max(F, ...); accepted: %s", s,
-                    acc);
-      return TUTTI_EPARSE;
-    }
-    if ((rc = parse_time_n(f, fl, steps, 0, &c.floor, err, errlen))) return rc;
-    const char *r = comma + 1;
-    size_t rl = ql - (size_t)(r - q);
-    trim(&r, &rl);
-    if ((rc = parse_linear(r, rl, steps, neg, s, &c.a, &c.b, err, errlen))) return rc;
-  } else {
-    if (memchr(p, '(', len) || memchr(p, ')', len) || memchr(p, ',', len)) {
-      tutti__seterr(err, errlen, "'%s' is not a cost; accepted: %s", s, acc);
-      return TUTTI_EPARSE;
-    }
-    if ((rc = parse_linear(p, len, steps, neg, s, &c.a, &c.b, err, errlen))) return rc;
-  }
-  *out = c;
-  return 0;
-}
-
-/* A further piece, "from SIZE: EXPR", p[0..len), after the one ending at
- * `after` bytes (0 for the first). */
-static int parse_piece(const char *p, size_t len, const char *s, int steps, size_t after,
-                       tutti_cost_piece_t *out, char *err, size_t errlen) {
-  char size[64];
-  const char *colon = memchr(p, ':', len);
-  size_t sl = colon ? (size_t)(colon - p) : 0;
-  if (len < 4 || strncmp(p, "from", 4) != 0 || !is_space(p[4]) || !colon || sl - 4 >= sizeof size) {
-    tutti__seterr(err, errlen, "'%s' is not a cost: after '|' expected 'from SIZE: COST'; %s", s,
-                  PIECES_ACCEPTED);
-    return TUTTI_EPARSE;
-  }
-  const char *q = p + 4;
-  size_t ql = sl - 4;
-  trim(&q, &ql);
-  memcpy(size, q, ql);
-  size[ql] = '\0';
-  char inner[160];
-  if (tutti_parse_size(size, &out->from, inner, sizeof inner)) {
-    tutti__seterr(err, errlen, "'%s' is not a cost: from %s: %s", s, size, inner);
-    return TUTTI_EPARSE;
-  }
-  if (out->from <= after) {
-    tutti__seterr(err, errlen,
-                  "'%s' is not a cost: a piece from %zu B after one from %zu B; accepted: "
-                  "sizes strictly ascending, above 0",
-                  s, out->from, after);
-    return TUTTI_EPARSE;
-  }
-  const char *e = colon + 1;
-  size_t el = len - (size_t)(e - p);
-  trim(&e, &el);
-  tutti_cost_t c;
-  int rc = parse_one(e, el, s, steps, 1, &c, err, errlen);
-  if (rc) return rc;
-  if (c.a + c.b * (double)out->from < 0) {
-    tutti__seterr(err, errlen,
-                  "'%s' is not a cost: the piece from %zu B is negative there; accepted: a "
-                  "negative constant only where the piece stays >= 0 from its size on",
-                  s, out->from);
-    return TUTTI_EPARSE;
-  }
-  out->floor = c.floor, out->a = c.a, out->b = c.b;
-  return 0;
-}
-
-int tutti_parse_cost(const char *s, int steps, tutti_cost_t *out, char *err, size_t errlen) {
-  const char *acc = steps ? COST_STEPS_ACCEPTED : COST_ACCEPTED;
-  if (!s) {
-    tutti__seterr(err, errlen, "no value; accepted: %s", acc);
-    return TUTTI_EINVAL;
-  }
-  const char *p = s;
-  size_t len = strlen(s);
-  trim(&p, &len);
-  if (len == 0) {
-    tutti__seterr(err, errlen, "empty value; accepted: %s", acc);
-    return TUTTI_EPARSE;
-  }
-  /* pieces are separated by '|': "EXPR | from SIZE: EXPR | ..." */
-  const char *bar = memchr(p, '|', len);
-  size_t first = bar ? (size_t)(bar - p) : len;
-  const char *f = p;
-  trim(&f, &first);
-  tutti_cost_t c;
-  int rc = parse_one(f, first, s, steps, 0, &c, err, errlen);
-  if (rc) return rc;
-  while (bar) {
-    const char *q = bar + 1, *end = p + len;
-    bar = memchr(q, '|', (size_t)(end - q));
-    size_t ql = (size_t)((bar ? bar : end) - q);
-    trim(&q, &ql);
-    if (c.pieces == TUTTI_COST_PIECES) {
-      tutti__seterr(err, errlen, "'%s' is not a cost: more than %d pieces after the first; %s", s,
-                    TUTTI_COST_PIECES, PIECES_ACCEPTED);
-      return TUTTI_EPARSE;
-    }
-    size_t after = c.pieces ? c.piece[c.pieces - 1].from : 0;
-    if ((rc = parse_piece(q, ql, s, steps, after, &c.piece[c.pieces], err, errlen))) return rc;
-    c.pieces++;
-  }
-  if (out) *out = c;
-  return 0;
 }
 
 /* ----------------------------------------------------------------- keys */
@@ -533,7 +291,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       rc = tutti_parse_time(vs[i], &v, inner, sizeof inner);
       break;
     case V_PERBYTE:
-      if (steps && !plain_number(vs[i], strlen(vs[i]))) {
+      if (steps && !tutti__plain_number(vs[i], strlen(vs[i]))) {
         snprintf(inner, sizeof inner,
                  "'%s' is not a plain number; accepted: a number of steps "
                  "per byte (postal times are steps)",
@@ -547,7 +305,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       if (!rc) v = 1.0 / v;
       break;
     case V_STEPS:
-      if (!plain_number(vs[i], strlen(vs[i]))) {
+      if (!tutti__plain_number(vs[i], strlen(vs[i]))) {
         snprintf(inner, sizeof inner,
                  "'%s' is not a number of steps; accepted: a plain number "
                  ">= 1 (postal times are steps)",
@@ -646,9 +404,9 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       }
     } else if (k->type == V_EAGER) {
       const char *v = vs[i];
-      while (is_space(*v)) v++;
+      while (tutti__is_blank(*v)) v++;
       size_t vl = strlen(v);
-      while (vl > 0 && is_space(v[vl - 1])) vl--;
+      while (vl > 0 && tutti__is_blank(v[vl - 1])) vl--;
       if (vl == 3 && strncmp(v, "all", 3) == 0)
         m.eager_limit = TUTTI_EAGER_ALL;
       else {
@@ -661,7 +419,7 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       }
     } else if (k->type == V_PERBYTE && k->param < 0) { /* gamma */
       double v;
-      if (steps && !plain_number(vs[i], strlen(vs[i]))) {
+      if (steps && !tutti__plain_number(vs[i], strlen(vs[i]))) {
         snprintf(inner, sizeof inner,
                  "'%s' is not a plain number; accepted: a number of steps "
                  "per byte (postal times are steps)",
@@ -689,7 +447,7 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
   }
   const char *p = spec;
   size_t len = strlen(spec);
-  trim(&p, &len);
+  tutti__trim(&p, &len);
   if (len == 0) {
     tutti__seterr(err, errlen, "empty model spec; accepted: %s", SPEC_ACCEPTED);
     return TUTTI_EPARSE;
@@ -712,9 +470,9 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
   }
   /* the preset name, trimmed */
   char *name = buf;
-  while (is_space(*name)) name++;
+  while (tutti__is_blank(*name)) name++;
   char *e = name + strlen(name);
-  while (e > name && is_space(e[-1])) *--e = '\0';
+  while (e > name && tutti__is_blank(e[-1])) *--e = '\0';
   ks[n] = "preset";
   vs[n++] = name;
   if (find_preset(name) < 0) {
@@ -741,10 +499,10 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
       *q = '\0';
       char *eq = strchr(item, '=');
       char *k = item;
-      while (is_space(*k)) k++;
+      while (tutti__is_blank(*k)) k++;
       if (!eq) {
         char *ke = k + strlen(k);
-        while (ke > k && is_space(ke[-1])) *--ke = '\0';
+        while (ke > k && tutti__is_blank(ke[-1])) *--ke = '\0';
         if (*k == '\0')
           tutti__seterr(err, errlen, "empty item in '%s' (a stray ','?); accepted: key=value, ...",
                         spec);
@@ -755,11 +513,11 @@ int tutti_model_parse(const char *spec, tutti_model_t *out, char *err, size_t er
       }
       *eq = '\0';
       char *ke = eq;
-      while (ke > k && is_space(ke[-1])) *--ke = '\0';
+      while (ke > k && tutti__is_blank(ke[-1])) *--ke = '\0';
       char *v = eq + 1;
-      while (is_space(*v)) v++;
+      while (tutti__is_blank(*v)) v++;
       char *ve = v + strlen(v);
-      while (ve > v && is_space(ve[-1])) *--ve = '\0';
+      while (ve > v && tutti__is_blank(ve[-1])) *--ve = '\0';
       if (*k == '\0') {
         tutti__seterr(err, errlen, "'=%s': no key; accepted: key=value", v);
         rc = TUTTI_EPARSE;
