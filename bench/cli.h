@@ -307,20 +307,6 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
 /* What every command's worlds take from the options: --ranks-as, --stack,
  * --no-data, --max-events. */
 void cli_config(const struct cli_opts *o, tutti_config_t *cfg);
-/* For the commands that run many points in one process (suite, sweep,
- * tune): while a point runs, memory it frees stays in the process for
- * its next call instead of going back to the kernel (glibc: no mmap'd
- * chunks, no trimming), since a page the process touches first costs the
- * kernel a clearing (under a hypervisor, a host fault with it); between
- * points cli_release_memory gives it back. */
-void cli_keep_memory(void);
-/* After each point (cli_point_run): give every malloc arena's free pages
- * back to the kernel (malloc_trim). What a point frees lies in the arenas
- * of the rank threads that freed it, where the next point's threads may
- * not reuse it: kept, a job's peak grew with its points past its largest
- * point's; given back, a job holds at most its largest point's peak and
- * what outlives the points (the world, the results). */
-void cli_release_memory(void);
 /* cli_links.c: the lines "topology ..." and "links ..." of the run,
  * suite and explain reports, labels padded to `width` columns. */
 void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width);
@@ -595,6 +581,20 @@ int cli_mem_over(int coll, int P, size_t bytes, char *note, size_t n);
  * collective's typical one): a job of many points counts the scratch of
  * the algorithms that hold more (cli_estimate.c). */
 int cli_mem_over_algo(int coll, const char *algo, int P, size_t bytes, char *note, size_t n);
+/* For the commands that run many points in one process (suite, sweep,
+ * tune): while a point runs, memory it frees stays in the process for
+ * its next call instead of going back to the kernel (glibc: no mmap'd
+ * chunks, no trimming), since a page the process touches first costs the
+ * kernel a clearing (under a hypervisor, a host fault with it); between
+ * points cli_release_memory gives it back. */
+void cli_keep_memory(void);
+/* After each point (cli_point_run): give every malloc arena's free pages
+ * back to the kernel (malloc_trim). What a point frees lies in the arenas
+ * of the rank threads that freed it, where the next point's threads may
+ * not reuse it: kept, a job's peak grew with its points past its largest
+ * point's; given back, a job holds at most its largest point's peak and
+ * what outlives the points (the world, the results). */
+void cli_release_memory(void);
 
 /* ------------------------------------------------------------ verify.c */
 

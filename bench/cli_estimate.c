@@ -58,6 +58,8 @@
  * State: one job per process (the process runs one command), as the
  * progress line; main thread only.
  */
+#include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -259,4 +261,13 @@ int cli_mem_over_algo(int coll, const char *algo, int P, size_t bytes, char *not
     snprintf(note, n, "timing only: needs %s > --max-memory %s", about(total, a, sizeof a),
              about(job.budget, b, sizeof b));
   return 1;
+}
+
+void cli_keep_memory(void) {
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+}
+
+void cli_release_memory(void) {
+  malloc_trim(0);
 }

@@ -12,7 +12,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -698,13 +697,4 @@ char *cli_ranks_at(const double *t, int n, double at, int skip, int *count, char
   if (total > SHOWN && used < len) snprintf(buf + used, len - used, " and %d more", total - SHOWN);
   if (count) *count = total;
   return buf;
-}
-
-void cli_keep_memory(void) {
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);
-}
-
-void cli_release_memory(void) {
-  malloc_trim(0);
 }
