@@ -83,7 +83,8 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   unsigned tr = tutti_coll_traits(j0->coll);
   int has_big = (tr & TUTTI_COLL_BLOCKS) && (me == 0 || !(tr & TUTTI_COLL_ROOTED));
   unsigned char *a = malloc(blk + 1), *b = malloc(blk + 1);
-  unsigned char *big = has_big ? malloc(blk * (size_t)P + 1) : NULL;
+  size_t nbig = (size_t)P * (tr & TUTTI_COLL_EXCHANGE ? 2 : 1); /* alltoall: send, receive */
+  unsigned char *big = has_big ? malloc(blk * nbig + 1) : NULL;
   if (!a || !b || (has_big && !big)) {
     free(a), free(b), free(big);
     gate_open(&x->gate);
@@ -92,10 +93,10 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   /* inputs: ones (sums stay small), results zero */
   if (tsize == 4) {
     for (long i = 0; i < j0->count; i++) ((int32_t *)a)[i] = 1;
-    for (long i = 0; big && i < j0->count * P; i++) ((int32_t *)big)[i] = 1;
+    for (size_t i = 0; big && i < (size_t)j0->count * nbig; i++) ((int32_t *)big)[i] = 1;
   } else {
     memset(a, 1, blk);
-    if (big) memset(big, 1, blk * (size_t)P);
+    if (big) memset(big, 1, blk * nbig);
   }
   memset(b, 0, blk);
   /* warm-up: each one's batch from its slowest rank's time per call in a

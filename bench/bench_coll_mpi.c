@@ -40,14 +40,17 @@ enum {
   BARRIER,
   ALLGATHER,
   REDUCE_SCATTER,
+  ALLTOALL,
+  SCAN,
+  EXSCAN,
   PINGPONG,
   NONE
 };
 
 static int coll_of(const char *name) {
-  static const char *const names[] = {"bcast",     "reduce",         "allreduce",
-                                      "gather",    "scatter",        "barrier",
-                                      "allgather", "reduce_scatter", "pingpong"};
+  static const char *const names[] = {"bcast",    "reduce",  "allreduce", "gather",
+                                      "scatter",  "barrier", "allgather", "reduce_scatter",
+                                      "alltoall", "scan",    "exscan",    "pingpong"};
   for (int i = 0; i < NONE; i++)
     if (!strcmp(name, names[i])) return i;
   return NONE;
@@ -58,7 +61,7 @@ struct call {
   long count; /* elements of one rank's message or block */
   MPI_Datatype type;
   size_t bytes;
-  unsigned char *a, *b, *big; /* send, receive, P blocks */
+  unsigned char *a, *b, *big; /* send, receive, P blocks (alltoall: 2P, sent then received) */
 };
 
 static int one(const struct call *c) {
@@ -80,6 +83,13 @@ static int one(const struct call *c) {
     return MPI_Allgather(c->a, n, c->type, c->big, n, c->type, MPI_COMM_WORLD);
   case REDUCE_SCATTER:
     return MPI_Reduce_scatter_block(c->big, c->b, n, c->type, MPI_SUM, MPI_COMM_WORLD);
+  case ALLTOALL:
+    return MPI_Alltoall(c->big, n, c->type, c->big + (size_t)c->P * c->bytes, n, c->type,
+                        MPI_COMM_WORLD);
+  case SCAN:
+    return MPI_Scan(c->a, c->b, n, c->type, MPI_SUM, MPI_COMM_WORLD);
+  case EXSCAN:
+    return MPI_Exscan(c->a, c->b, n, c->type, MPI_SUM, MPI_COMM_WORLD);
   case PINGPONG: {
     int me;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -143,14 +153,15 @@ int main(int argc, char **argv) {
       if (res) fprintf(res, "none\n"), fflush(res);
       continue;
     }
-    int reduces = c.coll == REDUCE || c.coll == ALLREDUCE || c.coll == REDUCE_SCATTER;
+    int reduces = c.coll == REDUCE || c.coll == ALLREDUCE || c.coll == REDUCE_SCATTER ||
+                  c.coll == SCAN || c.coll == EXSCAN;
     int words = reduces && bytes % 4 == 0;
     c.type = words ? MPI_INT32_T : MPI_UINT8_T;
     c.count = (long)(words ? bytes / 4 : bytes);
-    size_t blk = (size_t)bytes ? (size_t)bytes : 1;
-    c.a = malloc(blk), c.b = malloc(blk), c.big = malloc(blk * (size_t)P);
+    size_t blk = (size_t)bytes ? (size_t)bytes : 1, nbig = (size_t)P * (c.coll == ALLTOALL ? 2 : 1);
+    c.a = malloc(blk), c.b = malloc(blk), c.big = malloc(blk * nbig);
     if (!c.a || !c.b || !c.big) MPI_Abort(MPI_COMM_WORLD, 4);
-    memset(c.a, 1, blk), memset(c.b, 0, blk), memset(c.big, 1, blk * (size_t)P);
+    memset(c.a, 1, blk), memset(c.b, 0, blk), memset(c.big, 1, blk * nbig);
     /* Warm-up, then the size of the batch from one of at least an eighth
      * of it: sized from the 3 cold calls alone, an 8 B bcast's batch lasted
      * a fifth of the target (tutti's side sizes its batch the same way). */

@@ -412,7 +412,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
 /* One call of job's collective (its algorithm, count, type, op) rooted at
  * `root`: a is the send buffer, b the receive buffer, big the P blocks
  * (gather's result and scatter's source at the root, allgather's result,
- * reduce_scatter's input; NULL where this rank has none). The call's code. */
+ * reduce_scatter's input; alltoall's 2P: the P to send, then the P
+ * received; NULL where this rank has none). The call's code. */
 int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void *b, void *big);
 
 /* The job of `tutti explain`, `compare` (cli_exec.c): collective
@@ -610,6 +611,7 @@ struct verify {
   long count;            /* elements of a rank's input (reduce_scatter: all P blocks) */
   int nvar;              /* inputs repeat every nvar calls */
   unsigned char *expect; /* reductions: nvar * count elements, the folds */
+  uint64_t *digest;      /* scan, exscan: nvar * P digests, of each rank's prefix */
   /* Shared references (verify_ref_get): one rank's whole input of one
    * call and its complement, built once and read by every rank that needs
    * them, so a broadcast's P buffers are prepared and checked at memory
@@ -653,5 +655,12 @@ long verify_check_ref(const struct verify *v, const struct verify_ref *ref, cons
  * (reduce_scatter's block of rank i: first = i count). */
 void verify_poison_fold_range(const struct verify *v, int call, void *buf, long first, long n);
 long verify_check_fold_range(const struct verify *v, int call, const void *buf, long first, long n);
+/* -1 if buf still holds what verify_poison wrote, else the first bad index. */
+long verify_check_poison(const struct verify *v, int rank, int call, const void *buf, long first,
+                         long n);
+/* -1 if the count elements at buf are the prefix x_0 op ... op x_upto of
+ * call `call` (scan's result at rank upto, exscan's at upto + 1), else
+ * the first bad index. Checked by digest (verify.c). */
+long verify_check_prefix(const struct verify *v, int upto, int call, const void *buf);
 
 #endif

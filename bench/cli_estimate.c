@@ -10,20 +10,27 @@
  * place to change when that changes. Per rank, cli_exec.c's rank_fn holds
  * a send and a receive block of m bytes and, where the collective has
  * them, P blocks (the root's of gather and scatter, every rank's of
- * allgather and reduce_scatter); a block no one writes before the call
+ * allgather and reduce_scatter; alltoall's 2P, the P it sends and the P
+ * it receives, in place of the two blocks); a block no one writes before the call
  * (a broadcast's receive block, a gather's) is never touched, so it takes
  * no memory. verify.c's reference is one copy for all ranks: a
- * broadcast's shared input and its complement, or a reduction's fold;
- * the other inputs are generated and checked a chunk at a time. The
+ * broadcast's shared input and its complement, or a reduction's fold
+ * (scan's and exscan's prefixes are checked by a digest a rank: no
+ * reference); the other inputs are generated and checked a chunk at a time. The
  * scratch terms are the registered algorithms' typical ones (a binomial
  * reduce's partial results, an allreduce's received halves, a binomial
- * gather's subtrees, a ring reduce_scatter's received block), per
+ * gather's subtrees, a ring reduce_scatter's received block, recursive
+ * doubling scan's received prefix and exscan's two), per
  * collective, since an algorithm's description has no scratch size: a
  * pipelined chain's bcast and bruck's allgather hold a block more a rank,
  * the tree allreduces up to twice the term, a flat gather or scatter and
  * the ring allreduce less, and reduce_scatter's recursive halving a copy
  * of its P blocks and a receive buffer as large (counted in a job's
- * estimate, below). In bytes, m per rank, P ranks (bench/CLI.md "Memory
+ * estimate, below). alltoall's scratch lies between its algorithms':
+ * none for the pairwise, ring and linear exchanges, bruck's two pack
+ * buffers about P blocks a rank; 3/8 of P blocks is within a quarter of
+ * the peak of either, where the buffers dominate. A linear scan or
+ * exscan holds one received block a rank. In bytes, m per rank, P ranks (bench/CLI.md "Memory
  * estimate"):
  *
  *   collective      buffers         reference  scratch
@@ -34,14 +41,18 @@
  *   scatter         2 P m           0          P m / 2
  *   allgather       P m + P^2 m     0          0
  *   reduce_scatter  P m + P^2 m     P m        P m
+ *   alltoall        2 P^2 m         0          3 P^2 m / 8
+ *   scan            2 P m           0          P m
+ *   exscan          2 P m           0          2 P m
  *   barrier         0               0          0
  *
  * plus the runtime, with or without data: 4 MiB for the process (10 MiB
  * at the least: what it takes while starting), 12 KiB a rank (the touched
  * part of its stack, its signal stack, its state and channels) and 160 B
  * a message for the event logs and the replay, counting 2 P ceil(log2 P)
- * messages (P ceil(log2 P) for a rooted collective), a tree's count: a
- * ring's P (P - 1) logs more, and the runtime's own budget
+ * messages (P ceil(log2 P) for a rooted collective), a tree's count, and
+ * P (P - 1) for alltoall, whose exchanges send a message a pair of ranks
+ * (bruck's fewer): a ring's P (P - 1) logs more, and the runtime's own budget
  * (tutti_config_t.max_memory) stops a run whose logs outgrow memory.
  * Measured against peak RSS by tests/test_e2e_memory.c.
  *
@@ -84,6 +95,7 @@ int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m,
   while (lg < 30 && (1L << lg) < (long)p) lg++;
   unsigned tr = tutti_coll_traits(coll);
   long double msgs = p * (lg ? lg : 1) * (tr & TUTTI_COLL_ROOTED ? 1 : 2);
+  if (tr & TUTTI_COLL_EXCHANGE) msgs = p * (p > 1 ? p - 1 : 1); /* a message a pair */
   long double rt = MEM_PROCESS + p * MEM_RANK + msgs * MEM_MESSAGE;
   switch (coll) {
   case TUTTI_COLL_BCAST:
@@ -102,6 +114,13 @@ int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m,
     break;
   case TUTTI_COLL_REDUCE_SCATTER:
     buf = pm + ppm, ref = pm, scr = pm;
+    break;
+  case TUTTI_COLL_ALLTOALL:
+    buf = 2 * ppm, scr = 3 * ppm / 8;
+    break;
+  case TUTTI_COLL_SCAN:
+  case TUTTI_COLL_EXSCAN:
+    buf = 2 * pm, scr = coll == TUTTI_COLL_SCAN ? pm : 2 * pm;
     break;
   default: /* barrier: no data */
     break;

@@ -60,7 +60,7 @@ struct exec {
 /* One call of job j's collective rooted at `root` on the commands' buffer
  * layout: a (send), b (receive), big (P blocks where this rank has them:
  * the root of gather and scatter, every rank of allgather and
- * reduce_scatter; NULL elsewhere). */
+ * reduce_scatter; 2P for alltoall, send then receive; NULL elsewhere). */
 int cli_call(tutti_rank_t *r, const struct cli_job *j, int root, void *a, void *b, void *big) {
   int me = tutti_rank(r);
   long n = j->count;
@@ -81,6 +81,14 @@ int cli_call(tutti_rank_t *r, const struct cli_job *j, int root, void *a, void *
     return tutti_allgather(r, a, big, n, j->type, j->algo);
   case TUTTI_COLL_REDUCE_SCATTER:
     return tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo);
+  case TUTTI_COLL_ALLTOALL: /* big: the P blocks to send, then the P received */
+    return tutti_alltoall(
+        r, big, (char *)big + (size_t)tutti_size(r) * (size_t)n * tutti_type_size(j->type), n,
+        j->type, j->algo);
+  case TUTTI_COLL_SCAN:
+    return tutti_scan(r, a, b, n, j->type, j->op, j->algo);
+  case TUTTI_COLL_EXSCAN:
+    return tutti_exscan(r, a, b, n, j->type, j->op, j->algo);
   case TUTTI_COLL_BARRIER:
     return tutti_barrier(r, j->algo);
   default:
@@ -185,7 +193,7 @@ static void mark(struct exec *x, int me, int call, long index, int from, const c
 /* Every rank: iters calls, each with fresh inputs and poisoned outputs,
  * each checked before the next. A rank allocates only its own buffers
  * (the root's P blocks of gather and scatter only while it is root; every
- * rank's P blocks of allgather and reduce_scatter). */
+ * rank's P blocks of allgather and reduce_scatter, 2P of alltoall). */
 static int rank_fn(tutti_rank_t *r, void *arg) {
   struct exec *x = arg;
   if (x->job->no_data) return rank_nodata(r, x);
@@ -214,7 +222,7 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root;
     unsigned tr = tutti_coll_traits(j->coll);
     if ((tr & TUTTI_COLL_BLOCKS) && (me == root || !(tr & TUTTI_COLL_ROOTED))) {
-      size_t bigsz = blk * (size_t)P;
+      size_t bigsz = blk * (size_t)P * (tr & TUTTI_COLL_EXCHANGE ? 2 : 1);
       big = buf_alloc(bigsz);
       if (!big) {
         rc = TUTTI_ENOMEM;
@@ -301,6 +309,38 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       else if ((at = verify_check_fold_range(v, k, b, (long)me * n, n)) >= 0)
         mark(x, me, k, at, -1, "the result block");
       break;
+    case TUTTI_COLL_ALLTOALL: { /* block d of me's input goes to d: its elements d n.. */
+      unsigned char *out = big + (size_t)P * blk;
+      verify_input(v, me, k, big, 0, n * P);
+      for (int s = 0; s < P; s++) verify_poison(v, s, k, out + (size_t)s * blk, (long)me * n, n);
+      TIMED(rc, tutti_alltoall(r, big, out, n, j->type, j->algo));
+      if (rc) break;
+      if ((at = verify_check_input(v, me, k, big, 0, n * P)) >= 0)
+        mark(x, me, k, at, -1, "the send buffer changed");
+      for (int s = 0; s < P; s++)
+        if ((at = verify_check_input(v, s, k, out + (size_t)s * blk, (long)me * n, n)) >= 0) {
+          mark(x, me, k, at, s, "the block");
+          break;
+        }
+      break;
+    }
+    case TUTTI_COLL_SCAN:
+    case TUTTI_COLL_EXSCAN:
+      verify_input(v, me, k, a, 0, n);
+      verify_poison(v, me, k, b, 0, n);
+      if (j->coll == TUTTI_COLL_SCAN)
+        TIMED(rc, tutti_scan(r, a, b, n, j->type, j->op, j->algo));
+      else
+        TIMED(rc, tutti_exscan(r, a, b, n, j->type, j->op, j->algo));
+      if (rc) break;
+      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
+        mark(x, me, k, at, -1, "the send buffer changed");
+      else if (j->coll == TUTTI_COLL_EXSCAN && me == 0) {
+        if ((at = verify_check_poison(v, me, k, b, 0, n)) >= 0)
+          mark(x, me, k, at, -1, "rank 0's result buffer changed");
+      } else if ((at = verify_check_prefix(v, j->coll == TUTTI_COLL_SCAN ? me : me - 1, k, b)) >= 0)
+        mark(x, me, k, at, -1, "the result");
+      break;
     case TUTTI_COLL_BARRIER:
       atomic_fetch_add(&x->entered, 1);
       TIMED(rc, tutti_barrier(r, j->algo));
@@ -350,7 +390,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
      * terabytes of address space commit no memory. */
     size_t blk = (size_t)job->count * tutti_type_size(job->type), line = 4096;
     x.slot = (blk + line - 1) / line * line + line;
-    size_t blocks = tutti_coll_traits(job->coll) & TUTTI_COLL_BLOCKS ? (size_t)P : 1;
+    unsigned tr = tutti_coll_traits(job->coll);
+    size_t blocks = tr & TUTTI_COLL_BLOCKS ? (size_t)P * (tr & TUTTI_COLL_EXCHANGE ? 2 : 1) : 1;
     if (x.slot > (SIZE_MAX - x.slot * 2) / blocks) {
       free(x.bad), free(x.wall);
       return TUTTI_ENOMEM;

@@ -60,7 +60,10 @@ static void draw(const char *line) {
 double cli_point_weight(int coll, int P, size_t bytes, int no_data) {
   unsigned tr = tutti_coll_traits(coll);
   double per_rank = (double)bytes;
-  if (tr & TUTTI_COLL_BLOCKS) per_rank *= (tr & TUTTI_COLL_ROOTED) ? 2 : (double)P;
+  /* the root's P blocks shared out (gather, scatter), every rank's P
+   * (allgather, reduce_scatter), or 2P (alltoall: P sent, P received) */
+  if (tr & TUTTI_COLL_BLOCKS)
+    per_rank *= (tr & TUTTI_COLL_ROOTED) ? 2 : (tr & TUTTI_COLL_EXCHANGE) ? 2.0 * P : (double)P;
   /* a rank's sends cost about what 4 KiB of buffer traffic does */
   return (double)P * (1 + (no_data ? 0 : per_rank / 4096));
 }

@@ -17,7 +17,8 @@
  *   empty is refused); sizes are read with atoi, so a threshold past
  *   2^31 - 1 ends the chain there;
  * - the size a test sees: avg_msg_size is the message (bcast, reduce,
- *   allreduce: tutti's bytes per rank); total_msg_size the whole buffer,
+ *   allreduce: tutti's bytes per rank; alltoall: the bytes per block,
+ *   csel.c's get_avg_msgsize); total_msg_size the whole buffer,
  *   bytes per rank x communicator size (allgather, reduce_scatter,
  *   reduce_scatter_block), so those get one comm_size test per size, each
  *   with its own thresholds (cli_rules.c);
@@ -26,8 +27,13 @@
  *   power of two below the size (else recursive doubling), recursive
  *   halving for commutative ops (else MPICH's own), the recursive-doubling
  *   allgather on a power-of-two size (it asserts one; else Bruck's, MPICH's
- *   own choice there) -- a rule covers the sizes up to the next measured
- *   count, not just the one it was measured at;
+ *   own choice there), alltoall's with separate buffers (all three
+ *   assert it; in place, MPICH's pairwise_sendrecv_replace) -- a rule
+ *   covers the sizes up to the next measured count, not just the one it
+ *   was measured at;
+ * - scan and exscan keep MPICH's own: its recursive doubling pairs rank
+ *   XOR 2^k, tutti's Hillis-Steele rounds send to rank + 2^k, and MPICH
+ *   has no chain nor up/down sweep;
  * - json-c, MPICH's parser, reads C comments: the file starts with one,
  *   tutti's provenance and every note.
  * Below the smallest measured count, and for inter-communicators, MPICH's
@@ -310,6 +316,13 @@ static const char *const algs_allgather[] = {"MPIR_Allgather_intra_recursive_dou
                                              "MPIR_Allgather_intra_ring", NULL};
 static const char *const algs_rs[] = {"MPIR_Reduce_scatter_intra_recursive_halving", NULL};
 static const char *const algs_rsb[] = {"MPIR_Reduce_scatter_block_intra_recursive_halving", NULL};
+static const char *const algs_alltoall[] = {"MPIR_Alltoall_intra_scattered",
+                                            "MPIR_Alltoall_intra_pairwise",
+                                            "MPIR_Alltoall_intra_brucks", NULL};
+
+/* MPIR_CVAR_ALLTOALL_THROTTLE's default: scattered posts this many
+ * requests of each kind at a time, so up to this size all of them. */
+#define MPICH_ALLTOALL_THROTTLE 32
 
 /* The index in the target's list of tutti algorithm a on P ranks (-1: none). */
 static int mpich_index(int coll, const tutti_algo_t *a, int P, long seg) {
@@ -341,15 +354,20 @@ static int mpich_index(int coll, const tutti_algo_t *a, int P, long seg) {
                                             : -1;
   case TUTTI_COLL_REDUCE_SCATTER:
     return !strcmp(n, "recursive-halving") ? 0 : -1;
+  case TUTTI_COLL_ALLTOALL: /* MPICH's pairwise: rank XOR i on powers of 2, else shifts */
+    if (!strcmp(n, "linear")) return P <= MPICH_ALLTOALL_THROTTLE ? 0 : -1;
+    if (!strcmp(n, "pairwise")) return 1;
+    if (!strcmp(n, "ring")) return P > 0 && (P & (P - 1)) ? 1 : -1;
+    return !strcmp(n, "bruck") ? 2 : -1;
   default:
     return -1;
   }
 }
 
 static const char *const *algs_of(const struct rules_target *tg) {
-  static const char *const *const by_id[] = {algs_bcast,     algs_reduce,  algs_allreduce,
-                                             algs_gather,    algs_scatter, algs_barrier,
-                                             algs_allgather, algs_rs,      algs_rsb};
+  static const char *const *const by_id[] = {
+      algs_bcast,   algs_reduce,    algs_allreduce, algs_gather, algs_scatter,
+      algs_barrier, algs_allgather, algs_rs,        algs_rsb,    algs_alltoall};
   return by_id[tg->id];
 }
 
@@ -374,6 +392,7 @@ static const struct rules_target mpich_targets[] = {
     {TUTTI_COLL_ALLGATHER, 6, "allgather", 1, map_mpich},
     {TUTTI_COLL_REDUCE_SCATTER, 7, "reduce_scatter", 1, map_mpich},
     {TUTTI_COLL_REDUCE_SCATTER, 8, "reduce_scatter_block", 1, map_mpich},
+    {TUTTI_COLL_ALLTOALL, 9, "alltoall", 0, map_mpich}, /* avg_msg_size: the block */
 };
 #define NTARGETS (int)(sizeof mpich_targets / sizeof *mpich_targets)
 
@@ -397,6 +416,9 @@ static void container(FILE *f, const struct rules_target *tg, const struct rules
     fputs("{\"comm_size=pow2\":" A("Allgather_intra_recursive_doubling") ",\"comm_size=any\":" A(
               "Allgather_intra_brucks") "}",
           f);
+  else if (tg->coll == TUTTI_COLL_ALLTOALL) /* each asserts separate buffers */
+    fprintf(f, INPLACE(A("Alltoall_intra_pairwise_sendrecv_replace"), "{\"algorithm=%s\":{}}"),
+            p->name);
   else if (tg->coll == TUTTI_COLL_REDUCE_SCATTER)
     fprintf(
         f, "{\"is_commutative=yes\":{\"algorithm=%s\":{}},\"is_commutative=no\":%s}", p->name,
@@ -441,7 +463,8 @@ int rules_write_mpich(FILE *f, const struct tune_result *t) {
   fputs(" * MPICH 4.0 collective selection (bench/CLI.md \"MPI libraries' rules files\"):\n"
         " *   MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE MPIR_CVAR_DEVICE_COLLECTIVES=none\n"
         " * Collectives tutti does not tune, counts below the smallest measured one and\n"
-        " * inter-communicators keep MPICH 4.0's own selection. MPICH has one gather, one\n"
+        " * inter-communicators keep MPICH 4.0's own selection, and so do scan and exscan\n"
+        " * (none of MPICH's is one of tutti's). MPICH has one gather, one\n"
         " * scatter and one barrier algorithm (binomial, binomial, dissemination): their\n"
         " * rules can only name those.\n",
         f);

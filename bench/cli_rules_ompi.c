@@ -19,6 +19,16 @@
  *   allgather, gather, scatter, reduce_scatter (the sum of the counts)
  *   and reduce_scatter_block: those collectives get their rules per
  *   communicator size, each with its own thresholds (cli_rules.c);
+ *   alltoall's is the whole buffer too (bytes per block x the size);
+ * - scan and exscan: the key is the datatype's size x the communicator
+ *   size, whatever the count (ompi_coll_tuned_scan_intra_dec_dynamic;
+ *   tests/test_e2e_tune_mpi.c runs them), so a rule cannot follow the
+ *   message. Only Open MPI's linear (1), a chain in rank order, is
+ *   tutti's `linear`: its recursive_doubling (2) pairs rank XOR 2^k,
+ *   tutti's Hillis-Steele rounds send to rank + 2^k, another pattern. So
+ *   the rules of a communicator size are one: 1 where linear ran, with
+ *   the notes of what tutti would run (a second algorithm mapped here
+ *   would need one rule per communicator size, not one per message size);
  * - knomial bcast (7) takes its radix from the MCA parameter
  *   coll_tuned_bcast_algorithm_knomial_radix (default 4), not from the
  *   rule: the file still writes the radix as the rule's fan-out (what
@@ -51,6 +61,9 @@ static const char *const names_rs[] = {"ignore", "non-overlapping", "recursive_h
                                        NULL};
 static const char *const names_rsb[] = {"ignore", "basic_linear", "recursive_doubling",
                                         "recursive_halving", NULL};
+static const char *const names_alltoall[] = {
+    "ignore", "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc", NULL};
+static const char *const names_scan[] = {"ignore", "linear", "recursive_doubling", NULL};
 
 /* Per collective id: the names, and the order a tie follows (Open MPI's
  * default for the collective first; bench/CLI.md lists them). */
@@ -61,12 +74,15 @@ static const struct {
 } ompi_algs[] = {
     {0, names_allgather, {3, 2, 4}},
     {2, names_allreduce, {3, 6, 4, 2}},
+    {3, names_alltoall, {2, 3, 1}},
     {6, names_barrier, {4, 3, 6, 1}},
     {7, names_bcast, {6, 5, 9, 8, 3, 7, 1}},
+    {8, names_scan /* exscan: the same names */, {1}},
     {9, names_gather, {2, 1}},
     {11, names_reduce, {5, 4, 3, 1}},
     {12, names_rs, {2, 3}},
     {13, names_rsb, {3}},
+    {14, names_scan, {1}},
     {15, names_gather /* scatter: the same names */, {2, 1}},
 };
 
@@ -137,6 +153,15 @@ static int ompi_number(int id, const tutti_algo_t *a, int P, long seg, long *fan
     return -1;
   case 13: /* reduce_scatter_block */
     return builtin_named(d, "recursive-halving") ? 3 : -1;
+  case 3: /* alltoall: Open MPI's pairwise shifts (rank + s, rank - s) on every P */
+    if (builtin_named(d, "linear")) return 1; /* every request posted, then wait */
+    if (builtin_named(d, "ring")) return 2;
+    if (builtin_named(d, "pairwise")) return is_pow2(P) ? -1 : 2; /* XOR on powers of 2 */
+    if (builtin_named(d, "bruck")) return 3;
+    return -1;
+  case 8:  /* exscan */
+  case 14: /* scan */
+    return builtin_named(d, "linear") ? 1 : -1;
   default:
     return -1;
   }
@@ -163,12 +188,15 @@ static int map_ompi(const struct rules_target *tg, const tutti_algo_t *a, int P,
 static const struct rules_target ompi_targets[] = {
     {TUTTI_COLL_ALLGATHER, 0, "allgather", 1, map_ompi},
     {TUTTI_COLL_ALLREDUCE, 2, "allreduce", 0, map_ompi},
+    {TUTTI_COLL_ALLTOALL, 3, "alltoall", 1, map_ompi},
     {TUTTI_COLL_BARRIER, 6, "barrier", 0, map_ompi},
     {TUTTI_COLL_BCAST, 7, "bcast", 0, map_ompi},
+    {TUTTI_COLL_EXSCAN, 8, "exscan", 0, map_ompi},
     {TUTTI_COLL_GATHER, 9, "gather", 1, map_ompi},
     {TUTTI_COLL_REDUCE, 11, "reduce", 0, map_ompi},
     {TUTTI_COLL_REDUCE_SCATTER, 12, "reduce_scatter", 1, map_ompi},
     {TUTTI_COLL_REDUCE_SCATTER, 13, "reduce_scatter_block", 1, map_ompi},
+    {TUTTI_COLL_SCAN, 14, "scan", 0, map_ompi},
     {TUTTI_COLL_SCATTER, 15, "scatter", 1, map_ompi},
 };
 #define NTARGETS (int)(sizeof ompi_targets / sizeof *ompi_targets)
@@ -224,7 +252,9 @@ int rules_write_ompi(FILE *f, const struct tune_result *t) {
         "# sizes; per size the size (from it up to the next) and its number of rules; per\n"
         "# rule: from BYTES (up to the next rule's) ALGORITHM FAN-IN/OUT SEGMENT-BYTES.\n"
         "# BYTES: the message of bcast, reduce and allreduce; the whole buffer (bytes per\n"
-        "# rank x communicator size) of the others. Algorithm 0: Open MPI's own choice.\n",
+        "# rank x communicator size) of the others, but scan and exscan, whose BYTES Open\n"
+        "# MPI takes as the datatype's size x the communicator size (their rules name\n"
+        "# linear or nothing). Algorithm 0: Open MPI's own choice.\n",
         f);
   if (b.radix[0]) {
     fprintf(f,

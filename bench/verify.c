@@ -7,7 +7,7 @@
  * Inputs: element i of rank r's input in call k is a hash of (r, i, k),
  * shaped per op so that the result does not depend on the order of
  * evaluation an algorithm picks:
- *   no op (bcast, gather, scatter, allgather)  raw hash bytes
+ *   no op (bcast, gather, scatter, allgather, alltoall)  raw hash bytes
  *   sum          integers -8..7 (byte: 0..15): float sums stay exact
  *   prod         odd integers -3..5 (wrapping, as the runtime does);
  *                float and double: +1 or -1 (products stay exact)
@@ -17,7 +17,12 @@
  *   matmul2      random 2x2 matrices mod 251 (int32) or 65521 (int64)
  * Reductions fold in rank order, x0 op (x1 op (... op x(P-1))), the
  * only order a non-commutative op (matmul2) allows; reduce_scatter's
- * inputs are P blocks, folded whole, and rank i checks block i. Inputs repeat every
+ * inputs are P blocks, folded whole, and rank i checks block i. scan and
+ * exscan check rank i's prefix x0 op ... op xi against a digest of it:
+ * the P prefixes are as much memory as all the results, so the reference
+ * keeps one 64-bit digest per rank (computed in one pass, prefix after
+ * prefix) and rebuilds a prefix in full only to name the first wrong
+ * element of a result that does not match. Inputs repeat every
  * nvar = min(iters, 4) calls, so a call that leaves the previous call's
  * result in place still fails.
  */
@@ -287,6 +292,8 @@ static long first_diff(const unsigned char *a, const unsigned char *b, long n, s
   return (long)(off / tsize);
 }
 
+static int prefix_digests(struct verify *v);
+
 /* ------------------------------------------------------------ the API */
 
 int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op, int nranks,
@@ -303,6 +310,7 @@ int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op
   v->kind = op ? vk_of(op) : -1;
   if (op && (v->kind < 0 || vt_of(type) == VT_OTHER)) return TUTTI_EOP;
   if (v->tsize > sizeof(union elem)) return TUTTI_ETYPE;
+  if (op && (tr & TUTTI_COLL_PREFIX)) return prefix_digests(v);
   if (!op || count == 0) return 0;
   v->expect = malloc((size_t)v->nvar * (size_t)count * v->tsize);
   if (!v->expect) return TUTTI_ENOMEM;
@@ -321,8 +329,8 @@ int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op
 }
 
 void verify_free(struct verify *v) {
-  free(v->expect);
-  v->expect = NULL;
+  free(v->expect), free(v->digest);
+  v->expect = NULL, v->digest = NULL;
   for (struct verify_ref *f = v->refs, *next; f; f = next) {
     next = f->next;
     free(f->data), free(f);
@@ -363,17 +371,25 @@ void verify_poison_fold_range(const struct verify *v, int call, void *buf, long 
  * next to generating 512 bytes of elements. */
 #define CHUNK_BYTES 512
 
-long verify_check_input(const struct verify *v, int rank, int call, const void *buf, long first,
-                        long n) {
+/* The input elements (or with `poison` their complement) checked a chunk
+ * at a time. */
+static long check_chunks(const struct verify *v, int rank, int call, const void *buf, long first,
+                         long n, int poison) {
   const unsigned char *p = buf;
   unsigned char ref[CHUNK_BYTES];
   long per = (long)(sizeof ref / v->tsize);
   for (long i = 0; i < n; i += per) {
     long k = n - i < per ? n - i : per, at;
     fill(v, rank, var(v, call), ref, first + i, k);
+    if (poison) complement(ref, (size_t)k * v->tsize);
     if ((at = first_diff(p + (size_t)i * v->tsize, ref, k, v->tsize)) >= 0) return i + at;
   }
   return -1;
+}
+
+long verify_check_input(const struct verify *v, int rank, int call, const void *buf, long first,
+                        long n) {
+  return check_chunks(v, rank, call, buf, first, n, 0);
 }
 
 long verify_check_fold(const struct verify *v, int call, const void *buf) {
@@ -386,6 +402,78 @@ long verify_check_fold_range(const struct verify *v, int call, const void *buf, 
   const unsigned char *e =
       v->expect + ((size_t)var(v, call) * (size_t)v->count + (size_t)first) * v->tsize;
   return first_diff(buf, e, n, v->tsize);
+}
+
+/* ------------------------------------------------------------ prefixes */
+
+/* The digest of n elements at p: each element's bytes, zero-extended to
+ * 64 bits, mixed in turn. */
+static uint64_t digest_step(uint64_t h, const unsigned char *e, size_t tsize) {
+  uint64_t w = 0;
+  memcpy(&w, e, tsize);
+  return mix(h ^ w);
+}
+
+static uint64_t digest_of(const struct verify *v, const unsigned char *p, long n) {
+  uint64_t h = (uint64_t)n;
+  for (long i = 0; i < n; i++) h = digest_step(h, p + (size_t)i * v->tsize, v->tsize);
+  return h;
+}
+
+/* Element i of the prefix x_0 op ... op x_upto of variant k. */
+static void prefix_elem(const struct verify *v, int upto, long i, int k, union elem *acc) {
+  union elem x;
+  input_elem(v, 0, i, k, acc);
+  for (int r = 1; r <= upto; r++) {
+    input_elem(v, r, i, k, &x);
+    apply(v->kind, vt_of(v->type), acc, &x); /* x = acc op x_r */
+    *acc = x;
+  }
+}
+
+/* Every rank's prefix digest, for every variant: one pass over the ranks
+ * with one running prefix of count elements. */
+static int prefix_digests(struct verify *v) {
+  int P = v->nranks, vt = vt_of(v->type);
+  union elem *acc = malloc(sizeof *acc * (size_t)(v->count ? v->count : 1));
+  v->digest = malloc(sizeof *v->digest * (size_t)v->nvar * (size_t)P);
+  if (!acc || !v->digest) {
+    free(acc);
+    return TUTTI_ENOMEM;
+  }
+  for (int k = 0; k < v->nvar; k++) {
+    for (int r = 0; r < P; r++) {
+      uint64_t h = (uint64_t)v->count;
+      for (long i = 0; i < v->count; i++) {
+        union elem x;
+        input_elem(v, r, i, k, &x);
+        if (r) apply(v->kind, vt, &acc[i], &x); /* x = prefix op x_r */
+        acc[i] = x;
+        h = digest_step(h, acc[i].b, v->tsize);
+      }
+      v->digest[(size_t)k * (size_t)P + (size_t)r] = h;
+    }
+  }
+  free(acc);
+  return 0;
+}
+
+long verify_check_prefix(const struct verify *v, int upto, int call, const void *buf) {
+  int k = var(v, call);
+  const unsigned char *p = buf;
+  if (digest_of(v, p, v->count) == v->digest[(size_t)k * (size_t)v->nranks + (size_t)upto])
+    return -1;
+  for (long i = 0; i < v->count; i++) { /* which element: rebuilt one by one */
+    union elem e;
+    prefix_elem(v, upto, i, k, &e);
+    if (memcmp(e.b, p + (size_t)i * v->tsize, v->tsize)) return i;
+  }
+  return 0; /* the digests differ, so some element does */
+}
+
+long verify_check_poison(const struct verify *v, int rank, int call, const void *buf, long first,
+                         long n) {
+  return check_chunks(v, rank, call, buf, first, n, 1);
 }
 
 const struct verify_ref *verify_ref_get(struct verify *v, int rank, int call) {

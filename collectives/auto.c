@@ -1,7 +1,7 @@
 /*
  * auto.c -- the `auto` algorithm of bcast, reduce, allreduce, gather,
- * scatter, allgather and reduce_scatter, and tutti_auto_choose (coll.h), which every `auto` (the
- * barrier's, barrier_auto.c, too) asks what to run.
+ * scatter, allgather, reduce_scatter, alltoall, scan and exscan, and tutti_auto_choose (coll.h),
+ * which every `auto` (the barrier's, barrier_auto.c, too) asks what to run.
  *
  * Idea: a rule of the world's rules (tutti_rank_rules: what `tutti tune`
  * measured) when one applies and its algorithm can run the call; else the
@@ -41,9 +41,12 @@ tutti_gather_fn tutti__gather_auto;
 tutti_scatter_fn tutti__scatter_auto;
 tutti_allgather_fn tutti__allgather_auto;
 tutti_reduce_scatter_fn tutti__reduce_scatter_auto;
+tutti_alltoall_fn tutti__alltoall_auto;
+tutti_scan_fn tutti__scan_auto, tutti__exscan_auto;
 tutti_cost_fn tutti__bcast_auto_cost, tutti__reduce_auto_cost, tutti__allreduce_auto_cost,
     tutti__gather_auto_cost, tutti__scatter_auto_cost, tutti__allgather_auto_cost,
-    tutti__reduce_scatter_auto_cost;
+    tutti__reduce_scatter_auto_cost, tutti__alltoall_auto_cost, tutti__scan_auto_cost,
+    tutti__exscan_auto_cost;
 
 int tutti_algo_is_auto(const tutti_algo_desc_t *d) {
   return d && !strcmp(d->name, "auto");
@@ -284,6 +287,30 @@ int tutti__reduce_scatter_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, lo
   return rc ? rc : c->e->d.fn.reduce_scatter(r, sbuf, rbuf, count, type, op, c);
 }
 
+int tutti__alltoall_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                         tutti_datatype_t type, const tutti_algo_t *a) {
+  AUTO_TAG(r);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_ALLTOALL, (size_t)count * tutti_type_size(type), -1, NULL, &c);
+  return rc ? rc : c->e->d.fn.alltoall(r, sbuf, rbuf, count, type, c);
+}
+
+int tutti__scan_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                     tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
+  AUTO_TAG(r);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_SCAN, (size_t)count * tutti_type_size(type), -1, op, &c);
+  return rc ? rc : c->e->d.fn.scan(r, sbuf, rbuf, count, type, op, c);
+}
+
+int tutti__exscan_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                       tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
+  AUTO_TAG(r);
+  const tutti_algo_t *c;
+  int rc = choose(r, a, TUTTI_COLL_EXSCAN, (size_t)count * tutti_type_size(type), -1, op, &c);
+  return rc ? rc : c->e->d.fn.exscan(r, sbuf, rbuf, count, type, op, c);
+}
+
 #define AUTO_COST(c, C)                                                                            \
   double tutti__##c##_auto_cost(const tutti_algo_t *a, int P, int root, size_t m,                  \
                                 const tutti_hockney_t *h, int *bound) {                            \
@@ -297,3 +324,6 @@ AUTO_COST(gather, GATHER)
 AUTO_COST(scatter, SCATTER)
 AUTO_COST(allgather, ALLGATHER)
 AUTO_COST(reduce_scatter, REDUCE_SCATTER)
+AUTO_COST(alltoall, ALLTOALL)
+AUTO_COST(scan, SCAN)
+AUTO_COST(exscan, EXSCAN)

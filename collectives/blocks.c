@@ -175,3 +175,32 @@ int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
   *vout = v;
   return rc;
 }
+
+/* ------------------------------------------------- alltoall */
+
+int tutti__alltoall_begin(tutti_rank_t *r, const void *sbuf, void *rbuf, size_t bytes,
+                          const unsigned char **src, void **copy) {
+  size_t P = (size_t)tutti_size(r), me = (size_t)tutti_rank(r);
+  *copy = NULL;
+  if (sbuf != TUTTI_IN_PLACE) {
+    *src = sbuf;
+    return tutti_local_copy(r, (char *)rbuf + me * bytes, (const char *)sbuf + me * bytes, bytes);
+  }
+  if (P == 1 || bytes == 0) return *src = rbuf, 0; /* nothing leaves the rank */
+  if (!(*copy = tutti_scratch_alloc(r, P * bytes))) return TUTTI_ENOMEM;
+  *src = *copy;
+  return tutti_local_copy(r, *copy, rbuf, P * bytes);
+}
+
+int tutti__alltoall_steps(tutti_rank_t *r, const unsigned char *src, void *rbuf, long count,
+                          tutti_datatype_t type, int xor, int tag) {
+  int P = tutti_size(r), me = tutti_rank(r), rc = 0;
+  size_t bytes = (size_t)count * tutti_type_size(type);
+  for (int s = 1; !rc && s < P; s++) {
+    int to = xor? me ^ s : (me + s) % P, from = xor? to : (me - s + P) % P;
+    rc = tutti_sendrecv(r, src + (size_t)to * bytes, count, type, to, tag,
+                        (char *)rbuf + (size_t)from * bytes, count, type, from, tag,
+                        TUTTI_STATUS_IGNORE);
+  }
+  return rc;
+}

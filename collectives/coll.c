@@ -11,7 +11,8 @@
  * (a restriction of the algorithm, tutti_algo_check). As in MPI, the
  * receive arguments of gather and the send arguments of scatter are
  * checked only at the root, where they are used. allgather and
- * reduce_scatter check their P-block buffer on every rank.
+ * reduce_scatter check their P-block buffer on every rank, alltoall both of
+ * its buffers; scan and exscan take allreduce's arguments.
  *
  * Then the call's plan (plan.c) gives the algorithm to run, validated
  * for the call, and the call runs as one span.
@@ -189,4 +190,48 @@ int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long cou
   if ((rc = tutti_op_check(op, type))) return rc;
   BEGIN(TUTTI_COLL_REDUCE_SCATTER, op, -1, count, type);
   return tutti__call_end(r, a->e->d.fn.reduce_scatter(r, sbuf, rbuf, count, type, op, a));
+}
+
+int tutti_alltoall(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
+                   const tutti_algo_t *algo) {
+  int rc;
+  const tutti_algo_t *a;
+  const tutti__node_t *direct;
+  if ((rc = check_rank(r, 0))) return rc;
+  if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if ((rc = check_all_blocks(r, rbuf, count, type))) return rc;
+  if (sbuf != TUTTI_IN_PLACE && (rc = check_all_blocks(r, sbuf, count, type))) return rc;
+  BEGIN(TUTTI_COLL_ALLTOALL, NULL, -1, count, type);
+  return tutti__call_end(r, a->e->d.fn.alltoall(r, sbuf, rbuf, count, type, a));
+}
+
+/* scan and exscan take allreduce's arguments. */
+static int check_scan(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                      tutti_datatype_t type, tutti_op_t op) {
+  int rc;
+  if ((rc = check_rank(r, 0))) return rc;
+  if (rbuf == TUTTI_IN_PLACE) return TUTTI_EINVAL;
+  if ((rc = check_buf(rbuf, count, type))) return rc;
+  if (sbuf != TUTTI_IN_PLACE && (rc = check_buf(sbuf, count, type))) return rc;
+  return tutti_op_check(op, type);
+}
+
+int tutti_scan(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
+               tutti_op_t op, const tutti_algo_t *algo) {
+  int rc;
+  const tutti_algo_t *a;
+  const tutti__node_t *direct;
+  if ((rc = check_scan(r, sbuf, rbuf, count, type, op))) return rc;
+  BEGIN(TUTTI_COLL_SCAN, op, -1, count, type);
+  return tutti__call_end(r, a->e->d.fn.scan(r, sbuf, rbuf, count, type, op, a));
+}
+
+int tutti_exscan(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutti_datatype_t type,
+                 tutti_op_t op, const tutti_algo_t *algo) {
+  int rc;
+  const tutti_algo_t *a;
+  const tutti__node_t *direct;
+  if ((rc = check_scan(r, sbuf, rbuf, count, type, op))) return rc;
+  BEGIN(TUTTI_COLL_EXSCAN, op, -1, count, type);
+  return tutti__call_end(r, a->e->d.fn.exscan(r, sbuf, rbuf, count, type, op, a));
 }

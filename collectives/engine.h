@@ -202,6 +202,21 @@ int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
                                          tutti_datatype_t type, tutti_op_t op, long per, int tag,
                                          int *v);
 
+/* ------------------------------------------------- alltoall (blocks.c) */
+
+/* An alltoall's start: *src is the P send blocks of `bytes` bytes each --
+ * sbuf, or with TUTTI_IN_PLACE a scratch copy of rbuf (*copy, for
+ * tutti_scratch_free; NULL otherwise) -- and the rank's own block is
+ * copied to block `rank` of rbuf. 0, TUTTI_ENOMEM or the copy's error. */
+int tutti__alltoall_begin(tutti_rank_t *r, const void *sbuf, void *rbuf, size_t bytes,
+                          const unsigned char **src, void **copy);
+/* The P-1 steps of the pairwise exchanges: in step s = 1..P-1 a rank
+ * sends block `to` of src to rank `to` and receives block `from` of rbuf
+ * from rank `from`, one sendrecv, where to = from = rank XOR s when `xor`
+ * (P a power of two), else to = rank + s, from = rank - s (mod P). */
+int tutti__alltoall_steps(tutti_rank_t *r, const unsigned char *src, void *rbuf, long count,
+                          tutti_datatype_t type, int xor, int tag);
+
 /* --------------------------------------------------- algorithm parameters */
 
 /* The environment variable that selects coll's algorithm (TUTTI_BCAST),

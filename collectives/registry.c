@@ -113,6 +113,12 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
   "J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby, \"Efficient algorithms for all-to-all " \
   "communications in multiport message-passing systems\", IEEE TPDS 8(11), 1997, sec. 3"
 #define SRC_MPICH "MPICH src/mpi/coll (binomial trees)"
+#define SRC_HS                                                                                     \
+  "W. D. Hillis, G. L. Steele Jr., \"Data parallel algorithms\", CACM 29(12), 1986; MPICH's "      \
+  "recursive-doubling scan"
+#define SRC_BLELLOCH                                                                               \
+  "G. E. Blelloch, \"Prefix sums and their applications\", CMU-CS-90-190, 1990; R. P. Brent, "     \
+  "H. T. Kung, IEEE TC 31(3), 1982"
 #define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
 #define SRC_HFM                                                                                    \
   "D. Hensgen, R. Finkel, U. Manber, \"Two algorithms for barrier synchronization\", IJPP "        \
@@ -284,12 +290,58 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
        "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.5",                                \
        "log2(p') alpha + (P-1)(beta + gamma) m [+ 2 alpha + (P+1) beta m + P gamma m, unequal "    \
        "halves]")                                                                                  \
+  ALGO(alltoall, pairwise, "pairwise", 0,                                                          \
+       "P-1 exchanges: with rank XOR s on powers of two, else to rank + s and from rank - s",      \
+       "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.7", "(P-1)(alpha + beta m)")       \
+  ALGO(alltoall, linear, "linear", 0,                                                              \
+       "post every receive and send at once, then wait for them all",                              \
+       "Open MPI coll/base (basic_linear)",                                                        \
+       "3(P-1)(alpha + beta m) for P > 2: ports serve the messages in the order posted")           \
+  ALGO(alltoall, bruck, "bruck", 0,                                                                \
+       "ceil(log2 P) rounds: the blocks whose slot has bit 2^k set go to rank + 2^k, packed",      \
+       SRC_BRUCK,                                                                                  \
+       "sum_k (alpha + n_k beta m), n_k = #{i < P: bit k of i set}; log2(P)(alpha + "              \
+       "beta m P/2) for P a power of two")                                                         \
+  ALGO(alltoall, ring, "ring", 0,                                                                  \
+       "P-1 steps on every P: send to rank + s, receive from rank - s (SMPI's ring)",              \
+       "SimGrid SMPI alltoall-ring; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",              \
+       "(P-1)(alpha + beta m)")                                                                    \
+                                                                                                   \
+  ALGO(scan, linear, "linear", 0,                                                                  \
+       "a chain in rank order: receive the prefix, combine your own on the right, pass it on",     \
+       "Open MPI coll/basic (scan_intra)", "(P-1)(alpha + beta m + gamma m)")                      \
+  ALGO(scan, recursive_doubling, "recursive-doubling", 0,                                          \
+       "round k: send your window to rank + 2^k, put rank - 2^k's on its left (Hillis-Steele)",    \
+       SRC_HS, "ceil(log2 P)(alpha + beta m + gamma m)")                                           \
+  ALGO(scan, binomial, "binomial", 0,                                                              \
+       "up-sweep and down-sweep on the binomial tree in rank order (Blelloch, Brent-Kung)",        \
+       SRC_BLELLOCH, "<= (2 ceil(log2 P) - 1)(alpha + beta m + gamma m)")                          \
+  ALGO(exscan, linear, "linear", 0,                                                                \
+       "a chain in rank order: the prefix received is the result; combine yours, pass it on",      \
+       "Open MPI coll/basic (exscan_intra)", "(P-1)(alpha + beta m) + (P-2) gamma m")              \
+  ALGO(exscan, recursive_doubling, "recursive-doubling", 0,                                        \
+       "Hillis-Steele's rounds, the windows received kept apart from your own as the result",      \
+       SRC_HS, "ceil(log2 P)(alpha + beta m) + up to (2 ceil(log2 P) - 1) gamma m")                \
+  ALGO(exscan, binomial, "binomial", 0,                                                            \
+       "the binomial up-sweep and down-sweep, what is received kept apart as the result",          \
+       SRC_BLELLOCH, "<= (2 ceil(log2 P) - 1)(alpha + beta m + 2 gamma m)")                        \
   ALGO(allgather, auto, "auto", 0,                                                                 \
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P) alpha + (P-1) beta m")   \
   ALGO(reduce_scatter, auto, "auto", TUTTI_ALGO_COMMUTATIVE,                                       \
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
-       "collectives/auto.c", "the least of the others', e.g. (P-1)(alpha + beta m + gamma m)")
+       "collectives/auto.c", "the least of the others', e.g. (P-1)(alpha + beta m + gamma m)")     \
+  ALGO(alltoall, auto, "auto", 0,                                                                  \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c", "the least of the others', e.g. (P-1)(alpha + beta m)")               \
+  ALGO(scan, auto, "auto", 0,                                                                      \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c",                                                                       \
+       "the least of the others', e.g. ceil(log2 P)(alpha + beta m + gamma m)")                    \
+  ALGO(exscan, auto, "auto", 0,                                                                    \
+       "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
+       "collectives/auto.c",                                                                       \
+       "the least of the others', e.g. (P-1)(alpha + beta m) + (P-2) gamma m")
 
 /* The enum of a collective named in lower case, for the list above. */
 #define COLL_bcast TUTTI_COLL_BCAST
@@ -300,6 +352,9 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
 #define COLL_barrier TUTTI_COLL_BARRIER
 #define COLL_allgather TUTTI_COLL_ALLGATHER
 #define COLL_reduce_scatter TUTTI_COLL_REDUCE_SCATTER
+#define COLL_alltoall TUTTI_COLL_ALLTOALL
+#define COLL_scan TUTTI_COLL_SCAN
+#define COLL_exscan TUTTI_COLL_EXSCAN
 
 /* Pass 1: declare what each ALGO line's file defines. */
 #define DECLARE_TREE(...)
@@ -346,6 +401,11 @@ static const char *const defaults[TUTTI_COLL_N] = {
      * reduce-scatter: bandwidth-optimal on any P (halving folds) */
     [TUTTI_COLL_ALLGATHER] = "bruck",
     [TUTTI_COLL_REDUCE_SCATTER] = "ring",
+    /* the fewest bytes on any P (Bruck's fewer start-ups win only for
+     * small blocks: `auto` weighs both); Hillis-Steele: the fewest rounds */
+    [TUTTI_COLL_ALLTOALL] = "pairwise",
+    [TUTTI_COLL_SCAN] = "recursive-doubling",
+    [TUTTI_COLL_EXSCAN] = "recursive-doubling",
 };
 
 /* ------------------------------------------------------------ collectives */

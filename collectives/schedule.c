@@ -48,7 +48,7 @@ double tutti__schedule_hockney(int P, tutti__bop_fn *fn, const void *ctx,
       }
       if (isnan(cu->send_end) || isnan(cu->recv_end)) continue;
       double end = fmax(cu->post, fmax(cu->send_end, cu->recv_end));
-      if (cu->o.reduce && cu->o.rpeer >= 0) end += h->gamma * cu->o.rbytes;
+      if (cu->o.reduce && cu->o.rpeer >= 0) end += cu->o.reduce * h->gamma * cu->o.rbytes;
       cu->post = end;
       cu->k++;
       advance(fn, ctx, u, cu);

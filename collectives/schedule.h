@@ -10,7 +10,7 @@
  * current operation (messages between two ranks match in order), so a
  * transfer starts when both operations are posted and ends alpha + beta
  * bytes later; an operation ends with its last transfer, plus gamma per
- * byte when it combines the received block. This is runtime/MODEL.md's
+ * byte for each time it combines the received block. This is runtime/MODEL.md's
  * rules 3-5 for such programs. Pure; any thread.
  */
 #ifndef TUTTI_COLL_SCHEDULE_H
@@ -22,7 +22,7 @@ typedef struct tutti__bop {
   int speer, rpeer;      /* -1: none */
   long sblk, rblk;       /* the algorithm's block ids */
   double sbytes, rbytes; /* for the replay */
-  int reduce;            /* the received block is combined (gamma) */
+  int reduce;            /* how many times the received block is combined (gamma each) */
 } tutti__bop_t;
 
 /* The k-th operation (k = 0, 1, ...) of `rank` into *o: 1, or 2 for "no

@@ -52,7 +52,9 @@ static inline int one_call(tutti_rank_t *r, void *arg) {
   const struct one *o = arg;
   int P = tutti_size(r), rc = 0;
   size_t bytes = (size_t)o->count * tutti_type_size(o->type);
-  char *a = calloc(1, bytes + 1), *b = calloc((size_t)P, bytes + 1);
+  /* b: P blocks; a: one block, or P where both buffers hold P (alltoall) */
+  int exchange = (tutti_coll_traits(o->coll) & TUTTI_COLL_EXCHANGE) != 0;
+  char *a = calloc(exchange ? (size_t)P : 1, bytes + 1), *b = calloc((size_t)P, bytes + 1);
   const tutti_algo_t *al = o->algo;
   switch (o->coll) {
   case TUTTI_COLL_BCAST:
@@ -75,6 +77,15 @@ static inline int one_call(tutti_rank_t *r, void *arg) {
     break;
   case TUTTI_COLL_REDUCE_SCATTER:
     rc = tutti_reduce_scatter(r, b, a, o->count, o->type, TUTTI_SUM, al);
+    break;
+  case TUTTI_COLL_ALLTOALL:
+    rc = tutti_alltoall(r, a, b, o->count, o->type, al);
+    break;
+  case TUTTI_COLL_SCAN:
+    rc = tutti_scan(r, a, b, o->count, o->type, TUTTI_SUM, al);
+    break;
+  case TUTTI_COLL_EXSCAN:
+    rc = tutti_exscan(r, a, b, o->count, o->type, TUTTI_SUM, al);
     break;
   }
   free(a);

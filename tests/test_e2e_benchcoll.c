@@ -154,6 +154,27 @@ Test(bench_coll, open_mpi_row_when_installed, .timeout = 600) {
   cli_free(&c);
 }
 
+/* MPI_Alltoall, MPI_Scan and MPI_Exscan beside alltoall, scan and exscan
+ * (3 ranks: exscan's rank 0 and the middle rank differ). */
+Test(bench_coll, open_mpi_rows_of_alltoall_scan_exscan, .timeout = 600) {
+  if (!on_path("mpirun") || !on_path("mpicc")) {
+    cr_skip_test("Open MPI is not installed (no mpirun and mpicc on the PATH)");
+  }
+  struct cli c =
+      CLI("bench", "coll", "alltoall", "scan", "exscan", "-n", "3", "-m", "64", "--rounds", "2");
+  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+  const int colls[] = {TUTTI_COLL_ALLTOALL, TUTTI_COLL_SCAN, TUTTI_COLL_EXSCAN};
+  const char *names[] = {"Open MPI alltoall", "Open MPI scan", "Open MPI exscan"};
+  for (int i = 0; i < 3; i++) {
+    every_algorithm_has_rows(c.out, colls[i], 1, 1);
+    struct row r[2] = {{0}};
+    cr_assert(eq(int, rows_of(c.out, names[i], r, 2), 1), "no row '%s' in:\n%s", names[i], c.out);
+    cr_assert(gt(dbl, r[0].time, 0));
+    cr_assert(gt(dbl, r[0].xfloor, 0));
+  }
+  cli_free(&c);
+}
+
 Test(bench_coll, open_mpi_absent_is_a_note, .timeout = 120) {
   /* the command is run by its path, so it needs no PATH; put this one back
    * after (a runner may run the next test in this process) */

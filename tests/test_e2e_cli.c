@@ -190,6 +190,32 @@ Test(usage, allgather_reduce_scatter_bad_input, .timeout = 60) {
   fails_with(CLI("run", "allgather"), 2, "ring, recursive-doubling, bruck");
 }
 
+/* alltoall, scan and exscan: unknown algorithms list the registered
+ * ones, no root, no op for alltoall, no parameters, sizes a multiple of
+ * the element; scan's and exscan's rank-order algorithms take a
+ * non-commutative op (matmul2 runs, verified). */
+Test(usage, alltoall_scan_exscan_bad_input, .timeout = 60) {
+  fails_with(CLI("run", "alltoall", "nope", "-n", "4"), 2, "pairwise, linear, bruck, ring");
+  fails_with(CLI("run", "scan", "nope", "-n", "4"), 2, "linear, recursive-doubling, binomial");
+  fails_with(CLI("run", "exscan", "nope", "-n", "4"), 2, "linear, recursive-doubling, binomial");
+  fails_with(CLI("run", "alltoall", "pairwise", "-n", "4", "--root", "1"), 2,
+             "alltoall has no root");
+  fails_with(CLI("run", "scan", "linear", "-n", "4", "--rotate-root"), 2, "scan has no root");
+  fails_with(CLI("run", "exscan", "binomial", "-n", "4", "--root", "2"), 2, "exscan has no root");
+  fails_with(CLI("run", "alltoall", "bruck", "-n", "4", "--op", "sum"), 2, "alltoall takes no op");
+  fails_with(CLI("run", "alltoall", "ring", "-n", "4", "--param", "k=2"), 2, "takes no parameters");
+  fails_with(CLI("run", "scan", "binomial", "-n", "4", "-m", "6"), 2, "--bytes");
+  fails_with(CLI("run", "exscan"), 2, "linear, recursive-doubling, binomial");
+  const char *colls[] = {"scan", "exscan"};
+  for (int i = 0; i < 2; i++) {
+    struct cli c = CLI("run", colls[i], "recursive-doubling", "-n", "6", "-m", "64", "--op",
+                       "matmul2", "--dtype", "int64", "--json");
+    cr_assert(eq(int, c.status, 0), "%s matmul2: exit %d: %s", colls[i], c.status, c.err);
+    HAS(c.out, "\"verified\":true");
+    cli_free(&c);
+  }
+}
+
 /* An option with a value given twice is refused (never the last one
  * silently); --param adds up, a flag without a value may repeat. */
 Test(usage, option_given_twice, .timeout = 60) {

@@ -214,10 +214,13 @@ Test(run, every_algorithm_verifies, .timeout = 240) {
       c = CLI("run", coll, d->name, "-n", n, "--iters", "2", "--json");
       break;
     case TUTTI_COLL_ALLGATHER:
+    case TUTTI_COLL_ALLTOALL:
       c = CLI("run", coll, d->name, "-n", n, "-m", "120", "--iters", "2", "--json");
       break;
     case TUTTI_COLL_ALLREDUCE:
     case TUTTI_COLL_REDUCE_SCATTER:
+    case TUTTI_COLL_SCAN:
+    case TUTTI_COLL_EXSCAN:
     case TUTTI_COLL_REDUCE: {
       const char *op = d->restrictions & TUTTI_ALGO_COMMUTATIVE ? "sum" : "matmul2";
       if (d->coll == TUTTI_COLL_REDUCE)

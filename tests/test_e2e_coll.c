@@ -5,7 +5,8 @@
  * each of its parameters at several values, on many rank counts and roots,
  * int32 sum, double max and the non-commutative matmul2 on int64, counts
  * 0, 1, 5 and large, in place and not, against a sequential reference (the
- * fold in rank order with tutti_reduce_local). A new algorithm is tested by
+ * fold in rank order with tutti_reduce_local; its prefixes for scan and
+ * exscan, whose rank 0 must keep its rbuf). A new algorithm is tested by
  * being registered. One world per rank count serves every algorithm; most
  * are native (none model), some hockney, so the replay runs too.
  *
@@ -65,10 +66,13 @@ static void fill(int k, int rank, long count, int salt, void *buf) {
 #define MAXCOUNT 1000
 #define BLOCKCOUNT 100 /* the largest count of a collective with P blocks */
 #define NSALTS 3
-/* ref[k][salt] = x_0 op x_1 op ... op x_{P-1}, folded in rank order, over
- * the longest input: MAXCOUNT elements, or reduce_scatter's P blocks. */
+/* v[k][salt] = x_0 op x_1 op ... op x_{P-1}, folded in rank order, over
+ * the longest input: MAXCOUNT elements, or reduce_scatter's P blocks.
+ * pre[k][salt] holds P prefixes of MAXCOUNT elements, the i-th x_0 op ...
+ * op x_i: the same fold, kept after each rank (scan, exscan). */
 struct ref {
   void *v[NKINDS][NSALTS];
+  void *pre[NKINDS][NSALTS];
 };
 
 static long ref_len(int P) {
@@ -80,21 +84,27 @@ static void ref_build(struct ref *R, int P) {
   for (int k = 0; k < NKINDS; k++)
     for (int s = 0; s < NSALTS; s++) {
       size_t esz = tutti_type_size(ktype(k));
+      const size_t pbytes = MAXCOUNT * esz;
       char *acc = malloc((size_t)len * esz), *x = malloc((size_t)len * esz);
+      char *pre = malloc((size_t)P * pbytes);
+      cr_assert(acc && x && pre);
       fill(k, 0, len, s, acc);
+      memcpy(pre, acc, pbytes);
       for (int r = 1; r < P; r++) {
         fill(k, r, len, s, x); /* x = acc op x, then acc = x */
         cr_assert(eq(int, tutti_reduce_local(acc, x, (int)len, ktype(k), kop(k)), 0));
         memcpy(acc, x, (size_t)len * esz);
+        memcpy(pre + (size_t)r * pbytes, acc, pbytes);
       }
       free(x);
       R->v[k][s] = acc;
+      R->pre[k][s] = pre;
     }
 }
 
 static void ref_free(struct ref *R) {
   for (int k = 0; k < NKINDS; k++)
-    for (int s = 0; s < NSALTS; s++) free(R->v[k][s]);
+    for (int s = 0; s < NSALTS; s++) free(R->v[k][s]), free(R->pre[k][s]);
 }
 
 /* ------------------------------------------------------------------ cases */
@@ -123,15 +133,32 @@ static void fail(struct run *R, const struct tcase *c, int rank, const char *wha
            c->inplace, what, i);
 }
 
+/* The first of n elements at got that is not rank src's input element
+ * first + i, or -1. */
+static long differs(const struct tcase *c, const void *got, int src, long first, long n) {
+  size_t esz = tutti_type_size(ktype(c->kind));
+  char want[8];
+  for (long i = 0; i < n; i++) {
+    gen(c->kind, src, first + i, c->salt, want);
+    if (memcmp((const char *)got + (size_t)i * esz, want, esz)) return i;
+  }
+  return -1;
+}
+
 /* Compare count elements with rank src's input (ref NULL) or with ref. */
 static long mismatch(const struct tcase *c, const void *got, int src, const void *ref) {
   size_t esz = tutti_type_size(ktype(c->kind));
-  char want[8];
-  for (long i = 0; i < c->count; i++) {
-    const void *w = ref ? (const char *)ref + (size_t)i * esz : want;
-    if (!ref) gen(c->kind, src, i, c->salt, want);
-    if (memcmp((const char *)got + (size_t)i * esz, w, esz)) return i;
-  }
+  if (!ref) return differs(c, got, src, 0, c->count);
+  for (long i = 0; i < c->count; i++)
+    if (memcmp((const char *)got + (size_t)i * esz, (const char *)ref + (size_t)i * esz, esz))
+      return i;
+  return -1;
+}
+
+/* The first of n bytes at p that is not the poison, or -1. */
+static long unpoisoned(const void *p, size_t n, unsigned char poison) {
+  for (size_t i = 0; i < n; i++)
+    if (((const unsigned char *)p)[i] != poison) return (long)i;
   return -1;
 }
 
@@ -143,12 +170,16 @@ static long mismatch(const struct tcase *c, const void *got, int src, const void
     }                                                                                              \
   } while (0)
 
+/* rb's poison, and the bytes past the largest result that must keep it */
+#define POISON 0xA5
+#define TAIL 64
+
 static int run_cases(tutti_rank_t *r, void *arg) {
   struct run *R = arg;
   const int me = tutti_rank(r), P = tutti_size(r);
   int rc = 0;
   size_t big = (size_t)ref_len(P) * 8; /* MAXCOUNT, or P blocks of BLOCKCOUNT */
-  char *sb = malloc(big), *rb = malloc(big);
+  char *sb = malloc(big), *rb = malloc(big + TAIL);
   if (!sb || !rb) return TUTTI_ENOMEM;
   for (int n = 0; n < R->n && !__atomic_load_n(&R->failed, __ATOMIC_ACQUIRE); n++) {
     const struct tcase *c = &R->c[n];
@@ -156,7 +187,7 @@ static int run_cases(tutti_rank_t *r, void *arg) {
     tutti_datatype_t t = ktype(k);
     const size_t esz = tutti_type_size(t), bytes = (size_t)c->count * esz;
     long bad;
-    memset(rb, 0xA5, big); /* poison: a stale result cannot pass */
+    memset(rb, POISON, big + TAIL); /* poison: a stale result cannot pass */
     switch (tutti_algo_desc(c->algo)->coll) {
     case TUTTI_COLL_BCAST:
       if (isroot) fill(k, me, c->count, c->salt, rb);
@@ -220,6 +251,41 @@ static int run_cases(tutti_rank_t *r, void *arg) {
                               (const char *)R->ref->v[k][c->salt] + (size_t)me * bytes)) < 0,
               "wrong result", bad);
       break;
+    case TUTTI_COLL_ALLTOALL:
+      /* P blocks in, block j to rank j: rank j's block `me` is its input
+       * elements me*count.. on, and lands in block j of rb */
+      fill(k, me, (long)P * c->count, c->salt, c->inplace ? rb : sb);
+      rc = tutti_alltoall(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t, c->algo);
+      CHECK(rc == c->expect, tutti_err_name(rc), -1);
+      for (int j = 0; !rc && j < P; j++)
+        CHECK((bad = differs(c, rb + (size_t)j * bytes, j, (long)me * c->count, c->count)) < 0,
+              "wrong block", j * 100000L + bad);
+      CHECK(c->inplace || (bad = differs(c, sb, me, 0, (long)P * c->count)) < 0,
+            "send buffer changed", bad);
+      CHECK((bad = unpoisoned(rb + (size_t)P * bytes, TAIL, POISON)) < 0, "wrote past rbuf", bad);
+      break;
+    case TUTTI_COLL_SCAN:
+    case TUTTI_COLL_EXSCAN: {
+      /* rank me gets the fold of ranks 0..me (exscan: 0..me-1); exscan
+       * leaves rank 0's rbuf alone: its input in place, else the poison */
+      const int ex = tutti_algo_desc(c->algo)->coll == TUTTI_COLL_EXSCAN;
+      fill(k, me, c->count, c->salt, c->inplace ? rb : sb);
+      rc = (ex ? tutti_exscan : tutti_scan)(r, c->inplace ? TUTTI_IN_PLACE : sb, rb, c->count, t,
+                                            kop(k), c->algo);
+      CHECK(rc == c->expect, tutti_err_name(rc), -1);
+      if (rc) break;
+      if (ex && me == 0) {
+        bad = c->inplace ? differs(c, rb, 0, 0, c->count) : unpoisoned(rb, bytes, POISON);
+        CHECK(bad < 0, "rank 0's rbuf changed", bad);
+      } else {
+        const char *want =
+            (const char *)R->ref->pre[k][c->salt] + (size_t)(me - ex) * MAXCOUNT * esz;
+        CHECK((bad = mismatch(c, rb, -1, want)) < 0, "wrong prefix", bad);
+      }
+      CHECK(c->inplace || (bad = differs(c, sb, me, 0, c->count)) < 0, "send buffer changed", bad);
+      CHECK((bad = unpoisoned(rb + bytes, TAIL, POISON)) < 0, "wrote past rbuf", bad);
+      break;
+    }
     }
     memset(sb, 0x5A, big);
   }
@@ -300,7 +366,12 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
   int blocks = (traits & TUTTI_COLL_BLOCKS) != 0;
   int rooted = (traits & TUTTI_COLL_ROOTED) != 0;
   long counts[] = {0, 1, 5, blocks ? BLOCKCOUNT : MAXCOUNT};
-  size_t cap = (size_t)ns * (size_t)nr * NKINDS * 4 + 1, n = 0;
+  /* In place or not: cases take turns over roots and settings; an
+   * algorithm with neither (no root, no parameter) would keep each kind and
+   * count to one of the two, so up to 31 ranks each of its cases runs both
+   * ways (larger worlds take turns: an alltoall there is P^2 messages). */
+  int ways = !rooted && ns == 1 && (traits & TUTTI_COLL_DATA) && P <= 31 ? 2 : 1;
+  size_t cap = (size_t)ns * (size_t)nr * NKINDS * 4 * (size_t)ways + 1, n = 0;
   struct tcase *c = malloc(cap * sizeof *c);
   for (int s = 0; s < ns; s++) {
     const tutti_algo_t *a = pick(d->coll, d->name, strchr(settings[s], ':') ? NULL : settings[s]);
@@ -319,14 +390,16 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
           if (!(traits & TUTTI_COLL_DATA) && (k || ci)) continue;
           /* tiny segments of a large buffer: thousands of messages a call */
           if (counts[ci] > 100 && seg > 0 && seg < 256 && (P > 16 || light)) continue;
-          struct tcase t = {.algo = a, .root = roots[ri], .kind = k, .count = counts[ci]};
-          t.salt = (int)(n % NSALTS);
-          t.inplace = (int)(n / NSALTS % 2);
-          if (reduction && (d->restrictions & TUTTI_ALGO_COMMUTATIVE) &&
-              !tutti_op_commutative(kop(k)))
-            t.expect = TUTTI_ENOTSUP;
-          if ((d->restrictions & TUTTI_ALGO_POW2) && (P & (P - 1))) t.expect = TUTTI_ENOTSUP;
-          c[n++] = t;
+          for (int w = 0; w < ways; w++) {
+            struct tcase t = {.algo = a, .root = roots[ri], .kind = k, .count = counts[ci]};
+            t.salt = (int)(n % NSALTS);
+            t.inplace = ways == 2 ? w : (int)(n / NSALTS % 2);
+            if (reduction && (d->restrictions & TUTTI_ALGO_COMMUTATIVE) &&
+                !tutti_op_commutative(kop(k)))
+              t.expect = TUTTI_ENOTSUP;
+            if ((d->restrictions & TUTTI_ALGO_POW2) && (P & (P - 1))) t.expect = TUTTI_ENOTSUP;
+            c[n++] = t;
+          }
         }
       }
     }
@@ -419,6 +492,49 @@ Test(coll, every_algorithm_postal, .timeout = 120) {
   sweep(10, &m, 1);
 }
 
+/* Scan and exscan combine in rank order, so none of their algorithms is
+ * commutative-only (the sweep would take TUTTI_ENOTSUP from one flagged
+ * so): each takes matmul2, in place and not, and every rank gets the
+ * rank-ordered prefix. The fold in reverse rank order differs from it,
+ * so an algorithm that swapped operands would fail here. */
+Test(coll, every_prefix_algorithm_takes_a_non_commutative_op, .timeout = 60) {
+  enum { P = 6, COUNT = 5 };
+  cr_assert(not(tutti_op_commutative(TUTTI_MATMUL2)));
+  struct ref ref;
+  ref_build(&ref, P);
+  int64_t rev[COUNT], x[COUNT];
+  fill(K_I64_MATMUL, P - 1, COUNT, 0, rev);
+  for (int i = P - 2; i >= 0; i--) { /* rev = rev op x_i: x_(P-1) op ... op x_0 */
+    fill(K_I64_MATMUL, i, COUNT, 0, x);
+    cr_assert(eq(int, tutti_reduce_local(rev, x, COUNT, TUTTI_INT64, TUTTI_MATMUL2), 0));
+    memcpy(rev, x, sizeof rev);
+  }
+  cr_assert(
+      ne(int,
+         memcmp(rev, (char *)ref.pre[K_I64_MATMUL][0] + (size_t)(P - 1) * MAXCOUNT * 8, sizeof rev),
+         0));
+  tutti_world_t *w = mkworld(P, NULL);
+  int seen[TUTTI_COLL_N] = {0};
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
+    if (!(tutti_coll_traits(d->coll) & TUTTI_COLL_PREFIX)) continue;
+    cr_expect(eq(int, (d->restrictions & TUTTI_ALGO_COMMUTATIVE), 0), "%s %s: commutative only",
+              tutti_coll_name(d->coll), d->name);
+    const tutti_algo_t *a = pick(d->coll, d->name, NULL);
+    struct tcase c[2];
+    for (int ip = 0; ip < 2; ip++)
+      c[ip] = (struct tcase){.algo = a, .kind = K_I64_MATMUL, .inplace = ip, .count = COUNT};
+    struct run R = {.c = c, .n = 2, .ref = &ref};
+    cr_expect(eq(int, tutti_world_run(w, run_cases, &R), 0), "%s %s: %s / %s",
+              tutti_coll_name(d->coll), d->name, R.why, tutti_world_error(w));
+    seen[d->coll]++;
+  }
+  cr_expect(gt(int, seen[TUTTI_COLL_SCAN], 0));
+  cr_expect(gt(int, seen[TUTTI_COLL_EXSCAN], 0));
+  tutti_world_destroy(w);
+  ref_free(&ref);
+}
+
 /* -------------------------------------------------------------- selection */
 
 /* The variable steers tutti_bcast(..., NULL): flat on 8 ranks, postal L = 2,
@@ -483,7 +599,7 @@ Test(select, env_variable_is_read_each_run, .timeout = 30) {
 
 /* ----------------------------------------------------------- bad arguments */
 
-#define NBAD 64
+#define NBAD 96
 struct bad {
   int rc[NBAD];
   int n;
@@ -563,7 +679,39 @@ static int bad_calls(tutti_rank_t *r, void *arg) {
       tutti_reduce_scatter(r, y, TUTTI_IN_PLACE, 1, TUTTI_INT32, TUTTI_SUM, NULL); /* EINVAL */
   rc[n++] = tutti_reduce_scatter(r, y, x, 1, TUTTI_INT32, TUTTI_SUM, ring);        /* EINVAL */
   rc[n++] = tutti_bcast(r, x, LONG_MAX, TUTTI_INT32, 0, NULL); /* ECOUNT: bytes overflow size_t */
-  if (tutti_rank(r) == 1) memcpy(B->rc, rc, sizeof rc), B->n = n;
+  /* alltoall: both buffers hold P blocks. huge: one block of int32 fits in
+   * a long, the P blocks of a buffer do not */
+  const long huge = LONG_MAX / (4L * P) + 1;
+  const tutti_algo_t *scan = pick(TUTTI_COLL_SCAN, "linear", NULL);
+  const tutti_algo_t *exscan = pick(TUTTI_COLL_EXSCAN, "linear", NULL);
+  rc[n++] = tutti_alltoall(r, x, NULL, 1, TUTTI_INT32, NULL);              /* EBUFFER */
+  rc[n++] = tutti_alltoall(r, NULL, y, 1, TUTTI_INT32, NULL);              /* EBUFFER */
+  rc[n++] = tutti_alltoall(r, x, y, -1, TUTTI_INT32, NULL);                /* ECOUNT */
+  rc[n++] = tutti_alltoall(r, x, y, 1, NULL, NULL);                        /* ETYPE */
+  rc[n++] = tutti_alltoall(r, x, TUTTI_IN_PLACE, 1, TUTTI_INT32, NULL);    /* EINVAL */
+  rc[n++] = tutti_alltoall(r, x, y, 1, TUTTI_INT32, ring);                 /* EINVAL: allgather's */
+  rc[n++] = tutti_alltoall(NULL, x, y, 1, TUTTI_INT32, NULL);              /* EINVAL */
+  rc[n++] = tutti_alltoall(r, x, y, huge, TUTTI_INT32, NULL);              /* ECOUNT */
+  rc[n++] = tutti_alltoall(r, TUTTI_IN_PLACE, y, huge, TUTTI_INT32, NULL); /* ECOUNT */
+  /* scan and exscan: allreduce's arguments; the other one's algorithm of
+   * the same name and signature is refused all the same */
+  for (int ex = 0; ex < 2; ex++) {
+    int (*f)(tutti_rank_t *, const void *, void *, long, tutti_datatype_t, tutti_op_t,
+             const tutti_algo_t *) = ex ? tutti_exscan : tutti_scan;
+    rc[n++] = f(r, x, NULL, 1, TUTTI_INT32, TUTTI_SUM, NULL);            /* EBUFFER */
+    rc[n++] = f(r, NULL, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);            /* EBUFFER */
+    rc[n++] = f(r, x, y, -1, TUTTI_INT32, TUTTI_SUM, NULL);              /* ECOUNT */
+    rc[n++] = f(r, x, y, 1, NULL, TUTTI_SUM, NULL);                      /* ETYPE */
+    rc[n++] = f(r, x, TUTTI_IN_PLACE, 1, TUTTI_INT32, TUTTI_SUM, NULL);  /* EINVAL */
+    rc[n++] = f(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, ex ? scan : exscan); /* EINVAL */
+    rc[n++] = f(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, red);                /* EINVAL */
+    rc[n++] = f(NULL, x, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);            /* EINVAL */
+    rc[n++] = f(r, x, y, 1, TUTTI_INT32, NULL, NULL);                    /* EOP (tutti_op_check) */
+    rc[n++] = f(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, NULL, NULL);       /* EOP */
+    rc[n++] = f(r, x, y, 1, TUTTI_DOUBLE, TUTTI_BAND, NULL);             /* EOP: not on doubles */
+    rc[n++] = f(r, x, y, 1, TUTTI_DOUBLE, TUTTI_MATMUL2, NULL);          /* EOP: not on doubles */
+  }
+  if (tutti_rank(r) == 1) memcpy(B->rc, rc, (size_t)n * sizeof *rc), B->n = n;
   return 0;
 }
 
@@ -580,7 +728,16 @@ Test(args, every_collective_checks_its_arguments, .timeout = 30) {
       TUTTI_EOP, TUTTI_EBUFFER, TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_EOP, TUTTI_ENOTSUP, TUTTI_EINVAL,
       TUTTI_EINVAL,
       /* bcast, count * size past SIZE_MAX */
-      TUTTI_ECOUNT};
+      TUTTI_ECOUNT,
+      /* alltoall */
+      TUTTI_EBUFFER, TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_ETYPE, TUTTI_EINVAL, TUTTI_EINVAL,
+      TUTTI_EINVAL, TUTTI_ECOUNT, TUTTI_ECOUNT,
+      /* scan */
+      TUTTI_EBUFFER, TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_ETYPE, TUTTI_EINVAL, TUTTI_EINVAL,
+      TUTTI_EINVAL, TUTTI_EINVAL, TUTTI_EOP, TUTTI_EOP, TUTTI_EOP, TUTTI_EOP,
+      /* exscan */
+      TUTTI_EBUFFER, TUTTI_EBUFFER, TUTTI_ECOUNT, TUTTI_ETYPE, TUTTI_EINVAL, TUTTI_EINVAL,
+      TUTTI_EINVAL, TUTTI_EINVAL, TUTTI_EOP, TUTTI_EOP, TUTTI_EOP, TUTTI_EOP};
   expect_codes(4, bad_calls, want, (int)(sizeof want / sizeof *want));
 }
 
@@ -616,32 +773,31 @@ static int root_calls(tutti_rank_t *r, void *arg) {
   B->rc[n++] = y[0] == 47 ? 0 : TUTTI_EVERIFY;
   B->rc[n++] = tutti_reduce_scatter(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
   B->rc[n++] = y[0] == 47 ? 0 : TUTTI_EVERIFY;
+  x[0] = 53, y[0] = 0;
+  B->rc[n++] = tutti_alltoall(r, x, y, 1, TUTTI_INT32, NULL);
+  B->rc[n++] = y[0] == 53 ? 0 : TUTTI_EVERIFY;
+  B->rc[n++] = tutti_alltoall(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, NULL);
+  B->rc[n++] = y[0] == 53 ? 0 : TUTTI_EVERIFY;
+  x[0] = 59, y[0] = 0;
+  B->rc[n++] = tutti_scan(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
+  B->rc[n++] = y[0] == 59 ? 0 : TUTTI_EVERIFY;
+  B->rc[n++] = tutti_scan(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
+  B->rc[n++] = y[0] == 59 ? 0 : TUTTI_EVERIFY;
+  y[0] = 61; /* exscan on one rank: rank 0's rbuf is left alone */
+  B->rc[n++] = tutti_exscan(r, x, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
+  B->rc[n++] = y[0] == 61 ? 0 : TUTTI_EVERIFY;
+  B->rc[n++] = tutti_exscan(r, TUTTI_IN_PLACE, y, 1, TUTTI_INT32, TUTTI_SUM, NULL);
+  B->rc[n++] = y[0] == 61 ? 0 : TUTTI_EVERIFY;
   B->n = n;
   return 0;
 }
 
 Test(args, root_arguments, .timeout = 30) {
-  static const int want[] = {TUTTI_EBUFFER,
-                             TUTTI_EINVAL,
-                             TUTTI_EBUFFER,
-                             TUTTI_EINVAL,
-                             TUTTI_ETYPE,
-                             TUTTI_EBUFFER,
-                             TUTTI_EINVAL,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0,
-                             0};
+  static const int want[] = {TUTTI_EBUFFER, TUTTI_EINVAL, TUTTI_EBUFFER, TUTTI_EINVAL, TUTTI_ETYPE,
+                             TUTTI_EBUFFER, TUTTI_EINVAL,
+                             /* the good calls: 14 before alltoall, 12 of the three after */
+                             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                             0, 0};
   expect_codes(1, root_calls, want, (int)(sizeof want / sizeof *want));
 }
 

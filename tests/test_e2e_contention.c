@@ -354,7 +354,8 @@ static int grid_call(tutti_rank_t *r, void *arg) {
   int P = tutti_size(r), rc;
   long n = (long)(c->m / 4);
   /* P blocks only where a collective needs them: the root's of gather and
-   * scatter, every rank's of allgather and reduce_scatter */
+   * scatter, every rank's of allgather, reduce_scatter and alltoall (both
+   * of its buffers) */
   unsigned tr = tutti_coll_traits(tutti_algo_desc(c->a)->coll);
   int whole = (tr & TUTTI_COLL_BLOCKS) && (tutti_rank(r) == 0 || !(tr & TUTTI_COLL_ROOTED));
   size_t len = (size_t)n * (size_t)(whole ? P : 1) + 1;
@@ -389,6 +390,15 @@ static int grid_call(tutti_rank_t *r, void *arg) {
   case TUTTI_COLL_REDUCE_SCATTER:
     rc = tutti_reduce_scatter(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
     break;
+  case TUTTI_COLL_ALLTOALL:
+    rc = tutti_alltoall(r, in, out, n, TUTTI_INT32, c->a);
+    break;
+  case TUTTI_COLL_SCAN:
+    rc = tutti_scan(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
+    break;
+  case TUTTI_COLL_EXSCAN:
+    rc = tutti_exscan(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
+    break;
   default:
     rc = TUTTI_EINVAL;
   }
@@ -418,7 +428,7 @@ static int links_waited(tutti_world_t *w) {
   return waited;
 }
 
-Test(equivalence, every_algorithm_with_an_idle_topology, .timeout = 300) {
+Test(equivalence, every_algorithm_with_an_idle_topology, .timeout = 600) {
   int pairs = 0, multi = 0, multi_idle = 0;
   for (size_t pi = 0; pi < sizeof grid_ranks / sizeof *grid_ranks; pi++) {
     int P = grid_ranks[pi];

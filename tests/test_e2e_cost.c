@@ -62,6 +62,15 @@ static int run_call(tutti_rank_t *r, void *arg) {
     case TUTTI_COLL_REDUCE_SCATTER:
       rc = tutti_reduce_scatter(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
       break;
+    case TUTTI_COLL_ALLTOALL:
+      rc = tutti_alltoall(r, in, out, n, TUTTI_INT32, c->a);
+      break;
+    case TUTTI_COLL_SCAN:
+      rc = tutti_scan(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
+      break;
+    case TUTTI_COLL_EXSCAN:
+      rc = tutti_exscan(r, in, out, n, TUTTI_INT32, TUTTI_SUM, c->a);
+      break;
     default:
       rc = TUTTI_EINVAL;
     }
@@ -206,6 +215,9 @@ COST_TEST(SCATTER)
 COST_TEST(BARRIER)
 COST_TEST(ALLGATHER)
 COST_TEST(REDUCE_SCATTER)
+COST_TEST(ALLTOALL)
+COST_TEST(SCAN)
+COST_TEST(EXSCAN)
 
 /* runtime/MODEL.md's worked examples through the cost functions (alpha = 1 us,
  * beta = 1 ns/B, m = 1000 B): binomial bcast P = 8 and 5: 6 us; flat
@@ -228,5 +240,57 @@ Test(cost, model_md_examples) {
     double t = tutti_algo_cost(a, ex[i].P, 0, 1000, &h, &bound);
     cr_expect(fabs(t * 1e6 - ex[i].us) < 1e-9, "%s P=%d: %g us", ex[i].algo, ex[i].P, t * 1e6);
     cr_expect(eq(int, bound, 0));
+  }
+}
+
+/* collectives/REFERENCE.md's alltoall and scan vectors, through the
+ * engine: alpha = beta = gamma = 1 (seconds, seconds per byte), m = 100
+ * bytes per block or rank; each derived there from the algorithm's steps. */
+Test(cost, alltoall_scan_reference_vectors, .timeout = 60) {
+  tutti_model_t model;
+  cr_assert(eq(int, tutti_model_hockney(&model, 1, 1), 0));
+  model.gamma = 1;
+  const struct {
+    const char *coll, *algo;
+    int P;
+    double t;
+  } v[] = {
+      {"alltoall", "pairwise", 7, 606},
+      {"alltoall", "ring", 7, 606},
+      {"alltoall", "linear", 7, 1818},
+      {"alltoall", "bruck", 7, 903},
+      {"alltoall", "pairwise", 8, 707},
+      {"alltoall", "ring", 8, 707},
+      {"alltoall", "linear", 8, 2121},
+      {"alltoall", "bruck", 8, 1203},
+      {"scan", "linear", 4, 603},
+      {"scan", "recursive-doubling", 4, 402},
+      {"scan", "binomial", 4, 503},
+      {"exscan", "linear", 4, 503},
+      {"exscan", "recursive-doubling", 4, 402},
+      {"exscan", "binomial", 4, 403},
+      {"scan", "linear", 7, 1206},
+      {"scan", "recursive-doubling", 7, 603},
+      {"scan", "binomial", 7, 804},
+      {"exscan", "linear", 7, 1106},
+      {"exscan", "recursive-doubling", 7, 703},
+      {"exscan", "binomial", 7, 904},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    int coll;
+    const tutti_algo_t *a;
+    cr_assert(eq(int, tutti_coll_find(v[i].coll, &coll), 0));
+    cr_assert(eq(int, tutti_algo_select(coll, v[i].algo, NULL, &a, NULL, 0), 0));
+    tutti_config_t cfg = tutti_config_default(v[i].P);
+    cfg.model = &model;
+    tutti_world_t *w;
+    cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+    struct call c = {a, 0, 100};
+    cr_assert(eq(int, tutti_world_run(w, run_call, &c), 0), "%s", tutti_world_error(w));
+    tutti_report_t rep;
+    cr_assert(eq(int, tutti_world_report(w, &rep), 0));
+    cr_expect(fabs(rep.calls[0].time - v[i].t) <= 1e-9 * v[i].t, "%s %s P=%d: %.9g, want %g",
+              v[i].coll, v[i].algo, v[i].P, rep.calls[0].time, v[i].t);
+    tutti_world_destroy(w);
   }
 }

@@ -65,6 +65,12 @@ static int call1(tutti_rank_t *r, const struct job *j) {
     return tutti_allgather(r, s, d, COUNT, TUTTI_INT64, j->algo);
   case TUTTI_COLL_REDUCE_SCATTER:
     return tutti_reduce_scatter(r, s, d, COUNT, TUTTI_INT64, TUTTI_SUM, j->algo);
+  case TUTTI_COLL_ALLTOALL: /* both buffers hold P blocks (bufs) */
+    return tutti_alltoall(r, s, d, COUNT, TUTTI_INT64, j->algo);
+  case TUTTI_COLL_SCAN:
+    return tutti_scan(r, s, d, COUNT, TUTTI_INT64, TUTTI_SUM, j->algo);
+  case TUTTI_COLL_EXSCAN:
+    return tutti_exscan(r, s, d, COUNT, TUTTI_INT64, TUTTI_SUM, j->algo);
   }
   return TUTTI_ENOTSUP; /* a collective this test has no call for: it fails below */
 }
@@ -184,7 +190,7 @@ static void every_algorithm(int coll, const tutti_model_t *model) {
 Test(faults, every_collective_has_a_call, .timeout = 30) {
   for (int i = 0; tutti_algo_desc_at(i); i++) {
     int coll = tutti_algo_desc_at(i)->coll;
-    cr_assert(coll >= TUTTI_COLL_BCAST && coll <= TUTTI_COLL_REDUCE_SCATTER,
+    cr_assert(coll >= TUTTI_COLL_BCAST && coll <= TUTTI_COLL_EXSCAN,
               "collective %s (%d) is new: add its call to call() in this file",
               tutti_coll_name(coll), coll);
   }
@@ -209,6 +215,9 @@ FAULT_TESTS(SCATTER, scatter)
 FAULT_TESTS(BARRIER, barrier)
 FAULT_TESTS(ALLGATHER, allgather)
 FAULT_TESTS(REDUCE_SCATTER, reduce_scatter)
+FAULT_TESTS(ALLTOALL, alltoall)
+FAULT_TESTS(SCAN, scan)
+FAULT_TESTS(EXSCAN, exscan)
 
 /* ---------------------------------------------------------- the event logs */
 

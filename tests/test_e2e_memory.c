@@ -108,6 +108,19 @@ Test(estimate, allgather, .timeout = 120) {
 Test(estimate, reduce_scatter, .timeout = 120) {
   two_sizes("reduce_scatter", "ring");
 }
+/* alltoall's estimate counts scratch between its algorithms': none for
+ * the pairwise exchange, bruck's pack buffers of about P blocks a rank;
+ * both are held to it */
+Test(estimate, alltoall, .timeout = 120) {
+  two_sizes("alltoall", "pairwise");
+  two_sizes("alltoall", "bruck");
+}
+Test(estimate, scan, .timeout = 120) {
+  two_sizes("scan", "recursive-doubling");
+}
+Test(estimate, exscan, .timeout = 120) {
+  two_sizes("exscan", "recursive-doubling");
+}
 Test(estimate, barrier, .timeout = 120) {
   /* no data: two rank counts, the ranks' part of the runtime */
   within("barrier", "binomial", "8", NULL);
@@ -126,11 +139,13 @@ Test(estimate, barrier, .timeout = 120) {
 /* The users' buffers of coll on P ranks, m bytes per rank: a send and a
  * receive block a rank where the call has both, and P blocks where the
  * call has them (the root's of gather and scatter; every rank's of
- * allgather and reduce_scatter). */
+ * allgather and reduce_scatter; alltoall's P to send and P received). */
 static double users_buffers(const char *coll, double P, double m) {
   if (!strcmp(coll, "bcast")) return P * m;
   if (!strcmp(coll, "reduce") || !strcmp(coll, "allreduce")) return 2 * P * m;
   if (!strcmp(coll, "gather") || !strcmp(coll, "scatter")) return P * m + P * m;
+  if (!strcmp(coll, "scan") || !strcmp(coll, "exscan")) return 2 * P * m;
+  if (!strcmp(coll, "alltoall")) return 2 * P * P * m;
   return P * m + P * P * m; /* allgather, reduce_scatter */
 }
 
@@ -149,12 +164,16 @@ Test(buffers, a_run_holds_its_buffers_and_little_more, .timeout = 300) {
 #endif
   /* each collective's default and the algorithms with the most scratch
    * of their own (reduce_scatter's recursive halving, which copies its P
-   * blocks, is not held to it) */
+   * blocks, and alltoall's bruck, whose pack buffers hold about P blocks,
+   * are not held to it) */
   static const char *const runs[][2] = {
-      {"bcast", "binomial"},         {"bcast", "pipelined-chain"},  {"reduce", "binomial"},
-      {"allreduce", "reduce-bcast"}, {"allreduce", "rabenseifner"}, {"gather", "binomial"},
-      {"scatter", "binomial"},       {"allgather", "bruck"},        {"allgather", "ring"},
-      {"reduce_scatter", "ring"}};
+      {"bcast", "binomial"},           {"bcast", "pipelined-chain"},
+      {"reduce", "binomial"},          {"allreduce", "reduce-bcast"},
+      {"allreduce", "rabenseifner"},   {"gather", "binomial"},
+      {"scatter", "binomial"},         {"allgather", "bruck"},
+      {"allgather", "ring"},           {"reduce_scatter", "ring"},
+      {"alltoall", "pairwise"},        {"scan", "recursive-doubling"},
+      {"exscan", "recursive-doubling"}};
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
     int c;
     cr_assert(eq(int, tutti_coll_find(runs[i][0], &c), 0));

@@ -34,7 +34,7 @@ struct job {
   long count; /* int32 elements */
   tutti_op_t op;
   char *region; /* no-data: every rank's buffers, PROT_NONE; NULL: allocate */
-  size_t slot;
+  size_t slot;  /* a, b and big lie a slot apart in region; alltoall receives P slots into big */
 };
 
 static int call(tutti_rank_t *r, const struct job *j, char *a, char *b, char *big) {
@@ -56,6 +56,13 @@ static int call(tutti_rank_t *r, const struct job *j, char *a, char *b, char *bi
     return tutti_allgather(r, a, big, j->count, TUTTI_INT32, j->algo);
   case TUTTI_COLL_REDUCE_SCATTER:
     return tutti_reduce_scatter(r, big, b, j->count, TUTTI_INT32, j->op, j->algo);
+  case TUTTI_COLL_ALLTOALL: /* big: the P blocks to send, then the P received */
+    return tutti_alltoall(r, big, big + (size_t)tutti_size(r) * j->slot, j->count, TUTTI_INT32,
+                          j->algo);
+  case TUTTI_COLL_SCAN:
+    return tutti_scan(r, a, b, j->count, TUTTI_INT32, j->op, j->algo);
+  case TUTTI_COLL_EXSCAN:
+    return tutti_exscan(r, a, b, j->count, TUTTI_INT32, j->op, j->algo);
   case TUTTI_COLL_BARRIER:
     return tutti_barrier(r, j->algo);
   }
@@ -69,8 +76,8 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   char *a, *b, *big;
   if (j->region) {
     a = j->region, b = j->region + j->slot, big = j->region + 2 * j->slot;
-  } else {
-    a = calloc(1, blk + 1), b = calloc(1, blk + 1), big = calloc((size_t)P, blk + 1);
+  } else { /* big: 2P blocks, alltoall's send and receive buffers */
+    a = calloc(1, blk + 1), b = calloc(1, blk + 1), big = calloc(2 * (size_t)P, blk + 1);
     if (!a || !b || !big) rc = TUTTI_ENOMEM;
   }
   for (int k = 0; k < j->calls && !rc; k++) rc = call(r, j, a, b, big);
@@ -95,9 +102,10 @@ static struct outcome run_job(const tutti_model_t *m, int P, struct job *j, int 
   cr_assert(eq(int, tutti_world_create(&w, &c), 0));
   size_t len = 0;
   j->region = NULL;
-  if (nodata) { /* unreadable, unwritable: the run must not touch a byte */
+  j->slot = (size_t)j->count * 4 + 1; /* calloc's blocks in rank_fn */
+  if (nodata) {                       /* unreadable, unwritable: the run must not touch a byte */
     j->slot = ((size_t)j->count * 4 + 4095) / 4096 * 4096 + 4096;
-    len = (2 + (size_t)P) * j->slot;
+    len = (2 + 2 * (size_t)P) * j->slot;
     j->region = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     cr_assert(ne(ptr, j->region, MAP_FAILED));
   }
@@ -351,6 +359,19 @@ Test(nodata, buffers_cost_no_memory, .timeout = 120) {
   /* gather: the root's P blocks too (64 x 64 MiB), and a scatter */
   kib = child_maxrss((const char *const[]){"run", "gather", "binomial", "-n", "64", "-m", "64MiB",
                                            "--no-data", NULL},
+                     &st);
+  cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : 128, 0));
+  cr_assert(lt(i64, (int64_t)kib, (int64_t)256 << 10), "peak RSS %ld KiB", kib);
+  /* alltoall: every rank's 2P blocks (64 x 2 x 64 x 64 MiB) and bruck's
+   * pack buffers */
+  kib = child_maxrss((const char *const[]){"run", "alltoall", "bruck", "-n", "64", "-m", "64MiB",
+                                           "--no-data", NULL},
+                     &st);
+  cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : 128, 0));
+  cr_assert(lt(i64, (int64_t)kib, (int64_t)256 << 10), "peak RSS %ld KiB", kib);
+  /* exscan: recursive doubling's two scratch buffers a rank */
+  kib = child_maxrss((const char *const[]){"run", "exscan", "recursive-doubling", "-n", "64", "-m",
+                                           "256MiB", "--no-data", NULL},
                      &st);
   cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : 128, 0));
   cr_assert(lt(i64, (int64_t)kib, (int64_t)256 << 10), "peak RSS %ld KiB", kib);

@@ -52,6 +52,13 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
     return tutti_allgather(r, j->a, j->big, j->count, TUTTI_BYTE, j->algo);
   case TUTTI_COLL_REDUCE_SCATTER:
     return tutti_reduce_scatter(r, j->big, j->b, j->count, TUTTI_BYTE, TUTTI_SUM, j->algo);
+  case TUTTI_COLL_ALLTOALL: /* big: the P blocks to send, then the P received */
+    return tutti_alltoall(r, j->big, j->big + (size_t)tutti_size(r) * (size_t)j->count, j->count,
+                          TUTTI_BYTE, j->algo);
+  case TUTTI_COLL_SCAN:
+    return tutti_scan(r, j->a, j->b, j->count, TUTTI_BYTE, TUTTI_SUM, j->algo);
+  case TUTTI_COLL_EXSCAN:
+    return tutti_exscan(r, j->a, j->b, j->count, TUTTI_BYTE, TUTTI_SUM, j->algo);
   case TUTTI_COLL_BARRIER:
     return tutti_barrier(r, j->algo);
   }
@@ -61,8 +68,9 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
 Test(nodata, every_algorithm_at_one_tib_a_rank, .timeout = 600) {
   const int P = 4;
   /* every rank's buffers in one reservation no byte of which is readable:
-   * the run must touch none (ranks share them: nothing is written) */
-  size_t len = (2 + (size_t)P) * TIB;
+   * the run must touch none (ranks share them: nothing is written); big
+   * holds 2P blocks, alltoall's send and receive buffers */
+  size_t len = (2 + 2 * (size_t)P) * TIB;
   char *region = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (region == MAP_FAILED && SANITIZED) /* ThreadSanitizer's layout has no such hole */
     cr_skip("%zu TiB of address space: the sanitizer's layout has no room", len / TIB);

@@ -5,7 +5,8 @@
  * fibers); a tree algorithm registered from outside (knomial, fn NULL)
  * against the built-in binomial (results, modeled rank ends bit for bit,
  * Hockney costs); a call repeated and every part of the plan's key
- * changed against the same calls made through desc->fn (no plan), and a
+ * changed (bcast, reduce, allreduce, gather, scan, exscan, alltoall)
+ * against the same calls made through desc->fn (no plan), and a
  * new key checked again; the variables read when a run starts; nesting
  * (a registered allreduce calling tutti_reduce and tutti_bcast is one
  * span, a barrier nesting it two deep too); a parameter read that the
@@ -29,6 +30,9 @@
 #define R TUTTI_COLL_REDUCE
 #define A TUTTI_COLL_ALLREDUCE
 #define G TUTTI_COLL_GATHER
+#define SC TUTTI_COLL_SCAN
+#define EX TUTTI_COLL_EXSCAN
+#define AA TUTTI_COLL_ALLTOALL
 
 static const int AS[2] = {TUTTI_RANKS_AS_THREADS, TUTTI_RANKS_AS_FIBERS};
 static const char *const AS_NAME[2] = {"threads", "fibers"};
@@ -278,20 +282,26 @@ static const struct call {
   long count;
   int type, op, times;
 } seq[] = {
-    {B, 0, 0, 16, I32, 0, 6}, {B, 0, 2, 16, I32, 0, 2}, /* root */
-    {B, 0, 2, 17, I32, 0, 1},                           /* count */
-    {B, 0, 2, 17, F64, 0, 2},                           /* type */
-    {B, 1, 2, 17, F64, 0, 1},                           /* handle */
-    {B, 2, 2, 17, F64, 0, 2}, {B, -1, 2, 17, F64, 0, 2}, {B, 7, 2, 17, F64, 0, 1},
-    {B, 6, 2, 17, F64, 0, 1}, {R, 3, 1, 9, I64, 0, 3},   {R, 3, 1, 9, I64, 1, 1}, /* op */
-    {R, 3, 1, 9, I64, 0, 1},  {A, 4, 0, 9, I64, 0, 2},   {A, -1, 0, 9, I64, 0, 1},
-    {A, 4, 0, 9, F64, 1, 1},  {G, 5, 3, 4, I32, 0, 2},   {B, 0, 0, 16, I32, 0, 3},
-    {B, 0, 0, 0, I32, 0, 1},  {B, 0, 0, 16, I32, 0, 1},
+    {B, 0, 0, 16, I32, 0, 6},  {B, 0, 2, 16, I32, 0, 2}, /* root */
+    {B, 0, 2, 17, I32, 0, 1},                            /* count */
+    {B, 0, 2, 17, F64, 0, 2},                            /* type */
+    {B, 1, 2, 17, F64, 0, 1},                            /* handle */
+    {B, 2, 2, 17, F64, 0, 2},  {B, -1, 2, 17, F64, 0, 2}, {B, 7, 2, 17, F64, 0, 1},
+    {B, 6, 2, 17, F64, 0, 1},  {R, 3, 1, 9, I64, 0, 3},   {R, 3, 1, 9, I64, 1, 1}, /* op */
+    {R, 3, 1, 9, I64, 0, 1},   {A, 4, 0, 9, I64, 0, 2},   {A, -1, 0, 9, I64, 0, 1},
+    {A, 4, 0, 9, F64, 1, 1},   {G, 5, 3, 4, I32, 0, 2},   {B, 0, 0, 16, I32, 0, 3},
+    {B, 0, 0, 0, I32, 0, 1},   {B, 0, 0, 16, I32, 0, 1},  {SC, 8, 0, 5, I64, 0, 2},
+    {SC, -1, 0, 5, I64, 0, 1},                            /* handle */
+    {SC, 8, 0, 5, I64, 1, 1},                             /* op */
+    {EX, 9, 0, 5, I32, 0, 2},  {EX, 9, 0, 6, I32, 0, 1},  /* count */
+    {EX, 9, 0, 6, I32, 1, 1},                             /* op */
+    {AA, 10, 0, 3, I32, 0, 2}, {AA, 10, 0, 3, F64, 0, 1}, /* type */
+    {AA, -1, 0, 3, F64, 0, 1},                            /* handle */
 };
 #define NROWS ((int)(sizeof seq / sizeof *seq))
 
 struct keys {
-  const tutti_algo_t *h[8];
+  const tutti_algo_t *h[11];
   const tutti_algo_t *null[TUTTI_COLL_N]; /* what NULL runs, for the direct calls */
   int direct;                             /* through desc->fn, no plan */
 };
@@ -323,6 +333,31 @@ static int one_call(tutti_rank_t *r, const struct keys *k, const struct call *c,
       long want = c->op ? P - 1 + j + i : (long)P * (j + i) + (long)P * (P - 1) / 2;
       if (get(y, c->type, j) != want) return TUTTI_EVERIFY;
     }
+  } else if (c->coll == SC || c->coll == EX) {
+    /* rank q's x_j = q + j + i: its prefix is a sum (or max) in closed form */
+    for (long j = 0; j < c->count; j++) put(x, c->type, j, me + j + i);
+    if (c->coll == SC)
+      rc = k->direct ? d->fn.scan(r, x, y, c->count, t, op, run)
+                     : tutti_scan(r, x, y, c->count, t, op, a);
+    else
+      rc = k->direct ? d->fn.exscan(r, x, y, c->count, t, op, run)
+                     : tutti_exscan(r, x, y, c->count, t, op, a);
+    long top = c->coll == SC ? me : me - 1; /* the prefix of ranks 0..top */
+    for (long j = 0; !rc && j < c->count; j++) {
+      long want = top < 0 ? -1 /* exscan leaves rank 0's alone */
+                  : c->op ? top + j + i
+                          : top * (top + 1) / 2 + (top + 1) * (j + i);
+      if (get(y, c->type, j) != want) return TUTTI_EVERIFY;
+    }
+  } else if (c->coll == AA) {
+    /* block q of rank me's input: me * 100 + q * 10 + j + i, for rank q */
+    for (long j = 0; j < c->count * P; j++)
+      put(x, c->type, j, me * 100 + (j / c->count) * 10 + j % c->count + i);
+    rc = k->direct ? d->fn.alltoall(r, x, y, c->count, t, run)
+                   : tutti_alltoall(r, x, y, c->count, t, a);
+    for (long j = 0; !rc && j < c->count * P; j++)
+      if (get(y, c->type, j) != (j / c->count) * 100 + me * 10 + j % c->count + i)
+        return TUTTI_EVERIFY;
   } else {
     for (long j = 0; j < c->count; j++) put(x, c->type, j, me * 10 + j + i);
     rc = k->direct ? d->fn.gather(r, x, c->count, t, y, c->count, t, root, run)
@@ -345,10 +380,12 @@ static int run_seq(tutti_rank_t *r, void *arg) {
 
 Test(plan, repeated_and_changed_keys_match_direct_calls, .timeout = 120) {
   unsetenv("TUTTI_BCAST"), unsetenv("TUTTI_REDUCE"), unsetenv("TUTTI_ALLREDUCE");
-  unsetenv("TUTTI_GATHER");
+  unsetenv("TUTTI_GATHER"), unsetenv("TUTTI_SCAN"), unsetenv("TUTTI_EXSCAN");
+  unsetenv("TUTTI_ALLTOALL");
   struct keys k = {.h = {sel(B, "binomial"), sel(B, "lambda-tree"), sel(B, "binomial:segment=16"),
                          sel(R, "binomial"), sel(A, "reduce-bcast"), sel(G, "binomial"),
-                         sel(B, "flat"), sel(B, NULL)}}; /* h[7]: NULL's, asked for by name */
+                         sel(B, "flat"), sel(B, NULL), /* h[7]: NULL's, asked for by name */
+                         sel(SC, "binomial"), sel(EX, "linear"), sel(AA, "bruck")}};
   for (int c = 0; c < TUTTI_COLL_N; c++) k.null[c] = sel(c, NULL);
   int ncalls = 0;
   for (int row = 0; row < NROWS; row++) ncalls += seq[row].times;

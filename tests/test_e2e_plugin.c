@@ -41,6 +41,7 @@
 
 #include "cli_helpers.h"
 #include "json_reader.h"
+#include "tutti/tutti.h"
 
 #include "sanitized.h"
 
@@ -176,8 +177,9 @@ struct coll {
 };
 
 static const struct coll colls[] = {
-    {"bcast", 1, 0},   {"reduce", 1, 1},  {"allreduce", 1, 1}, {"gather", 1, 0},
-    {"scatter", 1, 0}, {"barrier", 0, 0}, {"allgather", 1, 0}, {"reduce_scatter", 1, 1},
+    {"bcast", 1, 0},    {"reduce", 1, 1},  {"allreduce", 1, 1}, {"gather", 1, 0},
+    {"scatter", 1, 0},  {"barrier", 0, 0}, {"allgather", 1, 0}, {"reduce_scatter", 1, 1},
+    {"alltoall", 1, 0}, {"scan", 1, 1},    {"exscan", 1, 1},
 };
 #define NCOLLS (sizeof colls / sizeof *colls)
 
@@ -220,6 +222,18 @@ ParameterizedTest(int *i, templates, run_and_check, .timeout = 300) {
     check_passes(CLI("check", c->name, so, "--ranks", "1,2,3,5,16"));
   else
     check_passes(CLI("check", c->name, so));
+}
+
+/* Every collective of the registry has its template, in colls[] above. */
+Test(templates, every_collective_has_one, .timeout = 30) {
+  for (int c = 0; c < TUTTI_COLL_N; c++) {
+    size_t i = 0;
+    while (i < NCOLLS && strcmp(colls[i].name, tutti_coll_name(c))) i++;
+    cr_assert(lt(sz, i, NCOLLS), "collective %s has no row in colls[] (and a template?)",
+              tutti_coll_name(c));
+    cr_assert(eq(int, colls[i].data, (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0));
+    cr_assert(eq(int, colls[i].reduces, (tutti_coll_traits(c) & TUTTI_COLL_REDUCES) != 0));
+  }
 }
 
 /* ------------------------------------------------------------ 2. tutti new */

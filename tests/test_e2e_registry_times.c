@@ -6,8 +6,9 @@
  * the modeled time, messages and bytes of `tutti sweep` on 1, 2, 3, 5, 7,
  * 16, 17 and 64 ranks, 0, 8, 1000 and 65536 bytes (a barrier: none), under three profiles
  * (Hockney, postal, gige's LogGP-like eager/rendezvous mix), as the build
- * before them wrote it. Every row must come back to the bit, and no row
- * may be missing or new.
+ * before them wrote it (alltoall, scan and exscan, added after, as the
+ * build that added them wrote it). Every row must come back to the bit,
+ * and no row may be missing or new.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>

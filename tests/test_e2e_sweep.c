@@ -351,12 +351,13 @@ static int find_row(const char *csv, const char *spec, const char *ranks, const 
  * are the same run is checked against a data sweep, where auto runs
  * itself: its modeled time and messages equal the named row's. */
 Test(sweep, no_data_auto_takes_its_choices_run, .timeout = 240) {
-  const char *colls[] = {"bcast", "allreduce", "gather", "reduce_scatter"};
+  const char *colls[] = {"bcast",    "allreduce", "gather", "reduce_scatter",
+                         "alltoall", "scan",      "exscan"};
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   const int ncolls = 2, nsizes = 2; /* instrumented data runs of 1 MiB are slow */
   const char *sizes = "8,64KiB";
 #else
-  const int ncolls = 4, nsizes = 3;
+  const int ncolls = 7, nsizes = 3;
   const char *sizes = "8,64KiB,1MiB";
 #endif
   for (int c = 0; c < ncolls; c++) {

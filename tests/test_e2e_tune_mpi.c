@@ -16,7 +16,12 @@
  *   it says why not; and the run must differ from Open MPI's fixed
  *   decision somewhere. A knomial bcast (tests/plugins/knomial.c) is
  *   written as knomial with its radix, which Open MPI takes from the
- *   --mca the file names.
+ *   --mca the file names. alltoall's key is the whole buffer; scan's
+ *   and exscan's the datatype's size x the communicator size, whatever
+ *   the count (Open MPI 4.1's coll_tuned_decision_dynamic.c), which a
+ *   run with rules of its own shows, as it shows that Open MPI reads
+ *   their rules at all: a rule naming recursive_doubling at and above
+ *   that key, linear below it, for a call of any size.
  * MPICH's run of `--mpich-rules`: test_e2e_tune_mpich.c; what both share:
  * tune_mpi.h.
  *
@@ -110,13 +115,17 @@ static const struct orule *olookup(const struct ocoll *v, int n, long id, int P,
   return NULL;
 }
 
+/* The size key of Open MPI's lookup for a call of m bytes per rank on P
+ * ranks: the message, the whole buffer, or (scan, exscan) the datatype's
+ * size x P, MPI_INT's here, whatever the count. */
+enum { KEY_MESSAGE, KEY_WHOLE, KEY_TYPE_BY_SIZE };
+
 /* Open MPI 4.1's id of a collective, its functions by algorithm number
- * (ompi_info --param coll tuned --level 9), and whether its key is the
- * whole buffer. */
+ * (ompi_info --param coll tuned --level 9), and its size key. */
 static const struct {
   const char *coll;
   long id;
-  int whole;
+  int key;
   const char *fn[10];
 } ompi[NCOLL] = {
     {"bcast",
@@ -138,8 +147,8 @@ static const struct {
      {"", "allreduce_intra_basic_linear", "allreduce_intra_nonoverlapping",
       "allreduce_intra_recursivedoubling", "allreduce_intra_ring", "allreduce_intra_ring_segmented",
       "allreduce_intra_redscat_allgather"}},
-    {"gather", 9, 1, {"", "gather_intra_basic_linear", "gather_intra_binomial"}},
-    {"scatter", 15, 1, {"", "scatter_intra_basic_linear", "scatter_intra_binomial"}},
+    {"gather", 9, KEY_WHOLE, {"", "gather_intra_basic_linear", "gather_intra_binomial"}},
+    {"scatter", 15, KEY_WHOLE, {"", "scatter_intra_basic_linear", "scatter_intra_binomial"}},
     {"barrier",
      6,
      0,
@@ -148,20 +157,31 @@ static const struct {
       "barrier_intra_tree"}},
     {"allgather",
      0,
-     1,
+     KEY_WHOLE,
      {"", "allgather_intra_basic_linear", "allgather_intra_bruck",
       "allgather_intra_recursivedoubling", "allgather_intra_ring"}},
     {"reduce_scatter",
      12,
-     1,
+     KEY_WHOLE,
      {"", "reduce_scatter_intra_nonoverlapping", "reduce_scatter_intra_basic_recursivehalving",
       "reduce_scatter_intra_ring", "reduce_scatter_intra_butterfly"}},
     {"reduce_scatter_block",
      13,
-     1,
+     KEY_WHOLE,
      {"", "", "reduce_scatter_block_intra_recursivedoubling",
       "reduce_scatter_block_intra_recursivehalving", "reduce_scatter_block_intra_butterfly"}},
+    {"alltoall",
+     3,
+     KEY_WHOLE,
+     {"", "alltoall_intra_basic_linear", "alltoall_intra_pairwise", "alltoall_intra_bruck",
+      "alltoall_intra_linear_sync", "alltoall_intra_two_procs"}},
+    {"scan", 14, KEY_TYPE_BY_SIZE, {"", "scan_intra_linear", "scan_intra_recursivedoubling"}},
+    {"exscan", 8, KEY_TYPE_BY_SIZE, {"", "exscan_intra_linear", "exscan_intra_recursivedoubling"}},
 };
+
+static long okey(int c, int P, long m) {
+  return ompi[c].key == KEY_WHOLE ? m * P : ompi[c].key == KEY_TYPE_BY_SIZE ? 4L * P : m;
+}
 
 /* Open MPI's number of tutti's winner `spec` of collective c on P ranks
  * (bench/CLI.md's table, read independently of the writer), 0: none. */
@@ -194,6 +214,13 @@ static long ompi_of_winner(int c, const char *spec, int P) {
   if (!strcmp(col, "allgather"))
     return IS("bruck") ? 2 : IS("recursive-doubling") ? 3 : IS("ring") ? 4 : 0;
   if (!strcmp(col, "reduce_scatter")) return IS("recursive-halving") ? 2 : IS("ring") ? 3 : 0;
+  if (!strcmp(col, "alltoall")) /* Open MPI's pairwise shifts on every P: tutti's ring */
+    return IS("linear")     ? 1
+           : IS("ring")     ? 2
+           : IS("pairwise") ? (pow2 ? 0 : 2)
+           : IS("bruck")    ? 3
+                            : 0;
+  if (!strcmp(col, "scan") || !strcmp(col, "exscan")) return IS("linear") ? 1 : 0;
   return IS("recursive-halving") ? 3 : 0; /* reduce_scatter_block */
 #undef IS
 }
@@ -272,7 +299,7 @@ Test(mpi, ompi_runs_the_rules, .init = setup, .fini = teardown, .timeout = 900,
         int barrier = !strcmp(ompi[c].coll, "barrier");
         if (barrier && s) break;
         long m = barrier ? 0 : sizes[s];
-        long key = ompi[c].whole ? m * P : m;
+        long key = okey(c, P, m);
         const struct orule *r = olookup(v, n, ompi[c].id, P, key);
         cr_assert(r != NULL && r->alg > 0 && r->alg < 10, "%s: no rule", ompi[c].coll);
         const char *want = ompi[c].fn[r->alg];
@@ -347,4 +374,47 @@ Test(mpi, ompi_runs_knomial_with_its_radix, .init = setup, .fini = teardown, .ti
   }
   for (int i = 0; i < n; i++) free(v[i].c);
   free(file), free(log);
+}
+
+/* Open MPI 4.1 reads scan (14) and exscan (8) rules, keyed by the
+ * datatype's size x the communicator size whatever the count (what
+ * cli_rules_ompi.c's single rule per communicator size rests on): on 4
+ * ranks MPI_INT's key is 16, so rules switching to recursive_doubling (2)
+ * at 16 run it for every count, at 17 linear (1), as the probe shows. */
+Test(mpi, ompi_scan_key_is_type_size_by_ranks, .init = setup, .fini = teardown, .timeout = 300,
+     .disabled = SANITIZED) {
+  if (!in_path(ompi_cc()) || !in_path(ompi_run()) || !in_path("cc"))
+    cr_skip_test("Open MPI's mpicc or mpirun, or cc, not found: not run");
+  build(ompi_cc(), "probe", "probe_ompi");
+  static const struct {
+    long from;
+    const char *want; /* the function's suffix for both */
+  } cases[] = {{16, "intra_recursivedoubling"}, {17, "intra_linear"}};
+  for (int i = 0; i < 2; i++) {
+    char path[700], *log;
+    snprintf(path, sizeof path, "%s/scan.rules", dir);
+    FILE *w = fopen(path, "w");
+    cr_assert(w != NULL);
+    fprintf(w, "2\n8\n1\n1 2\n0 1 0 0\n%ld 2 0 0\n14\n1\n1 2\n0 1 0 0\n%ld 2 0 0\n", cases[i].from,
+            cases[i].from);
+    fclose(w);
+    int rc = sh(&log,
+                "%s --oversubscribe --allow-run-as-root -n 4 -x LD_PRELOAD=%s/probe_ompi.so "
+                "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "
+                "%s %s/probe scan:8 scan:1048576 exscan:8 exscan:1048576",
+                ompi_run(), dir, path, dir);
+    cr_assert(eq(int, rc, 0), "mpirun: %s", log);
+    static const char *const ph[] = {"scan:8", "scan:1048576", "exscan:8", "exscan:1048576"};
+    for (int k = 0; k < 4; k++)
+      for (int rank = 0; rank < 4; rank++) {
+        char fn[128], want[128];
+        long seg, radix;
+        snprintf(want, sizeof want, "ompi_coll_base_%.*s_%s", (int)strcspn(ph[k], ":"), ph[k],
+                 cases[i].want);
+        cr_assert(entered(log, rank, ph[k], fn, &seg, &radix), "rank %d, %s: nothing", rank, ph[k]);
+        cr_assert(eq(str, fn, want), "rules from %ld, rank %d, %s: ran %s", cases[i].from, rank,
+                  ph[k], fn);
+      }
+    free(log);
+  }
 }

@@ -7,7 +7,7 @@
  * From one tune (3, 8 and 16 ranks on a tree of 4 x 4 leaves, where
  * allgather and reduce_scatter change algorithm with the size; 8 B,
  * 4 KiB, 64 KiB, 1 MiB; --no-data):
- * - Open MPI 4.1's classic file: provenance comments first; the nine
+ * - Open MPI 4.1's classic file: provenance comments first; the twelve
  *   collectives its tuned component reads and tutti has, each from
  *   communicator size 1 (algorithm 0 below the smallest measured count)
  *   through the measured counts, rules from 0 up, algorithm numbers in
@@ -23,6 +23,11 @@
  * beside it), a model without costs (exit 2, no file), an algorithm a
  * library lacks (the next best it has and a note), a collective MPICH has
  * one algorithm for (its rules name it, the file says so).
+ * alltoall, scan and exscan where each library numbers them: Open MPI's
+ * pairwise is tutti's ring (and pairwise off powers of two), its scans'
+ * rules name linear with a note of tutti's best, MPICH's alltoall rules
+ * are guarded against MPI_IN_PLACE and its scans are its own; a tie goes
+ * to the library's first.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -79,6 +84,12 @@ static int max_alg(long id) { /* ompi_info --param coll tuned --level 9, Open MP
     return 6;
   case 2:
     return 6;
+  case 3:
+    return 5;
+  case 8:
+    return 2;
+  case 14:
+    return 2;
   case 6:
     return 6;
   case 7:
@@ -111,10 +122,10 @@ Test(rules, ompi_classic_form, .init = setup_tuned, .fini = teardown, .timeout =
   cr_assert(v != NULL);
   int n = numbers(text, v, 200000), k = 0, seen = 0, segmented = 0, scaled = 0;
   long ncoll = v[k++];
-  cr_assert(eq(long, ncoll, 9));
+  cr_assert(eq(long, ncoll, 12));
   for (long c = 0; c < ncoll; c++) {
     long id = v[k++], ncs = v[k++], prev = 0;
-    int whole = id == 0 || id == 9 || id == 12 || id == 13 || id == 15;
+    int whole = id == 0 || id == 3 || id == 9 || id == 12 || id == 13 || id == 15;
     cr_assert(max_alg(id) >= 1, "collective id %ld", id);
     cr_assert(eq(int, seen &(1 << id), 0), "id %ld twice", id);
     seen |= 1 << id;
@@ -173,6 +184,9 @@ Test(rules, ompi_json_form, .init = setup_tuned, .fini = teardown, .timeout = 12
                                        "seg_size",
                                        "allgather",
                                        "allreduce",
+                                       "alltoall",
+                                       "exscan",
+                                       "scan",
                                        "barrier",
                                        "bcast",
                                        "gather",
@@ -420,4 +434,81 @@ Test(rules, cli_md_example_is_true, .init = setup, .fini = teardown, .timeout = 
   }
   cr_assert(n >= 7, "%d lines of the example checked", n);
   free(md), free(file);
+}
+
+/* The new collectives where the libraries number them, from one tune at 2,
+ * 6 and 8 ranks (gige): Open MPI's alltoall rules name modified_bruck (3)
+ * for small blocks and pairwise (2) for large, which at 6 ranks is
+ * tutti's pairwise itself and at 8 ranks, a power of two where tutti's
+ * pairwise pairs rank XOR s, its ring's (a tie, noted); at 2 ranks every
+ * alltoall ties and the rule is Open MPI's first, pairwise, MPICH's
+ * scattered. Open MPI's scan and exscan rules name linear, with a note of
+ * tutti's recursive-doubling; MPICH's scans stay its own. */
+Test(rules, alltoall_and_scans_where_the_libraries_number_them, .init = setup, .fini = teardown,
+     .timeout = 120) {
+  char op[700], jp[700], mp[700];
+  snprintf(op, sizeof op, "%s/o.rules", dir);
+  snprintf(jp, sizeof jp, "%s/o.json", dir);
+  snprintf(mp, sizeof mp, "%s/m.json", dir);
+  struct cli c = CLI("tune", "--ranks", "2,6,8", "--sizes", "8,1MiB", "--profile", "gige",
+                     "--no-data", "--ompi-rules", op, "--ompi-rules-json", jp, "--mpich-rules", mp);
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  cli_free(&c);
+  char *o = read_text(op), *j = read_text(jp), *m = read_text(mp);
+  cr_assert(o && j && m);
+  /* Open MPI 4.1: alltoall (3) keyed by the whole buffer */
+  const char *a = strstr(o, "\n3 # alltoall\n");
+  cr_assert(a != NULL, "no alltoall in the classic file");
+  const char *a_end = strstr(a, "\n6 # barrier\n");
+  cr_assert(a_end != NULL);
+  char *sec = strndup(a, (size_t)(a_end - a));
+  cr_assert(sec != NULL);
+  HAS(sec, "\n2 1 # 2..5 ranks: the rules measured at 2\n");
+  HAS(sec, "# at 2 ranks, 8 B, tutti's best, pairwise, and Open MPI's pairwise tie");
+  HAS(sec, "\n0 2 0 0 # 0 B..no end: pairwise\n");
+  HAS(sec, "\n6 2 # 6 ranks: the rules measured at 6\n0 3 0 0 # 0 B..6291455 B: modified_bruck\n"
+           "6291456 2 0 0 # 6 MiB..no end: pairwise\n");
+  HAS(sec, "\n8 2 # 8 ranks and up: the rules measured at 8\n0 3 0 0 # 0 B..8388607 B: "
+           "modified_bruck\n# at 8 ranks, 1 MiB, tutti's best, pairwise, and Open MPI's pairwise "
+           "tie");
+  cr_assert(eq(ptr, strstr(sec, "at 6 ranks, 1 MiB"), NULL),
+            "a note at 6 ranks, where tutti's pairwise is Open MPI's: %s", sec);
+  free(sec);
+  /* scan (14) and exscan (8): linear, tutti's best noted */
+  static const char *const scans[] = {"\n14 # scan\n", "\n8 # exscan\n"};
+  for (int i = 0; i < 2; i++) {
+    const char *sc = strstr(o, scans[i]);
+    cr_assert(sc != NULL, "no%s", scans[i]);
+    HAS(sc, "# at 8 ranks, 8 B, tutti's best, recursive-doubling");
+    HAS(sc, "is not in Open MPI: the next best it has is linear");
+    const char *r8 = strstr(sc, "\n8 1 # 8 ranks and up: the rules measured at 8\n");
+    cr_assert(r8 != NULL, "%s at 8 ranks: not one rule", scans[i] + 1);
+    HAS(r8, "\n0 1 0 0 # 0 B..no end: linear\n");
+  }
+  HAS(o, "scan and exscan, whose BYTES Open\n# MPI takes as the datatype's size x the communicator "
+         "size");
+  /* Open MPI 6.0's JSON: the same three by the reader's names */
+  HAS(j, "\n    \"alltoall\": [");
+  HAS(j, "\n    \"scan\": [");
+  HAS(j, "\n    \"exscan\": [");
+  /* MPICH 4.0: alltoall by the block (avg_msg_size), separate buffers only */
+  const char *ma = strstr(m, "\n\"collective=alltoall\":");
+  cr_assert(ma != NULL);
+  HAS(ma, "\n  \"comm_size<=5\":{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Alltoall_intra_"
+          "pairwise_sendrecv_replace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Alltoall_"
+          "intra_scattered\":{}}},");
+  HAS(ma, "\n  \"comm_size=any\":{\"avg_msg_size<=1048575\":{\"is_sendbuf_inplace=yes\":{"
+          "\"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace\":{}},\"is_sendbuf_inplace="
+          "no\":{\"algorithm=MPIR_Alltoall_intra_brucks\":{}}},\"avg_msg_size=any\":{\"is_"
+          "sendbuf_inplace=yes\":{\"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace\":{}},"
+          "\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Alltoall_intra_pairwise\":{}}}}},");
+  HAS(m, "note: alltoall, 2..5 ranks, message 0 B..no end: at 2 ranks, 8 B, tutti's best, "
+         "pairwise, and MPICH 4.0's MPIR_Alltoall_intra_scattered tie");
+  HAS(m,
+      "\n\"collective=scan\":{\"comm_type=intra\":{\"is_node_consecutive=yes\":{\"algorithm="
+      "MPIR_Scan_intra_smp\":{}},\"is_node_consecutive=no\":{\"algorithm=MPIR_Scan_intra_"
+      "recursive_doubling\":{}}},\"comm_type=inter\":{\"algorithm=MPIR_Scan_intra_smp\":{}}},\n");
+  HAS(m, "\n\"collective=exscan\":{\"algorithm=MPIR_Exscan_intra_recursive_doubling\":{}},\n");
+  HAS(m, "and so do scan and exscan\n * (none of MPICH's is one of tutti's)");
+  free(o), free(j), free(m);
 }

@@ -54,6 +54,18 @@ static int flat_bcast(tutti_rank_t *r, void *buf, long count, tutti_datatype_t t
   return rc;
 }
 
+/* An alltoall, a scan and an exscan: enough to register (never run here). */
+static int stub_alltoall(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                         tutti_datatype_t type, const tutti_algo_t *a) {
+  (void)r, (void)sbuf, (void)rbuf, (void)count, (void)type, (void)a;
+  return TUTTI_ENOTSUP;
+}
+static int stub_scan(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                     tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
+  (void)r, (void)sbuf, (void)rbuf, (void)count, (void)type, (void)op, (void)a;
+  return TUTTI_ENOTSUP;
+}
+
 /* The algorithm's own parameter struct: fields away from offset 0, in
  * another order than the declaration's, so that offsets matter. */
 struct mine {
@@ -333,6 +345,53 @@ static tutti_algo_desc_t one(const char *name, int np, const tutti_param_desc_t 
 #define PI(nm, d, lo, hi)                                                                          \
   { .name = nm, .type = TUTTI_PARAM_INT, .def = d, .min = lo, .max = hi, .help = "h" }
 
+/* The new collectives take a program's algorithm like the others: its
+ * function kept in its member of fn, enumerated after the built-ins,
+ * selected by name and by a unique leading part, with its restriction. */
+Test(register, alltoall_scan_exscan_algorithms) {
+  static const struct {
+    int coll;
+    const char *name;
+    unsigned restrictions;
+  } own[] = {{TUTTI_COLL_ALLTOALL, "mine-a2a", TUTTI_ALGO_POW2},
+             {TUTTI_COLL_SCAN, "mine-scan", TUTTI_ALGO_COMMUTATIVE},
+             {TUTTI_COLL_EXSCAN, "mine-exscan", 0}};
+  for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+    int n0 = count_algos();
+    tutti_algo_desc_t d = {.abi = TUTTI_ALGO_ABI,
+                           .coll = own[i].coll,
+                           .name = own[i].name,
+                           .restrictions = own[i].restrictions,
+                           .summary = "a stub of the test"};
+    if (own[i].coll == TUTTI_COLL_ALLTOALL)
+      d.fn.alltoall = stub_alltoall;
+    else if (own[i].coll == TUTTI_COLL_SCAN)
+      d.fn.scan = stub_scan;
+    else
+      d.fn.exscan = stub_scan;
+    char err[512] = "";
+    cr_assert(eq(int, tutti_algo_register(&d, err, sizeof err), 0), "%s", err);
+    const tutti_algo_desc_t *f = tutti_algo_desc_find(own[i].coll, own[i].name);
+    cr_assert(not(eq(ptr, (void *)f, NULL)), "%s", own[i].name);
+    cr_expect(eq(int, count_algos(), n0 + 1));
+    cr_expect(eq(int, index_of(f), n0), "after the built-ins");
+    cr_expect(eq(ptr, (void *)f->fn.any,
+                 own[i].coll == TUTTI_COLL_ALLTOALL ? (void *)stub_alltoall : (void *)stub_scan));
+    const tutti_algo_t *a = NULL;
+    cr_assert(eq(int, tutti_algo_select(own[i].coll, "mine", NULL, &a, err, sizeof err), 0), "%s",
+              err);
+    cr_expect(eq(ptr, (void *)tutti_algo_desc(a), (void *)f));
+    if (own[i].restrictions & TUTTI_ALGO_POW2) {
+      cr_expect(eq(int, tutti_algo_check(a, 8, NULL, err, sizeof err), 0), "%s", err);
+      cr_expect(eq(int, tutti_algo_check(a, 6, NULL, err, sizeof err), TUTTI_ENOTSUP));
+    } else if (own[i].restrictions & TUTTI_ALGO_COMMUTATIVE) {
+      cr_expect(eq(int, tutti_algo_check(a, 6, TUTTI_SUM, err, sizeof err), 0), "%s", err);
+      cr_expect(eq(int, tutti_algo_check(a, 6, TUTTI_MATMUL2, err, sizeof err), TUTTI_ENOTSUP));
+    } else
+      cr_expect(eq(int, tutti_algo_check(a, 6, TUTTI_MATMUL2, err, sizeof err), 0), "%s", err);
+  }
+}
+
 Test(register, errors_of_the_description) {
   tutti_algo_desc_t d;
   REFUSED(NULL, "NULL", "no algorithm description");
@@ -341,7 +400,8 @@ Test(register, errors_of_the_description) {
   d = one("abi-99", 0, NULL, 0), d.abi = 99;
   REFUSED(&d, "abi 99", "ABI version 99", "newer tutti", "accepts 3", "rebuild");
   d = one("coll-99", 0, NULL, 0), d.coll = 99;
-  REFUSED(&d, "coll 99", "unknown collective 99", "accepted: bcast, reduce", "reduce_scatter");
+  REFUSED(&d, "coll 99", "unknown collective 99", "accepted: bcast, reduce", "reduce_scatter",
+          "alltoall, scan, exscan");
   d = one("coll-neg", 0, NULL, 0), d.coll = -1;
   REFUSED(&d, "coll -1", "unknown collective -1", "accepted:");
   char n65[66];
@@ -506,6 +566,12 @@ Test(register, errors_of_trees) {
           "accepted: a tree for bcast, reduce, gather, scatter, barrier");
   d = tree(TUTTI_COLL_ALLGATHER, "t-allgather", "binomial", 0, NULL);
   REFUSED(&d, "allgather", "allgather has no tree mover");
+  d = tree(TUTTI_COLL_ALLTOALL, "t-alltoall", "binomial", 0, NULL);
+  REFUSED(&d, "alltoall", "alltoall has no tree mover");
+  d = tree(TUTTI_COLL_SCAN, "t-scan", "chain", 0, NULL);
+  REFUSED(&d, "scan", "scan has no tree mover");
+  d = tree(TUTTI_COLL_EXSCAN, "t-exscan", "chain", 0, NULL);
+  REFUSED(&d, "exscan", "exscan has no tree mover");
   d = tree(TUTTI_COLL_GATHER, "t-gather-binary", "binary", 0, NULL);
   REFUSED(&d, "gather binary", "gather moves contiguous subtrees, and a binary tree's are not",
           "accepted: flat, chain, binomial");

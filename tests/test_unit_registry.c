@@ -285,3 +285,69 @@ Test(registry, allgather_and_reduce_scatter, .timeout = 10) {
   cr_expect(not(eq(ptr, strstr(err, "TUTTI_REDUCE_SCATTER='nope'"), NULL)), "%s", err);
   unsetenv("TUTTI_REDUCE_SCATTER");
 }
+
+/* alltoall, scan and exscan are collectives of the registry: found by
+ * name, their variables, their defaults, a leading word of a name, their
+ * algorithms in the order
+ * registered (the unknown name's error lists them); none is restricted:
+ * any P, and scan's and exscan's combine in rank order, so a
+ * non-commutative op is taken; alltoall takes no op. */
+Test(registry, alltoall_scan_exscan, .timeout = 10) {
+  static const struct {
+    int coll;
+    const char *name, *var, *def, *accepted, *prefix, *expanded;
+  } want[] = {
+      {TUTTI_COLL_ALLTOALL, "alltoall", "TUTTI_ALLTOALL", "pairwise",
+       "accepted: pairwise, linear, bruck, ring", NULL, NULL},
+      {TUTTI_COLL_SCAN, "scan", "TUTTI_SCAN", "recursive-doubling",
+       "accepted: linear, recursive-doubling, binomial", "recursive", "recursive-doubling"},
+      {TUTTI_COLL_EXSCAN, "exscan", "TUTTI_EXSCAN", "recursive-doubling",
+       "accepted: linear, recursive-doubling, binomial", "recursive", "recursive-doubling"},
+  };
+  char err[512];
+  const tutti_algo_t *a = NULL;
+  for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+    int c = -1, reduces = want[w].coll != TUTTI_COLL_ALLTOALL;
+    cr_assert(eq(int, tutti_coll_find(want[w].name, &c), 0));
+    cr_expect(eq(int, c, want[w].coll));
+    cr_expect(eq(str, (char *)tutti_algo_desc_default(c)->name, (char *)want[w].def));
+    if (want[w].prefix) { /* a unique leading word */
+      a = pick(c, want[w].prefix, NULL);
+      cr_expect(eq(str, (char *)tutti_algo_desc(a)->name, (char *)want[w].expanded));
+    }
+    int n = 0;
+    const tutti_algo_desc_t *d;
+    for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
+      if (d->coll != c) continue;
+      n++;
+      a = pick(c, d->name, NULL);
+      for (int P = 1; P <= 13; P++) {
+        cr_expect(
+            eq(int,
+               tutti_algo_check_call(a, P, -1, 64, reduces ? TUTTI_SUM : NULL, err, sizeof err), 0),
+            "%s %s P=%d: %s", want[w].name, d->name, P, err);
+        if (reduces)
+          cr_expect(eq(int, tutti_algo_check_call(a, P, -1, 64, TUTTI_MATMUL2, err, sizeof err), 0),
+                    "%s %s P=%d matmul2: %s", want[w].name, d->name, P, err);
+      }
+    }
+    cr_expect(eq(int, n, reduces ? 4 : 5), "%s: %d algorithms with auto", want[w].name, n);
+    cr_expect(eq(int, tutti_algo_select(c, "tree", NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
+    cr_expect(has(err, want[w].accepted), "%s", err);
+    setenv(want[w].var, "linear", 1);
+    cr_assert(eq(int, tutti_algo_select(c, NULL, NULL, &a, err, sizeof err), 0), "%s", err);
+    cr_expect(eq(str, (char *)tutti_algo_desc(a)->name, "linear"));
+    setenv(want[w].var, "nope", 1);
+    cr_expect(eq(int, tutti_algo_select(c, NULL, NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
+    char named[64];
+    snprintf(named, sizeof named, "%s='nope'", want[w].var);
+    cr_expect(has(err, named), "%s", err);
+    unsetenv(want[w].var);
+  }
+  /* a leading part that is not a whole word selects nothing */
+  cr_expect(eq(int, tutti_algo_select(TUTTI_COLL_ALLTOALL, "pair", NULL, &a, err, sizeof err),
+               TUTTI_ENOTFOUND));
+  /* an unknown collective's error lists the new ones too */
+  cr_expect(eq(int, tutti_algo_select(-1, "linear", NULL, &a, err, sizeof err), TUTTI_ENOTFOUND));
+  cr_expect(has(err, "alltoall") && has(err, "scan") && has(err, "exscan"), "%s", err);
+}

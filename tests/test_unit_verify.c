@@ -4,7 +4,8 @@
  * directly: its rank-order fold equals the runtime's own reduce_local
  * applied in rank order (and matmul2 makes the order visible); inputs
  * differ between ranks and calls, a window is the same elements as the
- * whole, and the checks see a single flipped bit.
+ * whole, and the checks see a single flipped bit; scan's prefix digests
+ * agree with reduce_local in rank order.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -193,4 +194,45 @@ Test(verify, shared_references_follow_their_keys, .timeout = 30) {
   cr_assert(eq(int, memcmp(d->data, x, n), 0));
   verify_ref_put(&v, d), verify_ref_put(&v, e);
   verify_free(&v);
+}
+
+/* scan's and exscan's check: every rank's prefix, built with the
+ * runtime's reduce_local in rank order, passes its digest, and a single
+ * flipped bit anywhere is found at its element, for every op and type;
+ * the poison check sees its own poison and nothing else. */
+Test(verify, prefix_digests_match_reduce_local_in_rank_order, .timeout = 30) {
+  tutti_op_t ops[] = {TUTTI_SUM, TUTTI_PROD, TUTTI_MIN, TUTTI_BXOR, TUTTI_MATMUL2};
+  tutti_datatype_t types[] = {TUTTI_BYTE, TUTTI_INT32, TUTTI_INT64, TUTTI_DOUBLE};
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+      if (tutti_op_check(ops[o], types[t])) continue;
+      int P = 6;
+      long n = 19;
+      struct verify v;
+      cr_assert(eq(int, verify_init(&v, TUTTI_COLL_SCAN, types[t], ops[o], P, n, 3), 0));
+      size_t sz = tutti_type_size(types[t]);
+      unsigned char *acc = malloc(n * sz), *x = malloc(n * sz);
+      for (int k = 0; k < 3; k++) {
+        verify_input(&v, 0, k, acc, 0, n);
+        for (int r = 0; r < P; r++) {
+          if (r) { /* acc = acc op x_r: reduce_local's inout is the right operand */
+            verify_input(&v, r, k, x, 0, n);
+            cr_assert(eq(int, tutti_reduce_local(acc, x, n, types[t], ops[o]), 0));
+            memcpy(acc, x, n * sz);
+          }
+          cr_assert(eq(i64, verify_check_prefix(&v, r, k, acc), -1), "%s on %s, rank %d, call %d",
+                    tutti_op_name(ops[o]), tutti_type_name(types[t]), r, k);
+          long at = (r * 7 + k) % n;
+          acc[at * sz] ^= 0x10;
+          cr_assert(eq(i64, verify_check_prefix(&v, r, k, acc), at));
+          acc[at * sz] ^= 0x10;
+        }
+        verify_poison(&v, 2, k, x, 0, n);
+        cr_assert(eq(i64, verify_check_poison(&v, 2, k, x, 0, n), -1));
+        x[3 * sz] ^= 1;
+        cr_assert(eq(i64, verify_check_poison(&v, 2, k, x, 0, n), 3));
+      }
+      free(acc), free(x);
+      verify_free(&v);
+    }
 }

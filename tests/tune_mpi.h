@@ -20,8 +20,9 @@ static const long sizes[] = {8, 65536, 1048576};
 #define SIZES "8,64KiB,1MiB"
 static const char *const colls[] = {"bcast",     "reduce",         "allreduce",
                                     "gather",    "scatter",        "barrier",
-                                    "allgather", "reduce_scatter", "reduce_scatter_block"};
-#define NCOLL 9
+                                    "allgather", "reduce_scatter", "reduce_scatter_block",
+                                    "alltoall",  "scan",           "exscan"};
+#define NCOLL 12
 
 static char dir[] = "/tmp/tutti-tune-mpi-XXXXXX";
 static char src[512];

@@ -105,6 +105,13 @@ static int mpi_own(MPI_Comm c, const struct cli_job *j, int root, const void *in
   case TUTTI_COLL_REDUCE_SCATTER:
     if ((rc = tutti_mpi_op(j->op, &op))) return rc;
     return MPI_Reduce_scatter_block(in, out, n, t, op, c) ? TUTTI_EIO : 0;
+  case TUTTI_COLL_ALLTOALL:
+    return MPI_Alltoall(in, n, t, out, n, t, c) ? TUTTI_EIO : 0;
+  case TUTTI_COLL_SCAN:
+  case TUTTI_COLL_EXSCAN: /* MPI_Exscan leaves rank 0's out undefined: not compared */
+    if ((rc = tutti_mpi_op(j->op, &op))) return rc;
+    if (j->coll == TUTTI_COLL_SCAN) return MPI_Scan(in, out, n, t, op, c) ? TUTTI_EIO : 0;
+    return MPI_Exscan(in, out, n, t, op, c) ? TUTTI_EIO : 0;
   }
   (void)P;
   return TUTTI_ENOTSUP;
@@ -125,8 +132,11 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
   if (verify_init(&v, j->coll, j->type,
                   tutti_coll_traits(j->coll) & TUTTI_COLL_REDUCES ? j->op : NULL, P, n, j->iters))
     return TUTTI_ENOMEM;
-  int blocks = (tutti_coll_traits(j->coll) & TUTTI_COLL_BLOCKS) != 0;
-  size_t bigsz = blocks ? blk * (size_t)P : blk;
+  unsigned tr = tutti_coll_traits(j->coll);
+  /* big: P blocks (gather's, scatter's, allgather's, reduce_scatter's);
+   * alltoall's 2P, the P sent then the P received */
+  size_t bigsz =
+      tr & TUTTI_COLL_BLOCKS ? blk * (size_t)P * (tr & TUTTI_COLL_EXCHANGE ? 2 : 1) : blk;
   unsigned char *a = malloc(blk ? blk : 1), *b = malloc(blk ? blk : 1);
   unsigned char *big = malloc(bigsz ? bigsz : 1), *own = malloc(bigsz ? bigsz : 1);
   double *t = calloc((size_t)j->iters, sizeof *t);
@@ -176,6 +186,16 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
       verify_input(&v, me, k, big, 0, n * P);
       verify_poison_fold_range(&v, k, b, (long)me * n, n);
       break;
+    case TUTTI_COLL_ALLTOALL: /* block d of me's input goes to d: its elements d n.. */
+      verify_input(&v, me, k, big, 0, n * P);
+      for (int s = 0; s < P; s++)
+        verify_poison(&v, s, k, big + (size_t)(P + s) * blk, (long)me * n, n);
+      break;
+    case TUTTI_COLL_SCAN:
+    case TUTTI_COLL_EXSCAN:
+      verify_input(&v, me, k, a, 0, n);
+      verify_poison(&v, me, k, b, 0, n);
+      break;
     }
     MPI_Barrier(c);
     if (j->coll == TUTTI_COLL_BARRIER) {
@@ -208,6 +228,15 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
       break;
     case TUTTI_COLL_REDUCE_SCATTER:
       rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo);
+      break;
+    case TUTTI_COLL_ALLTOALL:
+      rc = tutti_alltoall(r, big, big + (size_t)P * blk, n, j->type, j->algo);
+      break;
+    case TUTTI_COLL_SCAN:
+      rc = tutti_scan(r, a, b, n, j->type, j->op, j->algo);
+      break;
+    case TUTTI_COLL_EXSCAN:
+      rc = tutti_exscan(r, a, b, n, j->type, j->op, j->algo);
       break;
     default:
       rc = TUTTI_ENOTSUP;
@@ -258,6 +287,27 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
       else if ((at = verify_check_fold_range(&v, k, b, (long)me * n, n)) >= 0)
         mark(&bad, k, at, -1, "the result block");
       break;
+    case TUTTI_COLL_ALLTOALL:
+      if ((at = verify_check_input(&v, me, k, big, 0, n * P)) >= 0)
+        mark(&bad, k, at, -1, "the send buffer changed");
+      for (int s = 0; s < P; s++)
+        if ((at = verify_check_input(&v, s, k, big + (size_t)(P + s) * blk, (long)me * n, n)) >=
+            0) {
+          mark(&bad, k, at, s, "the block");
+          break;
+        }
+      break;
+    case TUTTI_COLL_SCAN:
+    case TUTTI_COLL_EXSCAN:
+      if ((at = verify_check_input(&v, me, k, a, 0, n)) >= 0)
+        mark(&bad, k, at, -1, "the send buffer changed");
+      else if (j->coll == TUTTI_COLL_EXSCAN && me == 0) {
+        if ((at = verify_check_poison(&v, me, k, b, 0, n)) >= 0)
+          mark(&bad, k, at, -1, "rank 0's result buffer changed");
+      } else if ((at = verify_check_prefix(&v, j->coll == TUTTI_COLL_SCAN ? me : me - 1, k, b)) >=
+                 0)
+        mark(&bad, k, at, -1, "the result");
+      break;
     case TUTTI_COLL_BARRIER: {
       long seen = 0, none = 0;
       MPI_Fetch_and_op(&none, &seen, MPI_LONG, 0, 0, MPI_NO_OP, win);
@@ -270,8 +320,11 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
     if (!xcheck || j->coll == TUTTI_COLL_BARRIER) continue;
     /* MPI's own collective on the same inputs: the same bytes */
     int all = j->coll == TUTTI_COLL_ALLGATHER, rs = j->coll == TUTTI_COLL_REDUCE_SCATTER;
-    const void *in = j->coll == TUTTI_COLL_SCATTER || rs ? (const void *)big : a;
-    const unsigned char *mine = j->coll == TUTTI_COLL_GATHER || all ? big : b;
+    int a2a = j->coll == TUTTI_COLL_ALLTOALL;
+    const void *in = j->coll == TUTTI_COLL_SCATTER || rs || a2a ? (const void *)big : a;
+    const unsigned char *mine = j->coll == TUTTI_COLL_GATHER || all ? big
+                                : a2a                               ? big + (size_t)P * blk
+                                                                    : b;
     if (j->coll == TUTTI_COLL_BCAST) {
       if (isroot) verify_input(&v, root, k, big, 0, n);
       in = big, mine = a;
@@ -279,7 +332,8 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
     if ((rc = mpi_own(c, j, root, in, own, P, blk))) break;
     size_t cmp = j->coll == TUTTI_COLL_GATHER   ? (isroot ? bigsz : 0)
                  : j->coll == TUTTI_COLL_REDUCE ? (isroot ? blk : 0)
-                 : all                          ? bigsz
+                 : j->coll == TUTTI_COLL_EXSCAN ? (me == 0 ? 0 : blk)
+                 : all || a2a                   ? (size_t)P * blk
                                                 : blk;
     for (size_t i = 0; i < cmp; i++)
       if (mine[i] != own[i]) {
@@ -527,8 +581,9 @@ static int cmd_check(tutti_rank_t *r, int argc, char **argv) {
              "and the non-commutative matmul2 (int32, int64): each call verified against\n"
              "the sequential reference and against the MPI library's own collective\n"
              "(MPI_Bcast, MPI_Reduce, MPI_Allreduce with an MPI_Op_create(commute = 0) op\n"
-             "for matmul2, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Reduce_scatter_block;\n"
-             "barrier: no rank leaves early).\n"
+             "for matmul2, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Reduce_scatter_block,\n"
+             "MPI_Alltoall, MPI_Scan, MPI_Exscan (not rank 0's result, which MPI leaves\n"
+             "undefined); barrier: no rank leaves early).\n"
              "Exit 0 when every run passed, 1 otherwise.\n");
     return 0;
   }

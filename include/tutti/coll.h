@@ -41,11 +41,13 @@ extern "C" {
 /* What a collective's calls take and do (tutti_coll_traits), so that
  * callers ask the registry instead of listing collectives by hand. */
 enum tutti_coll_trait {
-  TUTTI_COLL_ROOTED = 1u << 0,  /* takes a root */
-  TUTTI_COLL_REDUCES = 1u << 1, /* combines the ranks' data with an op (takes one) */
-  TUTTI_COLL_BLOCKS = 1u << 2,  /* a buffer holds one block per rank: the root's, every rank's
-                                   without a root (allgather's result, reduce_scatter's input) */
-  TUTTI_COLL_DATA = 1u << 3,    /* moves data: takes buffers and a count */
+  TUTTI_COLL_ROOTED = 1u << 0,   /* takes a root */
+  TUTTI_COLL_REDUCES = 1u << 1,  /* combines the ranks' data with an op (takes one) */
+  TUTTI_COLL_BLOCKS = 1u << 2,   /* a buffer holds one block per rank: the root's, every rank's
+                                    without a root (allgather's result, reduce_scatter's input) */
+  TUTTI_COLL_DATA = 1u << 3,     /* moves data: takes buffers and a count */
+  TUTTI_COLL_EXCHANGE = 1u << 4, /* both buffers hold one block per rank (alltoall) */
+  TUTTI_COLL_PREFIX = 1u << 5,   /* rank i's result combines ranks 0..i (scan; exscan: 0..i-1) */
 };
 
 /* X(ENUM, "name", "environment variable", traits, "what it does") */
@@ -65,7 +67,14 @@ enum tutti_coll_trait {
     "every rank's block to every rank, in rank order")                                             \
   X(REDUCE_SCATTER, "reduce_scatter", "TUTTI_REDUCE_SCATTER",                                      \
     TUTTI_COLL_REDUCES | TUTTI_COLL_BLOCKS | TUTTI_COLL_DATA,                                      \
-    "combine every rank's P blocks with an op, block i of the result at rank i")
+    "combine every rank's P blocks with an op, block i of the result at rank i")                   \
+  X(ALLTOALL, "alltoall", "TUTTI_ALLTOALL",                                                        \
+    TUTTI_COLL_BLOCKS | TUTTI_COLL_EXCHANGE | TUTTI_COLL_DATA,                                     \
+    "every rank's i-th block to rank i, block j of the result from rank j")                        \
+  X(SCAN, "scan", "TUTTI_SCAN", TUTTI_COLL_REDUCES | TUTTI_COLL_PREFIX | TUTTI_COLL_DATA,          \
+    "rank i gets x_0 op x_1 op ... op x_i, in rank order")                                         \
+  X(EXSCAN, "exscan", "TUTTI_EXSCAN", TUTTI_COLL_REDUCES | TUTTI_COLL_PREFIX | TUTTI_COLL_DATA,    \
+    "rank i > 0 gets x_0 op ... op x_(i-1), in rank order; rank 0's result is left alone")
 
 enum tutti_coll {
 #define TUTTI_X_COLL(e, ...) TUTTI_COLL_##e,
@@ -159,6 +168,11 @@ typedef int tutti_allgather_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, lo
                                tutti_datatype_t type, const tutti_algo_t *a);
 typedef int tutti_reduce_scatter_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                                     tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a);
+typedef int tutti_alltoall_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                              tutti_datatype_t type, const tutti_algo_t *a);
+typedef int tutti_scan_fn(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                          tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a);
+typedef tutti_scan_fn tutti_exscan_fn;
 
 /* Hockney's model: a message of m bytes costs alpha + beta m, reducing m
  * bytes gamma m (runtime/MODEL.md's hockney preset, all rendezvous). */
@@ -168,7 +182,7 @@ typedef struct tutti_hockney {
 
 /* An algorithm's cost under Hockney, in seconds, for P ranks, `root`, and
  * m bytes per rank (the message of bcast/reduce/allreduce, each rank's
- * block of gather/scatter/allgather/reduce_scatter, 0 for barrier). Sets
+ * block of gather/scatter/allgather/reduce_scatter/alltoall, 0 for barrier). Sets
  * *bound to 1 when the value is only an upper bound for these arguments
  * (0: exact, equal to the modeled time of tutti's engine to rounding).
  * NAN: not defined here. Pure; any thread. */
@@ -197,6 +211,9 @@ typedef struct tutti_algo_desc {
     tutti_barrier_fn *barrier;
     tutti_allgather_fn *allgather;
     tutti_reduce_scatter_fn *reduce_scatter;
+    tutti_alltoall_fn *alltoall;
+    tutti_scan_fn *scan;
+    tutti_exscan_fn *exscan;
     void (*any)(void);
   } fn; /* NULL for a tree algorithm (tree below): the collective's tree mover runs it */
   /* A tree algorithm (bcast, reduce, gather, scatter, barrier): the name of
@@ -401,6 +418,21 @@ TUTTI_API int tutti_allgather(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
  * start on return. */
 TUTTI_API int tutti_reduce_scatter(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
                                    tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo);
+/* sbuf and rbuf hold P blocks of `count` elements: block i of sbuf goes to
+ * rank i, block j of rbuf comes from rank j (MPI_Alltoall with equal send
+ * and receive types). sbuf TUTTI_IN_PLACE: rbuf holds the blocks to send
+ * on entry (the algorithm then keeps a copy of them in scratch). */
+TUTTI_API int tutti_alltoall(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                             tutti_datatype_t type, const tutti_algo_t *algo);
+/* Rank i's rbuf gets x_0 op x_1 op ... op x_i, combined in rank order, so
+ * a non-commutative op is right (MPI_Scan). sbuf TUTTI_IN_PLACE: x_i is
+ * rbuf's content on entry. */
+TUTTI_API int tutti_scan(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                         tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo);
+/* Rank i > 0's rbuf gets x_0 op ... op x_(i-1); rank 0's rbuf is not
+ * written (MPI_Exscan leaves it undefined; tutti leaves it alone). */
+TUTTI_API int tutti_exscan(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
+                           tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *algo);
 
 /* The barrier `auto` runs on P ranks under model m (collectives/
  * barrier_auto.c): *chosen is the registered barrier, at its default

@@ -26,9 +26,9 @@
 #define TUTTI_TUTTI_H
 
 #define TUTTI_VERSION_MAJOR 0
-#define TUTTI_VERSION_MINOR 3
+#define TUTTI_VERSION_MINOR 4
 #define TUTTI_VERSION_PATCH 0
-#define TUTTI_VERSION_STRING "0.3.0"
+#define TUTTI_VERSION_STRING "0.4.0"
 
 #include "tutti/p2p.h"
 #include "tutti/units.h"

@@ -5,11 +5,12 @@
  * tutti counts them: the message of bcast, reduce and allreduce, each
  * rank's block of the others; 0 for barrier), one after the other, on
  * MPI_COMM_WORLD, root 0, MPI_BYTE (MPI_INT with MPI_SUM for the
- * reductions, BYTES a multiple of 4). Before each call it tells the
+ * reductions and scans, BYTES a multiple of 4; alltoall: BYTES per block,
+ * separate buffers). Before each call it tells the
  * preloaded probe library (probe_ompi.c, probe_ucx.c) which one comes, so
  * that what the library records is told apart per call; without one the
  * calls just run. "untuned:BYTES" calls collectives tutti does not tune
- * (alltoall, the v-variants, scans, non-blocking ones). Exit 0, or 1
+ * (the v-variants, non-blocking ones). Exit 0, or 1
  * after a line on stderr naming the call that failed. Built by the test with the library's own
  * mpicc.
  */
@@ -33,13 +34,10 @@ static int untuned(char *a, char *b, long m, int *counts, int size) {
   rc = MPI_SUCCESS;
 #define CALL(x)                                                                                    \
   if (rc == MPI_SUCCESS) rc = (x)
-  CALL(MPI_Alltoall(a, (int)m, MPI_BYTE, b, (int)m, MPI_BYTE, MPI_COMM_WORLD));
   CALL(MPI_Alltoallv(a, counts, displs, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD));
   CALL(MPI_Allgatherv(a, (int)m, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD));
   CALL(MPI_Gatherv(a, (int)m, MPI_BYTE, b, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD));
   CALL(MPI_Scatterv(a, counts, displs, MPI_BYTE, b, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD));
-  CALL(MPI_Scan(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-  CALL(MPI_Exscan(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   CALL(MPI_Ibcast(a, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD, &q[0]));
   CALL(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
   CALL(MPI_Iallreduce(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]));
@@ -97,6 +95,12 @@ int main(int argc, char **argv) {
       rc = MPI_Reduce_scatter(a, b, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     else if (!strcmp(coll, "reduce_scatter_block"))
       rc = MPI_Reduce_scatter_block(a, b, (int)(m / 4), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(coll, "alltoall"))
+      rc = MPI_Alltoall(a, (int)m, MPI_BYTE, b, (int)m, MPI_BYTE, MPI_COMM_WORLD);
+    else if (!strcmp(coll, "scan"))
+      rc = MPI_Scan(a, b, (int)(m / 4), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(coll, "exscan"))
+      rc = MPI_Exscan(a, b, (int)(m / 4), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     else if (!strcmp(coll, "untuned")) /* those a library's file keeps as the library has them */
       rc = untuned(a, b, m, counts, size);
     if (rc != MPI_SUCCESS) {
