@@ -409,13 +409,6 @@ struct cli_result {
  * section). Returns 0, or TUTTI_ENOMEM before running. res->rc says
  * whether the world ran. */
 int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res);
-/* One call of job's collective (its algorithm, count, type, op) rooted at
- * `root`: a is the send buffer, b the receive buffer, big the P blocks
- * (gather's result and scatter's source at the root, allgather's result,
- * reduce_scatter's input; alltoall's 2P: the P to send, then the P
- * received; NULL where this rank has none). The call's code. */
-int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void *b, void *big);
-
 /* The job of `tutti explain`, `compare` (cli_exec.c): collective
  * coll_name, algorithm algo_name (with o->params) and o's --bytes, --root,
  * --op, --dtype, checked as `tutti run` checks them; one call. *bytes the
@@ -662,5 +655,22 @@ long verify_check_poison(const struct verify *v, int rank, int call, const void 
  * call `call` (scan's result at rank upto, exscan's at upto + 1), else
  * the first bad index. Checked by digest (verify.c). */
 long verify_check_prefix(const struct verify *v, int upto, int call, const void *buf);
+/* One call of job's collective (its algorithm, count, type, op) rooted at
+ * `root`: a is the send buffer, b the receive buffer, big the P blocks
+ * (gather's result and scatter's source at the root, allgather's result,
+ * reduce_scatter's input; alltoall's 2P: the P to send, then the P
+ * received; NULL where this rank has none). The call's code. */
+int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void *b, void *big);
+/* One call `call` of the reference's collective at rank `me` (root: the
+ * call's), on cli_call's buffer layout with blocks of blk bytes: before
+ * it, its inputs written and its results poisoned; after it, -1 when
+ * every buffer holds what it must, else the first bad index, *what the
+ * buffer and *from the source rank of a bad block (-1 otherwise). The
+ * barrier has no buffers: the caller checks it. Where a rank's check
+ * found the send buffer changed, its results are not looked at. */
+void verify_prepare(const struct verify *v, int me, int root, int call, void *a, void *b,
+                    unsigned char *big, size_t blk);
+long verify_result(const struct verify *v, int me, int root, int call, const void *a, const void *b,
+                   const unsigned char *big, size_t blk, int *from, const char **what);
 
 #endif

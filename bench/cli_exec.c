@@ -57,45 +57,6 @@ struct exec {
   double *wall;
 };
 
-/* One call of job j's collective rooted at `root` on the commands' buffer
- * layout: a (send), b (receive), big (P blocks where this rank has them:
- * the root of gather and scatter, every rank of allgather and
- * reduce_scatter; 2P for alltoall, send then receive; NULL elsewhere). */
-int cli_call(tutti_rank_t *r, const struct cli_job *j, int root, void *a, void *b, void *big) {
-  int me = tutti_rank(r);
-  long n = j->count;
-  switch (j->coll) {
-  case TUTTI_COLL_BCAST:
-    return tutti_bcast(r, a, n, j->type, root, j->algo);
-  case TUTTI_COLL_REDUCE:
-    return tutti_reduce(r, a, b, n, j->type, j->op, root, j->algo);
-  case TUTTI_COLL_ALLREDUCE:
-    return tutti_allreduce(r, a, b, n, j->type, j->op, j->algo);
-  case TUTTI_COLL_GATHER:
-    return tutti_gather(r, a, n, j->type, me == root ? big : NULL, me == root ? n : 0, j->type,
-                        root, j->algo);
-  case TUTTI_COLL_SCATTER:
-    return tutti_scatter(r, me == root ? big : NULL, me == root ? n : 0, j->type, b, n, j->type,
-                         root, j->algo);
-  case TUTTI_COLL_ALLGATHER:
-    return tutti_allgather(r, a, big, n, j->type, j->algo);
-  case TUTTI_COLL_REDUCE_SCATTER:
-    return tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo);
-  case TUTTI_COLL_ALLTOALL: /* big: the P blocks to send, then the P received */
-    return tutti_alltoall(
-        r, big, (char *)big + (size_t)tutti_size(r) * (size_t)n * tutti_type_size(j->type), n,
-        j->type, j->algo);
-  case TUTTI_COLL_SCAN:
-    return tutti_scan(r, a, b, n, j->type, j->op, j->algo);
-  case TUTTI_COLL_EXSCAN:
-    return tutti_exscan(r, a, b, n, j->type, j->op, j->algo);
-  case TUTTI_COLL_BARRIER:
-    return tutti_barrier(r, j->algo);
-  default:
-    return TUTTI_EINVAL;
-  }
-}
-
 static double wall_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -237,118 +198,18 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
       if (j->calls_done && me == 0) __atomic_add_fetch(j->calls_done, 1, __ATOMIC_RELAXED);
       continue; /* big is NULL: a broadcast has no blocks */
     }
-    switch (j->coll) {
-    case TUTTI_COLL_BCAST:
-      if (me == root)
-        verify_input(v, root, k, a, 0, n);
-      else
-        verify_poison(v, root, k, a, 0, n);
-      TIMED(rc, tutti_bcast(r, a, n, j->type, root, j->algo));
-      if (!rc && (at = verify_check_input(v, root, k, a, 0, n)) >= 0)
-        mark(x, me, k, at, -1, me == root ? "the root's buffer changed" : "the buffer");
-      break;
-    case TUTTI_COLL_REDUCE:
-    case TUTTI_COLL_ALLREDUCE:
-      verify_input(v, me, k, a, 0, n);
-      verify_poison_fold(v, k, b);
-      if (j->coll == TUTTI_COLL_REDUCE)
-        TIMED(rc, tutti_reduce(r, a, b, n, j->type, j->op, root, j->algo));
-      else
-        TIMED(rc, tutti_allreduce(r, a, b, n, j->type, j->op, j->algo));
-      if (rc) break;
-      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
-        mark(x, me, k, at, -1, "the send buffer changed");
-      else if ((j->coll == TUTTI_COLL_ALLREDUCE || me == root) &&
-               (at = verify_check_fold(v, k, b)) >= 0)
-        mark(x, me, k, at, -1, "the result");
-      break;
-    case TUTTI_COLL_GATHER:
-      verify_input(v, me, k, a, 0, n);
-      if (big)
-        for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
-      TIMED(rc, tutti_gather(r, a, n, j->type, big, big ? n : 0, j->type, root, j->algo));
-      if (rc) break;
-      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
-        mark(x, me, k, at, -1, "the send buffer changed");
-      for (int s = 0; big && s < P; s++)
-        if ((at = verify_check_input(v, s, k, big + (size_t)s * blk, 0, n)) >= 0) {
-          mark(x, me, k, at, s, "the block");
-          break;
-        }
-      break;
-    case TUTTI_COLL_SCATTER:
-      if (big) verify_input(v, root, k, big, 0, n * P);
-      verify_poison(v, root, k, b, (long)me * n, n);
-      TIMED(rc, tutti_scatter(r, big, big ? n : 0, j->type, b, n, j->type, root, j->algo));
-      if (rc) break;
-      if ((at = verify_check_input(v, root, k, b, (long)me * n, n)) >= 0)
-        mark(x, me, k, at, -1, "the received block");
-      else if (big && (at = verify_check_input(v, root, k, big, 0, n * P)) >= 0)
-        mark(x, me, k, at, -1, "the root's send buffer changed");
-      break;
-    case TUTTI_COLL_ALLGATHER:
-      verify_input(v, me, k, a, 0, n);
-      for (int s = 0; s < P; s++) verify_poison(v, s, k, big + (size_t)s * blk, 0, n);
-      TIMED(rc, tutti_allgather(r, a, big, n, j->type, j->algo));
-      if (rc) break;
-      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
-        mark(x, me, k, at, -1, "the send buffer changed");
-      for (int s = 0; s < P; s++)
-        if ((at = verify_check_input(v, s, k, big + (size_t)s * blk, 0, n)) >= 0) {
-          mark(x, me, k, at, s, "the block");
-          break;
-        }
-      break;
-    case TUTTI_COLL_REDUCE_SCATTER:
-      verify_input(v, me, k, big, 0, n * P);
-      verify_poison_fold_range(v, k, b, (long)me * n, n);
-      TIMED(rc, tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo));
-      if (rc) break;
-      if ((at = verify_check_input(v, me, k, big, 0, n * P)) >= 0)
-        mark(x, me, k, at, -1, "the send buffer changed");
-      else if ((at = verify_check_fold_range(v, k, b, (long)me * n, n)) >= 0)
-        mark(x, me, k, at, -1, "the result block");
-      break;
-    case TUTTI_COLL_ALLTOALL: { /* block d of me's input goes to d: its elements d n.. */
-      unsigned char *out = big + (size_t)P * blk;
-      verify_input(v, me, k, big, 0, n * P);
-      for (int s = 0; s < P; s++) verify_poison(v, s, k, out + (size_t)s * blk, (long)me * n, n);
-      TIMED(rc, tutti_alltoall(r, big, out, n, j->type, j->algo));
-      if (rc) break;
-      if ((at = verify_check_input(v, me, k, big, 0, n * P)) >= 0)
-        mark(x, me, k, at, -1, "the send buffer changed");
-      for (int s = 0; s < P; s++)
-        if ((at = verify_check_input(v, s, k, out + (size_t)s * blk, (long)me * n, n)) >= 0) {
-          mark(x, me, k, at, s, "the block");
-          break;
-        }
-      break;
-    }
-    case TUTTI_COLL_SCAN:
-    case TUTTI_COLL_EXSCAN:
-      verify_input(v, me, k, a, 0, n);
-      verify_poison(v, me, k, b, 0, n);
-      if (j->coll == TUTTI_COLL_SCAN)
-        TIMED(rc, tutti_scan(r, a, b, n, j->type, j->op, j->algo));
-      else
-        TIMED(rc, tutti_exscan(r, a, b, n, j->type, j->op, j->algo));
-      if (rc) break;
-      if ((at = verify_check_input(v, me, k, a, 0, n)) >= 0)
-        mark(x, me, k, at, -1, "the send buffer changed");
-      else if (j->coll == TUTTI_COLL_EXSCAN && me == 0) {
-        if ((at = verify_check_poison(v, me, k, b, 0, n)) >= 0)
-          mark(x, me, k, at, -1, "rank 0's result buffer changed");
-      } else if ((at = verify_check_prefix(v, j->coll == TUTTI_COLL_SCAN ? me : me - 1, k, b)) >= 0)
-        mark(x, me, k, at, -1, "the result");
-      break;
-    case TUTTI_COLL_BARRIER:
+    if (j->coll == TUTTI_COLL_BARRIER) {
       atomic_fetch_add(&x->entered, 1);
       TIMED(rc, tutti_barrier(r, j->algo));
       if (!rc && atomic_load(&x->entered) < (long)P * (k + 1))
         mark(x, me, k, -1, -1, "left the barrier before every rank entered it");
-      break;
-    default:
-      rc = TUTTI_EINVAL;
+    } else {
+      int from;
+      const char *what;
+      verify_prepare(v, me, root, k, a, b, big, blk);
+      TIMED(rc, cli_call(r, j, root, a, b, big));
+      if (!rc && (at = verify_result(v, me, root, k, a, b, big, blk, &from, &what)) >= 0)
+        mark(x, me, k, at, from, what);
     }
     free(big);
     big = NULL;

@@ -154,49 +154,7 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
   struct bad bad = {.call = -1};
   for (int k = 0; k < j->iters && !rc && ok_alloc; k++) {
     int root = j->rotate ? (int)(((long)j->root + k) % P) : j->root, isroot = me == root;
-    void *send = a, *recv = b;
-    switch (j->coll) {
-    case TUTTI_COLL_BCAST:
-      if (isroot)
-        verify_input(&v, root, k, a, 0, n);
-      else
-        verify_poison(&v, root, k, a, 0, n);
-      break;
-    case TUTTI_COLL_REDUCE:
-    case TUTTI_COLL_ALLREDUCE:
-      verify_input(&v, me, k, a, 0, n);
-      verify_poison_fold(&v, k, b);
-      break;
-    case TUTTI_COLL_GATHER:
-      verify_input(&v, me, k, a, 0, n);
-      if (isroot)
-        for (int s = 0; s < P; s++) verify_poison(&v, s, k, big + (size_t)s * blk, 0, n);
-      recv = isroot ? big : NULL;
-      break;
-    case TUTTI_COLL_SCATTER:
-      if (isroot) verify_input(&v, root, k, big, 0, n * P);
-      verify_poison(&v, root, k, b, (long)me * n, n);
-      send = isroot ? big : NULL;
-      break;
-    case TUTTI_COLL_ALLGATHER:
-      verify_input(&v, me, k, a, 0, n);
-      for (int s = 0; s < P; s++) verify_poison(&v, s, k, big + (size_t)s * blk, 0, n);
-      break;
-    case TUTTI_COLL_REDUCE_SCATTER:
-      verify_input(&v, me, k, big, 0, n * P);
-      verify_poison_fold_range(&v, k, b, (long)me * n, n);
-      break;
-    case TUTTI_COLL_ALLTOALL: /* block d of me's input goes to d: its elements d n.. */
-      verify_input(&v, me, k, big, 0, n * P);
-      for (int s = 0; s < P; s++)
-        verify_poison(&v, s, k, big + (size_t)(P + s) * blk, (long)me * n, n);
-      break;
-    case TUTTI_COLL_SCAN:
-    case TUTTI_COLL_EXSCAN:
-      verify_input(&v, me, k, a, 0, n);
-      verify_poison(&v, me, k, b, 0, n);
-      break;
-    }
+    verify_prepare(&v, me, root, k, a, b, big, blk);
     MPI_Barrier(c);
     if (j->coll == TUTTI_COLL_BARRIER) {
       long one = 1;
@@ -204,118 +162,21 @@ static int mpi_exec(tutti_rank_t *r, const struct cli_job *j, int xcheck, struct
       MPI_Win_flush(0, win);
     }
     double t0 = MPI_Wtime();
-    switch (j->coll) {
-    case TUTTI_COLL_BCAST:
-      rc = tutti_bcast(r, a, n, j->type, root, j->algo);
-      break;
-    case TUTTI_COLL_REDUCE:
-      rc = tutti_reduce(r, a, b, n, j->type, j->op, root, j->algo);
-      break;
-    case TUTTI_COLL_ALLREDUCE:
-      rc = tutti_allreduce(r, a, b, n, j->type, j->op, j->algo);
-      break;
-    case TUTTI_COLL_GATHER:
-      rc = tutti_gather(r, a, n, j->type, recv, recv ? n : 0, j->type, root, j->algo);
-      break;
-    case TUTTI_COLL_SCATTER:
-      rc = tutti_scatter(r, send, send ? n : 0, j->type, b, n, j->type, root, j->algo);
-      break;
-    case TUTTI_COLL_BARRIER:
-      rc = tutti_barrier(r, j->algo);
-      break;
-    case TUTTI_COLL_ALLGATHER:
-      rc = tutti_allgather(r, a, big, n, j->type, j->algo);
-      break;
-    case TUTTI_COLL_REDUCE_SCATTER:
-      rc = tutti_reduce_scatter(r, big, b, n, j->type, j->op, j->algo);
-      break;
-    case TUTTI_COLL_ALLTOALL:
-      rc = tutti_alltoall(r, big, big + (size_t)P * blk, n, j->type, j->algo);
-      break;
-    case TUTTI_COLL_SCAN:
-      rc = tutti_scan(r, a, b, n, j->type, j->op, j->algo);
-      break;
-    case TUTTI_COLL_EXSCAN:
-      rc = tutti_exscan(r, a, b, n, j->type, j->op, j->algo);
-      break;
-    default:
-      rc = TUTTI_ENOTSUP;
-    }
+    rc = cli_call(r, j, root, a, b, big);
     t[k] = MPI_Wtime() - t0;
     if (rc) break;
     /* the reference */
-    switch (j->coll) {
-    case TUTTI_COLL_BCAST:
-      if ((at = verify_check_input(&v, root, k, a, 0, n)) >= 0)
-        mark(&bad, k, at, -1, isroot ? "the root's buffer changed" : "the buffer");
-      break;
-    case TUTTI_COLL_REDUCE:
-    case TUTTI_COLL_ALLREDUCE:
-      if ((at = verify_check_input(&v, me, k, a, 0, n)) >= 0)
-        mark(&bad, k, at, -1, "the send buffer changed");
-      else if ((j->coll == TUTTI_COLL_ALLREDUCE || isroot) &&
-               (at = verify_check_fold(&v, k, b)) >= 0)
-        mark(&bad, k, at, -1, "the result");
-      break;
-    case TUTTI_COLL_GATHER:
-      if ((at = verify_check_input(&v, me, k, a, 0, n)) >= 0)
-        mark(&bad, k, at, -1, "the send buffer changed");
-      for (int s = 0; isroot && s < P; s++)
-        if ((at = verify_check_input(&v, s, k, big + (size_t)s * blk, 0, n)) >= 0) {
-          mark(&bad, k, at, s, "the block");
-          break;
-        }
-      break;
-    case TUTTI_COLL_SCATTER:
-      if ((at = verify_check_input(&v, root, k, b, (long)me * n, n)) >= 0)
-        mark(&bad, k, at, -1, "the received block");
-      else if (isroot && (at = verify_check_input(&v, root, k, big, 0, n * P)) >= 0)
-        mark(&bad, k, at, -1, "the root's send buffer changed");
-      break;
-    case TUTTI_COLL_ALLGATHER:
-      if ((at = verify_check_input(&v, me, k, a, 0, n)) >= 0)
-        mark(&bad, k, at, -1, "the send buffer changed");
-      for (int s = 0; s < P; s++)
-        if ((at = verify_check_input(&v, s, k, big + (size_t)s * blk, 0, n)) >= 0) {
-          mark(&bad, k, at, s, "the block");
-          break;
-        }
-      break;
-    case TUTTI_COLL_REDUCE_SCATTER:
-      if ((at = verify_check_input(&v, me, k, big, 0, n * P)) >= 0)
-        mark(&bad, k, at, -1, "the send buffer changed");
-      else if ((at = verify_check_fold_range(&v, k, b, (long)me * n, n)) >= 0)
-        mark(&bad, k, at, -1, "the result block");
-      break;
-    case TUTTI_COLL_ALLTOALL:
-      if ((at = verify_check_input(&v, me, k, big, 0, n * P)) >= 0)
-        mark(&bad, k, at, -1, "the send buffer changed");
-      for (int s = 0; s < P; s++)
-        if ((at = verify_check_input(&v, s, k, big + (size_t)(P + s) * blk, (long)me * n, n)) >=
-            0) {
-          mark(&bad, k, at, s, "the block");
-          break;
-        }
-      break;
-    case TUTTI_COLL_SCAN:
-    case TUTTI_COLL_EXSCAN:
-      if ((at = verify_check_input(&v, me, k, a, 0, n)) >= 0)
-        mark(&bad, k, at, -1, "the send buffer changed");
-      else if (j->coll == TUTTI_COLL_EXSCAN && me == 0) {
-        if ((at = verify_check_poison(&v, me, k, b, 0, n)) >= 0)
-          mark(&bad, k, at, -1, "rank 0's result buffer changed");
-      } else if ((at = verify_check_prefix(&v, j->coll == TUTTI_COLL_SCAN ? me : me - 1, k, b)) >=
-                 0)
-        mark(&bad, k, at, -1, "the result");
-      break;
-    case TUTTI_COLL_BARRIER: {
+    if (j->coll == TUTTI_COLL_BARRIER) {
       long seen = 0, none = 0;
       MPI_Fetch_and_op(&none, &seen, MPI_LONG, 0, 0, MPI_NO_OP, win);
       MPI_Win_flush(0, win);
       if (seen < (long)P * (k + 1))
         mark(&bad, k, -1, -1, "left the barrier before every rank entered it");
-      break;
-    }
+    } else {
+      int from;
+      const char *what;
+      if ((at = verify_result(&v, me, root, k, a, b, big, blk, &from, &what)) >= 0)
+        mark(&bad, k, at, from, what);
     }
     if (!xcheck || j->coll == TUTTI_COLL_BARRIER) continue;
     /* MPI's own collective on the same inputs: the same bytes */
