@@ -243,14 +243,6 @@ int tutti__reduce_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count
   return rc ? rc : c->e->d.fn.reduce(r, sbuf, rbuf, count, type, op, root, c);
 }
 
-int tutti__allreduce_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                          tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  AUTO_TAG(r);
-  const tutti_algo_t *c;
-  int rc = choose(r, a, TUTTI_COLL_ALLREDUCE, (size_t)count * tutti_type_size(type), -1, op, &c);
-  return rc ? rc : c->e->d.fn.allreduce(r, sbuf, rbuf, count, type, op, c);
-}
-
 int tutti__gather_auto(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatype_t stype,
                        void *rbuf, long rcount, tutti_datatype_t rtype, int root,
                        const tutti_algo_t *a) {
@@ -270,46 +262,31 @@ int tutti__scatter_auto(tutti_rank_t *r, const void *sbuf, long scount, tutti_da
   return rc ? rc : c->e->d.fn.scatter(r, sbuf, scount, stype, rbuf, rcount, rtype, root, c);
 }
 
-int tutti__allgather_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                          tutti_datatype_t type, const tutti_algo_t *a) {
-  AUTO_TAG(r);
-  const tutti_algo_t *c;
-  int rc = choose(r, a, TUTTI_COLL_ALLGATHER, (size_t)count * tutti_type_size(type), -1, NULL, &c);
-  return rc ? rc : c->e->d.fn.allgather(r, sbuf, rbuf, count, type, c);
-}
-
-int tutti__reduce_scatter_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                               tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  AUTO_TAG(r);
-  const tutti_algo_t *c;
-  int rc =
-      choose(r, a, TUTTI_COLL_REDUCE_SCATTER, (size_t)count * tutti_type_size(type), -1, op, &c);
-  return rc ? rc : c->e->d.fn.reduce_scatter(r, sbuf, rbuf, count, type, op, c);
-}
-
-int tutti__alltoall_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                         tutti_datatype_t type, const tutti_algo_t *a) {
-  AUTO_TAG(r);
-  const tutti_algo_t *c;
-  int rc = choose(r, a, TUTTI_COLL_ALLTOALL, (size_t)count * tutti_type_size(type), -1, NULL, &c);
-  return rc ? rc : c->e->d.fn.alltoall(r, sbuf, rbuf, count, type, c);
-}
-
-int tutti__scan_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                     tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  AUTO_TAG(r);
-  const tutti_algo_t *c;
-  int rc = choose(r, a, TUTTI_COLL_SCAN, (size_t)count * tutti_type_size(type), -1, op, &c);
-  return rc ? rc : c->e->d.fn.scan(r, sbuf, rbuf, count, type, op, c);
-}
-
-int tutti__exscan_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
-                       tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {
-  AUTO_TAG(r);
-  const tutti_algo_t *c;
-  int rc = choose(r, a, TUTTI_COLL_EXSCAN, (size_t)count * tutti_type_size(type), -1, op, &c);
-  return rc ? rc : c->e->d.fn.exscan(r, sbuf, rbuf, count, type, op, c);
-}
+/* The unrooted collectives of one send and one receive buffer, with an op
+ * (allreduce, reduce_scatter, scan, exscan) and without (allgather,
+ * alltoall). */
+#define AUTO_OP(c, C)                                                                              \
+  int tutti__##c##_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,                 \
+                        tutti_datatype_t type, tutti_op_t op, const tutti_algo_t *a) {             \
+    AUTO_TAG(r);                                                                                   \
+    const tutti_algo_t *ch;                                                                        \
+    int rc = choose(r, a, TUTTI_COLL_##C, (size_t)count * tutti_type_size(type), -1, op, &ch);     \
+    return rc ? rc : ch->e->d.fn.c(r, sbuf, rbuf, count, type, op, ch);                            \
+  }
+#define AUTO_NO_OP(c, C)                                                                           \
+  int tutti__##c##_auto(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,                 \
+                        tutti_datatype_t type, const tutti_algo_t *a) {                            \
+    AUTO_TAG(r);                                                                                   \
+    const tutti_algo_t *ch;                                                                        \
+    int rc = choose(r, a, TUTTI_COLL_##C, (size_t)count * tutti_type_size(type), -1, NULL, &ch);   \
+    return rc ? rc : ch->e->d.fn.c(r, sbuf, rbuf, count, type, ch);                                \
+  }
+AUTO_OP(allreduce, ALLREDUCE)
+AUTO_OP(reduce_scatter, REDUCE_SCATTER)
+AUTO_OP(scan, SCAN)
+AUTO_OP(exscan, EXSCAN)
+AUTO_NO_OP(allgather, ALLGATHER)
+AUTO_NO_OP(alltoall, ALLTOALL)
 
 #define AUTO_COST(c, C)                                                                            \
   double tutti__##c##_auto_cost(const tutti_algo_t *a, int P, int root, size_t m,                  \
