@@ -282,11 +282,20 @@ int cli_mem_over_algo(int coll, const char *algo, int P, size_t bytes, char *not
   return 1;
 }
 
+/* Under ASan or TSan the sanitizer's allocator replaces glibc's, whose
+ * arena is then never set up: malloc_trim would walk a null arena. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GLIBC_HEAP 0
+#else
+#define GLIBC_HEAP 1
+#endif
+
 void cli_keep_memory(void) {
+  if (!GLIBC_HEAP) return;
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, INT_MAX);
 }
 
 void cli_release_memory(void) {
-  malloc_trim(0);
+  if (GLIBC_HEAP) malloc_trim(0);
 }
