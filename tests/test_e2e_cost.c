@@ -33,7 +33,12 @@ static int run_call(tutti_rank_t *r, void *arg) {
   const struct call *c = arg;
   int P = tutti_size(r), rc = 0;
   long n = (long)(c->m / 4);
-  int32_t *in = calloc((size_t)n * (size_t)P + 1, 4), *out = calloc((size_t)n * (size_t)P + 1, 4);
+  /* P blocks only where a collective needs them: the root's of gather and
+   * scatter, every rank's of allgather, reduce_scatter and alltoall */
+  unsigned tr = tutti_coll_traits(tutti_algo_desc(c->a)->coll);
+  int whole = (tr & TUTTI_COLL_BLOCKS) && (tutti_rank(r) == c->root || !(tr & TUTTI_COLL_ROOTED));
+  size_t len = (size_t)n * (size_t)(whole ? P : 1) + 1;
+  int32_t *in = calloc(len, 4), *out = calloc(len, 4);
   if (!in || !out) {
     rc = TUTTI_ENOMEM;
   } else {
