@@ -79,6 +79,8 @@ typedef struct tutti_params {
   long segments;  /* pipelined-chain: number of segments */
   long order;     /* pipelined-chain: enum tutti_chain_order */
   long allgather; /* scatter-allgather: enum tutti_allgather_kind */
+  long inter;     /* hierarchical: the leaders' algorithm (a word of its list) */
+  long intra;     /* hierarchical: each host's algorithm (a word of its list) */
 } tutti_params_t;
 
 /* a is a handle tutti_algo_select made. */

@@ -6,7 +6,7 @@
  * Idea: a rule of the world's rules (tutti_rank_rules: what `tutti tune`
  * measured) when one applies and its algorithm can run the call; else the
  * model choice: the registered algorithm of the collective (default
- * parameters, `auto` excluded) whose registered Hockney cost is least for
+ * parameters, `auto` and the two-level algorithms excluded) whose registered Hockney cost is least for
  * the model's Hockney view at the call's size (coll.h, tutti_auto_choose;
  * the barrier keeps its own closed forms, tutti_barrier_auto_choose).
  * Every rank computes the same choice from the same (model, rules, P,
@@ -63,7 +63,7 @@ static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t o
   double tb = INFINITY;
   int listed = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
-    if (d->coll != coll || tutti_algo_is_auto(d)) continue;
+    if (d->coll != coll || tutti_algo_is_auto(d) || tutti__algo_two_level(d)) continue;
     const tutti_algo_t *a;
     char err[256];
     int b = 0;
@@ -121,8 +121,9 @@ int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rul
 
 /* ------------------------------------------------------ the world's memo */
 
-/* The choice is a pure function of (coll, root, bytes, whether the op
- * commutes) for a world, whose model, rules and size are fixed, and every
+/* The choice is a pure function of (coll, P, root, bytes, whether the op
+ * commutes) for a world, whose model and rules are fixed (P: a group
+ * view's size, p2p.h, else the world's), and every
  * rank of a call makes it. Some candidates' costs replay their schedule
  * (scatter-allgather's ring: O(P^2)), so 1024 ranks each choosing would
  * cost a 1024-rank `auto` bcast ~10 CPU seconds: the ranks of a world
@@ -132,7 +133,7 @@ int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rul
  * zeroed pthread mutex is an unlocked one (glibc). */
 #define MEMO_N 16
 struct choice {
-  int coll, root, opc, rc;
+  int coll, P, root, opc, rc;
   size_t bytes;
   const tutti_algo_t *chosen;
 };
@@ -149,11 +150,11 @@ int tutti__auto_choose_r(tutti_rank_t *r, int coll, size_t bytes, int root, tutt
   int P = tutti_size(r);
   struct world_memo *w = tutti_rank_shared(r, sizeof *w, NULL);
   if (!w) return tutti_auto_choose(coll, m, rules, P, bytes, root, op, chosen, NULL, 0);
-  struct choice k = {coll, root, op ? tutti_op_commutative(op) : 2, 0, bytes, NULL};
+  struct choice k = {coll, P, root, op ? tutti_op_commutative(op) : 2, 0, bytes, NULL};
   pthread_mutex_lock(&w->lock);
   int i = 0;
-  while (i < w->n && !(w->v[i].coll == k.coll && w->v[i].root == k.root && w->v[i].opc == k.opc &&
-                       w->v[i].bytes == k.bytes))
+  while (i < w->n && !(w->v[i].coll == k.coll && w->v[i].P == k.P && w->v[i].root == k.root &&
+                       w->v[i].opc == k.opc && w->v[i].bytes == k.bytes))
     i++;
   if (i == w->n) { /* nobody made it yet */
     k.rc = tutti_auto_choose(coll, m, rules, P, bytes, root, op, &k.chosen, NULL, 0);

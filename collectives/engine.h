@@ -100,6 +100,10 @@ int tutti__bcast_direct(tutti_rank_t *r, const struct tutti__node *nd, void *buf
 /* tutti_auto_choose for a call of rank r (its world's model, rules and
  * size), made once per world and (coll, bytes, root, whether op commutes):
  * the ranks of a world share it (auto.c). */
+/* hierarchical.c's algorithms (tutti's own "hierarchical"): their Hockney
+ * cost is their one-level fallback's, a level's algorithm's, so `auto`
+ * does not weigh them (its choice would be that algorithm). */
+int tutti__algo_two_level(const tutti_algo_desc_t *d);
 int tutti__auto_choose_r(tutti_rank_t *r, int coll, size_t bytes, int root, tutti_op_t op,
                          const tutti_algo_t **chosen);
 

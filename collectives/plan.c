@@ -8,7 +8,8 @@
  * whether the algorithm may run this call (registry checks, parameter
  * checks), which tree node the rank has, what `auto` chose. A plan keeps
  * all of that, keyed by what decides it: (collective, algorithm as
- * passed, root, count, datatype, op) -- the world, its model and rules are
+ * passed, root, count, datatype, op, and the rank and size the rank sees,
+ * which a group view changes: p2p.h) -- the world, its model and rules are
  * the rank's own and fixed for a run, and the algorithm handle fixes the
  * parameters (handles are interned: select.c). One rule: a rank keeps one
  * plan per depth of nesting (0: a call from the rank's code; 1: a
@@ -51,6 +52,7 @@ struct plan {
   long count;
   int root;
   int coll;
+  int rank, size; /* tutti_rank, tutti_size: a group view's */
   /* what it decided */
   const tutti_algo_t *run;    /* validated for this call */
   const tutti_algo_t *choice; /* `auto`'s (tutti__plan_choice), NULL until made */
@@ -116,10 +118,11 @@ static int algo_of_env(struct rank_plans *m, int coll, const tutti_algo_t **out)
   return 0;
 }
 
-static inline bool same_key(const struct plan *p, int coll, const tutti_algo_t *algo, int root,
-                            long count, tutti_datatype_t type, tutti_op_t op) {
+static inline bool same_key(tutti_rank_t *r, const struct plan *p, int coll,
+                            const tutti_algo_t *algo, int root, long count, tutti_datatype_t type,
+                            tutti_op_t op) {
   return p->asked == algo && p->coll == coll && p->root == root && p->count == count &&
-         p->type == type && p->op == op;
+         p->type == type && p->op == op && p->rank == tutti_rank(r) && p->size == tutti_size(r);
 }
 
 /* A new plan for the key: resolve and validate the algorithm. */
@@ -139,7 +142,7 @@ static __attribute__((noinline)) int plan_make(tutti_rank_t *r, struct rank_plan
   *run = a;
   if (!m || m->depth >= DEPTHS) return 0; /* planned for this call only */
   struct plan *p = &m->plan[m->depth];
-  *p = (struct plan){algo, type, op, count, root, coll, a, NULL};
+  *p = (struct plan){algo, type, op, count, root, coll, tutti_rank(r), tutti_size(r), a, NULL};
   if (m->depth == 0) {
     m->node_valid = m->direct = false;
     memset(state_of(m), 0, m->state_cap);
@@ -153,7 +156,7 @@ int tutti__call_begin(tutti_rank_t *r, int coll, const tutti_algo_t *algo, int r
   struct rank_plans *m = plans_of(r);
   int rc;
   *direct = NULL;
-  if (m && m->depth < DEPTHS && same_key(&m->plan[m->depth], coll, algo, root, count, type, op)) {
+  if (m && m->depth < DEPTHS && same_key(r, &m->plan[m->depth], coll, algo, root, count, type, op)) {
     *run = m->plan[m->depth].run;
     if (m->depth == 0 && m->direct) {
       m->node.child = m->child;

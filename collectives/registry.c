@@ -36,6 +36,21 @@
  * parsed value. */
 static const char *const order_words[] = {"rank", "dfs", "list:", NULL}; /* tutti_chain_order */
 static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL};
+/* hierarchical's levels: tutti's own algorithms of the collective but
+ * itself and auto (a level takes "auto" as a value), in table order; for
+ * allreduce's intra, the reduce and the bcast it runs
+ * (tests/test_unit_registry.c holds them to the table) */
+static const char *const bcast_words[] = {
+    "flat",           "binary",          "binomial",          "lambda-tree",
+    "postal-optimal", "pipelined-chain", "scatter-allgather", NULL};
+static const char *const reduce_words[] = {"flat",        "binary",         "binomial",
+                                           "lambda-tree", "postal-optimal", NULL};
+static const char *const allreduce_words[] = {"reduce-bcast",        "dual-root",    "single-tree",
+                                              "binary-reduce-bcast", "two-tree",     "ring",
+                                              "recursive-doubling",  "rabenseifner", NULL};
+static const char *const barrier_words[] = {"lambda-tree",    "flat",          "binomial",
+                                            "postal-optimal", "dissemination", "recursive-doubling",
+                                            "tournament",     "fibonacci",     NULL};
 #define LAMBDA_MAX 0x1.fffffffffffffp-1 /* the largest double below 1: lambda in [0.5, 1) */
 #define FIELD(f) offsetof(tutti_params_t, f)
 
@@ -86,6 +101,16 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
         FIELD(allgather), allgather_words, tutti__check_allgather                                  \
   }
 
+/* hierarchical: a level's algorithm, word `def` of `words` (n words), or
+ * auto (the level's `auto`, TUTTI_PARAM_AUTO in the field) */
+#define P_LEVEL(name, words, n, def, flags, help)                                                  \
+  {                                                                                                \
+#name, TUTTI_PARAM_CHOICE, def, 0, (n)-1, TUTTI_PARAM_AUTO_OK | (flags), help, FIELD(name),    \
+        words, NULL                                                                                \
+  }
+#define INTER_HELP "the algorithm among one leader per host (over the network)"
+#define INTRA_HELP "the algorithm among each host's ranks (over its own links)"
+
 #define P_BLOCKS                                                                                   \
   {                                                                                                \
     "blocks", TUTTI_PARAM_INT, 0, 1, 1 << 30, TUTTI_PARAM_AUTO_OK | TUTTI_PARAM_AUTO_DEFAULT,      \
@@ -119,6 +144,9 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
 #define SRC_BLELLOCH                                                                               \
   "G. E. Blelloch, \"Prefix sums and their applications\", CMU-CS-90-190, 1990; R. P. Brent, "     \
   "H. T. Kung, IEEE TC 31(3), 1982"
+#define SRC_HAN                                                                                    \
+  "X. Luo et al., \"HAN: a hierarchical autotuned collective communication framework\", IEEE "     \
+  "Cluster 2020 (Open MPI coll/han); MPICH's SMP-aware collectives"
 #define SRC_PVM "PVM 3.3 (the baseline of " SRC_BI ")"
 #define SRC_HFM                                                                                    \
   "D. Hensgen, R. Finkel, U. Manber, \"Two algorithms for barrier synchronization\", IJPP "        \
@@ -163,6 +191,11 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
   ALGO(bcast, scatter_allgather, "scatter-allgather", 0,                                           \
        "binomial scatter of one block per rank, then an allgather of the blocks", SRC_VDG,         \
        "(ceil(log2 P) + P - 1) alpha + 2 ((P-1)/P) beta m (ring)", P_ALLGATHER)                    \
+  ALGO(bcast, hierarchical, "hierarchical", 0,                                                     \
+       "one leader per host runs inter over the network, then each host intra from its leader",    \
+       SRC_HAN, "inter's on P without hosts; ceil(log2 H)(ae + be m) + ceil(log2 c)(ai + bi m)",   \
+       P_LEVEL(inter, bcast_words, 7, 2, 0, INTER_HELP),                                           \
+       P_LEVEL(intra, bcast_words, 7, 2, 0, INTRA_HELP))                                           \
   ALGO(bcast, auto, "auto", 0,                                                                     \
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
@@ -180,6 +213,11 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
        P_SEGMENT)                                                                                  \
   TREE(reduce, "postal-optimal", postal, 0, "the postal-optimal broadcast tree reversed", SRC_BK,  \
        "T_1(P)(alpha + beta m + gamma m)", P_L, P_SEGMENT)                                         \
+  ALGO(reduce, hierarchical, "hierarchical", 0,                                                    \
+       "each host reduces intra to its leader, then the leaders inter to the root", SRC_HAN,       \
+       "inter's on P without hosts; ceil(log2 H)(ae + be m) + ceil(log2 c)(ai + bi m)",            \
+       P_LEVEL(inter, reduce_words, 5, 2, 0, INTER_HELP),                                          \
+       P_LEVEL(intra, reduce_words, 5, 2, 0, INTRA_HELP))                                          \
   ALGO(reduce, auto, "auto", 0,                                                                    \
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
@@ -238,6 +276,11 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
        "of two)",                                                                                  \
        "R. Rabenseifner, ICCS 2004; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",              \
        "2 log2(p') alpha + (p'-1)/p' (2 beta + gamma) m [+ 2(alpha + beta m) + gamma m]")          \
+  ALGO(allreduce, hierarchical, "hierarchical", 0,                                                 \
+       "intra reduce to each host's leader, inter allreduce among the leaders, intra broadcast",   \
+       SRC_HAN, "inter's on P without hosts; ceil(log2 c)(2 ai + 2 bi m) + the leaders' on H",     \
+       P_LEVEL(inter, allreduce_words, 8, 0, TUTTI_PARAM_AUTO_DEFAULT, INTER_HELP),                \
+       P_LEVEL(intra, reduce_words, 5, 2, 0, INTRA_HELP " (its reduce, then its bcast)"))          \
   ALGO(allreduce, auto, "auto", 0,                                                                 \
        "the rule of the run's rules file, else the one above of least Hockney cost at this size",  \
        "collectives/auto.c", "the least of the others', e.g. ceil(log2 P)(alpha + beta m)")        \
@@ -266,6 +309,11 @@ static const char *const allgather_words[] = {"ring", "recursive-doubling", NULL
   ALGO(barrier, fibonacci, "fibonacci", 0,                                                         \
        "step t: send to i + F(t+L-1), the postal numbers of latency L; f_L(P) postal steps",       \
        SRC_BBHKS, "(f_L(P) - L + 1) alpha; ceil(log2 P) alpha for L = 1", P_L)                     \
+  ALGO(barrier, hierarchical, "hierarchical", 0,                                                   \
+       "each host intra, the leaders inter, each host intra again", SRC_HAN,                       \
+       "inter's on P without hosts; 4 ceil(log2 c) ai + ceil(log2 H) ae (the defaults)",           \
+       P_LEVEL(inter, barrier_words, 8, 4, 0, INTER_HELP),                                         \
+       P_LEVEL(intra, barrier_words, 8, 2, 0, INTRA_HELP))                                         \
   ALGO(barrier, auto, "auto", 0,                                                                   \
        "the barrier above of least estimated time for the run's model and P (closed forms)",       \
        "collectives/barrier_auto.c", "the least of the others', e.g. ceil(log2 P) alpha")          \

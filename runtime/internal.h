@@ -260,6 +260,10 @@ struct tutti_rank {
   bool coll_tags_all; /* tutti_coll_tag has handed out every reserved tag (p2p.c check_tag) */
   void *coll_cache;   /* the collectives' (tutti_rank_coll_cache), freed with the rank */
   const char *doing;  /* tutti_rank_doing: named by the rank's failure message */
+  /* tutti_group_enter's view (group.c): grp NULL outside one */
+  const int *grp;
+  int grp_n, grp_me;
+  uint32_t grp_seq; /* coll_seq at enter, back at leave */
   uint64_t n_unexpected;
 
   struct tutti_request *freereqs;
@@ -458,6 +462,17 @@ int tutti__rank_pending(struct tutti_rank *r, char *what, size_t len);
 int tutti__rank_pending_count(const struct tutti_rank *r, char *what, size_t len);
 /* p2p.c: cancel r's pending rendezvous sends (or wait for their copy). */
 void tutti__cancel_sends(struct tutti_rank *r);
+
+/* group.c: a peer as the rank's code names it, as a world rank. Outside a
+ * group view, and for the negative PROC_NULL and ANY_SOURCE, itself; in
+ * one, its member (an index outside the group: r->size, which the
+ * caller's range check refuses). */
+static inline int tutti__peer_world(const struct tutti_rank *r, int peer) {
+  if (!r->grp || peer < 0) return peer;
+  return peer < r->grp_n ? r->grp[peer] : r->size;
+}
+/* A status handed to the rank's code: its source as the view names it. */
+void tutti__status_view(const struct tutti_rank *r, tutti_status_t *st);
 /* fn on each of parts[0..n) (each `size` bytes, n <= TUTTI__WIDE_MAX):
  * part 0 on the calling thread, the others on threads of their own (a
  * part whose thread cannot be had, on the caller); returns when all are

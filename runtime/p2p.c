@@ -237,9 +237,10 @@ static int check_tag(const struct tutti_rank *r, int tag, bool any_ok) {
 /* One message's arguments, in the order the errors are reported; a receive
  * accepts the wildcards. */
 static int check_msg(const struct tutti_rank *r, const void *buf, long count, tutti_datatype_t type,
-                     int peer, int tag, bool recv, size_t *bytes) {
+                     int *peer, int tag, bool recv, size_t *bytes) {
   int rc;
-  if ((rc = check_buf(buf, count, type, bytes)) || (rc = check_peer(r, peer, recv)) ||
+  *peer = tutti__peer_world(r, *peer); /* a group view's index: its world rank */
+  if ((rc = check_buf(buf, count, type, bytes)) || (rc = check_peer(r, *peer, recv)) ||
       (rc = check_tag(r, tag, recv)))
     return rc;
   return 0;
@@ -360,7 +361,7 @@ int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t t
   size_t bytes;
   int rc;
   if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
-  if ((rc = check_msg(r, buf, count, type, dest, tag, false, &bytes))) return rc;
+  if ((rc = check_msg(r, buf, count, type, &dest, tag, false, &bytes))) return rc;
   if (dest == TUTTI_PROC_NULL) return null_request(r, REQ_SEND, req);
   return post_send(r, buf, bytes, dest, tag, req);
 }
@@ -435,7 +436,7 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
   size_t bytes;
   int rc;
   if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
-  if ((rc = check_msg(r, buf, count, type, source, tag, true, &bytes))) return rc;
+  if ((rc = check_msg(r, buf, count, type, &source, tag, true, &bytes))) return rc;
   if (source == TUTTI_PROC_NULL) return null_request(r, REQ_RECV, req);
   return post_recv(r, buf, bytes, source, tag, req);
 }
@@ -479,7 +480,7 @@ static int finish(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *st
   struct tutti_request *q = *req;
   int rc = q->err;
   if (r->world->wallclock && !rc) tutti__pace(r, q->vdone);
-  if (st) *st = q->st;
+  if (st) *st = q->st, tutti__status_view(r, st);
   if (q->ev != UINT32_MAX && r->world->record) {
     int e = record(r, TUTTI_EV_WAIT, -1, 0, 0, q->ev, NULL);
     if (e && !rc) rc = e;
@@ -566,7 +567,7 @@ int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t ty
   size_t bytes;
   int rc;
   if ((rc = check_rank(r))) return rc;
-  if ((rc = check_msg(r, buf, count, type, dest, tag, false, &bytes))) return rc;
+  if ((rc = check_msg(r, buf, count, type, &dest, tag, false, &bytes))) return rc;
   if (dest == TUTTI_PROC_NULL) return 0;
   tutti_request_t q;
   if ((rc = post_send(r, buf, bytes, dest, tag, &q))) return rc;
@@ -582,7 +583,7 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
   size_t bytes;
   int rc;
   if ((rc = check_rank(r))) return rc;
-  if ((rc = check_msg(r, buf, count, type, source, tag, true, &bytes))) return rc;
+  if ((rc = check_msg(r, buf, count, type, &source, tag, true, &bytes))) return rc;
   tutti_request_t q;
   if (source != TUTTI_PROC_NULL && !r->world->record && !r->world->wallclock) {
     if ((rc = count_post(r))) return rc;
@@ -591,7 +592,7 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
     recv_fill(r, &s, buf, bytes, source, tag);
     poll_for(r, source);
     if (match_unexpected(r, &s)) {
-      if (st) *st = s.st;
+      if (st) *st = s.st, tutti__status_view(r, st);
       return s.err;
     }
     if (!(q = req_alloc(r, REQ_RECV))) return nomem(r);
@@ -600,8 +601,9 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
       req_free(r, q);
       return rc;
     }
-  } else if ((rc = tutti_irecv(r, buf, count, type, source, tag, &q))) {
-    return rc;
+  } else if ((rc = source == TUTTI_PROC_NULL ? null_request(r, REQ_RECV, &q)
+                                              : post_recv(r, buf, bytes, source, tag, &q))) {
+    return rc; /* source is a world rank now: not tutti_irecv, which would map it again */
   }
   return wait_one(r, &q, st, "recv");
 }
@@ -616,7 +618,8 @@ int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatyp
   /* Check both halves before posting either, so a bad receive does not
    * leave a send behind. */
   if ((rc = check_rank(r))) return rc;
-  if ((rc = check_msg(r, rbuf, rcount, rtype, source, rtag, true, &b))) return rc;
+  int src = source; /* checked here; mapped by tutti_irecv below */
+  if ((rc = check_msg(r, rbuf, rcount, rtype, &src, rtag, true, &b))) return rc;
   if ((rc = tutti_isend(r, sbuf, scount, stype, dest, stag, &q[0]))) return rc;
   if ((rc = tutti_irecv(r, rbuf, rcount, rtype, source, rtag, &q[1]))) {
     wait_one(r, &q[0], NULL, "sendrecv");

@@ -69,6 +69,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
   r->post_seq = r->arrival_seq = r->n_unexpected = 0;
   r->coll_seq = 0;
   r->coll_tags_all = false;
+  r->grp = NULL; /* a view its last run left entered (the rank failed in it) */
   /* What the collectives derived in the last run (the algorithm a call
    * with algo NULL takes from the environment) is derived anew. */
   free(r->coll_cache);

@@ -12,11 +12,12 @@
 #include "tutti/p2p.h"  /* tutti_coll_tag, tutti_rank_model, tutti_rank_chain: the contract */
 #include "tutti/topo.h" /* tutti_topo_chain_order */
 
+/* In a group view (group.c), the rank's place in it and its size. */
 int tutti_rank(const tutti_rank_t *r) {
-  return r ? r->rank : TUTTI_EINVAL;
+  return r ? r->grp ? r->grp_me : r->rank : TUTTI_EINVAL;
 }
 int tutti_size(const tutti_rank_t *r) {
-  return r ? r->size : TUTTI_EINVAL;
+  return r ? r->grp ? r->grp_n : r->size : TUTTI_EINVAL;
 }
 tutti_world_t *tutti_rank_world(const tutti_rank_t *r) {
   return r ? r->world : NULL;
@@ -65,12 +66,13 @@ const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r) {
 }
 
 int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {
-  if (!r || !prev || !next || root < 0 || root >= r->size) return TUTTI_EINVAL;
-  const int P = r->size, v = (r->rank - root + P) % P;
+  const int P = tutti_size(r), me = tutti_rank(r);
+  if (!r || !prev || !next || root < 0 || root >= P) return TUTTI_EINVAL;
+  const int v = (me - root + P) % P;
   const struct tutti_topo *t = r->world->model.topo;
-  if (!t || P == 1) { /* rank order from the root */
-    *prev = v ? (r->rank - 1 + P) % P : -1;
-    *next = v < P - 1 ? (r->rank + 1) % P : -1;
+  if (!t || P == 1 || r->grp) { /* rank order from the root (a group's order in a view) */
+    *prev = v ? (me - 1 + P) % P : -1;
+    *next = v < P - 1 ? (me + 1) % P : -1;
     return 0;
   }
   /* The whole order, then this rank's place in it: O(P) per call, kept

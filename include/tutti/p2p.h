@@ -14,7 +14,8 @@
  * algorithms its contention-free chain (tutti_rank_chain); ranks and
  * point-to-point messaging with MPI's semantics (send, recv, isend, irecv,
  * wait, waitall, test, sendrecv, status counts); abort; modeled local work
- * (compute, reduce_local_r), local copies; report spans; the collective tag counter.
+ * (compute, reduce_local_r), local copies; report spans; the collective tag counter;
+ * group views and hosts, for algorithms that run on a subset of the ranks.
  *
  * Threads: a tutti_rank_t handle belongs to its rank; the calls taking one
  * are made only by that rank (no mutual exclusion is provided, and none is
@@ -354,6 +355,35 @@ TUTTI_API void tutti_rank_doing(tutti_rank_t *r, const char *what);
  * TUTTI_EINVAL (bad root or pointers), TUTTI_ENOMEM. O(P) time and
  * temporary memory, nothing kept. */
 TUTTI_API int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next);
+
+/* ---------------------------------------------------------------- groups */
+
+/* A group view, for algorithms that run another algorithm on a subset of
+ * the ranks (a hierarchical algorithm: one leader per host, then each
+ * host's ranks). From tutti_group_enter until tutti_group_leave, rank r
+ * sees only the n ranks of `ranks` (world ranks, strictly ascending, r's
+ * own among them; the array stays the caller's and must outlive the
+ * view): tutti_rank and tutti_size answer within the group, the peers of
+ * p2p calls are indices into it (outside 0..n-1: TUTTI_ERANK), a
+ * status's source is one (TUTTI_UNDEFINED for a sender outside the
+ * group), and tutti_rank_chain is group order from the root. Collective
+ * tags restart at leave where they were at enter: a rank that took part
+ * in fewer phases than another still takes the same tags afterwards, and
+ * phases entered with the same count reuse tags, safely, since each
+ * completes every message it sends before the next begins (messages
+ * between two ranks with one tag do not overtake). Views do not nest.
+ * 0, TUTTI_EINVAL (a bad list, or r not in it), TUTTI_EBUSY (in a view
+ * already; leave: in none). */
+TUTTI_API int tutti_group_enter(tutti_rank_t *r, const int *ranks, int n);
+TUTTI_API int tutti_group_leave(tutti_rank_t *r);
+
+/* The host that world rank `rank` runs on (world ranks, in a group view
+ * too), as an id two ranks share exactly when they share a host: in the
+ * emulator, the switch the rank's leaf of the run's topology hangs from
+ * (a [host] section's, else the lowest switch's); over MPI, the lowest
+ * rank of its shared-memory node. 0, TUTTI_EINVAL (bad rank or pointer),
+ * TUTTI_ENOTSUP (no hosts known: the emulator without a topology). */
+TUTTI_API int tutti_rank_host(const tutti_rank_t *r, int rank, int *host);
 
 #ifdef __cplusplus
 }

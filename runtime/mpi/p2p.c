@@ -51,6 +51,11 @@ struct tutti_rank {
   uint32_t fold_span; /* tag_ub - user_max */
   int in_span;        /* tutti_span_begin / end nesting */
   struct tutti_request *free_reqs;
+  int *host; /* tutti_rank_host: each rank's node, as its lowest rank */
+  /* tutti_group_enter's view: grp NULL outside one */
+  const int *grp;
+  int grp_n, grp_me;
+  uint32_t grp_seq;
 };
 
 /* The rank this thread made last (tutti_rank_self): a process is one rank. */
@@ -95,6 +100,23 @@ static int from_mpi(int err) {
 
 /* ------------------------------------------------------------ ranks */
 
+/* Each rank's host, as the lowest rank of its shared-memory node (MPI's
+ * MPI_COMM_TYPE_SHARED), known to every rank: two collectives at creation,
+ * P ints kept. */
+static int hosts_find(struct tutti_rank *r) {
+  MPI_Comm node;
+  int low = r->rank, rc;
+  if (!(r->host = malloc(sizeof *r->host * (size_t)r->size))) return TUTTI_ENOMEM;
+  if ((rc = from_mpi(MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL,
+                                         &node))))
+    return free(r->host), rc;
+  rc = from_mpi(MPI_Allreduce(&r->rank, &low, 1, MPI_INT, MPI_MIN, node));
+  MPI_Comm_free(&node);
+  if (!rc) rc = from_mpi(MPI_Allgather(&low, 1, MPI_INT, r->host, 1, MPI_INT, r->comm));
+  if (rc) free(r->host);
+  return rc;
+}
+
 int tutti_mpi_rank_create(MPI_Comm comm, tutti_rank_t **out) {
   int inited = 0, flag = 0, *ub = NULL;
   if (!out) return TUTTI_EINVAL;
@@ -111,6 +133,11 @@ int tutti_mpi_rank_create(MPI_Comm comm, tutti_rank_t **out) {
   MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(r->comm, &r->rank);
   MPI_Comm_size(r->comm, &r->size);
+  if ((rc = hosts_find(r))) {
+    MPI_Comm_free(&r->comm);
+    free(r);
+    return rc;
+  }
   MPI_Comm_get_attr(r->comm, MPI_TAG_UB, &ub, &flag);
   int tag_ub = flag && ub ? *ub : 32767; /* MPI guarantees at least 32767 */
   if (tag_ub >= TUTTI_TAG_MAX) {
@@ -129,6 +156,7 @@ void tutti_mpi_rank_free(tutti_rank_t *r) {
   if (!r) return;
   for (struct tutti_request *q = r->free_reqs, *n; q; q = n) n = q->next, free(q);
   MPI_Comm_free(&r->comm);
+  free(r->host);
   free(r->coll_cache);
   if (r->shared && r->shared_fini) r->shared_fini(r->shared);
   free(r->shared);
@@ -160,11 +188,43 @@ MPI_Comm tutti_mpi_comm(const tutti_rank_t *r) {
   return r ? r->comm : MPI_COMM_NULL;
 }
 
+/* In a group view, the rank's place in it and its size (p2p.h). */
 int tutti_rank(const tutti_rank_t *r) {
-  return r ? r->rank : TUTTI_EINVAL;
+  return r ? r->grp ? r->grp_me : r->rank : TUTTI_EINVAL;
 }
 int tutti_size(const tutti_rank_t *r) {
-  return r ? r->size : TUTTI_EINVAL;
+  return r ? r->grp ? r->grp_n : r->size : TUTTI_EINVAL;
+}
+
+/* The emulator's rules (runtime/group.c), over the communicator's ranks. */
+int tutti_group_enter(tutti_rank_t *r, const int *ranks, int n) {
+  if (!r) return TUTTI_EINVAL;
+  if (r->grp) return TUTTI_EBUSY;
+  if (!ranks || n < 1 || n > r->size) return TUTTI_EINVAL;
+  int me = -1;
+  for (int i = 0; i < n; i++) {
+    if (ranks[i] < 0 || ranks[i] >= r->size || (i && ranks[i] <= ranks[i - 1]))
+      return TUTTI_EINVAL;
+    if (ranks[i] == r->rank) me = i;
+  }
+  if (me < 0) return TUTTI_EINVAL;
+  r->grp = ranks, r->grp_n = n, r->grp_me = me;
+  r->grp_seq = r->coll_seq;
+  return 0;
+}
+
+int tutti_group_leave(tutti_rank_t *r) {
+  if (!r) return TUTTI_EINVAL;
+  if (!r->grp) return TUTTI_EBUSY;
+  r->grp = NULL;
+  r->coll_seq = r->grp_seq;
+  return 0;
+}
+
+int tutti_rank_host(const tutti_rank_t *r, int rank, int *host) {
+  if (!r || !host || rank < 0 || rank >= r->size) return TUTTI_EINVAL;
+  *host = r->host[rank];
+  return 0;
 }
 
 int tutti_coll_tag(tutti_rank_t *r) {
@@ -192,10 +252,11 @@ const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r) {
 /* MPI tells nothing of the network: the chain is rank order from the
  * root, as the emulator's without a topology (p2p.h). */
 int tutti_rank_chain(const tutti_rank_t *r, int root, int *prev, int *next) {
-  if (!r || !prev || !next || root < 0 || root >= r->size) return TUTTI_EINVAL;
-  const int P = r->size, v = (r->rank - root + P) % P;
-  *prev = v ? (r->rank - 1 + P) % P : -1;
-  *next = v < P - 1 ? (r->rank + 1) % P : -1;
+  const int P = tutti_size(r), me = tutti_rank(r);
+  if (!r || !prev || !next || root < 0 || root >= P) return TUTTI_EINVAL;
+  const int v = (me - root + P) % P;
+  *prev = v ? (me - 1 + P) % P : -1;
+  *next = v < P - 1 ? (me + 1) % P : -1;
   return 0;
 }
 
@@ -213,8 +274,8 @@ static int check_buf(const void *buf, long count, tutti_datatype_t type, int *by
 static int peer_to_mpi(const struct tutti_rank *r, int peer, int any_ok, int *out) {
   if (peer == TUTTI_PROC_NULL) return *out = MPI_PROC_NULL, 0;
   if (any_ok && peer == TUTTI_ANY_SOURCE) return *out = MPI_ANY_SOURCE, 0;
-  if (peer < 0 || peer >= r->size) return TUTTI_ERANK;
-  return *out = peer, 0;
+  if (peer < 0 || peer >= tutti_size(r)) return TUTTI_ERANK;
+  return *out = r->grp ? r->grp[peer] : peer, 0; /* a group view's index: its rank */
 }
 
 static int tag_to_mpi(const struct tutti_rank *r, int tag, int any_ok, int *out) {
@@ -251,6 +312,17 @@ static void status_from_mpi(const struct tutti_rank *r, const MPI_Status *m, int
   int n = 0;
   MPI_Get_count(m, MPI_BYTE, &n);
   st->source = m->MPI_SOURCE == MPI_PROC_NULL ? TUTTI_PROC_NULL : m->MPI_SOURCE;
+  if (r->grp && st->source >= 0) { /* as the view names it: a binary search of the group */
+    int lo = 0, hi = r->grp_n;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (r->grp[mid] < st->source)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    st->source = lo < r->grp_n && r->grp[lo] == st->source ? lo : TUTTI_UNDEFINED;
+  }
   st->tag = tag_from_mpi(r, m->MPI_TAG);
   st->error = err == TUTTI_ETRUNCATE ? err : 0;
   st->bytes = n == MPI_UNDEFINED || n < 0 ? 0 : (size_t)n;
