@@ -423,6 +423,11 @@ int cli_job_make(const char *cmd, const struct cli_opts *o, const char *coll_nam
  * 0 with j->note the check's note at the first root (a fallback the call
  * takes, or ""), or CLI_EUSAGE after the one-line error naming `cmd`. */
 int cli_job_check(const char *cmd, struct cli_job *j, int nranks, size_t bytes);
+/* For hierarchical (collectives/hierarchical.c): when the call runs in
+ * one level on model m's topology, why, as j->note (a note already there
+ * stays): no topology, a host per rank, one host, or a non-commutative
+ * op on hosts that are not rank ranges (cli_job.c). */
+void cli_job_levels(struct cli_job *j, const tutti_model_t *m, int nranks);
 /* o's --op and --dtype for collective coll (int32 and sum for a reduction
  * by default, else byte and no op), each checked against what coll takes:
  * 0, or CLI_EUSAGE after the one-line error naming `cmd` (cli_job.c; both

@@ -285,6 +285,7 @@ int tutti_cli_explain(int argc, char **argv) {
                     "--model: the none model has no modeled time to explain; accepted: a cost "
                     "model (--model hockney:..., postal:L=2, --profile NAME)");
   }
+  cli_job_levels(&j, m, o.nranks);
   tutti_config_t cfg = tutti_config_default(o.nranks);
   cfg.model = m;
   tutti_world_t *w;

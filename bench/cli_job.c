@@ -5,6 +5,8 @@
  * needs a world).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -56,4 +58,52 @@ int cli_job_check(const char *cmd, struct cli_job *j, int nranks, size_t bytes) 
                     err);
   }
   return 0;
+}
+
+/* A level's algorithm as hierarchical's parameter `name` reads ("binomial"). */
+static void level_text(const tutti_algo_t *a, const char *name, char *buf, size_t n) {
+  const tutti_algo_desc_t *d = tutti_algo_desc(a);
+  snprintf(buf, n, "?");
+  for (int i = 0; i < d->nparams; i++)
+    if (!strcmp(d->params[i].name, name)) tutti_algo_param_text(a, i, buf, n);
+}
+
+void cli_job_levels(struct cli_job *j, const tutti_model_t *m, int nranks) {
+  const tutti_algo_desc_t *d = tutti_algo_desc(j->algo);
+  if (!tutti_algo_builtin(d) || strcmp(d->name, "hierarchical") || j->note[0]) return;
+  char inter[64], intra[64];
+  level_text(j->algo, "inter", inter, sizeof inter);
+  level_text(j->algo, "intra", intra, sizeof intra);
+  const tutti_topo_t *t = m->topo;
+  if (!t) {
+    snprintf(j->note, sizeof j->note,
+             "no topology, so no hosts: one level, inter=%s on every rank (--topology gives "
+             "hosts)",
+             inter);
+    return;
+  }
+  /* hosts as the ranks find them (tutti_rank_host): their leaves' switches */
+  int nsw = tutti_topo_nswitches(t), hosts = 0, ranges = 0, prev = -1;
+  unsigned char *seen = calloc((size_t)nsw, 1);
+  if (!seen) return;
+  for (int q = 0; q < nranks; q++) {
+    int sw = tutti_topo_leaf_switch(t, tutti_topo_leaf_of_rank(t, q));
+    if (sw < 0 || sw >= nsw) break;
+    hosts += !seen[sw];
+    seen[sw] = 1;
+    ranges += sw != prev;
+    prev = sw;
+  }
+  free(seen);
+  if (hosts == nranks && nranks > 1)
+    snprintf(j->note, sizeof j->note, "every rank on a host of its own: one level, inter=%s",
+             inter);
+  else if (hosts == 1 && nranks > 1)
+    snprintf(j->note, sizeof j->note, "all %d ranks on one host: one level, intra=%s", nranks,
+             intra);
+  else if (j->op && tutti_op_commutative(j->op) != 1 && ranges != hosts)
+    snprintf(j->note, sizeof j->note,
+             "hosts are not ranges of consecutive ranks and %s does not commute: one level, "
+             "inter=%s on every rank",
+             tutti_op_name(j->op), inter);
 }

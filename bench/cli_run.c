@@ -156,6 +156,7 @@ int tutti_cli_run(int argc, char **argv) {
     tutti_machine_free(&mach);
     return st;
   }
+  cli_job_levels(&j, &mach.model, o.nranks);
   tutti_config_t cfg = tutti_config_default(o.nranks);
   cfg.model = &mach.model;
   cli_config(&o, &cfg);
