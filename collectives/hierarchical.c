@@ -97,6 +97,7 @@ static int index_of(const int *l, int n, int x) {
  * at each host's lowest rank. */
 static int levels_find(tutti_rank_t *r, int root, tutti_op_t op, int *v, struct levels *lv) {
   const int P = tutti_size(r), me = tutti_rank(r);
+  if (P < 1 || me < 0 || root < 0 || root >= P) return TUTTI_EINVAL;
   int *host = malloc(sizeof *host * (size_t)P), rc = 0;
   uint64_t *key = malloc(sizeof *key * (size_t)P);
   memset(lv, 0, sizeof *lv);
@@ -149,6 +150,7 @@ struct kept {
 
 static int levels(tutti_rank_t *r, int root, tutti_op_t op, struct levels *lv, int **tmp) {
   const int P = tutti_size(r);
+  if (P < 1) return TUTTI_EINVAL;
   size_t need = sizeof(struct kept) + ((size_t)P + 1) * sizeof(int);
   struct kept *k = need <= KEPT_MAX ? tutti_plan_state(r, need) : NULL;
   *tmp = NULL;
