@@ -6,13 +6,14 @@
  * Idea: a rule of the world's rules (tutti_rank_rules: what `tutti tune`
  * measured) when one applies and its algorithm can run the call; else the
  * model choice: the registered algorithm of the collective (default
- * parameters, `auto` and the two-level algorithms excluded) whose registered Hockney cost is least for
- * the model's Hockney view at the call's size (coll.h, tutti_auto_choose;
- * the barrier keeps its own closed forms, tutti_barrier_auto_choose).
- * Every rank computes the same choice from the same (model, rules, P,
- * bytes), so the ranks agree without a message; the ranks of a world
- * share one computation (the world's memo below), and a rank's call plan
- * keeps the choice for the calls after.
+ * parameters, `auto` and the two-level algorithms excluded) whose
+ * registered Hockney cost is least for the model's Hockney view at the
+ * call's size (coll.h, tutti_auto_choose; the barrier keeps its own
+ * closed forms, tutti_barrier_auto_choose). Every rank computes the same
+ * choice from the same (model, rules, P, bytes), so the ranks agree
+ * without a message; the ranks of a world share one computation (the
+ * world's memo below), and a rank's call plan keeps the choice for the
+ * calls after.
  *
  * Source: Open MPI's coll/tuned decision functions and its dynamic rules
  * file play the same part (a fixed decision, overridden by measured

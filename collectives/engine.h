@@ -104,6 +104,9 @@ int tutti__bcast_direct(tutti_rank_t *r, const struct tutti__node *nd, void *buf
  * cost is their one-level fallback's, a level's algorithm's, so `auto`
  * does not weigh them (its choice would be that algorithm). */
 int tutti__algo_two_level(const tutti_algo_desc_t *d);
+/* Whether op suits the algorithms a two-level a names (tutti_algo_check
+ * of each, with its sentence): checked with a's own, before a call. */
+int tutti__levels_check(const tutti_algo_t *a, tutti_op_t op, char *err, size_t errlen);
 int tutti__auto_choose_r(tutti_rank_t *r, int coll, size_t bytes, int root, tutti_op_t op,
                          const tutti_algo_t **chosen);
 

@@ -28,7 +28,11 @@
  * (the leaders are then in host order). Fallbacks, one level (`inter`
  * over all ranks): no hosts known (the emulator without a topology), and
  * a non-commutative reduce or allreduce on hosts that are not ranges.
- * One rank per host, or one host, is one level by itself.
+ * One rank per host, or one host, is one level by itself. A level's
+ * restrictions are the algorithm's (tutti__levels_check: a commutative-
+ * only level refuses a non-commutative op before any message moves). In
+ * a group view already, it fails with TUTTI_EBUSY on every rank: views
+ * do not nest.
  *
  * Tags: the algorithm takes one; each level's algorithm takes its own in
  * its view, which restarts the count at leave (p2p.h), so every rank
@@ -276,6 +280,22 @@ out:
 
 int tutti__algo_two_level(const tutti_algo_desc_t *d) {
   return d && tutti_algo_builtin(d) && !strcmp(d->name, "hierarchical");
+}
+
+int tutti__levels_check(const tutti_algo_t *a, tutti_op_t op, char *err, size_t errlen) {
+  const int coll = tutti_algo_desc(a)->coll;
+  const int colls[2] = {coll, coll == TUTTI_COLL_ALLREDUCE ? TUTTI_COLL_REDUCE : coll};
+  const char *const names[2] = {"inter", "intra"};
+  for (int k = 0; k < 2; k++) {
+    const tutti_algo_t *l;
+    char why[256] = "";
+    int rc = level_algo(a, names[k], colls[k], &l);
+    if (!rc && (rc = tutti_algo_check(l, 1, op, why, sizeof why)) && err && errlen)
+      snprintf(err, errlen, "%s '%s': %s: %s", tutti_coll_name(coll), tutti_algo_desc(a)->name,
+               names[k], why);
+    if (rc) return rc;
+  }
+  return 0;
 }
 
 /* Hockney knows no hosts: the one-level fallback's cost, inter's on P. */

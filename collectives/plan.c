@@ -156,7 +156,8 @@ int tutti__call_begin(tutti_rank_t *r, int coll, const tutti_algo_t *algo, int r
   struct rank_plans *m = plans_of(r);
   int rc;
   *direct = NULL;
-  if (m && m->depth < DEPTHS && same_key(r, &m->plan[m->depth], coll, algo, root, count, type, op)) {
+  if (m && m->depth < DEPTHS &&
+      same_key(r, &m->plan[m->depth], coll, algo, root, count, type, op)) {
     *run = m->plan[m->depth].run;
     if (m->depth == 0 && m->direct) {
       m->node.child = m->child;

@@ -101,9 +101,10 @@ int tutti_param_range(const tutti_param_desc_t *p, char *buf, size_t n) {
 
 /* "a number in [0.5, 1) or auto" */
 static void fmt_accepted(const tutti_param_desc_t *p, char *buf, size_t n) {
-  char range[80];
+  char range[512]; /* a choice's words */
   if (p->type == TUTTI_PARAM_CHOICE) {
-    tutti_param_range(p, buf, n);
+    tutti_param_range(p, range, sizeof range);
+    snprintf(buf, n, "%s%s", range, p->flags & TUTTI_PARAM_AUTO_OK ? ", or auto" : "");
     return;
   }
   tutti_param_range(p, range, sizeof range);
@@ -168,7 +169,7 @@ struct values {
 /* Parse one value: 0, or TUTTI_EINVAL with the message. */
 static int parse_value(const char *who, const tutti_param_desc_t *p, const char *v,
                        struct values *a, int i, char *err, size_t errlen) {
-  char acc[160];
+  char acc[640];
   fmt_accepted(p, acc, sizeof acc);
   a->list[i][0] = '\0';
   if (!strcmp(v, "auto")) {
@@ -602,6 +603,8 @@ int tutti_algo_check_call(const tutti_algo_t *a, int nranks, int root, size_t by
     tutti__errf(err, errlen, "root %d is not a rank of 0..%d", root, nranks - 1);
     return TUTTI_EINVAL;
   }
+  /* hierarchical: the restrictions of the algorithms its levels name */
+  if (op && tutti__algo_two_level(d) && (rc = tutti__levels_check(a, op, err, errlen))) return rc;
   /* a check that passes may leave a note (a fallback) in err */
   if (err && errlen) err[0] = '\0';
   for (int i = 0; i < d->nparams; i++)

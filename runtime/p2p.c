@@ -602,7 +602,7 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
       return rc;
     }
   } else if ((rc = source == TUTTI_PROC_NULL ? null_request(r, REQ_RECV, &q)
-                                              : post_recv(r, buf, bytes, source, tag, &q))) {
+                                             : post_recv(r, buf, bytes, source, tag, &q))) {
     return rc; /* source is a world rank now: not tutti_irecv, which would map it again */
   }
   return wait_one(r, &q, st, "recv");

@@ -107,8 +107,8 @@ static int hosts_find(struct tutti_rank *r) {
   MPI_Comm node;
   int low = r->rank, rc;
   if (!(r->host = malloc(sizeof *r->host * (size_t)r->size))) return TUTTI_ENOMEM;
-  if ((rc = from_mpi(MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL,
-                                         &node))))
+  if ((rc = from_mpi(
+           MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &node))))
     return free(r->host), rc;
   rc = from_mpi(MPI_Allreduce(&r->rank, &low, 1, MPI_INT, MPI_MIN, node));
   MPI_Comm_free(&node);
@@ -203,8 +203,7 @@ int tutti_group_enter(tutti_rank_t *r, const int *ranks, int n) {
   if (!ranks || n < 1 || n > r->size) return TUTTI_EINVAL;
   int me = -1;
   for (int i = 0; i < n; i++) {
-    if (ranks[i] < 0 || ranks[i] >= r->size || (i && ranks[i] <= ranks[i - 1]))
-      return TUTTI_EINVAL;
+    if (ranks[i] < 0 || ranks[i] >= r->size || (i && ranks[i] <= ranks[i - 1])) return TUTTI_EINVAL;
     if (ranks[i] == r->rank) me = i;
   }
   if (me < 0) return TUTTI_EINVAL;
