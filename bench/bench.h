@@ -18,6 +18,7 @@ int tutti_bench_replay(int argc, char **argv);
 int tutti_bench_contention(int argc, char **argv);
 int tutti_bench_lambda(int argc, char **argv);
 int tutti_bench_barrier(int argc, char **argv);
+int tutti_bench_hierarchy(int argc, char **argv);
 int tutti_bench_lecture(int argc, char **argv);
 int tutti_bench_dualroot(int argc, char **argv);
 int tutti_bench_coll(int argc, char **argv);
@@ -42,6 +43,8 @@ int tutti_bench_plugin(int argc, char **argv);
     "X. Yuan's MPI_Bcast lecture: 5 broadcasts 8 B..64 MiB, crossovers, contention-free mapping")  \
   X(dualroot, tutti_bench_dualroot, 1,                                                             \
     "Traff's dual-root allreduce vs single-tree, reduce+bcast and ring, 1 KiB..64 MiB")            \
+  X(hierarchy, tutti_bench_hierarchy, 1,                                                           \
+    "two levels vs the best flat algorithm on 16 hosts x 8 cores and 64 x 4, 8 B..1 MiB")          \
   X(coll, tutti_bench_coll, 0,                                                                     \
     "native wall time per call of every algorithm vs pthread_barrier and Open MPI, one run")       \
   X(fibers, tutti_bench_fibers, 0,                                                                 \

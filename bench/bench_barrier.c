@@ -65,13 +65,16 @@ static double modeled(tutti_world_t *w, const tutti_algo_t *a) {
 }
 
 /* Every registered barrier at its defaults, and the lambda-tree with
- * lambda = auto; *lam is the paper's (lambda = 0.6), *aut auto's index. */
+ * lambda = auto; *lam is the paper's (lambda = 0.6), *aut auto's index.
+ * Not hierarchical: the profiles have no hosts, where it is its inter
+ * barrier to the bit (`bench hierarchy` weighs it where it has). */
 static int candidates(const tutti_algo_t **c, char names[][48], int *lam, int *aut) {
   int n = 0;
   const tutti_algo_desc_t *d;
   *lam = *aut = -1;
   for (int i = 0; (d = tutti_algo_desc_at(i)) && n < MAXC - 1; i++) {
     if (d->coll != TUTTI_COLL_BARRIER) continue;
+    if (tutti_algo_builtin(d) && !strcmp(d->name, "hierarchical")) continue;
     if (tutti_algo_select(TUTTI_COLL_BARRIER, d->name, NULL, &c[n], NULL, 0)) continue;
     snprintf(names[n], 48, "%s", d->name);
     if (!strcmp(d->name, "lambda-tree")) {
