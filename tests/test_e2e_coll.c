@@ -335,6 +335,26 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   return n;
 }
 
+/* The restrictions a call of a meets: its own, and a commutative-only
+ * algorithm that a level of hierarchical names (allreduce's intra: a
+ * reduce), which refuses a non-commutative op as its own would. */
+static unsigned restrictions_of(const tutti_algo_t *a) {
+  const tutti_algo_desc_t *d = tutti_algo_desc(a);
+  unsigned r = d->restrictions;
+  for (int p = 0; p < d->nparams; p++) {
+    const char *nm = d->params[p].name;
+    int lv = !strcmp(nm, "inter") ? d->coll
+             : !strcmp(nm, "intra")
+                 ? (d->coll == TUTTI_COLL_ALLREDUCE ? TUTTI_COLL_REDUCE : d->coll)
+                 : -1;
+    if (lv < 0 || tutti_algo_param_is_auto(a, p)) continue;
+    const tutti_algo_desc_t *l =
+        tutti_algo_desc_find(lv, d->params[p].choices[(int)tutti_algo_param_at(a, p)]);
+    if (l) r |= l->restrictions & TUTTI_ALGO_COMMUTATIVE;
+  }
+  return r;
+}
+
 /* Every case for one algorithm on P ranks. `light` trims the sweep (the
  * modeled worlds, whose replay is slower). */
 static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcase **out) {
@@ -394,7 +414,7 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
             struct tcase t = {.algo = a, .root = roots[ri], .kind = k, .count = counts[ci]};
             t.salt = (int)(n % NSALTS);
             t.inplace = ways == 2 ? w : (int)(n / NSALTS % 2);
-            if (reduction && (d->restrictions & TUTTI_ALGO_COMMUTATIVE) &&
+            if (reduction && (restrictions_of(a) & TUTTI_ALGO_COMMUTATIVE) &&
                 !tutti_op_commutative(kop(k)))
               t.expect = TUTTI_ENOTSUP;
             if ((d->restrictions & TUTTI_ALGO_POW2) && (P & (P - 1))) t.expect = TUTTI_ENOTSUP;

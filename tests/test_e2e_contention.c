@@ -455,6 +455,8 @@ Test(equivalence, every_algorithm_with_an_idle_topology, .timeout = 600) {
       cr_assert(eq(int, tutti_algo_select(d->coll, d->name, NULL, &a, err, sizeof err), 0), "%s",
                 err);
       if (tutti_algo_check(a, P, TUTTI_SUM, NULL, 0)) continue; /* a restriction */
+      /* hierarchical reads the topology's hosts: another algorithm with one */
+      if (!strcmp(d->name, "hierarchical")) continue;
       int data = (tutti_coll_traits(d->coll) & TUTTI_COLL_DATA) != 0;
       for (size_t si = 0; si < (data ? sizeof grid_sizes / sizeof *grid_sizes : 1); si++) {
         struct gcall c = {a, data ? grid_sizes[si] : 0};
