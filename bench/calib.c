@@ -330,7 +330,9 @@ static char *fmt_time(double x, int digits, char *buf, size_t n) {
   } u[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}};
   int k = 0;
   while (k < 4 && fabs(x) < u[k].scale) k++;
-  snprintf(buf, n, "%.*g%s", digits, x / u[k].scale, x == 0 ? "s" : u[k].unit);
+  /* a number past buf's room (seconds beyond 1e30) is cut, never overrun */
+  if (snprintf(buf, n, "%.*g%s", digits, x / u[k].scale, x == 0 ? "s" : u[k].unit) >= (int)n)
+    buf[n - 1] = '\0';
   return buf;
 }
 
