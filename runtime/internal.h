@@ -463,6 +463,12 @@ int tutti__rank_pending_count(const struct tutti_rank *r, char *what, size_t len
 /* p2p.c: cancel r's pending rendezvous sends (or wait for their copy). */
 void tutti__cancel_sends(struct tutti_rank *r);
 
+/* A rank handle the public calls accept: TUTTI_EINVAL for NULL or one of
+ * no world (p2p.c, scratch.c). */
+static inline int tutti__check_rank(const struct tutti_rank *r) {
+  return !r || !r->world ? TUTTI_EINVAL : 0;
+}
+
 /* group.c: a peer as the rank's code names it, as a world rank. Outside a
  * group view, and for the negative PROC_NULL and ANY_SOURCE, itself; in
  * one, its member (an index outside the group: r->size, which the

@@ -57,7 +57,6 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "fastbox.h"
 #include "tutti/p2p.h"
@@ -197,11 +196,6 @@ static void progress(struct tutti_rank *r) {
 }
 
 /* --------------------------------------------------------------- checking */
-
-static int check_rank(const tutti_rank_t *r) {
-  if (!r || !r->world) return TUTTI_EINVAL;
-  return 0;
-}
 
 static int check_buf(const void *buf, long count, tutti_datatype_t type, size_t *bytes) {
   if (!tutti__type_ok(type)) return TUTTI_ETYPE;
@@ -360,7 +354,7 @@ int tutti_isend(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t t
                 int tag, tutti_request_t *req) {
   size_t bytes;
   int rc;
-  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
+  if ((rc = tutti__check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
   if ((rc = check_msg(r, buf, count, type, &dest, tag, false, &bytes))) return rc;
   if (dest == TUTTI_PROC_NULL) return null_request(r, REQ_SEND, req);
   return post_send(r, buf, bytes, dest, tag, req);
@@ -435,7 +429,7 @@ int tutti_irecv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, i
                 tutti_request_t *req) {
   size_t bytes;
   int rc;
-  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
+  if ((rc = tutti__check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
   if ((rc = check_msg(r, buf, count, type, &source, tag, true, &bytes))) return rc;
   if (source == TUTTI_PROC_NULL) return null_request(r, REQ_RECV, req);
   return post_recv(r, buf, bytes, source, tag, req);
@@ -521,13 +515,13 @@ static int wait_one(struct tutti_rank *r, tutti_request_t *req, tutti_status_t *
 
 int tutti_wait(tutti_rank_t *r, tutti_request_t *req, tutti_status_t *st) {
   int rc;
-  if ((rc = check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
+  if ((rc = tutti__check_rank(r)) || !req) return rc ? rc : TUTTI_EINVAL;
   return wait_one(r, req, st, "wait");
 }
 
 int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t sts[]) {
   int rc;
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   if (n < 0 || (n > 0 && !reqs)) return TUTTI_EINVAL;
   for (int i = 0; i < n; i++)
     if (reqs[i] && !valid_request(r, reqs[i])) return TUTTI_EREQUEST;
@@ -546,7 +540,7 @@ int tutti_waitall(tutti_rank_t *r, int n, tutti_request_t reqs[], tutti_status_t
 
 int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t *st) {
   int rc;
-  if ((rc = check_rank(r)) || !req || !flag) return rc ? rc : TUTTI_EINVAL;
+  if ((rc = tutti__check_rank(r)) || !req || !flag) return rc ? rc : TUTTI_EINVAL;
   if (*req && !valid_request(r, *req)) return TUTTI_EREQUEST;
   if (!*req || *req == SENT) return wait_one(r, req, st, "test"), *flag = 1, 0;
   progress(r);
@@ -566,7 +560,7 @@ int tutti_send(tutti_rank_t *r, const void *buf, long count, tutti_datatype_t ty
                int tag) {
   size_t bytes;
   int rc;
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   if ((rc = check_msg(r, buf, count, type, &dest, tag, false, &bytes))) return rc;
   if (dest == TUTTI_PROC_NULL) return 0;
   tutti_request_t q;
@@ -582,7 +576,7 @@ int tutti_recv(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, in
                tutti_status_t *st) {
   size_t bytes;
   int rc;
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   if ((rc = check_msg(r, buf, count, type, &source, tag, true, &bytes))) return rc;
   tutti_request_t q;
   if (source != TUTTI_PROC_NULL && !r->world->record && !r->world->wallclock) {
@@ -617,7 +611,7 @@ int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatyp
   int rc;
   /* Check both halves before posting either, so a bad receive does not
    * leave a send behind. */
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   int src = source; /* checked here; mapped by tutti_irecv below */
   if ((rc = check_msg(r, rbuf, rcount, rtype, &src, rtag, true, &b))) return rc;
   if ((rc = tutti_isend(r, sbuf, scount, stype, dest, stag, &q[0]))) return rc;
@@ -633,7 +627,7 @@ int tutti_sendrecv(tutti_rank_t *r, const void *sbuf, long scount, tutti_datatyp
 
 int tutti_compute(tutti_rank_t *r, double seconds) {
   int rc;
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   /* units.h's limit of a time: the replay's sums stay within the time
    * base (MODEL.md); also rejects NaN and infinity */
   if (!(seconds >= 0 && seconds <= TUTTI_TIME_MAX)) return TUTTI_EINVAL;
@@ -646,7 +640,7 @@ int tutti_compute(tutti_rank_t *r, double seconds) {
 int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long count,
                          tutti_datatype_t type, tutti_op_t op) {
   int rc;
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   /* A no-data run checks the arguments, charges gamma * bytes, computes nothing. */
   if ((rc = r->world->nodata ? tutti__reduce_check(in, inout, count, type, op)
                              : tutti_reduce_local(in, inout, count, type, op)))
@@ -657,42 +651,9 @@ int tutti_reduce_local_r(tutti_rank_t *r, const void *in, void *inout, long coun
   return record(r, TUTTI_EV_REDUCE, -1, 0, (uint64_t)count * type->size, 0, NULL);
 }
 
-int tutti_local_copy(tutti_rank_t *r, void *dst, const void *src, size_t bytes) {
-  int rc;
-  if ((rc = check_rank(r))) return rc;
-  if (bytes && (!dst || !src)) return TUTTI_EBUFFER;
-  if (bytes && !r->world->nodata && dst != src) memcpy(dst, src, bytes);
-  return 0;
-}
-
-/* What a no-data run's scratch points to: one inaccessible page, so an
- * address that is never dereferenced also faults at once if it were. */
-static void *nodata_scratch(void) {
-  static void *page;
-  void *p = __atomic_load_n(&page, __ATOMIC_ACQUIRE);
-  if (p) return p;
-  void *mine = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mine == MAP_FAILED) return NULL;
-  void *none = NULL;
-  if (__atomic_compare_exchange_n(&page, &none, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return mine;
-  munmap(mine, 4096);
-  return none;
-}
-
-void *tutti_scratch_alloc(tutti_rank_t *r, size_t bytes) {
-  if (check_rank(r)) return NULL;
-  if (r->world->nodata) return nodata_scratch();
-  return malloc(bytes ? bytes : 1);
-}
-
-void tutti_scratch_free(tutti_rank_t *r, void *p) {
-  if (!check_rank(r) && !r->world->nodata) free(p);
-}
-
 int tutti_span_begin(tutti_rank_t *r, const char *name) {
   int rc;
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   if (!name || r->in_span) return TUTTI_EINVAL;
   r->in_span = true;
   if (!r->world->record) return 0;
@@ -702,7 +663,7 @@ int tutti_span_begin(tutti_rank_t *r, const char *name) {
 
 int tutti_span_end(tutti_rank_t *r) {
   int rc;
-  if ((rc = check_rank(r))) return rc;
+  if ((rc = tutti__check_rank(r))) return rc;
   if (!r->in_span) return TUTTI_EINVAL;
   r->in_span = false;
   if (!r->world->record) return 0;
