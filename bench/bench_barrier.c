@@ -74,7 +74,7 @@ static int candidates(const tutti_algo_t **c, char names[][48], int *lam, int *a
   *lam = *aut = -1;
   for (int i = 0; (d = tutti_algo_desc_at(i)) && n < MAXC - 1; i++) {
     if (d->coll != TUTTI_COLL_BARRIER) continue;
-    if (tutti_algo_builtin(d) && !strcmp(d->name, "hierarchical")) continue;
+    if (tutti_algo_is_two_level(d)) continue;
     if (tutti_algo_select(TUTTI_COLL_BARRIER, d->name, NULL, &c[n], NULL, 0)) continue;
     snprintf(names[n], 48, "%s", d->name);
     if (!strcmp(d->name, "lambda-tree")) {

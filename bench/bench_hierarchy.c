@@ -134,7 +134,7 @@ static int row_fill(struct row *rw, int coll, size_t bytes, const char *intra_li
   const tutti_algo_desc_t *d;
   rw->nflat = rw->n = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)) && rw->n < MAXF; i++) {
-    if (d->coll != coll || tutti_algo_is_auto(d) || !strcmp(d->name, "hierarchical")) continue;
+    if (d->coll != coll || tutti_algo_is_auto(d) || tutti_algo_is_two_level(d)) continue;
     struct cli_point *p = &rw->pt[rw->n];
     memset(p, 0, sizeof *p);
     if (tutti_algo_select(coll, d->name, NULL, &p->algo, err, sizeof err)) {

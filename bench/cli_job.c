@@ -70,7 +70,7 @@ static void level_text(const tutti_algo_t *a, const char *name, char *buf, size_
 
 void cli_job_levels(struct cli_job *j, const tutti_model_t *m, int nranks) {
   const tutti_algo_desc_t *d = tutti_algo_desc(j->algo);
-  if (!tutti_algo_builtin(d) || strcmp(d->name, "hierarchical") || j->note[0]) return;
+  if (!tutti_algo_is_two_level(d) || j->note[0]) return;
   char inter[64], intra[64];
   level_text(j->algo, "inter", inter, sizeof inter);
   level_text(j->algo, "intra", intra, sizeof intra);

@@ -104,14 +104,6 @@ static int chain_in_dfs_order(const tutti_algo_t *a) {
          tutti_algo_param(a, "order") == 1;
 }
 
-/* hierarchical: without a topology there are no hosts, and each of its
- * candidates is its inter algorithm's run to the event (REFERENCE.md
- * "Hierarchical"): run only where a topology gives hosts. */
-static int two_level(const tutti_algo_t *a) {
-  const tutti_algo_desc_t *d = tutti_algo_desc(a);
-  return tutti_algo_builtin(d) && !strcmp(d->name, "hierarchical");
-}
-
 /* ------------------------------------------------------------ cells */
 
 /* A cell (cli_rules.h: struct tune_cell) holds every candidate's time of
@@ -254,8 +246,10 @@ static int measure(struct tune_run *g, int coll, int i) {
                             .t2 = INFINITY};
     for (int a = 0; a < nc && !st; a++) {
       c->times[a] = INFINITY; /* skipped or not verified: out of the race */
-      if (!mach.topo && (chain_in_dfs_order(cand[a]) || two_level(cand[a]))) {
-        /* not run: counted as done */
+      if (!mach.topo &&
+          (chain_in_dfs_order(cand[a]) || tutti_algo_is_two_level(tutti_algo_desc(cand[a])))) {
+        /* not run: counted as done (hierarchical without hosts is its inter
+         * algorithm's run to the event, REFERENCE.md "Hierarchical") */
         cli_progress_done(cli_point_weight(coll, P, c->m, o->no_data));
         continue;
       }

@@ -64,7 +64,7 @@ static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t o
   double tb = INFINITY;
   int listed = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
-    if (d->coll != coll || tutti_algo_is_auto(d) || tutti__algo_two_level(d)) continue;
+    if (d->coll != coll || tutti_algo_is_auto(d) || tutti_algo_is_two_level(d)) continue;
     const tutti_algo_t *a;
     char err[256];
     int b = 0;

@@ -123,7 +123,7 @@ static double postal_steps(const tutti_algo_t *a, int P, int L, int *bound) {
 
 /* auto itself, and hierarchical, whose cost is a level's (engine.h) */
 static int is_self(const tutti_algo_desc_t *d) {
-  return d->fn.barrier == tutti__barrier_auto || tutti__algo_two_level(d);
+  return d->fn.barrier == tutti__barrier_auto || tutti_algo_is_two_level(d);
 }
 
 int tutti_barrier_auto_choose(const tutti_model_t *m, int P, const tutti_algo_t **chosen, char *why,

@@ -100,10 +100,9 @@ int tutti__bcast_direct(tutti_rank_t *r, const struct tutti__node *nd, void *buf
 /* tutti_auto_choose for a call of rank r (its world's model, rules and
  * size), made once per world and (coll, bytes, root, whether op commutes):
  * the ranks of a world share it (auto.c). */
-/* hierarchical.c's algorithms (tutti's own "hierarchical"): their Hockney
- * cost is their one-level fallback's, a level's algorithm's, so `auto`
- * does not weigh them (its choice would be that algorithm). */
-int tutti__algo_two_level(const tutti_algo_desc_t *d);
+/* hierarchical.c's algorithms (coll.h, tutti_algo_is_two_level): their
+ * Hockney cost is their one-level fallback's, a level's algorithm's, so
+ * `auto` does not weigh them (its choice would be that algorithm). */
 /* Whether op suits the algorithms a two-level a names (tutti_algo_check
  * of each, with its sentence): checked with a's own, before a call. */
 int tutti__levels_check(const tutti_algo_t *a, tutti_op_t op, char *err, size_t errlen);

@@ -278,7 +278,7 @@ out:
   return rc;
 }
 
-int tutti__algo_two_level(const tutti_algo_desc_t *d) {
+int tutti_algo_is_two_level(const tutti_algo_desc_t *d) {
   return d && tutti_algo_builtin(d) && !strcmp(d->name, "hierarchical");
 }
 

@@ -604,7 +604,7 @@ int tutti_algo_check_call(const tutti_algo_t *a, int nranks, int root, size_t by
     return TUTTI_EINVAL;
   }
   /* hierarchical: the restrictions of the algorithms its levels name */
-  if (op && tutti__algo_two_level(d) && (rc = tutti__levels_check(a, op, err, errlen))) return rc;
+  if (op && tutti_algo_is_two_level(d) && (rc = tutti__levels_check(a, op, err, errlen))) return rc;
   /* a check that passes may leave a note (a fallback) in err */
   if (err && errlen) err[0] = '\0';
   for (int i = 0; i < d->nparams; i++)

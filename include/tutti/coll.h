@@ -511,6 +511,10 @@ TUTTI_API int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_ru
                                 char *why, size_t whylen);
 /* 1 if d is a collective's `auto` (it chooses among the others), else 0. */
 TUTTI_API int tutti_algo_is_auto(const tutti_algo_desc_t *d);
+/* 1 if d is one of tutti's own `hierarchical` algorithms (a leader per
+ * host, then each host: collectives/hierarchical.c), which without hosts
+ * run their inter algorithm on every rank; else 0. */
+TUTTI_API int tutti_algo_is_two_level(const tutti_algo_desc_t *d);
 
 #ifdef __cplusplus
 }
