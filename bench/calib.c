@@ -6,9 +6,12 @@
  * rank 0 sends `burst` messages of m bytes, rank 1 receives them all and
  * answers with an empty message; the time per message is the burst's time
  * over `burst` (the ack's latency spread across it), the median over reps.
- * Fits minimize relative residuals (weights 1/y^2) so that alpha comes from
- * the small messages and beta from the large ones; an error stated is the
- * largest or the RMS relative residual.
+ * The repetitions run in rounds over the sizes (calib_measure).
+ * The one-line fits (calib_fit) minimize relative residuals (weights
+ * 1/y^2) so that alpha comes from the small messages and beta from the
+ * large ones; a range of the piecewise fit takes the line of least largest
+ * relative residual, the error it reports. An error stated is the largest
+ * or the RMS relative residual.
  * Hockney, piecewise: one way = alpha_k + beta_k m on the k-th range of
  * sizes. A protocol switch (eager to rendezvous, a pipelined copy) shows
  * as a jump or a change of slope that no single line follows, so the
@@ -20,9 +23,10 @@
  * tolerance), the one of least squared residuals places the breaks. Each
  * range starts at a measured size: that is its step, as SimGrid's latency
  * and bandwidth factors change at fixed sizes. eager_limit (the model's
- * switch to rendezvous) is the first step up by at least the smallest
- * size's one-way time: the wait for a control message. A step less than
- * that (an inline send's limit, a cache size) is a piece only. A range
+ * switch to rendezvous) is the first size whose time is up from the size
+ * before by at least the smallest size's one-way time, beyond the slope
+ * beside it: the wait for a control message. A step less than that (an
+ * inline send's limit, a cache size) is a piece only. A range
  * after the first may have a negative alpha_k (it grows faster than a
  * line through 0: caches left behind) where its line keeps at least half
  * the time measured at its first size, so the cost stays >= 0 with room
@@ -31,6 +35,7 @@
  * small blocking send takes at the sender, L = alpha - 2 o.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,9 +77,14 @@ static int burst_of(tutti_rank_t *r, unsigned char *buf, long m, int burst, doub
   return rc;
 }
 
-/* Per size, after one of each to warm up: reps round trips back to back,
- * then reps bursts (a size's caches and protocol state stay warm, as in a
- * ping-pong benchmark). */
+/* Rounds over the sizes: per size, one round trip to warm up and a batch
+ * of up to CALIB_BATCH timed ones, then the same for bursts, until each
+ * size has reps of each. A load that changes during the run (a shared
+ * machine) falls on every size alike, where a block of one size's
+ * repetitions would catch one moment of it and put a step between two
+ * neighbouring sizes; within a batch the size's caches and protocol state
+ * stay warm, as in a ping-pong benchmark. */
+#define CALIB_BATCH 5
 int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int burst,
                   double (*clock)(void), struct calib_data *d) {
   int me = tutti_rank(r), rc = 0;
@@ -90,13 +100,17 @@ int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int bur
     free(buf), free(t), free(g), free(o);
     return TUTTI_ENOMEM;
   }
-  for (int i = 0; i < n && !rc; i++) {
-    long m = (long)sizes[i];
-    double *ti = t + (size_t)i * (size_t)reps, *gi = g + (size_t)i * (size_t)reps;
-    rc = round_trip(r, buf, m, clock, &x, &y);
-    for (int k = 0; k < reps && !rc; k++) rc = round_trip(r, buf, m, clock, &ti[k], i ? &y : &o[k]);
-    if (!rc) rc = burst_of(r, buf, m, burst, clock, &x);
-    for (int k = 0; k < reps && !rc; k++) rc = burst_of(r, buf, m, burst, clock, &gi[k]);
+  for (int k0 = 0; k0 < reps && !rc; k0 += CALIB_BATCH) {
+    int k1 = k0 + CALIB_BATCH < reps ? k0 + CALIB_BATCH : reps;
+    for (int i = 0; i < n && !rc; i++) {
+      long m = (long)sizes[i];
+      double *ti = t + (size_t)i * (size_t)reps, *gi = g + (size_t)i * (size_t)reps;
+      rc = round_trip(r, buf, m, clock, &x, &y);
+      for (int k = k0; k < k1 && !rc; k++)
+        rc = round_trip(r, buf, m, clock, &ti[k], i ? &y : &o[k]);
+      if (!rc) rc = burst_of(r, buf, m, burst, clock, &x);
+      for (int k = k0; k < k1 && !rc; k++) rc = burst_of(r, buf, m, burst, clock, &gi[k]);
+    }
   }
   if (me == 0 && !rc) {
     memset(d, 0, sizeof *d);
@@ -112,11 +126,23 @@ int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int bur
   return rc;
 }
 
-/* calib_fit; with neg (a range after the first) the intercept may be
- * negative where the line at x[0], the range's first size, keeps at least
- * half the time measured there: a range steeper than a line through 0
- * (the profile's pieces allow it, runtime/MODEL.md "Pieces"). */
-static int fit_line(const size_t *x, const double *y, int n, int neg, struct calib_fit *f) {
+/* The residuals of the line a + b m over the points, relative: their RMS
+ * and largest into *f. */
+static void residuals(const size_t *x, const double *y, int n, struct calib_fit *f) {
+  double ss = 0, mx = 0;
+  int used = 0;
+  for (int i = 0; i < n; i++) {
+    if (!(y[i] > 0)) continue;
+    double e = fabs(f->a + f->b * (double)x[i] - y[i]) / y[i];
+    ss += e * e, used++;
+    if (e > mx) mx = e;
+  }
+  f->rms_rel = sqrt(ss / used), f->max_rel = mx;
+}
+
+/* Least squares, each point weighing 1/y^2; a negative intercept or
+ * slope is noise: the other is refitted alone. */
+int calib_fit(const size_t *x, const double *y, int n, struct calib_fit *f) {
   double S = 0, Sm = 0, Smm = 0, St = 0, Smt = 0;
   int used = 0;
   for (int i = 0; i < n; i++) {
@@ -129,35 +155,106 @@ static int fit_line(const size_t *x, const double *y, int n, int neg, struct cal
   if (used < 2 || !(det > 0)) return TUTTI_EINVAL;
   f->a = (Smm * St - Sm * Smt) / det;
   f->b = (S * Smt - Sm * St) / det;
-  /* a negative intercept or slope is noise: refit the other alone */
-  double at0 = f->a + f->b * (double)x[0];
-  if (f->a < 0 && !(neg && f->b > 0 && at0 > 0 && at0 >= 0.5 * y[0])) f->a = 0, f->b = Smt / Smm;
+  if (f->a < 0) f->a = 0, f->b = Smt / Smm;
   if (f->b < 0) f->b = 0, f->a = St / S;
-  double ss = 0, mx = 0;
-  for (int i = 0; i < n; i++) {
-    if (!(y[i] > 0)) continue;
-    double e = fabs(f->a + f->b * (double)x[i] - y[i]) / y[i];
-    ss += e * e;
-    if (e > mx) mx = e;
-  }
-  f->rms_rel = sqrt(ss / used), f->max_rel = mx;
+  residuals(x, y, n, f);
   return 0;
 }
 
-int calib_fit(const size_t *x, const double *y, int n, struct calib_fit *f) {
-  return fit_line(x, y, n, 0, f);
+/* For slope b: the intercept a >= lo with the least largest relative
+ * residual, and that residual. Above and below the line, the largest
+ * residuals rise and fall with a (each a max of lines in a), so the
+ * optimum is where they cross, or lo: bisection on their difference. */
+static double best_intercept(const size_t *x, const double *y, int n, double b, double lo,
+                             double *a) {
+  double dmin = INFINITY, dmax = -INFINITY;
+  for (int i = 0; i < n; i++)
+    if (y[i] > 0)
+      dmin = fmin(dmin, y[i] - b * (double)x[i]), dmax = fmax(dmax, y[i] - b * (double)x[i]);
+  double l = fmax(lo, dmin), h = fmax(lo, dmax), up = 0, down = 0;
+  for (int it = 0; it < 200 && l < h; it++) {
+    double mid = l + (h - l) / 2;
+    if (mid <= l || mid >= h) break;
+    up = down = 0;
+    for (int i = 0; i < n; i++) {
+      if (!(y[i] > 0)) continue;
+      double e = (mid + b * (double)x[i] - y[i]) / y[i];
+      up = fmax(up, e), down = fmax(down, -e);
+    }
+    if (up > down)
+      h = mid;
+    else
+      l = mid;
+  }
+  *a = l;
+  double mx = 0;
+  for (int i = 0; i < n; i++)
+    if (y[i] > 0) mx = fmax(mx, fabs(l + b * (double)x[i] - y[i]) / y[i]);
+  return mx;
 }
 
+/* A range's line: the one of least largest relative residual (a Chebyshev
+ * fit, the error calibration reports), with slope >= 0 and intercept >= 0;
+ * with neg (a range after the first) the intercept may be negative where
+ * the line at x[0], the range's first size, keeps at least half the time
+ * measured there: a range steeper than a line through 0 (the profile's
+ * pieces allow it, runtime/MODEL.md "Pieces"). The largest residual is
+ * convex in (a, b), so its minimum over a is convex in b: golden-section
+ * search over b in [0, the steepest slope that stays within 2x]. */
+static int fit_range(const size_t *x, const double *y, int n, int neg, struct calib_fit *f) {
+  int used = 0;
+  double ymax = 0;
+  size_t xlo = SIZE_MAX, xhi = 0;
+  for (int i = 0; i < n; i++)
+    if (y[i] > 0) {
+      used++, ymax = fmax(ymax, y[i]);
+      if (x[i] < xlo) xlo = x[i];
+      if (x[i] > xhi) xhi = x[i];
+    }
+  if (used < 2 || xhi == xlo) return TUTTI_EINVAL;
+  const double phi = (sqrt(5) - 1) / 2, x0 = (double)x[0], y0 = y[0] > 0 ? y[0] : 0;
+#define LOW(b) (neg ? fmin(0, 0.5 * y0 - (b)*x0) : 0)
+  double lo = 0, hi = 2 * ymax / (double)(xhi - xlo), a;
+  double b1 = hi - phi * (hi - lo), b2 = lo + phi * (hi - lo);
+  double e1 = best_intercept(x, y, n, b1, LOW(b1), &a),
+         e2 = best_intercept(x, y, n, b2, LOW(b2), &a);
+  for (int it = 0; it < 100; it++)
+    if (e1 <= e2)
+      hi = b2, b2 = b1, e2 = e1, b1 = hi - phi * (hi - lo),
+      e1 = best_intercept(x, y, n, b1, LOW(b1), &a);
+    else
+      lo = b1, b1 = b2, e1 = e2, b2 = lo + phi * (hi - lo),
+      e2 = best_intercept(x, y, n, b2, LOW(b2), &a);
+  /* the slope 0 edge (a flat range) is a candidate of its own */
+  f->b = e1 <= e2 ? b1 : b2;
+  double e = best_intercept(x, y, n, f->b, LOW(f->b), &f->a), a0;
+  if (best_intercept(x, y, n, 0, 0, &a0) <= e) f->b = 0, f->a = a0;
+#undef LOW
+  residuals(x, y, n, f);
+  return 0;
+}
+
+/* Each range's fit, computed once per (first, end) the search tries. */
+struct fits {
+  signed char done[CALIB_MAX_SIZES][CALIB_MAX_SIZES + 1];
+  struct calib_fit f[CALIB_MAX_SIZES][CALIB_MAX_SIZES + 1];
+};
+
 /* The fit of points [i, j) into *f: its largest residual, or INFINITY. */
-static double seg_fit(const size_t *x, const double *y, int i, int j, struct calib_fit *f) {
-  return fit_line(x + i, y + i, j - i, i > 0, f) ? INFINITY : f->max_rel;
+static double seg_fit(const size_t *x, const double *y, int i, int j, struct fits *memo,
+                      struct calib_fit *f) {
+  if (!memo->done[i][j])
+    memo->done[i][j] = fit_range(x + i, y + i, j - i, i > 0, &memo->f[i][j]) ? -1 : 1;
+  *f = memo->f[i][j];
+  return memo->done[i][j] < 0 ? INFINITY : f->max_rel;
 }
 
 /* The cost of a range [i, j): its largest residual (bound < 0), or its sum
  * of squared residuals if its largest is within bound (else INFINITY). */
-static double seg_cost(const size_t *x, const double *y, int i, int j, double bound) {
+static double seg_cost(const size_t *x, const double *y, int i, int j, double bound,
+                       struct fits *memo) {
   struct calib_fit f;
-  double mx = seg_fit(x, y, i, j, &f);
+  double mx = seg_fit(x, y, i, j, memo, &f);
   if (bound < 0) return mx;
   int used = 0;
   for (int q = i; q < j; q++) used += y[q] > 0;
@@ -168,7 +265,8 @@ static double seg_cost(const size_t *x, const double *y, int i, int j, double bo
  * different sizes, at least cost: ranges combine by max (bound < 0) or by
  * sum (seg_cost). cut[q] (q = 0..k) are the range bounds. The cost, or
  * INFINITY when no split exists. */
-static double split(const size_t *x, const double *y, int n, int k, double bound, int *cut) {
+static double split(const size_t *x, const double *y, int n, int k, double bound, struct fits *memo,
+                    int *cut) {
   double best[CALIB_MAX_PIECES + 1][CALIB_MAX_SIZES + 1];
   int from[CALIB_MAX_PIECES + 1][CALIB_MAX_SIZES + 1];
   for (int q = 0; q <= k; q++)
@@ -178,7 +276,7 @@ static double split(const size_t *x, const double *y, int n, int k, double bound
     for (int j = CALIB_MIN_POINTS * q; j <= n; j++)
       for (int i = CALIB_MIN_POINTS * (q - 1); i <= j - CALIB_MIN_POINTS; i++) {
         if (best[q - 1][i] == INFINITY || (i > 0 && x[i] == x[i - 1])) continue;
-        double c = seg_cost(x, y, i, j, bound);
+        double c = seg_cost(x, y, i, j, bound, memo);
         c = bound < 0 ? fmax(best[q - 1][i], c) : best[q - 1][i] + c;
         if (c < best[q][j]) best[q][j] = c, from[q][j] = i;
       }
@@ -191,23 +289,28 @@ int calib_fit_pieces(const size_t *x, const double *y, int n, double tol, struct
   if (n < 2 || n > CALIB_MAX_SIZES) return TUTTI_EINVAL;
   for (int i = 1; i < n; i++)
     if (x[i] < x[i - 1]) return TUTTI_EINVAL;
+  struct fits *memo = calloc(1, sizeof *memo);
+  if (!memo) return TUTTI_ENOMEM;
   int cut[CALIB_MAX_PIECES + 1], k = 0, kmax = n / CALIB_MIN_POINTS;
   if (kmax > CALIB_MAX_PIECES) kmax = CALIB_MAX_PIECES;
   double err = INFINITY;
   for (int q = 1; q <= kmax && !(err <= tol); q++) {
-    double e = split(x, y, n, q, -1, cut);
+    double e = split(x, y, n, q, -1, memo, cut);
     if (e < INFINITY) err = e, k = q;
   }
-  if (err == INFINITY) return TUTTI_EINVAL;
+  if (err == INFINITY) {
+    free(memo);
+    return TUTTI_EINVAL;
+  }
   /* the breaks: least squares among the splits within the bound reached */
-  split(x, y, n, k, fmax(tol, err * (1 + 1e-9)), cut);
+  split(x, y, n, k, fmax(tol, err * (1 + 1e-9)), memo, cut);
   memset(pw, 0, sizeof *pw);
   pw->n = k;
   double ss = 0;
   int used = 0;
   for (int q = 0; q < k; q++) {
     struct calib_piece *p = &pw->p[q];
-    seg_fit(x, y, cut[q], cut[q + 1], &p->fit);
+    seg_fit(x, y, cut[q], cut[q + 1], memo, &p->fit);
     p->from = x[cut[q]], p->to = x[cut[q + 1] - 1];
     for (int i = cut[q]; i < cut[q + 1]; i++) {
       if (!(y[i] > 0)) continue;
@@ -217,6 +320,7 @@ int calib_fit_pieces(const size_t *x, const double *y, int n, double tol, struct
     pw->max_rel = fmax(pw->max_rel, p->fit.max_rel);
   }
   pw->rms_rel = sqrt(ss / used);
+  free(memo);
   return 0;
 }
 
@@ -235,15 +339,20 @@ static void order(const struct calib_data *d, int *ix) {
   }
 }
 
-/* The first step where the time jumps up (the range's line against the
- * one before, at the step) by the smallest size's one-way time t0 or more:
- * a rendezvous waits for a control message an eager send does not. 0 if
- * none does. */
-static size_t eager_step(const struct calib_pieces *pw, double t0) {
-  for (int k = 1; k < pw->n; k++) {
-    const struct calib_fit *f = &pw->p[k].fit, *e = &pw->p[k - 1].fit;
-    double m = (double)pw->p[k].from;
-    if (f->a + f->b * m - (e->a + e->b * m) >= t0) return pw->p[k].from;
+/* The first size (x ascending) whose time jumps up from the size before
+ * by the smallest size's time y[0] or more, beyond what the slopes beside
+ * it explain (the greater of those into the size before and out of this
+ * one: a slope that rises or falls there is no jump): a rendezvous waits
+ * for a control message an eager send does not. The last size has no
+ * slope after it, so a jump there cannot be told from a steeper slope and
+ * is not one. From the data, not the ranges: a range of two sizes may
+ * span the jump. 0 if none does. */
+static size_t eager_step(const size_t *x, const double *y, int n) {
+  for (int i = 1; i + 1 < n; i++) {
+    double dx = (double)(x[i] - x[i - 1]), s = 0;
+    if (i >= 2 && x[i - 1] > x[i - 2]) s = (y[i - 1] - y[i - 2]) / (double)(x[i - 1] - x[i - 2]);
+    if (x[i + 1] > x[i]) s = fmax(s, (y[i + 1] - y[i]) / (double)(x[i + 1] - x[i]));
+    if (dx > 0 && y[i] - y[i - 1] - s * dx >= y[0]) return x[i];
   }
   return 0;
 }
@@ -259,7 +368,7 @@ int calib_analyze(const struct calib_data *d, struct calib_result *res) {
   if ((rc = calib_fit_pieces(x, y, d->n, CALIB_TOLERANCE, &res->pw))) return rc;
   if ((rc = calib_fit(d->bytes, d->pp, d->n, &res->hockney))) return rc;
   if ((rc = calib_fit(d->bytes, d->gap, d->n, &res->gap))) return rc;
-  res->eager_limit = eager_step(&res->pw, y[0]);
+  res->eager_limit = eager_step(x, y, d->n);
   res->o = d->o_send;
   res->L = res->pw.p[0].fit.a - 2 * res->o;
   if (res->L < 0) res->L = 0;
@@ -277,18 +386,14 @@ static char *range(const struct calib_piece *p, char *buf, size_t n) {
 static void print_steps(FILE *f, const struct calib_result *res) {
   char s1[64], s2[64], s3[64];
   const struct calib_pieces *pw = &res->pw;
-  if (pw->n == 1)
-    fprintf(f, "steps         none (eager_limit 0)\n");
-  else {
-    fprintf(f, "steps         at");
-    for (int k = 1; k < pw->n; k++)
-      fprintf(f, "%s %s", k > 1 ? "," : "", tutti_format_bytes(pw->p[k].from, s1, sizeof s1));
-    if (res->eager_limit)
-      fprintf(f, "; eager_limit %s (the first up by a small message's time)\n",
-              tutti_format_bytes(res->eager_limit, s1, sizeof s1));
-    else
-      fprintf(f, "; eager_limit 0 (none up by a small message's time)\n");
-  }
+  fprintf(f, "steps         %s", pw->n == 1 ? "none" : "at");
+  for (int k = 1; k < pw->n; k++)
+    fprintf(f, "%s %s", k > 1 ? "," : "", tutti_format_bytes(pw->p[k].from, s1, sizeof s1));
+  if (res->eager_limit)
+    fprintf(f, "; eager_limit %s (the first size up by a small message's time)\n",
+            tutti_format_bytes(res->eager_limit, s1, sizeof s1));
+  else
+    fprintf(f, "; eager_limit 0 (no size up by a small message's time)\n");
   fprintf(f, "%-22s  %10s  %10s  %8s  %8s\n", "Hockney range", "alpha", "beta/B", "max err",
           "RMS err");
   for (int k = 0; k < pw->n; k++) {
@@ -379,7 +484,8 @@ void calib_write_profile(FILE *f, const char *what, const struct calib_data *d,
             tutti_format_bytes(pw->p[k].from, s1, sizeof s1),
             tutti_format_bytes(pw->p[k].to, s2, sizeof s2), pw->p[k].fit.a, pw->p[k].fit.b,
             pw->p[k].fit.max_rel, pw->p[k].fit.rms_rel);
-  fprintf(f, "; eager_limit: the first step up by the smallest size's one-way time or more\n");
+  fprintf(f, "; eager_limit: the first size up from the one before by the smallest size's "
+             "time, beyond the slope\n");
   fprintf(f, "; Hockney fit error: max %.3g, RMS %.3g (relative; one line: max %.3g, RMS %.3g)\n",
           pw->max_rel, pw->rms_rel, res->hockney.max_rel, res->hockney.rms_rel);
   fprintf(f, "; LogGP: L = %.6gs, o = %.6gs, g = %.6gs, G = %.6gs per byte (gap fit max %.3g)\n",

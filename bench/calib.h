@@ -71,8 +71,9 @@ double calib_pieces_at(const struct calib_pieces *pw, double m);
 
 /* The fits of d: Hockney piecewise (the profile's) and as one line (for
  * comparison), LogGP's gap as one line, o and L: L = alpha - 2 o of the
- * first piece, at least 0. eager_limit: the first step where the time
- * jumps up by the smallest size's time or more, 0 without one. */
+ * first piece, at least 0. eager_limit: the first size whose time jumps
+ * up from the size before by the smallest size's time or more (beyond the
+ * slope beside it), 0 without one. */
 struct calib_result {
   struct calib_pieces pw;
   struct calib_fit hockney, gap;
