@@ -44,14 +44,14 @@
 #include "tutti/units.h"
 
 /* One round trip of m bytes between ranks 0 and 1: *t the half of its
- * time, *o (rank 0) the time its send took. */
+ * time, *o (rank 0, o not NULL) the time its send took. */
 static int round_trip(tutti_rank_t *r, unsigned char *buf, long m, double (*clock)(void), double *t,
                       double *o) {
   int me = tutti_rank(r), peer = 1 - me, tag = 7, rc;
   double t0 = clock();
   if (me == 0) {
     if ((rc = tutti_send(r, buf, m, TUTTI_BYTE, peer, tag))) return rc;
-    *o = clock() - t0;
+    if (o) *o = clock() - t0;
     rc = tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE);
   } else {
     if ((rc = tutti_recv(r, buf, m, TUTTI_BYTE, peer, tag, TUTTI_STATUS_IGNORE))) return rc;
@@ -83,7 +83,9 @@ static int burst_of(tutti_rank_t *r, unsigned char *buf, long m, int burst, doub
  * machine) falls on every size alike, where a block of one size's
  * repetitions would catch one moment of it and put a step between two
  * neighbouring sizes; within a batch the size's caches and protocol state
- * stay warm, as in a ping-pong benchmark. */
+ * stay warm, as in a ping-pong benchmark. The rounds go up and down the
+ * list in turn, so that each batch follows a neighbouring size (or its
+ * own), never the largest right before the smallest. */
 #define CALIB_BATCH 5
 int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int burst,
                   double (*clock)(void), struct calib_data *d) {
@@ -95,23 +97,25 @@ int calib_measure(tutti_rank_t *r, const size_t *sizes, int n, int reps, int bur
     if (sizes[i] > max) max = sizes[i];
   unsigned char *buf = calloc(1, max ? max : 1);
   double *t = malloc(sizeof *t * nt), *g = malloc(sizeof *g * nt),
-         *o = malloc(sizeof *o * (size_t)reps), x, y;
+         *o = malloc(sizeof *o * (size_t)reps), x;
   if (!buf || !t || !g || !o) {
     free(buf), free(t), free(g), free(o);
     return TUTTI_ENOMEM;
   }
   for (int k0 = 0; k0 < reps && !rc; k0 += CALIB_BATCH) {
     int k1 = k0 + CALIB_BATCH < reps ? k0 + CALIB_BATCH : reps;
-    for (int i = 0; i < n && !rc; i++) {
+    for (int q = 0; q < n && !rc; q++) {
+      int i = (k0 / CALIB_BATCH) % 2 ? n - 1 - q : q;
       long m = (long)sizes[i];
       double *ti = t + (size_t)i * (size_t)reps, *gi = g + (size_t)i * (size_t)reps;
-      rc = round_trip(r, buf, m, clock, &x, &y);
-      for (int k = k0; k < k1 && !rc; k++)
-        rc = round_trip(r, buf, m, clock, &ti[k], i ? &y : &o[k]);
+      rc = round_trip(r, buf, m, clock, &x, NULL);
+      for (int k = k0; k < k1 && !rc; k++) rc = round_trip(r, buf, m, clock, &ti[k], NULL);
       if (!rc) rc = burst_of(r, buf, m, burst, clock, &x);
       for (int k = k0; k < k1 && !rc; k++) rc = burst_of(r, buf, m, burst, clock, &gi[k]);
     }
   }
+  /* o on round trips of their own: its clock reading stays out of pp */
+  for (int k = 0; k < reps && !rc; k++) rc = round_trip(r, buf, (long)sizes[0], clock, &x, &o[k]);
   if (me == 0 && !rc) {
     memset(d, 0, sizeof *d);
     d->n = n;
