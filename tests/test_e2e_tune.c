@@ -15,6 +15,10 @@
  * the larger rank count's worlds), the tunes measure 3 and 5 ranks
  * instead of 3 and 8, the timing-only tune is compared on the topology
  * and eager profile only (the plain build also on the default profile).
+ * Under ThreadSanitizer, which is here for tune's parallel groups, the
+ * round trip and the counts between are not run: they start a hundred
+ * and more single-threaded `tutti run`s and check choices, which the
+ * plain and AddressSanitizer builds check.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -38,6 +42,11 @@ static const int ranks[] = {3, 5}, between = 4; /* a count between the two */
 #define SANITIZED 0
 #define RANKS "3,8"
 static const int ranks[] = {3, 8}, between = 5;
+#endif
+#ifdef __SANITIZE_THREAD__
+#define TSAN 1
+#else
+#define TSAN 0
 #endif
 #define SIZES "8,4KiB,64KiB"
 static const size_t sizes[] = {8, 4096, 65536};
@@ -226,7 +235,8 @@ Test(tune, table_schema, .init = setup, .fini = teardown, .timeout = 120) {
 /* For every collective, every measured (P, m): `auto --rules` runs the
  * rule's algorithm, in the time the algorithm itself takes, and that time
  * is no worse than any registered algorithm's at its defaults. */
-Test(tune, round_trip_every_collective, .init = setup, .fini = teardown, .timeout = 240) {
+Test(tune, round_trip_every_collective, .init = setup, .fini = teardown, .timeout = 240,
+     .disabled = TSAN) {
   struct rrule v[512];
   int n = read_rules(rules_path, v, 512), checked = 0;
   for (int c = 0; c < TUTTI_COLL_N; c++) {
@@ -285,7 +295,8 @@ Test(tune, round_trip_every_collective, .init = setup, .fini = teardown, .timeou
 
 /* Between and around the measured counts: the nearest rank count at or
  * below P; below every one, the model choice. */
-Test(tune, ranks_between_and_below, .init = setup, .fini = teardown, .timeout = 120) {
+Test(tune, ranks_between_and_below, .init = setup, .fini = teardown, .timeout = 120,
+     .disabled = TSAN) {
   struct rrule v[512];
   int n = read_rules(rules_path, v, 512);
   for (int c = 0; c < TUTTI_COLL_N; c++) {
