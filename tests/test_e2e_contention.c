@@ -334,7 +334,10 @@ Test(determinism, perturbed_runs_bit_identical, .timeout = 300) {
  * flows may meet on a shared link, so there the times must be equal
  * whenever no message waited for a link. */
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) /* far slower: a smaller grid */
+#if defined(__SANITIZE_THREAD__) /* the times are checked in the other builds: a race needs few */
+static const int grid_ranks[] = {3, 5, 8};
+static const size_t grid_sizes[] = {8, 1000};
+#elif defined(__SANITIZE_ADDRESS__) /* far slower: a smaller grid */
 static const int grid_ranks[] = {3, 4, 5, 7, 8, 9, 16};
 static const size_t grid_sizes[] = {8, 1000};
 #else
