@@ -25,10 +25,13 @@ int tutti_bench_coll(int argc, char **argv);
 int tutti_bench_fibers(int argc, char **argv);
 int tutti_bench_spawn(int argc, char **argv);
 int tutti_bench_plugin(int argc, char **argv);
+int tutti_bench_smpi(int argc, char **argv);
 
 /* X(name, function, modeled, one-line description): modeled 1 when the
  * benchmark prints modeled times only (the same on any machine), so that
- * its results page can be checked by re-running it. */
+ * its results page can be checked by re-running it; 2 when another
+ * simulator's times stand beside them (smpi: SimGrid), the same wherever
+ * that simulator is, which the tests do not assume. */
 #define TUTTI_BENCHES(X)                                                                           \
   X(p2p, tutti_bench_p2p, 0, "p2p latency, bandwidth, message rate beside the machine's floors")   \
   X(replay, tutti_bench_replay, 0,                                                                 \
@@ -52,11 +55,15 @@ int tutti_bench_plugin(int argc, char **argv);
   X(spawn, tutti_bench_spawn, 0,                                                                   \
     "starting and ending 4096 and 16384 rank threads vs bare pthread create and join")             \
   X(plugin, tutti_bench_plugin, 0,                                                                 \
-    "an algorithm from outside: compiling one file; a plugin's bcast vs the built-in per call")
+    "an algorithm from outside: compiling one file; a plugin's bcast vs the built-in per call")    \
+  X(smpi, tutti_bench_smpi, 2,                                                                     \
+    "SimGrid SMPI vs tutti: the same algorithms on one simulated 1 Gbps cluster, P = 16..64")
 
 /* A results page (page.c): the head -- title, the command with its
  * arguments, tutti's version, the date, the machine and its load -- and
- * the foot (the load at the end), around what the command prints. */
+ * the foot (the load at the end), around what the command prints.
+ * modeled: 0 wall-clock times, 1 modeled only, 2 simulated on both sides
+ * (TUTTI_BENCHES). */
 void bench_page_begin(const char *title, const char *cmd, int argc, char **argv, int modeled);
 void bench_page_end(void);
 

@@ -168,7 +168,7 @@ static int bench_main(int argc, char **argv) {
       char title[256], cmd[64];
       snprintf(title, sizeof title, "tutti bench %s: %s", benches[i].name, benches[i].help);
       snprintf(cmd, sizeof cmd, "tutti bench %s", benches[i].name);
-      bench_page_begin(title, cmd, argc - 1, argv + 1, benches[i].modeled && !native);
+      bench_page_begin(title, cmd, argc - 1, argv + 1, native ? 0 : benches[i].modeled);
       printf("```\n");
       fflush(stdout);
     }

@@ -27,8 +27,7 @@ static const unsigned char mpi_source[] = {
 #include "bench_coll_mpi.inc"
 };
 
-/* A program on the PATH: its path in out, or 0. */
-static int find_in_path(const char *name, char *out, size_t n) {
+int mpijob_which(const char *name, char *out, size_t n) {
   const char *path = getenv("PATH");
   for (const char *p = path ? path : ""; *p;) {
     size_t len = strcspn(p, ":");
@@ -39,22 +38,22 @@ static int find_in_path(const char *name, char *out, size_t n) {
   return 0;
 }
 
-/* Spawn argv with stdin from /dev/null and stdout, stderr appended to log:
- * the child's pid, or -1. */
-static pid_t spawn_logged(char *const argv[], const char *log) {
+pid_t mpijob_spawn(char *const argv[], const char *out, const char *err) {
   posix_spawn_file_actions_t fa;
   if (posix_spawn_file_actions_init(&fa)) return -1;
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_APPEND, 0600);
+  if (err)
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_APPEND, 0600);
+  else
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
   pid_t pid;
   int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   return rc ? -1 : pid;
 }
 
-/* The first line of a file, for an error text. */
-static void first_line(const char *path, char *out, size_t n) {
+void mpijob_first_line(const char *path, char *out, size_t n) {
   FILE *f = fopen(path, "r");
   out[0] = '\0';
   if (f && fgets(out, (int)n, f)) out[strcspn(out, "\n")] = '\0';
@@ -65,8 +64,8 @@ void mpijob_build(struct mpiprog *m) {
   char mpicc[1024], path[700], log[700];
   m->ok = 0;
   m->dir[0] = '\0';
-  if (!find_in_path("mpirun", m->mpirun, sizeof m->mpirun) ||
-      !find_in_path("mpicc", mpicc, sizeof mpicc)) {
+  if (!mpijob_which("mpirun", m->mpirun, sizeof m->mpirun) ||
+      !mpijob_which("mpicc", mpicc, sizeof mpicc)) {
     snprintf(m->why, sizeof m->why,
              "Open MPI is not installed (no mpirun and mpicc on the PATH; Debian: apt-get install "
              "openmpi-bin libopenmpi-dev)");
@@ -91,11 +90,11 @@ void mpijob_build(struct mpiprog *m) {
     return;
   }
   char *argv[] = {mpicc, "-O2", "-o", m->prog, path, NULL};
-  pid_t pid = spawn_logged(argv, log);
+  pid_t pid = mpijob_spawn(argv, log, NULL);
   int ws = 0;
   if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) || WEXITSTATUS(ws)) {
     char line[256];
-    first_line(log, line, sizeof line);
+    mpijob_first_line(log, line, sizeof line);
     snprintf(m->why, sizeof m->why, "mpicc failed to build the MPI program: %s",
              line[0] ? line : "no output");
     return;
@@ -211,7 +210,7 @@ int mpijob_start(struct mpiprog *m, int P, struct mpijob *j, char *why, size_t n
   argv[a++] = "--oversubscribe";
   if (geteuid() == 0) argv[a++] = "--allow-run-as-root";
   argv[a++] = "-n", argv[a++] = np, argv[a++] = m->prog, argv[a++] = m->dir, argv[a] = NULL;
-  if ((j->pid = spawn_logged(argv, log)) < 0) {
+  if ((j->pid = mpijob_spawn(argv, log, NULL)) < 0) {
     snprintf(why, nwhy, "cannot start %.300s", m->mpirun);
     mpijob_stop(j, m);
     return -1;
@@ -220,7 +219,7 @@ int mpijob_start(struct mpiprog *m, int P, struct mpijob *j, char *why, size_t n
   if (job_line(j, line, sizeof line, TIMEOUT, why, nwhy) || sscanf(line, "ready %d", &got) != 1 ||
       got != P) {
     char l[256];
-    first_line(log, l, sizeof l);
+    mpijob_first_line(log, l, sizeof l);
     if (got >= 0 || !why[0]) snprintf(why, nwhy, "mpirun did not start %d processes", P);
     if (l[0]) snprintf(why + strlen(why), nwhy - strlen(why), " (%s)", l);
     mpijob_stop(j, m);

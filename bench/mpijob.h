@@ -46,6 +46,16 @@ struct mpijob {
   size_t len;
 };
 
+/* The helpers the jobs are made of, also `tutti bench smpi`'s (SimGrid's
+ * smpicc and smpirun). mpijob_which: the path of program `name` on the
+ * PATH into out, 1; or 0. mpijob_spawn: start argv[0] (a path) with stdin
+ * from /dev/null, stdout appended to file `out`, stderr to file `err`
+ * (NULL: to out too); its pid, or -1. mpijob_first_line: a file's first
+ * line into out ("" when it has none), for an error text. */
+int mpijob_which(const char *name, char *out, size_t n);
+pid_t mpijob_spawn(char *const argv[], const char *out, const char *err);
+void mpijob_first_line(const char *path, char *out, size_t n);
+
 /* Find mpicc and mpirun on the PATH, write the program into a new directory
  * under $TMPDIR (or /tmp) and build it. m->ok says whether it worked, m->why
  * why not (Open MPI not installed, mpicc failed, ...). */

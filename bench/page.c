@@ -55,7 +55,10 @@ void bench_page_begin(const char *title, const char *cmd, int argc, char **argv,
   printf("` (tutti %s), %s.\n", TUTTI_VERSION_STRING, when);
   printf("> Machine: %s, %ld cores, Linux %s; load average %s at the start.\n", cpu,
          sysconf(_SC_NPROCESSORS_ONLN), u.release, ld);
-  if (modeled)
+  if (modeled == 2)
+    printf("> Simulated on both sides, the same on any machine with the same simulator: run the "
+           "command to check.\n\n");
+  else if (modeled)
     printf("> Modeled, the same on any machine: tests/test_e2e_results.c re-runs it.\n\n");
   else
     printf("> Wall-clock times of this machine, as it was loaded then: run the command "
