@@ -193,8 +193,11 @@ int tutti__blocks_own(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
  * v = (rank - root) mod P holds block v of the reduction (the ring
  * allgather's starting layout with the same root).
  * Halving: recursive halving with a fold for P not a power of two (p'
- * the largest power of two <= P, rem = P - p'): the even ranks below
- * 2 rem send their whole buffer to the odd rank above and drop out
+ * the largest power of two <= P, rem = P - p'), of the input `in` (count
+ * elements, never written) into buf, or with in NULL of buf in place;
+ * buf need not hold a copy of in, and only the ranges the rank keeps or
+ * receives into are written: the even ranks below
+ * 2 rem send their whole input to the odd rank above and drop out
  * (*v = -1); the others get group rank *v (rank/2 below 2 rem,
  * rank - rem above; group rank g is world rank g < rem ? 2g+1 : g+rem)
  * and end holding, complete, the elements of group rank *v: with
@@ -204,7 +207,7 @@ int tutti__blocks_own(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
  * Each returns 0 or the first error. */
 int tutti__blocks_reduce_scatter_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
                                       tutti_op_t op, int root, int tag);
-int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
+int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, const void *in, void *buf, long count,
                                          tutti_datatype_t type, tutti_op_t op, long per, int tag,
                                          int *v);
 
