@@ -23,10 +23,11 @@
  *
  * Memory: a block received to be combined comes into scratch held for
  * that step only; exscan's prefix is x itself (sent from the input) until
- * it first grows, and only then a copy (in place, from the start). So a
- * rank holds scratch only while it combines, and exscan's prefix only on
- * the ranks that send after they receive (all held it for the whole call,
- * and every rank that received its receive buffer too).
+ * it first grows, and only then a copy (in place, from the start), given
+ * back after its last send. So a rank holds scratch only while it
+ * combines, and exscan's prefix only between a receive and its last send
+ * (all held it for the whole call, and every rank that received its
+ * receive buffer too).
  */
 #include "engine.h"
 #include "schedule.h"
@@ -85,6 +86,10 @@ static int sweep(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
   if (pre != x) rc = tutti_local_copy(r, (void *)pre, x, bytes);
   for (long k = 0; !rc && step_of(P, me, k, &to, &from); k++) {
     if (to >= 0) rc = tutti_send(r, pre, count, type, to, tag);
+    if (grown && !rc && to >= 0 && !sends_after(P, me, k)) { /* its last send: done with it */
+      tutti_scratch_free(r, grown);
+      grown = NULL;
+    }
     if (from < 0 || rc) continue;
     /* exscan: the first block received is its result as it stands; the
      * others come into scratch held for this step only */
