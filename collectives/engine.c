@@ -395,18 +395,20 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
                                             (size_t)(nd->child[wrap].count - head) * blk));
     }
   } else {
-    /* An inner rank assembles its subtree's blocks in relative order. */
+    /* An inner rank assembles its subtree's blocks in relative order, its
+     * own block last: the buffer's pages are written only as they are
+     * needed (a subtree's blocks come when the child's subtree is done). */
     if (!(buf = tutti_scratch_alloc(r, (size_t)nd->count * blk + 1))) {
       rc = TUTTI_ENOMEM;
       goto out;
     }
-    if (blk) rc = tutti_local_copy(r, buf, sbuf, blk);
     for (int i = 0; i < nd->nchildren && !rc; i++) {
       const tutti__child_t *c = &nd->child[i];
       rc = tutti_irecv(r, buf + (size_t)(c->lo - nd->lo) * blk, (long)((size_t)c->count * blk),
                        TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
     KEEP_FIRST_ERROR(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
+    if (!rc && blk) rc = tutti_local_copy(r, buf, sbuf, blk);
     if (!rc) rc = tutti_send(r, buf, (long)((size_t)nd->count * blk), TUTTI_BYTE, nd->parent, tag);
   }
 out:
