@@ -594,6 +594,15 @@ void cli_keep_memory(void);
  * point's; given back, a job holds at most its largest point's peak and
  * what outlives the points (the world, the results). */
 void cli_release_memory(void);
+/* For run, one point: a block of 128 KiB or more is mapped when malloc'd
+ * and given back to the kernel when freed (glibc: a fixed mmap threshold,
+ * not the dynamic one that, from the first such block freed, serves them
+ * from the arenas). A block a rank thread frees lies in its arena, where
+ * the ranks of other arenas cannot reuse it: a collective whose ranks
+ * take scratch in turn (a chain's, a sweep's rounds) held all of it, not
+ * what they held at once. Its pages are faulted in again at every call
+ * of --iters. */
+void cli_give_back_memory(void);
 
 /* ------------------------------------------------------------ verify.c */
 

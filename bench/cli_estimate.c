@@ -299,3 +299,9 @@ void cli_keep_memory(void) {
 void cli_release_memory(void) {
   if (GLIBC_HEAP) malloc_trim(0);
 }
+
+#define GIVE_BACK_FROM (128 << 10) /* glibc's threshold before it adapts */
+
+void cli_give_back_memory(void) {
+  if (GLIBC_HEAP) mallopt(M_MMAP_THRESHOLD, GIVE_BACK_FROM);
+}

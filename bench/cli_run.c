@@ -107,6 +107,7 @@ int tutti_cli_run(int argc, char **argv) {
   if ((st = cli_job_check("run", &j, o.nranks, bytes))) return st;
   /* its memory before anything runs: over --max-memory, timing only (below) */
   cli_mem_begin("run", &o, 0);
+  cli_give_back_memory(); /* one point: what a rank frees goes back at once */
   if ((st = cli_mem_add(coll, tutti_algo_desc(j.algo)->name, o.nranks, bytes)) ||
       (st = cli_mem_plan()))
     return st;

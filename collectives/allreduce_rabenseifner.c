@@ -11,7 +11,11 @@
  * result back at the end, as in recursive doubling. The world allgather of
  * blocks.c serves when P is a power of two; with a fold the group is a
  * subset of the ranks and the doubling runs here on it. Operands are
- * combined in partner order: commutative ops only.
+ * combined in partner order: commutative ops only. Memory: none but the
+ * two buffers (not in place): the halving reads the input where it is
+ * and receives into the parts of the result buffer not yet final
+ * (blocks.c), which the doubling then fills; in place, scratch of half
+ * the vector for the first exchange.
  *
  * Source: R. Rabenseifner, "Optimization of collective reduction
  * operations", ICCS 2004; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005,
@@ -42,12 +46,13 @@ int tutti__allreduce_rabenseifner(tutti_rank_t *r, const void *sbuf, void *rbuf,
   int P = tutti_size(r), me = tutti_rank(r);
   size_t esz = tutti_type_size(type), bytes = (size_t)count * esz;
   char *Y = rbuf;
-  int rc = sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, bytes) : 0;
-  if (rc || count == 0 || P == 1) return rc;
+  if (count == 0 || P == 1) return sbuf != TUTTI_IN_PLACE ? tutti_local_copy(r, Y, sbuf, bytes) : 0;
   int pof2 = 1;
   while (pof2 * 2 <= P) pof2 *= 2;
   int rem = P - pof2, v;
-  rc = tutti__blocks_reduce_scatter_halving(r, Y, count, type, op, 0, tag, &v);
+  /* the input is read where it is: Y takes only partial results */
+  const void *in = sbuf != TUTTI_IN_PLACE ? sbuf : NULL;
+  int rc = tutti__blocks_reduce_scatter_halving(r, in, Y, count, type, op, 0, tag, &v);
   if (v < 0) /* folded out: the result comes back from the odd neighbour */
     return rc ? rc : tutti_recv(r, Y, count, type, me + 1, tag, TUTTI_STATUS_IGNORE);
 #define WORLD(pv) ((pv) < rem ? 2 * (pv) + 1 : (pv) + rem)

@@ -24,7 +24,7 @@ int tutti__allreduce_reduce_bcast(tutti_rank_t *r, const void *sbuf, void *rbuf,
   size_t seg = tutti__params(a)->segment;
   tutti_treespec_t spec = tutti_treespec_default(TUTTI_TREE_BINOMIAL);
   if (sbuf == TUTTI_IN_PLACE) sbuf = rbuf;
-  int rc = tutti__tree_reduce(r, &spec, sbuf, rbuf, count, type, op, 0, seg, tag);
+  int rc = tutti__tree_reduce(r, &spec, sbuf, rbuf, count, type, op, 0, seg, 1, tag);
   if (rc) return rc;
   return tutti__tree_bcast(r, &spec, rbuf, count, type, 0, seg, tag);
 }

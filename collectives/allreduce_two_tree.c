@@ -39,10 +39,12 @@
  * one receive per step and rank, children's blocks before the parent's.
  *
  * Buffers: a lower child's block arrives in a temporary t and goes on the
- * left of Y (in place); an upper child's block arrives in U, a copy-free
- * buffer of the interior tree's half, and U = Y (op) U; the partial sent
- * up is U's block when there is an upper child, else Y's. A root with an
- * upper child copies its U half into Y once, before the broadcast.
+ * left of Y (in place); an upper child's block arrives in a temporary u,
+ * u = Y (op) u, and u goes back into Y at once (a local copy), so the
+ * partial sent up is always Y's and every block's result is in Y. Memory:
+ * the two buffers and a block each, t and u, whatever the vector's size
+ * (a buffer of the interior tree's half for u held half the vector more a
+ * rank).
  *
  * Source: P. Sanders, J. Speck, J. L. Traff, "Two-tree algorithms for full
  * bandwidth broadcast, reduction and scan", Parallel Computing 35(12),
@@ -375,29 +377,21 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   b = clamp_blocks(b, count);
   struct sched s;
   sched_init(&s, P, b, me, cached_colours(P));
-  int A = s.A, lo = s.kid[0], hi = s.kid[1];
-  long half0 = (count + 1) / 2, abase = A ? half0 : 0, alen = A ? count - half0 : half0;
-  long cap = (half0 + b - 1) / b;
+  int hi = s.kid[1];
+  long cap = ((count + 1) / 2 + b - 1) / b; /* the largest block */
   char *t = tutti_scratch_alloc(r, (size_t)cap * esz),
-       *U = hi >= 0 ? tutti_scratch_alloc(r, (size_t)alen * esz + 1) : NULL;
+       *u = hi >= 0 ? tutti_scratch_alloc(r, (size_t)cap * esz) : NULL;
   int more;
-  rc = t && (hi < 0 || U) ? 0 : TUTTI_ENOMEM;
-  /* does the upper child's block j arrive before the lower child's? */
-  int hi_first = hi >= 0 && lo >= 0 && 2 * s.klvl[1] + s.kcol[1] < 2 * s.klvl[0] + s.kcol[0];
+  rc = t && (hi < 0 || u) ? 0 : TUTTI_ENOMEM;
   tutti__bop_t o;
   for (long k = 0; !rc && (more = op_at(&s, k, &o)); k++) {
-    if (k == s.S0 && U && s.n[A].parent < 0) /* a root's result is in U */
-      rc = tutti_local_copy(r, Y + (size_t)abase * esz, U, (size_t)alen * esz);
-    if (rc) break;
     if (more == 2) continue;
     long ss = 0, sn = 0, rs = 0, rn = 0;
     if (o.speer >= 0) block_of(count, b, o.sblk, &ss, &sn);
     if (o.rpeer >= 0) block_of(count, b, o.rblk, &rs, &rn);
-    /* the partial of tree A's block goes up from U when there is an upper child */
     const char *sp = Y + (size_t)ss * esz;
-    if (o.reduce && U && o.speer >= 0 && o.sblk / b == A) sp = U + (size_t)(ss - abase) * esz;
     char *rp = Y + (size_t)rs * esz;
-    if (o.reduce && o.rpeer >= 0) rp = o.rpeer == hi ? U + (size_t)(rs - abase) * esz : t;
+    if (o.reduce && o.rpeer >= 0) rp = o.rpeer == hi ? u : t;
     if (o.speer >= 0 && o.rpeer >= 0)
       rc = tutti_sendrecv(r, sp, sn, type, o.speer, tag, rp, rn, type, o.rpeer, tag,
                           TUTTI_STATUS_IGNORE);
@@ -406,14 +400,16 @@ int tutti__allreduce_two_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
     else
       rc = tutti_recv(r, rp, rn, type, o.rpeer, tag, TUTTI_STATUS_IGNORE);
     if (rc || !o.reduce || o.rpeer < 0 || rn == 0) continue;
-    if (o.rpeer == hi) /* U = Y (op) U: own (and lower) on the left */
-      rc = tutti_reduce_local_r(r, Y + (size_t)rs * esz, rp, rn, type, op);
-    else /* the lower child on the left of whatever holds the partial */
-      rc = tutti_reduce_local_r(
-          r, t, hi_first ? U + (size_t)(rs - abase) * esz : Y + (size_t)rs * esz, rn, type, op);
+    char *y = Y + (size_t)rs * esz;
+    if (o.rpeer == hi) { /* u = Y (op) u: own (and lower) on the left; back into Y */
+      rc = tutti_reduce_local_r(r, y, u, rn, type, op);
+      if (!rc) rc = tutti_local_copy(r, y, u, (size_t)rn * esz);
+    } else { /* the lower child on the left of the partial (and the upper's, if first) */
+      rc = tutti_reduce_local_r(r, t, y, rn, type, op);
+    }
   }
   tutti_scratch_free(r, t);
-  tutti_scratch_free(r, U);
+  tutti_scratch_free(r, u);
   return rc;
 }
 

@@ -7,8 +7,15 @@
  * unpacks them: a block in slot i travels the binary digits of i, so after
  * the last round slot i of rank w holds the block from rank w - i. A
  * final local permutation (slot i to block w - i, an involution: pairs
- * swap) puts block j at position j. The slots are the receive buffer; the
- * packed slots need two scratch buffers of at most ceil(P/2) blocks.
+ * swap) puts block j at position j. The slots are the receive buffer.
+ * Memory: one scratch buffer of the largest round's n_k (at most P/2)
+ * blocks, the packed slots sent. The received ones come into the receive
+ * buffer itself: before the exchange the slots that stay (bit d clear)
+ * close up in order at its front, freeing its last n_k slots for the
+ * message; after it the message is moved into the free pack buffer and
+ * every slot back to its place, so the message's blocks are in the order
+ * of their slots as before (MPICH's second pack buffer, for the slots
+ * received, was as much again).
  * Against the pairwise exchange: log2 P start-ups instead of P-1, for
  * about (log2 P)/2 times the bytes.
  *
@@ -48,25 +55,27 @@ int tutti__alltoall_bruck(tutti_rank_t *r, const void *sbuf, void *rbuf, long co
   if (rc || P == 1) goto done;
   int nmax = with_bit(P, 1); /* the largest n_k: round 0's, or the last one's */
   for (int d = 2; d < P; d <<= 1) nmax = with_bit(P, d) > nmax ? with_bit(P, d) : nmax;
-  if (!(pack = tutti_scratch_alloc(r, 2 * (size_t)nmax * bytes))) {
+  if (!(pack = tutti_scratch_alloc(r, (size_t)nmax * bytes))) {
     rc = TUTTI_ENOMEM;
     goto done;
   }
-  unsigned char *in = pack + (size_t)nmax * bytes;
   for (int i = 0; !rc && i < P; i++) /* slot i: the block for me + i */
     rc = tutti_local_copy(r, out + (size_t)i * bytes, src + (size_t)((me + i) % P) * bytes, bytes);
+#define SLOT(i) (out + (size_t)(i)*bytes)
   for (int d = 1; !rc && d < P; d <<= 1) {
-    int n = 0;
-    for (int i = d; !rc && i < P; i++)
-      if (i & d)
-        rc = tutti_local_copy(r, pack + (size_t)n++ * bytes, out + (size_t)i * bytes, bytes);
-    if (!rc)
-      rc = tutti_sendrecv(r, pack, (long)n * count, type, (me + d) % P, tag, in, (long)n * count,
-                          type, (me - d + P) % P, tag, TUTTI_STATUS_IGNORE);
-    n = 0;
-    for (int i = d; !rc && i < P; i++)
-      if (i & d) rc = tutti_local_copy(r, out + (size_t)i * bytes, in + (size_t)n++ * bytes, bytes);
+    int n = 0, c = d;                  /* the slots below d keep their places */
+    for (int i = d; !rc && i < P; i++) /* pack bit d's slots, close up the others */
+      rc = i & d ? tutti_local_copy(r, pack + (size_t)n++ * bytes, SLOT(i), bytes)
+                 : tutti_local_copy(r, SLOT(c++), SLOT(i), bytes);
+    if (!rc) /* the message into the last n slots, free now */
+      rc = tutti_sendrecv(r, pack, (long)n * count, type, (me + d) % P, tag, SLOT(c),
+                          (long)n * count, type, (me - d + P) % P, tag, TUTTI_STATUS_IGNORE);
+    if (!rc) rc = tutti_local_copy(r, pack, SLOT(c), (size_t)n * bytes); /* the pack is free */
+    for (int i = P - 1; !rc && i >= d; i--) /* from the top: a kept slot moves up or stays */
+      rc = i & d ? tutti_local_copy(r, SLOT(i), pack + (size_t)--n * bytes, bytes)
+                 : tutti_local_copy(r, SLOT(i), SLOT(--c), bytes);
   }
+#undef SLOT
   for (int i = 0; !rc && i < P; i++) { /* slot i holds the block from me - i */
     int j = (me - i + P) % P;
     if (i >= j) continue;

@@ -25,7 +25,7 @@ int tutti__barrier_tree(tutti_rank_t *r, const tutti_algo_t *a) {
   tutti_treespec_t spec;
   int rc = tutti__algo_tree(r, a, 0, &spec);
   if (rc) return rc;
-  rc = tutti__tree_reduce(r, &spec, NULL, NULL, 0, TUTTI_BYTE, TUTTI_SUM, 0, 0, tag);
+  rc = tutti__tree_reduce(r, &spec, NULL, NULL, 0, TUTTI_BYTE, TUTTI_SUM, 0, 0, 0, tag);
   if (rc) return rc;
   return tutti__tree_bcast(r, &spec, NULL, 0, TUTTI_BYTE, 0, 0, tag);
 }

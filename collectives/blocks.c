@@ -38,6 +38,14 @@
  * <= P) fold in pairs, then for mask = p'/2 .. 1 group rank v exchanges
  * with v XOR mask the half of its range the partner keeps. Under Hockney
  * with p' | count and no fold: log2(p') alpha + ((p'-1)/p')(beta + gamma) m.
+ * Memory: with the input apart from the buffer (not in place), the first
+ * exchange sends from the input and receives into the buffer's kept
+ * half, which takes the result with the input on the left; every later
+ * exchange receives into the half given first, free by then. So the
+ * buffer is the only memory, and of it only the ranges kept or received
+ * into are ever written: half the vector and a quarter. In place, and on
+ * a rank that folded, the first exchange receives into scratch of its
+ * half instead (the buffer's given half is being sent).
  *
  * Both combine operands in an order that depends on the rank:
  * commutative ops only.
@@ -138,27 +146,31 @@ static long halving_off(long count, int pof2, int rem, long per, int g) {
   return s;
 }
 
-int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
+int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, const void *in, void *buf, long count,
                                          tutti_datatype_t type, tutti_op_t op, long per, int tag,
                                          int *vout) {
   int P = tutti_size(r), me = tutti_rank(r), pof2 = 1;
   while (pof2 * 2 <= P) pof2 *= 2;
   int rem = P - pof2, rc = 0, v;
   size_t esz = tutti_type_size(type);
-  char *Y = buf;
+  char *Y = buf, *t = NULL;
+  const char *X = in ? in : buf; /* what the next exchange sends from */
   *vout = -1;
   if (me < 2 * rem && me % 2 == 0) /* folded out */
-    return tutti_send(r, Y, count, type, me + 1, tag);
-  char *t = tutti_scratch_alloc(r, (size_t)count * esz);
-  if (!t) return TUTTI_ENOMEM;
-  if (me < 2 * rem) {
+    return tutti_send(r, X, count, type, me + 1, tag);
+  if (me < 2 * rem && in) { /* the neighbour's input straight into Y, own on the left */
+    rc = tutti_recv(r, Y, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
+    if (!rc) rc = tutti_reduce_local_r(r, in, Y, count, type, op);
+    X = Y;
+  } else if (me < 2 * rem) {
+    if (!(t = tutti_scratch_alloc(r, (size_t)count * esz))) return TUTTI_ENOMEM;
     rc = tutti_recv(r, t, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
     if (!rc) rc = tutti_reduce_local_r(r, t, Y, count, type, op);
-    v = me / 2;
-  } else {
-    v = me - rem;
   }
-  int lo = 0; /* my group ranks [lo, lo + 2 mask) */
+  v = me < 2 * rem ? me / 2 : me - rem;
+  int lo = 0;        /* my group ranks [lo, lo + 2 mask) */
+  long free_at = -1; /* the first exchange's given range: free after it */
+  long free_n = 0;
   for (int mask = pof2 / 2; !rc && mask >= 1; mask >>= 1) {
     int keep = (v & mask) ? lo + mask : lo, give = (v & mask) ? lo : lo + mask;
     long ks = halving_off(count, pof2, rem, per, keep);
@@ -166,9 +178,24 @@ int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
     long gs = halving_off(count, pof2, rem, per, give);
     long gn = halving_off(count, pof2, rem, per, give + mask) - gs;
     int pv = v ^ mask, partner = pv < rem ? 2 * pv + 1 : pv + rem;
-    rc = tutti_sendrecv(r, Y + (size_t)gs * esz, gn, type, partner, tag, t, kn, type, partner, tag,
-                        TUTTI_STATUS_IGNORE);
-    if (!rc && kn) rc = tutti_reduce_local_r(r, t, Y + (size_t)ks * esz, kn, type, op);
+    /* Where the kept half comes in: with the input apart, Y's own kept
+     * range (nothing there yet); later the range given first, unless it
+     * is too small; else scratch, whose first size is the largest. */
+    char *into = Y + (size_t)ks * esz;
+    if (X == Y && free_at >= 0 && kn <= free_n)
+      into = Y + (size_t)free_at * esz;
+    else if (X == Y && !t && !(into = t = tutti_scratch_alloc(r, (size_t)kn * esz + 1)))
+      rc = TUTTI_ENOMEM;
+    else if (X == Y)
+      into = t;
+    if (!rc)
+      rc = tutti_sendrecv(r, X + (size_t)gs * esz, gn, type, partner, tag, into, kn, type, partner,
+                          tag, TUTTI_STATUS_IGNORE);
+    if (!rc && kn) /* the input's kept half on the left, or the partner's on the left of ours */
+      rc = X != Y ? tutti_reduce_local_r(r, X + (size_t)ks * esz, into, kn, type, op)
+                  : tutti_reduce_local_r(r, into, Y + (size_t)ks * esz, kn, type, op);
+    if (free_at < 0) free_at = gs, free_n = gn;
+    X = Y;
     lo = keep;
   }
   tutti_scratch_free(r, t);

@@ -187,9 +187,65 @@ static int append(tutti_rank_t *r, struct acc *a, void *piece, long n, size_t es
   return rc;
 }
 
+/* One region (a commutative op, or root 0: b = 0): per segment the
+ * accumulator starts as the rank's own input, and each child's partial
+ * comes into a buffer that is neither the accumulator nor the previous
+ * segment's send still in flight; reduce_local(acc, piece) leaves
+ * acc (op) piece there, which is then the accumulator. The buffers, in
+ * the order taken: the segment of rbuf where the rank may write it
+ * (`mine`: the root's, and every rank's with `everywhere`), then two
+ * segments of scratch, taken when first needed. So a rank with one child
+ * writes one buffer (rbuf's, where it may), one with more two, and no
+ * partial is copied. Same receives, waits, reductions and sends, in the
+ * same order, as the two-region path below. */
+static int reduce_one_region(tutti_rank_t *r, const tutti__node_t *nd, const int *order,
+                             const char *sbuf, char *rbuf, int mine_ok, long count,
+                             tutti_datatype_t type, tutti_op_t op, long segn, long nseg, int tag) {
+  size_t esz = tutti_type_size(type), sb = (size_t)segn * esz;
+  const int nc = nd->nchildren;
+  char *scr = NULL;
+  const char *sent = NULL; /* the buffer of the send in flight */
+  tutti_request_t sreq = TUTTI_REQUEST_NULL;
+  int rc = 0;
+  for (long s = 0; s < nseg && !rc; s++) {
+    long off = s * segn, n = count - off < segn ? count - off : segn;
+    const char *acc = offset_or_null(sbuf, (size_t)off * esz);
+    char *mine = mine_ok ? offset_or_null(rbuf, (size_t)off * esz) : NULL;
+    for (int k = 0; k < nc && !rc; k++) {
+      char *in = mine;
+      if (!in || in == acc || in == sent) {
+        if (!scr && !(scr = tutti_scratch_alloc(r, 2 * sb + 1))) {
+          rc = TUTTI_ENOMEM;
+          break;
+        }
+        in = scr != acc && scr != sent ? scr : scr + sb;
+      }
+      if ((rc = tutti_recv(r, in, n, type, nd->child[order[k]].rank, tag, TUTTI_STATUS_IGNORE)))
+        break;
+      /* the previous segment's send is waited for here, as in the other path */
+      if (k == 0 && (rc = tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE))) break;
+      if (k == 0) sent = NULL;
+      if (n) rc = tutti_reduce_local_r(r, acc, in, n, type, op);
+      acc = in;
+    }
+    if (rc) break;
+    if (nc == 0 && (rc = tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE))) break;
+    if (nd->parent < 0) { /* root: the result into rbuf (a copy onto itself is skipped) */
+      char *dst = offset_or_null(rbuf, (size_t)off * esz);
+      if (n && acc != dst) rc = tutti_local_copy(r, dst, acc, (size_t)n * esz);
+    } else {
+      rc = tutti_isend(r, acc, n, type, nd->parent, tag, &sreq);
+      sent = acc;
+    }
+  }
+  KEEP_FIRST_ERROR(rc, tutti_wait(r, &sreq, TUTTI_STATUS_IGNORE));
+  tutti_scratch_free(r, scr);
+  return rc;
+}
+
 int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, void *rbuf,
                        long count, tutti_datatype_t type, tutti_op_t op, int root, size_t segment,
-                       int tag) {
+                       int everywhere, int tag) {
   int comm = tutti_op_commutative(op);
   if (comm < 0) return comm;
   tutti__node_t own;
@@ -220,10 +276,14 @@ int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void
   }
   for (int i = 0; i < nc; i++) order[i] = nc - 1 - i;
   if (nd->contiguous && (rc = ascending(nd, order))) goto out;
+  if (!b) {
+    rc = reduce_one_region(r, nd, order, sbuf, rbuf, nd->parent < 0 || everywhere, count, type, op,
+                           segn, nseg, tag);
+    goto out;
+  }
   /* Buffers (inner ranks only): a receive buffer, the accumulator of
    * region 0, and on the wrap-around path's side of things the second
-   * accumulator and the double-size receive and packing buffers. With a
-   * commutative op or root 0 that is two segments. */
+   * accumulator and the double-size receive and packing buffers. */
   int child_straddles = 0;
   for (int i = 0; i < nc; i++) child_straddles |= STRADDLES(nd->child[i].lo, nd->child[i].count);
   size_t sb = (size_t)segn * esz, tmpsz = (child_straddles ? 2 : 1) * sb;
@@ -335,18 +395,20 @@ int tutti__tree_gather(tutti_rank_t *r, const tutti_treespec_t *spec, const void
                                             (size_t)(nd->child[wrap].count - head) * blk));
     }
   } else {
-    /* An inner rank assembles its subtree's blocks in relative order. */
+    /* An inner rank assembles its subtree's blocks in relative order, its
+     * own block last: the buffer's pages are written only as they are
+     * needed (a subtree's blocks come when the child's subtree is done). */
     if (!(buf = tutti_scratch_alloc(r, (size_t)nd->count * blk + 1))) {
       rc = TUTTI_ENOMEM;
       goto out;
     }
-    if (blk) rc = tutti_local_copy(r, buf, sbuf, blk);
     for (int i = 0; i < nd->nchildren && !rc; i++) {
       const tutti__child_t *c = &nd->child[i];
       rc = tutti_irecv(r, buf + (size_t)(c->lo - nd->lo) * blk, (long)((size_t)c->count * blk),
                        TUTTI_BYTE, c->rank, tag, &rq.q[i]);
     }
     KEEP_FIRST_ERROR(rc, tutti_waitall(r, nd->nchildren, rq.q, NULL));
+    if (!rc && blk) rc = tutti_local_copy(r, buf, sbuf, blk);
     if (!rc) rc = tutti_send(r, buf, (long)((size_t)nd->count * blk), TUTTI_BYTE, nd->parent, tag);
   }
 out:

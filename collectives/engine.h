@@ -142,7 +142,13 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
  * children's partial results one by one, combines each with
  * tutti_reduce_local_r (charging gamma), and sends its own to its parent.
  * sbuf may be rbuf (in place; at the root: the caller maps TUTTI_IN_PLACE
- * to rbuf); rbuf matters only at the root. Order (see reduce_tree.c): on a
+ * to rbuf); rbuf matters only at the root, unless `everywhere` (an
+ * allreduce's: every rank's rbuf is its own, overwritten later), when a
+ * rank may receive and combine there instead of in scratch. Memory: with
+ * a commutative op or root 0, a rank with one child writes one segment
+ * besides rbuf (none where rbuf serves), one with more two; else a receive
+ * buffer and an accumulator, with twice those on the wrap-around path.
+ * Order (see reduce_tree.c): on a
  * contiguous tree, children are combined in increasing relative rank; a
  * non-commutative op with root != 0 carries two partial results along the
  * one path whose subtrees wrap past rank P-1 to 0. Non-contiguous trees
@@ -150,7 +156,7 @@ int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, 
  * send order. */
 int tutti__tree_reduce(tutti_rank_t *r, const tutti_treespec_t *spec, const void *sbuf, void *rbuf,
                        long count, tutti_datatype_t type, tutti_op_t op, int root, size_t segment,
-                       int tag);
+                       int everywhere, int tag);
 
 /* Gather blocks of `blk` bytes up a contiguous tree: every rank sends its
  * whole subtree's blocks to its parent in one message. sbuf NULL at the
@@ -193,8 +199,11 @@ int tutti__blocks_own(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
  * v = (rank - root) mod P holds block v of the reduction (the ring
  * allgather's starting layout with the same root).
  * Halving: recursive halving with a fold for P not a power of two (p'
- * the largest power of two <= P, rem = P - p'): the even ranks below
- * 2 rem send their whole buffer to the odd rank above and drop out
+ * the largest power of two <= P, rem = P - p'), of the input `in` (count
+ * elements, never written) into buf, or with in NULL of buf in place;
+ * buf need not hold a copy of in, and only the ranges the rank keeps or
+ * receives into are written: the even ranks below
+ * 2 rem send their whole input to the odd rank above and drop out
  * (*v = -1); the others get group rank *v (rank/2 below 2 rem,
  * rank - rem above; group rank g is world rank g < rem ? 2g+1 : g+rem)
  * and end holding, complete, the elements of group rank *v: with
@@ -204,7 +213,7 @@ int tutti__blocks_own(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
  * Each returns 0 or the first error. */
 int tutti__blocks_reduce_scatter_ring(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type,
                                       tutti_op_t op, int root, int tag);
-int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, void *buf, long count,
+int tutti__blocks_reduce_scatter_halving(tutti_rank_t *r, const void *in, void *buf, long count,
                                          tutti_datatype_t type, tutti_op_t op, long per, int tag,
                                          int *v);
 

@@ -1,7 +1,7 @@
 /*
  * reduce_scatter_recursive_halving.c -- reduce_scatter `recursive-halving`
- * (MPI_Reduce_scatter_block semantics): blocks.c's recursive halving on a
- * copy of the input (the input itself in place). For P a power of two, in
+ * (MPI_Reduce_scatter_block semantics): blocks.c's recursive halving of
+ * the input (in place, of the input itself). For P a power of two, in
  * step mask = P/2, ..., 1 rank v sends the mask blocks its partner
  * v XOR mask keeps and receives and combines the mask blocks it keeps, so
  * it ends with block v. For other P, with p' the largest power of two
@@ -11,6 +11,17 @@
  * above) keeps the blocks of the world ranks it stands for, and at the end
  * an odd rank sends its even neighbour's block back. Operands are combined
  * in partner order: commutative ops only.
+ *
+ * Memory: the halving reads the input where it is and keeps the partial
+ * results at the input's offsets in scratch of P blocks, of which it
+ * writes only the half kept in the first exchange and, for the later
+ * ones, a quarter received into: 3P/4 blocks a rank (a copy of the P
+ * blocks and a receive buffer of P/2 were 3P/2). Not less with these
+ * messages: the first exchange's P/2 kept blocks, own input combined
+ * with the partner's, must be written somewhere (the input is read-only,
+ * the result one block), and while the second sends half of them it
+ * receives a quarter more. A rank that folds holds all P blocks and a
+ * receive buffer of P/2.
  *
  * Source: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective
  * communication operations in MPICH", IJHPCA 19(1), 2005, sec. 4.5
@@ -42,11 +53,12 @@ int tutti__reduce_scatter_recursive_halving(tutti_rank_t *r, const void *sbuf, v
   if (P == 1) {
     return in_place ? 0 : tutti_local_copy(r, rbuf, sbuf, bytes);
   }
+  /* W: the partial results at the input's offsets; only the ranges kept
+   * or received into are written (blocks.c), the input read in place */
   char *W = in_place ? rbuf : tutti_scratch_alloc(r, (size_t)P * bytes);
   if (!W) return TUTTI_ENOMEM;
-  int v = 0, rc = in_place ? 0 : tutti_local_copy(r, W, sbuf, (size_t)P * bytes);
-  if (!rc)
-    rc = tutti__blocks_reduce_scatter_halving(r, W, (long)P * count, type, op, count, tag, &v);
+  int v = 0, rc = tutti__blocks_reduce_scatter_halving(r, in_place ? NULL : sbuf, W,
+                                                       (long)P * count, type, op, count, tag, &v);
   if (!rc && v < 0) { /* folded out: my block comes back from the odd neighbour */
     rc = tutti_recv(r, rbuf, count, type, me + 1, tag, TUTTI_STATUS_IGNORE);
   } else if (!rc) {

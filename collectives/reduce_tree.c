@@ -50,5 +50,5 @@ int tutti__reduce_tree(tutti_rank_t *r, const void *sbuf, void *rbuf, long count
   int rc = tutti__algo_tree(r, a, tutti__segment_bytes(count, type, seg), &spec);
   if (rc) return rc;
   if (sbuf == TUTTI_IN_PLACE) sbuf = rbuf; /* MPI: the root's input is in rbuf */
-  return tutti__tree_reduce(r, &spec, sbuf, rbuf, count, type, op, root, seg, tag);
+  return tutti__tree_reduce(r, &spec, sbuf, rbuf, count, type, op, root, seg, 0, tag);
 }

@@ -20,6 +20,14 @@
  * Cost under Hockney, m bytes per rank: at most (2 ceil(log2 P) - 1)
  * (alpha + beta m + gamma m) for scan (exscan: up to gamma m more a round);
  * exact: the cost replays the rounds (schedule.h).
+ *
+ * Memory: a block received to be combined comes into scratch held for
+ * that step only; exscan's prefix is x itself (sent from the input) until
+ * it first grows, and only then a copy (in place, from the start), given
+ * back after its last send. So a rank holds scratch only while it
+ * combines, and exscan's prefix only between a receive and its last send
+ * (all held it for the whole call, and every rank that received its
+ * receive buffer too).
  */
 #include "engine.h"
 #include "schedule.h"
@@ -67,25 +75,44 @@ static int sweep(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
   int tag = tutti_coll_tag(r); /* first, unconditionally: engine.h "Tags" */
   if (tag < 0) return tag;
   int P = tutti_size(r), me = tutti_rank(r), rc = 0, have = 0, to, from;
-  size_t bytes = (size_t)count * tutti_type_size(type);
+  size_t bytes = (size_t)count * tutti_type_size(type), size = bytes ? bytes : 1;
   const void *x = sbuf == TUTTI_IN_PLACE ? rbuf : sbuf;
-  /* the prefix: rbuf for scan, scratch for exscan (rbuf is its result) */
-  unsigned char *t = tutti_scratch_alloc(r, (exclusive ? 2 : 1) * (bytes ? bytes : 1));
-  if (!t) return TUTTI_ENOMEM;
-  void *pre = exclusive ? t + bytes : rbuf;
-  if (pre != x) rc = tutti_local_copy(r, pre, x, bytes);
+  /* the prefix: rbuf for scan; for exscan (rbuf is its result) x itself
+   * until it first grows, then a copy in scratch (in place, a copy from
+   * the start: the first block received overwrites x) */
+  const void *pre = exclusive ? x : rbuf;
+  char *grown = NULL, *t = NULL;
+  if (exclusive && x == rbuf && !(pre = grown = tutti_scratch_alloc(r, size))) return TUTTI_ENOMEM;
+  if (pre != x) rc = tutti_local_copy(r, (void *)pre, x, bytes);
   for (long k = 0; !rc && step_of(P, me, k, &to, &from); k++) {
     if (to >= 0) rc = tutti_send(r, pre, count, type, to, tag);
+    if (grown && !rc && to >= 0 && !sends_after(P, me, k)) { /* its last send: done with it */
+      tutti_scratch_free(r, grown);
+      grown = NULL;
+    }
     if (from < 0 || rc) continue;
-    /* exscan: the first block received is its result as it stands */
-    void *in = exclusive && !have ? rbuf : t;
+    /* exscan: the first block received is its result as it stands; the
+     * others come into scratch held for this step only */
+    void *in = exclusive && !have ? rbuf : (t = tutti_scratch_alloc(r, size));
+    if (!in) {
+      rc = TUTTI_ENOMEM;
+      break;
+    }
     rc = tutti_recv(r, in, count, type, from, tag, TUTTI_STATUS_IGNORE);
     if (!rc && exclusive && have) rc = tutti_reduce_local_r(r, t, rbuf, count, type, op);
-    if (!rc && (!exclusive || sends_after(P, me, k)))
-      rc = tutti_reduce_local_r(r, in, pre, count, type, op);
+    if (!rc && (!exclusive || sends_after(P, me, k))) {
+      if (pre == x && exclusive) { /* exscan's prefix grows: a copy of x first */
+        if (!(grown = tutti_scratch_alloc(r, size))) rc = TUTTI_ENOMEM;
+        if (!rc) rc = tutti_local_copy(r, grown, x, bytes);
+        pre = grown;
+      }
+      if (!rc) rc = tutti_reduce_local_r(r, in, (void *)pre, count, type, op);
+    }
+    tutti_scratch_free(r, t);
+    t = NULL;
     have = 1;
   }
-  tutti_scratch_free(r, t);
+  tutti_scratch_free(r, grown);
   return rc;
 }
 

@@ -14,6 +14,13 @@
  * Cost under Hockney, m bytes per rank: scan (P-1)(alpha + beta m + gamma
  * m); exscan (P-1)(alpha + beta m) + (P-2) gamma m (the last rank does not
  * combine). Exact: the ranks wait for each other in a line.
+ *
+ * Memory: a rank's scratch of m bytes (the combination apart from its
+ * result, x_i on the right) is taken once its prefix has come into rbuf
+ * and given back before it waits again, so along the chain about one
+ * rank at a time holds it (taken at the start, every rank held it at
+ * once). In place, x_i (exscan) or the prefix (scan) takes it from the
+ * start.
  */
 #include "engine.h"
 #include "tutti/coll.h"
@@ -29,16 +36,28 @@ static int chain(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
     if (!exclusive && x != rbuf) rc = tutti_local_copy(r, rbuf, x, bytes);
     return rc || P == 1 ? rc : tutti_send(r, x, count, type, 1, tag);
   }
-  void *t = tutti_scratch_alloc(r, bytes ? bytes : 1);
-  if (!t) return TUTTI_ENOMEM;
-  if (exclusive) { /* t = x_i (saved first: in place, rbuf is about to change) */
+  /* Not in place: the prefix into rbuf, then t = x_i, taken only now
+   * (header: Memory), and t = prefix op x_i. */
+  void *t = NULL;
+  if (x != rbuf) {
+    rc = tutti_recv(r, rbuf, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
+    if (rc || (exclusive && me == P - 1)) return rc; /* the last rank's result is the prefix */
+    if (!(t = tutti_scratch_alloc(r, bytes ? bytes : 1))) return TUTTI_ENOMEM;
+    rc = tutti_local_copy(r, t, x, bytes);
+    if (!rc) rc = tutti_reduce_local_r(r, rbuf, t, count, type, op); /* t = prefix op x_i */
+    if (!rc && !exclusive) rc = tutti_local_copy(r, rbuf, t, bytes);
+    if (!rc && me < P - 1) rc = tutti_send(r, exclusive ? t : rbuf, count, type, me + 1, tag);
+    tutti_scratch_free(r, t);
+    return rc;
+  }
+  if (!(t = tutti_scratch_alloc(r, bytes ? bytes : 1))) return TUTTI_ENOMEM;
+  if (exclusive) { /* t = x_i (saved first: rbuf is about to change) */
     rc = tutti_local_copy(r, t, x, bytes);
     if (!rc) rc = tutti_recv(r, rbuf, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
     if (!rc && me < P - 1) rc = tutti_reduce_local_r(r, rbuf, t, count, type, op);
     if (!rc && me < P - 1) rc = tutti_send(r, t, count, type, me + 1, tag);
-  } else { /* rbuf = x_i, then prefix op x_i in place */
-    if (x != rbuf) rc = tutti_local_copy(r, rbuf, x, bytes);
-    if (!rc) rc = tutti_recv(r, t, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
+  } else { /* prefix op x_i in place */
+    rc = tutti_recv(r, t, count, type, me - 1, tag, TUTTI_STATUS_IGNORE);
     if (!rc) rc = tutti_reduce_local_r(r, t, rbuf, count, type, op);
     if (!rc && me < P - 1) rc = tutti_send(r, rbuf, count, type, me + 1, tag);
   }

@@ -36,7 +36,12 @@ enum {
   ARENA_HUGE = 21  /* 2 MiB: the reservation's alignment */
 };
 
-struct fblk { /* a free block's first bytes */
+/* A free block's links. They live in a side table, one entry per 4 KiB
+ * unit, not in the block: the first split writes a free block of every
+ * order up to the top, and a header at each would make a 2 MiB page
+ * resident per order past 2 MiB (the arena is marked for huge pages), a
+ * few dozen MiB that no log uses. */
+struct fblk {
   struct fblk *next, *prev;
 };
 
@@ -46,13 +51,22 @@ static struct {
   int top;               /* the arena is one block of 2^top bytes */
   char *base;            /* NULL: no arena */
   uint8_t *state;        /* per 4 KiB unit: order + 1 of the free block starting there, else 0 */
+  struct fblk *links;    /* per 4 KiB unit: the links of the free block starting there */
   struct fblk *free[64]; /* free blocks by order */
   size_t live;           /* bytes in blocks handed out */
   size_t high;           /* the highest end of a block handed out since the arena was empty */
 } arena = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+static struct fblk *links_of(const char *p) {
+  return &arena.links[(size_t)(p - arena.base) >> ARENA_MIN];
+}
+
+static char *block_of(const struct fblk *b) {
+  return arena.base + ((size_t)(b - arena.links) << ARENA_MIN);
+}
+
 static void list_push(int order, char *p) {
-  struct fblk *b = (struct fblk *)p;
+  struct fblk *b = links_of(p);
   b->prev = NULL;
   b->next = arena.free[order];
   if (b->next) b->next->prev = b;
@@ -61,7 +75,7 @@ static void list_push(int order, char *p) {
 }
 
 static void list_remove(int order, char *p) {
-  struct fblk *b = (struct fblk *)p;
+  struct fblk *b = links_of(p);
   if (b->prev)
     b->prev->next = b->next;
   else
@@ -91,7 +105,10 @@ static void arena_init(void) {
   char *p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) return;
   uint8_t *st = mmap(NULL, units, PROT_READ | PROT_WRITE, flags, -1, 0);
-  if (st == MAP_FAILED) {
+  void *ln = mmap(NULL, units * sizeof(struct fblk), PROT_READ | PROT_WRITE, flags, -1, 0);
+  if (st == MAP_FAILED || ln == MAP_FAILED) {
+    if (st != MAP_FAILED) munmap(st, units);
+    if (ln != MAP_FAILED) munmap(ln, units * sizeof(struct fblk));
     munmap(p, size + huge);
     return;
   }
@@ -101,6 +118,7 @@ static void arena_init(void) {
 #endif
   arena.base = base;
   arena.state = st;
+  arena.links = ln;
   arena.top = top;
   list_push(top, base);
 }
@@ -110,7 +128,7 @@ static char *arena_take(int order) {
   int k = order;
   while (k <= arena.top && !arena.free[k]) k++;
   if (k > arena.top) return NULL;
-  char *p = (char *)arena.free[k];
+  char *p = block_of(arena.free[k]);
   list_remove(k, p);
   while (k > order) { /* keep the lower half, free the upper */
     k--;
@@ -138,6 +156,7 @@ static void arena_give(char *p, int order) {
   if (arena.live == 0 && arena.high) { /* all free: one block again, nothing resident */
     madvise(arena.base, arena.high, MADV_DONTNEED);
     madvise(arena.state, (arena.high >> ARENA_MIN) + 1, MADV_DONTNEED);
+    madvise(arena.links, ((arena.high >> ARENA_MIN) + 1) * sizeof(struct fblk), MADV_DONTNEED);
     memset(arena.free, 0, sizeof arena.free);
     arena.high = 0;
     list_push(arena.top, arena.base);

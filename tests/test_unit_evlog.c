@@ -3,12 +3,14 @@
  * logs malloc'd, bigger ones blocks of the huge-page arena. Many logs
  * growing side by side (what the ranks of a run do) keep every event, the
  * capacity rules of runtime/MODEL.md "Memory", the budget, and the limit;
- * freed logs give their blocks back so new ones reuse them.
+ * freed logs give their blocks back so new ones reuse them; the arena
+ * holds resident little more than its logs.
  */
 #include "internal.h"
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "evlog.h"
@@ -114,4 +116,41 @@ Test(evlog, small_logs_stay_malloced, .timeout = 30) {
   cr_assert(eq(int, L.order, 14));
   cr_assert(eq(u32, L.cap, 16384 / sizeof(struct tutti_ev)));
   tutti__evlog_free(&L);
+}
+
+/* The resident bytes of the mapping that holds address p
+ * (/proc/self/smaps), or -1 when it cannot be read. */
+static long resident_of(const void *p) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  int in = 0;
+  long kb = -1;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) /* a mapping's first line */
+      in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+    else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+      break;
+  }
+  fclose(f);
+  return kb < 0 ? -1 : kb * 1024;
+}
+
+/* A few logs in the arena make only their blocks resident: the free
+ * blocks the first split leaves at every order up to the arena's top
+ * (gigabytes) keep their links outside, so no 2 MiB page beyond the logs
+ * is touched. */
+Test(evlog, the_arena_holds_little_more_than_its_logs, .timeout = 30) {
+  struct tutti_evlog L[4] = {0};
+  struct tutti_ev e = ev_of(0, 0);
+  for (int k = 0; k < 4; k++)
+    for (uint32_t i = 0; i < 513; i++) cr_assert(eq(u32, tutti__evlog_push(&L[k], &e), i));
+  for (int k = 0; k < 4; k++) cr_assert(eq(int, L[k].order, 14), "log %d: an arena block", k);
+  long rss = resident_of(L[0].ev);
+  if (rss < 0) cr_skip("no /proc/self/smaps");
+  /* 64 KiB of blocks: at most the 2 MiB page that holds them, and one
+   * more where a previous test's blocks were */
+  cr_assert(le(long, rss, 4L << 20), "the arena holds %ld KiB for 64 KiB of logs", rss >> 10);
+  for (int k = 0; k < 4; k++) tutti__evlog_free(&L[k]);
 }
