@@ -405,7 +405,7 @@ static int prepare_links(struct sim *s) {
 
 /* With a topology: which links carry the messages of one rank only. Such a
  * link sees its messages arrive in the order they left the link before
- * (link_hop), so the replay crosses it without a heap trip -- every
+ * (link_hop), so the replay crosses it without a queue trip -- every
  * sender's own leaf link, and often the receiver's. One route per run of
  * sends to the same destination: O(events + such runs * depth). */
 static int mark_owners(struct sim *s) {

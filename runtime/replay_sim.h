@@ -13,19 +13,48 @@
 
 #define NONE UINT32_MAX
 
-/* A heap entry: t is a time in units (>= 0, so unsigned order is numeric
- * order); k is the tie key: bit 63 the class (0 RANK, 1 PORT),
- * bits 62..32 the rank (RANK) or the sending rank (PORT), bits 31..0 the
- * message id (PORT; ids follow each sender's send order). For RANK the low
- * bits carry the rank's next event -- not part of the order, since a rank
- * is in the heap at most once -- so the next entry can be prefetched. */
+/* A queue entry (replay_queue.h): t is a time in units (>= 0, so
+ * unsigned order is numeric order); k is the tie key: bit 63 the class
+ * (0 RANK, 1 PORT), bits 62..32 the rank (RANK) or the sending rank
+ * (PORT), bits 31..0 the message id (PORT; ids follow each sender's send
+ * order). For RANK the low bits carry the rank's next event -- not part of
+ * the order, since a rank is queued at most once -- so the next entry can
+ * be prefetched. */
 struct hent {
   uint64_t t, k;
 };
 
-struct heap {
+struct heap { /* a binary heap */
   struct hent *a;
-  size_t n, cap, peak;
+  size_t n, cap;
+};
+
+#define QBUCKETS 129
+#define QCHUNK 127 /* entries a chunk: 2 KiB with its header */
+
+struct qchunk {
+  struct qchunk *next;
+  uint32_t n; /* entries appended */
+  struct hent e[QCHUNK];
+};
+
+struct qbucket {
+  struct qchunk *head, *tail; /* NULL: empty */
+  uint32_t first;             /* head->e[first] is its next entry */
+  int sorted;                 /* appended in order: a run, taken as a FIFO */
+  struct hent min;            /* its least entry */
+};
+
+/* The event queue (replay_queue.h): a radix heap of (t, k) over the
+ * buckets b, and early for the entries below last. */
+struct queue {
+  struct hent last;     /* no entry of the buckets is below it */
+  uint64_t nonempty[3]; /* bit i: b[i] holds entries */
+  struct qbucket b[QBUCKETS];
+  struct heap early;
+  struct qchunk *spare; /* chunks free for any bucket */
+  size_t n, peak;       /* entries, and the most at once */
+  size_t bytes;         /* the chunks' memory */
 };
 
 /* sim.owner: per link, the one rank whose messages cross it, or these */
@@ -59,7 +88,7 @@ struct sim {
   tutti__tu_t *last_call; /* per rank: the end of its last span */
   struct tutti_replay_msg *msgs;
   struct rp_rank *ranks;
-  struct heap heap;
+  struct queue q;
   const tutti_topo_t *topo; /* NULL: no topology */
   tutti_linkset_t *links;   /* with a topology: every link's state */
   int32_t *owner;           /* per link: the one rank whose messages cross
