@@ -29,8 +29,8 @@ struct heap { /* a binary heap */
   size_t n, cap;
 };
 
-#define QBUCKETS 129
-#define QCHUNK 127 /* entries a chunk: 2 KiB with its header */
+#define QBUCKETS 193 /* 1 + 64 digits x 3 values (replay_queue.h) */
+#define QCHUNK 127   /* entries a chunk: 2 KiB with its header */
 
 struct qchunk {
   struct qchunk *next;
@@ -49,7 +49,7 @@ struct qbucket {
  * buckets b, and early for the entries below last. */
 struct queue {
   struct hent last;     /* no entry of the buckets is below it */
-  uint64_t nonempty[3]; /* bit i: b[i] holds entries */
+  uint64_t nonempty[4]; /* bit i: b[i] holds entries */
   struct qbucket b[QBUCKETS];
   struct heap early;
   struct qchunk *spare; /* chunks free for any bucket */
