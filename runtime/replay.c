@@ -178,7 +178,7 @@ static int link_hop(struct sim *s, int src, uint32_t id);
 static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (!s->topo) {
-    msg->arrive = tadd(msg->start, tutti__tu_cost(&s->latency, (double)msg->bytes));
+    msg->arrive = tadd(msg->start, rp_cost(&s->latency, msg->bytes));
     return transfer_delivered(s, src, id);
   }
   msg->ready = msg->arrive = tadd(msg->start, s->L0); /* h_0 = e_0 = s + L(0) */
@@ -259,7 +259,7 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
   }
   /* rule 3: the receive completes at s + L(m) + O_r(m) */
   msg->ready = msg->arrive;
-  msg->rdone = tadd(msg->arrive, tutti__tu_cost(&s->recv_cpu, (double)msg->bytes));
+  msg->rdone = tadd(msg->arrive, rp_cost(&s->recv_cpu, msg->bytes));
   msg->flags |= RPM_SERVED | RPM_RDONE;
   return wake(s, msg->dst, id, 1, msg->rdone);
 }
@@ -269,11 +269,11 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
 static inline int eager_start(struct sim *s, int src, uint32_t id, tutti__tu_t post) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
-  double m = (double)msg->bytes;
+  uint64_t m = msg->bytes;
   tutti__tu_t st = tmax(post, S->sp);
-  S->sp = tadd(st, tutti__tu_cost(&s->send_port, m));
+  S->sp = tadd(st, rp_cost(&s->send_port, m));
   msg->start = st;
-  msg->sdone = tadd(st, tutti__tu_cost(&s->send_cpu, m));
+  msg->sdone = tadd(st, rp_cost(&s->send_cpu, m));
   msg->flags |= RPM_STARTED;
   int rc = wake(s, src, id, 0, msg->sdone);
   return rc ? rc : transfer_launch(s, src, id);
@@ -285,13 +285,13 @@ static inline int eager_start(struct sim *s, int src, uint32_t id, tutti__tu_t p
 static int eager_arrive(struct sim *s, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *D = &s->ranks[msg->dst];
-  double m = (double)msg->bytes;
-  tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, tutti__tu_cost(&s->recv_port, m)));
+  uint64_t m = msg->bytes;
+  tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, rp_cost(&s->recv_port, m)));
   D->rp = ready;
   msg->ready = ready;
   msg->flags |= RPM_SERVED;
   if (!(msg->flags & RPM_RPOSTED)) return 0;
-  msg->rdone = tadd(tmax(msg->rpost, ready), tutti__tu_cost(&s->recv_cpu, m));
+  msg->rdone = tadd(tmax(msg->rpost, ready), rp_cost(&s->recv_cpu, m));
   msg->flags |= RPM_RDONE;
   return wake(s, msg->dst, id, 1, msg->rdone);
 }
@@ -305,12 +305,12 @@ static int rdv_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
   struct rp_rank *D = &s->ranks[msg->dst];
-  double m = (double)msg->bytes;
+  uint64_t m = msg->bytes;
   tutti__tu_t st = tmax(t, tmax(S->sp, D->rp));
-  S->sp = tadd(st, tutti__tu_cost(&s->send_port, m));
-  D->rp = tadd(st, tutti__tu_cost(&s->recv_port, m));
+  S->sp = tadd(st, rp_cost(&s->send_port, m));
+  D->rp = tadd(st, rp_cost(&s->recv_port, m));
   msg->start = st;
-  msg->sdone = tadd(st, tutti__tu_cost(&s->send_cpu, m));
+  msg->sdone = tadd(st, rp_cost(&s->send_cpu, m));
   msg->flags |= RPM_STARTED;
   S->sp_pending--;
   int rc = wake(s, src, id, 0, msg->sdone);
@@ -357,7 +357,7 @@ static inline int post_recv(struct sim *s, int src, uint32_t id, tutti__tu_t C) 
   msg->flags |= RPM_RPOSTED;
   if (msg->flags & RPM_EAGER) {
     if (msg->flags & RPM_SERVED) { /* buffered already */
-      msg->rdone = tadd(tmax(C, msg->ready), tutti__tu_cost(&s->recv_cpu, (double)msg->bytes));
+      msg->rdone = tadd(tmax(C, msg->ready), rp_cost(&s->recv_cpu, msg->bytes));
       msg->flags |= RPM_RDONE;
     }
     return 0;

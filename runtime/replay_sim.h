@@ -72,6 +72,28 @@ struct rp_rank {
   int spans;                 /* spans completed */
 };
 
+/* One of the model's costs in units, with the last size it was asked for
+ * and its value: most runs send many messages of one size. */
+struct rp_cost {
+  tutti__tu_cost_t c;
+  uint64_t m;    /* the last size */
+  tutti__tu_t v; /* c(m) */
+};
+
+static inline struct rp_cost rp_cost_init(const tutti_cost_t *c) {
+  struct rp_cost k = {.c = tutti__tu_cost_init(c), .m = 0};
+  k.v = tutti__tu_cost(&k.c, 0);
+  return k;
+}
+
+static inline tutti__tu_t rp_cost(struct rp_cost *k, uint64_t bytes) {
+  if (bytes != k->m) {
+    k->m = bytes;
+    k->v = tutti__tu_cost(&k->c, (double)bytes);
+  }
+  return k->v;
+}
+
 /* A call's times in units (rule 7), converted to tutti_call_time_t at
  * the end. */
 struct rp_call {
@@ -82,7 +104,7 @@ struct sim {
   struct tutti_replay *rp;
   const tutti_model_t *m;
   /* the model in units (runtime/MODEL.md "Time base"), converted once */
-  tutti__tu_cost_t send_cpu, send_port, latency, recv_port, recv_cpu;
+  struct rp_cost send_cpu, send_port, latency, recv_port, recv_cpu;
   double gamma;           /* units per byte */
   struct rp_call *calls;  /* rp->ncalls */
   tutti__tu_t *last_call; /* per rank: the end of its last span */
