@@ -22,10 +22,12 @@
  * RP (runtime/MODEL.md's state). Two kinds of activity sit in one queue
  * (replay_queue.h, a radix heap) keyed by (time, class, id) and are taken
  * strictly in that order:
- *   RANK  (C, 0, rank): the rank executes its next log events. It keeps
- *         going without touching the queue while its (clock, rank) stays
- *         the smallest key, and leaves the queue when it waits for an operation
- *         whose completion is not known yet (it is woken when it is).
+ *   RANK  (C, 0, rank): the rank executes its next log events. It posts
+ *         a send or receive only while its (clock, rank) is the smallest
+ *         key (else it yields); what only it sees (waits whose completion
+ *         is known, local work, spans) runs ahead. It leaves the queue when
+ *         it waits for an operation whose completion is not known yet (it
+ *         is woken when it is).
  *   PORT  (t, 1, src, message id): a decision on one message at a port --
  *         an eager send starting at its sender's port (rule 1), an eager
  *         message served by its receiver's port at its arrival time a
@@ -366,12 +368,17 @@ static inline int post_recv(struct sim *s, int src, uint32_t id, tutti__tu_t C) 
   return 0;
 }
 
-/* A RANK activity: run rank r's log from where it stopped, as long as its
- * (clock, rank) key stays the smallest. */
+/* A RANK activity: run rank r's log from where it stopped. Only its posts
+ * (SEND, RECV) are seen by others and must come in (clock, rank) order:
+ * before one, the rank yields if its clock has moved past the queue's next
+ * entry. Everything else is its own business and runs ahead -- a WAIT on
+ * a completion already decided takes its time, one not yet decided blocks
+ * and is woken at max(clock, completion), the same either way; local work
+ * and spans only move or read its clock -- which saves most yields. */
 static int run_rank(struct sim *s, int r) {
   struct rp_rank *R = &s->ranks[r];
   const uint64_t *ops = R->op;
-  tutti__tu_t C = R->clock;
+  tutti__tu_t C = R->clock, first = C; /* first: it was the queue's next entry at this clock */
   uint32_t pos = R->pos, n = R->n;
   int rc = 0;
   for (uint32_t i = pos + 1; i < pos + 4 && i < n; i++) /* the messages it will touch */
@@ -379,8 +386,17 @@ static int run_rank(struct sim *s, int r) {
   while (pos < n) {
     uint64_t o = ops[pos];
     uint32_t id = RPO_ID(o);
-    tutti__tu_t before = C;
-    switch (RPO_KIND(o)) {
+    unsigned kind = RPO_KIND(o);
+    if (kind <= RPO_RECV && C != first) { /* a post at a later clock: its turn? */
+      struct hent me = {(uint64_t)C, hkey_rank(r, pos)};
+      if (s->q.n && hless(qpeek(&s->q), me)) { /* someone else is earlier: yield */
+        R->clock = C;
+        R->pos = pos;
+        return qpush(&s->q, C, me.k);
+      }
+      first = C;
+    }
+    switch (kind) {
     case RPO_SEND:
       rc = post_send(s, r, id, C);
       break;
@@ -421,18 +437,10 @@ static int run_rank(struct sim *s, int r) {
     }
     if (rc) break;
     pos++;
-    if (C != before && s->q.n) {
-      struct hent me = {(uint64_t)C, hkey_rank(r, pos)};
-      if (hless(qpeek(&s->q), me)) { /* someone else is earlier: yield */
-        R->clock = C;
-        R->pos = pos;
-        return qpush(&s->q, C, me.k);
-      }
-    }
     continue;
   block:
     R->wait_msg = id;
-    R->wait_recv = RPO_KIND(o) == RPO_WAIT_RECV;
+    R->wait_recv = kind == RPO_WAIT_RECV;
     break;
   }
   R->clock = C;
