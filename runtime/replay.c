@@ -19,12 +19,15 @@
  * at the end (rule 7's call times as the integer difference).
  *
  * The simulation. Per rank: clock C, send port free SP, receive port free
- * RP (runtime/MODEL.md's state). Two kinds of activity sit in one binary heap keyed
- * by (time, class, id) and are taken strictly in that order:
- *   RANK  (C, 0, rank): the rank executes its next log events. It keeps
- *         going without touching the heap while its (clock, rank) stays the
- *         smallest key, and leaves the heap when it waits for an operation
- *         whose completion is not known yet (it is woken when it is).
+ * RP (runtime/MODEL.md's state). Two kinds of activity sit in one queue
+ * (replay_queue.h, a radix heap) keyed by (time, class, id) and are taken
+ * strictly in that order:
+ *   RANK  (C, 0, rank): the rank executes its next log events. It posts
+ *         a send or receive only while its (clock, rank) is the smallest
+ *         key (else it yields); what only it sees (waits whose completion
+ *         is known, local work, spans) runs ahead. It leaves the queue when
+ *         it waits for an operation whose completion is not known yet (it
+ *         is woken when it is).
  *   PORT  (t, 1, src, message id): a decision on one message at a port --
  *         an eager send starting at its sender's port (rule 1), an eager
  *         message served by its receiver's port at its arrival time a
@@ -44,7 +47,7 @@
  * decided at the later of its two posts, with both ports as they are then
  * (rule 3's max); a port reserved by it is busy for whatever is decided
  * after. A message's eager start is decided at its post time, inline when
- * no other start of the same sender is pending (same result, no heap trip).
+ * no other start of the same sender is pending (same result, no queue trip).
  *
  * Where each rule lives:
  *   rule 1 eager send ............ eager_start
@@ -54,7 +57,7 @@
  *   rule 5 nonblocking ........... post_send/post_recv cost nothing; WAIT
  *   rule 6 local work ............ COMPUTE / REDUCE in run_rank
  *   rule 7 a call's time ......... SPAN_* in run_rank, end of tutti__replay_run
- *   rule 8 ties .................. the heap key (hkey_*)
+ *   rule 8 ties .................. the queue's key (hkey_*)
  *   topology, links .............. transfer_launch, link_hop
  *
  * Topology (runtime/MODEL.md "Topology (links and contention)"): both transfer
@@ -64,20 +67,20 @@
  * reach the next link, hop counts the links crossed) from s + L(0), and
  * link_hop() moves it over one link at a time with the linkset's
  * cut-through step (topo/link.c), then queues a PORT activity at the time
- * its head reaches the next link. The heap's key makes that FCFS by head
+ * its head reaches the next link. The queue's key makes that FCFS by head
  * arrival with rule 8's ties (source rank, then send order), and since no
  * activity is created earlier than the one being handled, a link never
  * serves a message before an earlier-arriving one could still appear.
  * After the last link transfer_delivered() takes over with arrive = the
  * tail's arrival, exactly as without topology (eager: the receiver's port,
  * rule 2; rendezvous: the receive completes at arrive + O_r, rule 3).
- * Fewer heap trips, same times: the first link, the sender's own leaf
+ * Fewer queue trips, same times: the first link, the sender's own leaf
  * link, carries only that sender's messages, whose starts are decided in
  * nondecreasing time: it is crossed at launch. So is every later link that
  * only one rank's messages cross (replay_prep.c): they reach it in the order
  * they left the link before. (Equal heads there go in that order, which is
  * send order unless a zero cost let two of them start at one instant.) A
- * hop or an eager arrival that would be the heap's next activity anyway
+ * hop or an eager arrival that would be the queue's next activity anyway
  * is handled at once too (next_anyway: the same order, no trip).
  * The path is recomputed per hop in O(depth); in flight, the message's
  * rdone (no receive can complete before delivery) holds its next link.
@@ -85,18 +88,20 @@
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
  * checking the logs, replay_prep.c) rather than the 24-byte log entry, and a WAIT names
  * its message directly. It is bound by memory latency (ranks interleave in
- * time), so a woken rank, the heap's next entry and the messages a rank is
+ * time), so a woken rank, the queue's next entry and the messages a rank is
  * about to touch are prefetched, and the big arrays ask for huge pages.
  *
  * Memory: the replay state is 8 B per event (ops) + 64 B per message +
- * 64 B per rank (freed at the end) + the heap (at most ranks + messages in
- * flight), next to the logs' own 24 B per event (resident: their
+ * 64 B per rank (freed at the end) + the queue (16 B an activity pending:
+ * at most ranks + messages in flight), next to the logs' own 24 B per event (resident: their
  * capacity, up to twice that, runtime/MODEL.md "Memory"); with a topology,
  * the linkset (about 72 B a link, kept for the report). All of it is
  * first touched here or in the run, and first touching fresh pages is a
  * large part of a big run's CPU (replay_prep.c zeroes on every CPU).
  */
 #include "replay_sim.h"
+
+#include "replay_queue.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -115,65 +120,18 @@ static double replay_cpu(void) {
 #define tmax tutti__tu_max
 #define tadd tutti__tu_add
 
-/* ------------------------------------------------------------------ heap */
+/* ------------------------------------------------------------ the key */
 
-/* Its entries (struct hent: the key's layout) and the heap: replay_sim.h. */
+/* Its entries (struct hent: the key's layout): replay_sim.h; the queue:
+ * replay_queue.h. */
 
 #define HK_PORT (UINT64_C(1) << 63)
-
-static inline uint64_t tbits(tutti__tu_t t) {
-  return (uint64_t)t; /* t >= 0 */
-}
 
 static inline uint64_t hkey_rank(int r, uint32_t pos) {
   return (uint64_t)(uint32_t)r << 32 | pos;
 }
 static inline uint64_t hkey_port(int src, uint32_t id) {
   return HK_PORT | (uint64_t)(uint32_t)src << 32 | id;
-}
-
-static inline int hless(struct hent a, struct hent b) {
-  return a.t < b.t || (a.t == b.t && a.k < b.k);
-}
-
-static int heap_grow(struct heap *h) {
-  size_t cap = h->cap ? h->cap * 2 : 256;
-  struct hent *p = realloc(h->a, cap * sizeof *p);
-  if (!p) return TUTTI_ENOMEM;
-  h->a = p;
-  h->cap = cap;
-  return 0;
-}
-
-static inline int heap_push(struct heap *h, tutti__tu_t t, uint64_t k) {
-  if (h->n == h->cap && heap_grow(h)) return TUTTI_ENOMEM;
-  struct hent e = {tbits(t), k};
-  size_t i = h->n++;
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!hless(e, h->a[p])) break;
-    h->a[i] = h->a[p];
-    i = p;
-  }
-  h->a[i] = e;
-  if (h->n > h->peak) h->peak = h->n;
-  return 0;
-}
-
-static inline struct hent heap_pop(struct heap *h) {
-  struct hent top = h->a[0];
-  struct hent e = h->a[--h->n];
-  size_t n = h->n, i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && hless(h->a[c + 1], h->a[c])) c++;
-    if (!hless(h->a[c], e)) break;
-    h->a[i] = h->a[c];
-    i = c;
-  }
-  if (n) h->a[i] = e;
-  return top;
 }
 
 /* ------------------------------------------------------------ sim state */
@@ -188,11 +146,11 @@ int tutti__replay_fail(struct sim *s, int err, const char *fmt, ...) {
   return s->err = err;
 }
 
-/* The heap's next entry will most likely be handled next: start fetching
+/* The queue's next entry will most likely be handled next: start fetching
  * what it reads (the simulation is bound by memory latency). */
 static inline void prefetch_next(const struct sim *s) {
-  if (!s->heap.n) return;
-  uint64_t k = s->heap.a[0].k;
+  if (!s->q.n) return;
+  uint64_t k = qpeek(&s->q).k;
   if (k & HK_PORT) {
     __builtin_prefetch(&s->msgs[(uint32_t)k], 1);
   } else {
@@ -208,7 +166,7 @@ static inline int wake(struct sim *s, int r, uint32_t id, uint32_t recv_side, tu
   if (R->wait_msg != id || R->wait_recv != recv_side) return 0;
   R->wait_msg = NONE;
   __builtin_prefetch(&R->op[R->pos + 1]); /* what it reads when it resumes */
-  return heap_push(&s->heap, tmax(R->clock, done), hkey_rank(r, R->pos));
+  return qpush(&s->q, tmax(R->clock, done), hkey_rank(r, R->pos));
 }
 
 /* ---------------------------------------------------------- the rules */
@@ -222,7 +180,7 @@ static int link_hop(struct sim *s, int src, uint32_t id);
 static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (!s->topo) {
-    msg->arrive = tadd(msg->start, tutti__tu_cost(&s->latency, (double)msg->bytes));
+    msg->arrive = tadd(msg->start, rp_cost(&s->latency, msg->bytes));
     return transfer_delivered(s, src, id);
   }
   msg->ready = msg->arrive = tadd(msg->start, s->L0); /* h_0 = e_0 = s + L(0) */
@@ -246,14 +204,14 @@ static int record_hop(struct sim *s, uint32_t id, int link, tutti__tu_t arrive,
 }
 
 /* Whether an activity with key (t, k), created now, would be the next one
- * taken from the heap: then it may be handled at once, in exactly the order
- * a trip through the heap gives -- but only while a PORT activity is being
- * handled (s->in_port): a running rank (run_rank) is in no heap and may
+ * taken from the queue: then it may be handled at once, in exactly the
+ * order a trip through the queue gives -- but only while a PORT activity is being
+ * handled (s->in_port): a running rank (run_rank) is not queued and may
  * still post, at its clock, activities that come first (rule 8). */
 static inline int next_anyway(const struct sim *s, tutti__tu_t t, uint64_t k) {
   if (!s->in_port) return 0;
-  struct hent me = {tbits(t), k};
-  return !s->heap.n || hless(me, s->heap.a[0]);
+  struct hent me = {(uint64_t)t, k};
+  return !s->q.n || hless(me, qpeek(&s->q));
 }
 
 /* runtime/MODEL.md's cut-through step over the next links of message id's path
@@ -283,7 +241,7 @@ static int link_hop(struct sim *s, int src, uint32_t id) {
       msg->ready = tr.head;
       msg->arrive = tr.tail;
       msg->rdone = link;
-      return heap_push(&s->heap, tr.head, hkey_port(src, id));
+      return qpush(&s->q, tr.head, hkey_port(src, id));
     }
   }
   msg->flags &= ~RPM_TRANSIT;
@@ -299,11 +257,11 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
   if (msg->flags & RPM_EAGER) { /* rule 2: the receiver's port serves it at a */
     if (next_anyway(s, msg->arrive, hkey_port(src, id))) return eager_arrive(s, id);
     __builtin_prefetch(&s->ranks[msg->dst]);
-    return heap_push(&s->heap, msg->arrive, hkey_port(src, id));
+    return qpush(&s->q, msg->arrive, hkey_port(src, id));
   }
   /* rule 3: the receive completes at s + L(m) + O_r(m) */
   msg->ready = msg->arrive;
-  msg->rdone = tadd(msg->arrive, tutti__tu_cost(&s->recv_cpu, (double)msg->bytes));
+  msg->rdone = tadd(msg->arrive, rp_cost(&s->recv_cpu, msg->bytes));
   msg->flags |= RPM_SERVED | RPM_RDONE;
   return wake(s, msg->dst, id, 1, msg->rdone);
 }
@@ -313,11 +271,11 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
 static inline int eager_start(struct sim *s, int src, uint32_t id, tutti__tu_t post) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
-  double m = (double)msg->bytes;
+  uint64_t m = msg->bytes;
   tutti__tu_t st = tmax(post, S->sp);
-  S->sp = tadd(st, tutti__tu_cost(&s->send_port, m));
+  S->sp = tadd(st, rp_cost(&s->send_port, m));
   msg->start = st;
-  msg->sdone = tadd(st, tutti__tu_cost(&s->send_cpu, m));
+  msg->sdone = tadd(st, rp_cost(&s->send_cpu, m));
   msg->flags |= RPM_STARTED;
   int rc = wake(s, src, id, 0, msg->sdone);
   return rc ? rc : transfer_launch(s, src, id);
@@ -329,13 +287,13 @@ static inline int eager_start(struct sim *s, int src, uint32_t id, tutti__tu_t p
 static int eager_arrive(struct sim *s, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *D = &s->ranks[msg->dst];
-  double m = (double)msg->bytes;
-  tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, tutti__tu_cost(&s->recv_port, m)));
+  uint64_t m = msg->bytes;
+  tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, rp_cost(&s->recv_port, m)));
   D->rp = ready;
   msg->ready = ready;
   msg->flags |= RPM_SERVED;
   if (!(msg->flags & RPM_RPOSTED)) return 0;
-  msg->rdone = tadd(tmax(msg->rpost, ready), tutti__tu_cost(&s->recv_cpu, m));
+  msg->rdone = tadd(tmax(msg->rpost, ready), rp_cost(&s->recv_cpu, m));
   msg->flags |= RPM_RDONE;
   return wake(s, msg->dst, id, 1, msg->rdone);
 }
@@ -349,12 +307,12 @@ static int rdv_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
   struct rp_rank *D = &s->ranks[msg->dst];
-  double m = (double)msg->bytes;
+  uint64_t m = msg->bytes;
   tutti__tu_t st = tmax(t, tmax(S->sp, D->rp));
-  S->sp = tadd(st, tutti__tu_cost(&s->send_port, m));
-  D->rp = tadd(st, tutti__tu_cost(&s->recv_port, m));
+  S->sp = tadd(st, rp_cost(&s->send_port, m));
+  D->rp = tadd(st, rp_cost(&s->recv_port, m));
   msg->start = st;
-  msg->sdone = tadd(st, tutti__tu_cost(&s->send_cpu, m));
+  msg->sdone = tadd(st, rp_cost(&s->send_cpu, m));
   msg->flags |= RPM_STARTED;
   S->sp_pending--;
   int rc = wake(s, src, id, 0, msg->sdone);
@@ -387,10 +345,10 @@ static inline int post_send(struct sim *s, int r, uint32_t id, tutti__tu_t C) {
   if (msg->flags & RPM_EAGER) {
     if (R->sp_pending == 0) return eager_start(s, r, id, C);
     R->sp_pending++;
-    return heap_push(&s->heap, C, hkey_port(r, id));
+    return qpush(&s->q, C, hkey_port(r, id));
   }
   R->sp_pending++;
-  if (msg->flags & RPM_RPOSTED) return heap_push(&s->heap, C, hkey_port(r, id));
+  if (msg->flags & RPM_RPOSTED) return qpush(&s->q, C, hkey_port(r, id));
   return 0;
 }
 
@@ -401,21 +359,26 @@ static inline int post_recv(struct sim *s, int src, uint32_t id, tutti__tu_t C) 
   msg->flags |= RPM_RPOSTED;
   if (msg->flags & RPM_EAGER) {
     if (msg->flags & RPM_SERVED) { /* buffered already */
-      msg->rdone = tadd(tmax(C, msg->ready), tutti__tu_cost(&s->recv_cpu, (double)msg->bytes));
+      msg->rdone = tadd(tmax(C, msg->ready), rp_cost(&s->recv_cpu, msg->bytes));
       msg->flags |= RPM_RDONE;
     }
     return 0;
   }
-  if (msg->flags & RPM_POSTED) return heap_push(&s->heap, C, hkey_port(src, id));
+  if (msg->flags & RPM_POSTED) return qpush(&s->q, C, hkey_port(src, id));
   return 0;
 }
 
-/* A RANK activity: run rank r's log from where it stopped, as long as its
- * (clock, rank) key stays the smallest. */
+/* A RANK activity: run rank r's log from where it stopped. Only its posts
+ * (SEND, RECV) are seen by others and must come in (clock, rank) order:
+ * before one, the rank yields if its clock has moved past the queue's next
+ * entry. Everything else is its own business and runs ahead -- a WAIT on
+ * a completion already decided takes its time, one not yet decided blocks
+ * and is woken at max(clock, completion), the same either way; local work
+ * and spans only move or read its clock -- which saves most yields. */
 static int run_rank(struct sim *s, int r) {
   struct rp_rank *R = &s->ranks[r];
   const uint64_t *ops = R->op;
-  tutti__tu_t C = R->clock;
+  tutti__tu_t C = R->clock, first = C; /* first: it was the queue's next entry at this clock */
   uint32_t pos = R->pos, n = R->n;
   int rc = 0;
   for (uint32_t i = pos + 1; i < pos + 4 && i < n; i++) /* the messages it will touch */
@@ -423,8 +386,17 @@ static int run_rank(struct sim *s, int r) {
   while (pos < n) {
     uint64_t o = ops[pos];
     uint32_t id = RPO_ID(o);
-    tutti__tu_t before = C;
-    switch (RPO_KIND(o)) {
+    unsigned kind = RPO_KIND(o);
+    if (kind <= RPO_RECV && C != first) { /* a post at a later clock: its turn? */
+      struct hent me = {(uint64_t)C, hkey_rank(r, pos)};
+      if (s->q.n && hless(qpeek(&s->q), me)) { /* someone else is earlier: yield */
+        R->clock = C;
+        R->pos = pos;
+        return qpush(&s->q, C, me.k);
+      }
+      first = C;
+    }
+    switch (kind) {
     case RPO_SEND:
       rc = post_send(s, r, id, C);
       break;
@@ -465,18 +437,10 @@ static int run_rank(struct sim *s, int r) {
     }
     if (rc) break;
     pos++;
-    if (C != before && s->heap.n) {
-      struct hent me = {tbits(C), hkey_rank(r, pos)};
-      if (hless(s->heap.a[0], me)) { /* someone else is earlier: yield */
-        R->clock = C;
-        R->pos = pos;
-        return heap_push(&s->heap, C, me.k);
-      }
-    }
     continue;
   block:
     R->wait_msg = id;
-    R->wait_recv = RPO_KIND(o) == RPO_WAIT_RECV;
+    R->wait_recv = kind == RPO_WAIT_RECV;
     break;
   }
   R->clock = C;
@@ -537,15 +501,13 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
     return fail(&s, TUTTI_EINVAL, "NULL model, logs or result, or %d ranks", nranks);
   if (tutti__replay_prepare(&s, m, nranks, logs, flags)) goto out;
   struct tutti_replay *rp = s.rp;
-  size_t P = (size_t)nranks;
 
   /* the simulation: every rank starts at 0 with free ports */
-  s.heap.cap = P + 64;
-  s.heap.a = malloc(s.heap.cap * sizeof *s.heap.a);
-  if (!s.heap.a) goto nomem;
-  for (int r = 0; r < nranks; r++) heap_push(&s.heap, 0, hkey_rank(r, 0)); /* cannot fail */
-  while (s.heap.n) {
-    struct hent h = heap_pop(&s.heap);
+  for (int r = 0; r < nranks; r++)
+    if (qpush(&s.q, 0, hkey_rank(r, 0))) goto nomem;
+  while (s.q.n) {
+    struct hent h;
+    if (qpop(&s.q, &h)) goto nomem;
     prefetch_next(&s);
     int rc;
     if (h.k & HK_PORT) {
@@ -587,8 +549,8 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
     c->finish_max = tutti__tu_to_s(u->finish_max);
     c->time = tutti__tu_to_s(u->finish_max - u->entry_max); /* exact difference */
   }
-  rp->state_bytes += s.heap.peak * sizeof *s.heap.a;
-  free(s.heap.a);
+  rp->state_bytes += s.q.bytes;
+  qfree(&s.q);
   free(s.ranks);
   free(s.calls);
   free(s.last_call);
@@ -603,7 +565,7 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
 nomem:
   fail(&s, TUTTI_ENOMEM, "out of memory (%llu events)", (unsigned long long)rp->events);
 out:
-  free(s.heap.a);
+  qfree(&s.q);
   free(s.ranks);
   free(s.calls);
   free(s.last_call);

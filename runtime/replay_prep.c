@@ -93,11 +93,11 @@ static int check_model(struct sim *s, const tutti_model_t *m) {
   if (!isfinite(m->gamma) || m->gamma < 0)
     return fail(s, TUTTI_EINVAL, "model gamma %g is negative or not finite", m->gamma);
   /* converted once (runtime/MODEL.md "Time base") */
-  s->send_cpu = tutti__tu_cost_init(&m->send_cpu);
-  s->send_port = tutti__tu_cost_init(&m->send_port);
-  s->latency = tutti__tu_cost_init(&m->latency);
-  s->recv_port = tutti__tu_cost_init(&m->recv_port);
-  s->recv_cpu = tutti__tu_cost_init(&m->recv_cpu);
+  s->send_cpu = rp_cost_init(&m->send_cpu);
+  s->send_port = rp_cost_init(&m->send_port);
+  s->latency = rp_cost_init(&m->latency);
+  s->recv_port = rp_cost_init(&m->recv_port);
+  s->recv_cpu = rp_cost_init(&m->recv_cpu);
   s->gamma = tutti__tu_rate(m->gamma);
   return 0;
 }
@@ -405,7 +405,7 @@ static int prepare_links(struct sim *s) {
 
 /* With a topology: which links carry the messages of one rank only. Such a
  * link sees its messages arrive in the order they left the link before
- * (link_hop), so the replay crosses it without a heap trip -- every
+ * (link_hop), so the replay crosses it without a queue trip -- every
  * sender's own leaf link, and often the receiver's. One route per run of
  * sends to the same destination: O(events + such runs * depth). */
 static int mark_owners(struct sim *s) {
@@ -504,7 +504,7 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
     if (tutti_linkset_create(m->topo, &rp->links)) goto nomem;
     s->topo = m->topo;
     s->links = rp->links;
-    s->L0 = tutti__tu_cost(&s->latency, 0);
+    s->L0 = rp_cost(&s->latency, 0);
     s->record = (flags & TUTTI__REPLAY_HOPS) != 0;
     rp->state_bytes += (size_t)tutti_topo_nlinks(m->topo) * 72; /* topo/README.md */
     if (mark_owners(s)) goto nomem;

@@ -13,19 +13,48 @@
 
 #define NONE UINT32_MAX
 
-/* A heap entry: t is a time in units (>= 0, so unsigned order is numeric
- * order); k is the tie key: bit 63 the class (0 RANK, 1 PORT),
- * bits 62..32 the rank (RANK) or the sending rank (PORT), bits 31..0 the
- * message id (PORT; ids follow each sender's send order). For RANK the low
- * bits carry the rank's next event -- not part of the order, since a rank
- * is in the heap at most once -- so the next entry can be prefetched. */
+/* A queue entry (replay_queue.h): t is a time in units (>= 0, so
+ * unsigned order is numeric order); k is the tie key: bit 63 the class
+ * (0 RANK, 1 PORT), bits 62..32 the rank (RANK) or the sending rank
+ * (PORT), bits 31..0 the message id (PORT; ids follow each sender's send
+ * order). For RANK the low bits carry the rank's next event -- not part of
+ * the order, since a rank is queued at most once -- so the next entry can
+ * be prefetched. */
 struct hent {
   uint64_t t, k;
 };
 
-struct heap {
+struct heap { /* a binary heap */
   struct hent *a;
-  size_t n, cap, peak;
+  size_t n, cap;
+};
+
+#define QBUCKETS 193 /* 1 + 64 digits x 3 values (replay_queue.h) */
+#define QCHUNK 127   /* entries a chunk: 2 KiB with its header */
+
+struct qchunk {
+  struct qchunk *next;
+  uint32_t n; /* entries appended */
+  struct hent e[QCHUNK];
+};
+
+struct qbucket {
+  struct qchunk *head, *tail; /* NULL: empty */
+  uint32_t first;             /* head->e[first] is its next entry */
+  int sorted;                 /* appended in order: a run, taken as a FIFO */
+  struct hent min;            /* its least entry */
+};
+
+/* The event queue (replay_queue.h): a radix heap of (t, k) over the
+ * buckets b, and early for the entries below last. */
+struct queue {
+  struct hent last;     /* no entry of the buckets is below it */
+  uint64_t nonempty[4]; /* bit i: b[i] holds entries */
+  struct qbucket b[QBUCKETS];
+  struct heap early;
+  struct qchunk *spare; /* chunks free for any bucket */
+  size_t n, peak;       /* entries, and the most at once */
+  size_t bytes;         /* the chunks' memory */
 };
 
 /* sim.owner: per link, the one rank whose messages cross it, or these */
@@ -43,6 +72,28 @@ struct rp_rank {
   int spans;                 /* spans completed */
 };
 
+/* One of the model's costs in units, with the last size it was asked for
+ * and its value: most runs send many messages of one size. */
+struct rp_cost {
+  tutti__tu_cost_t c;
+  uint64_t m;    /* the last size */
+  tutti__tu_t v; /* c(m) */
+};
+
+static inline struct rp_cost rp_cost_init(const tutti_cost_t *c) {
+  struct rp_cost k = {.c = tutti__tu_cost_init(c), .m = 0};
+  k.v = tutti__tu_cost(&k.c, 0);
+  return k;
+}
+
+static inline tutti__tu_t rp_cost(struct rp_cost *k, uint64_t bytes) {
+  if (bytes != k->m) {
+    k->m = bytes;
+    k->v = tutti__tu_cost(&k->c, (double)bytes);
+  }
+  return k->v;
+}
+
 /* A call's times in units (rule 7), converted to tutti_call_time_t at
  * the end. */
 struct rp_call {
@@ -53,13 +104,13 @@ struct sim {
   struct tutti_replay *rp;
   const tutti_model_t *m;
   /* the model in units (runtime/MODEL.md "Time base"), converted once */
-  tutti__tu_cost_t send_cpu, send_port, latency, recv_port, recv_cpu;
+  struct rp_cost send_cpu, send_port, latency, recv_port, recv_cpu;
   double gamma;           /* units per byte */
   struct rp_call *calls;  /* rp->ncalls */
   tutti__tu_t *last_call; /* per rank: the end of its last span */
   struct tutti_replay_msg *msgs;
   struct rp_rank *ranks;
-  struct heap heap;
+  struct queue q;
   const tutti_topo_t *topo; /* NULL: no topology */
   tutti_linkset_t *links;   /* with a topology: every link's state */
   int32_t *owner;           /* per link: the one rank whose messages cross
