@@ -18,30 +18,29 @@
  * (scan's and exscan's prefixes are checked by a digest a rank: no
  * reference); the other inputs are generated and checked a chunk at a time. The
  * scratch terms are the registered algorithms' typical ones (a binomial
- * reduce's partial results, an allreduce's received halves, a binomial
- * gather's subtrees, a ring reduce_scatter's received block, recursive
- * doubling scan's received prefix and exscan's two), per
- * collective, since an algorithm's description has no scratch size: a
- * pipelined chain's bcast and bruck's allgather hold a block more a rank,
- * the tree allreduces up to twice the term, a flat gather or scatter and
- * the ring allreduce less, and reduce_scatter's recursive halving a copy
- * of its P blocks and a receive buffer as large (counted in a job's
- * estimate, below). alltoall's scratch lies between its algorithms':
- * none for the pairwise, ring and linear exchanges, bruck's two pack
- * buffers about P blocks a rank; 3/8 of P blocks is within a quarter of
- * the peak of either, where the buffers dominate. A linear scan or
- * exscan holds one received block a rank. In bytes, m per rank, P ranks (bench/CLI.md "Memory
- * estimate"):
+ * reduce's partial results, a tree allreduce's partials where rbuf cannot
+ * take them, a binomial gather's subtrees, a ring reduce_scatter's
+ * received block, recursive doubling scan's received prefix and exscan's
+ * two), per collective, since an algorithm's description has no scratch
+ * size: recursive doubling's allreduce holds a block a rank (8 times the
+ * term), bruck's allgather half a block more a rank, Rabenseifner's, the
+ * ring and the pipelined allreduces, a flat gather or scatter and a
+ * linear scan or exscan less, and reduce_scatter's recursive halving 3/4
+ * of its P blocks (counted in a job's estimate, below). alltoall's
+ * scratch lies between its algorithms': none for the pairwise, ring and
+ * linear exchanges, bruck's pack buffer P/2 blocks a rank; P/4 blocks is
+ * within a quarter of the peak of either, where the buffers dominate. In
+ * bytes, m per rank, P ranks (bench/CLI.md "Memory estimate"):
  *
  *   collective      buffers         reference  scratch
  *   bcast           P m             2 m        0
  *   reduce          2 P m           m          P m / 4
- *   allreduce       2 P m           m          P m / 2
+ *   allreduce       2 P m           m          P m / 8
  *   gather          2 P m           0          P m / 2
  *   scatter         2 P m           0          P m / 2
  *   allgather       P m + P^2 m     0          0
  *   reduce_scatter  P m + P^2 m     P m        P m
- *   alltoall        2 P^2 m         0          3 P^2 m / 8
+ *   alltoall        2 P^2 m         0          P^2 m / 4
  *   scan            2 P m           0          P m
  *   exscan          2 P m           0          2 P m
  *   barrier         0               0          0
@@ -60,7 +59,7 @@
  * back to the system before the next (cli_release_memory), so its peak
  * is its largest point's: a point counts as a lone run, but a point of
  * reduce_scatter's recursive halving, or of its auto (which may choose
- * it), counts recursive halving's scratch, 2 P^2 m.
+ * it), counts recursive halving's scratch, 3 P^2 m / 4.
  *
  * Time: about 25 us per unit of cli_point_weight (a rank, and 4 KiB of
  * buffer traffic per rank with data), on 2 cores: an estimate, said as
@@ -103,7 +102,7 @@ int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m,
     break;
   case TUTTI_COLL_REDUCE:
   case TUTTI_COLL_ALLREDUCE:
-    buf = 2 * pm, ref = b, scr = coll == TUTTI_COLL_REDUCE ? pm / 4 : pm / 2;
+    buf = 2 * pm, ref = b, scr = coll == TUTTI_COLL_REDUCE ? pm / 4 : pm / 8;
     break;
   case TUTTI_COLL_GATHER:
   case TUTTI_COLL_SCATTER:
@@ -116,7 +115,7 @@ int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m,
     buf = pm + ppm, ref = pm, scr = pm;
     break;
   case TUTTI_COLL_ALLTOALL:
-    buf = 2 * ppm, scr = 3 * ppm / 8;
+    buf = 2 * ppm, scr = ppm / 4;
     break;
   case TUTTI_COLL_SCAN:
   case TUTTI_COLL_EXSCAN:
@@ -207,7 +206,7 @@ static int job_point(int coll, const char *algo, int P, size_t bytes, int no_dat
   if (!job.kept || no_data || coll != TUTTI_COLL_REDUCE_SCATTER || !algo ||
       (strcmp(algo, "recursive-halving") && strcmp(algo, "auto")))
     return 0;
-  long double more = 2.0L * P * P * (long double)bytes - (long double)m.scratch;
+  long double more = 0.75L * P * P * (long double)bytes - (long double)m.scratch;
   if ((long double)m.total + more >= 0x1p64L) {
     if (figure) *figure = (double)((long double)m.total + more);
     return -1;

@@ -16,8 +16,11 @@
  * - a run's peak RSS is at most 1.3 times the users' buffers its
  *   collective's semantics require, plus the process's own, for every
  *   collective (64 ranks, 64 KiB: the ratio of 64 ranks at a size a
- *   shared machine holds many times over), and a sweep's at most 1.3
- *   times its largest point's run alone.
+ *   shared machine holds many times over); at 64 ranks and 1 MiB (P^2
+ *   collectives: 64 KiB) every registered algorithm's is at most 1.3
+ *   times them, with nothing added, but those whose messages need more,
+ *   each held to its own bound; and a sweep's at most 1.3 times its
+ *   largest point's run alone.
  * No timing assertions.
  */
 #include <criterion/criterion.h>
@@ -163,9 +166,9 @@ Test(buffers, a_run_holds_its_buffers_and_little_more, .timeout = 300) {
   cr_skip("peak RSS is not meaningful under a sanitizer");
 #endif
   /* each collective's default and the algorithms with the most scratch
-   * of their own (reduce_scatter's recursive halving, which copies its P
-   * blocks, and alltoall's bruck, whose pack buffers hold about P blocks,
-   * are not held to it) */
+   * of their own (reduce_scatter's recursive halving, whose scratch is
+   * 3/4 of its P blocks, is not held to it; the next test holds it to
+   * its own bound) */
   static const char *const runs[][2] = {
       {"bcast", "binomial"},           {"bcast", "pipelined-chain"},
       {"reduce", "binomial"},          {"allreduce", "reduce-bcast"},
@@ -184,6 +187,67 @@ Test(buffers, a_run_holds_its_buffers_and_little_more, .timeout = 300) {
     cr_assert(le(dbl, peak, 1.3 * buf + PROCESS_MIB * 1048576),
               "%s %s -n 64 -m 64KiB: peak RSS %.1f MiB, users' buffers %.1f MiB", runs[i][0],
               runs[i][1], peak / 1048576, buf / 1048576);
+  }
+}
+
+/* The algorithms whose messages need more than 1.3 times their users'
+ * buffers, and the bound each keeps (why: each algorithm's header
+ * comment; the tree gathers and scatters and exscan's binomial reach 1.3
+ * in some runs and not in others, as ranks finish and free their
+ * buffers sooner or later). Every other algorithm keeps 1.3. */
+static const struct {
+  const char *coll, *algo;
+  double bound;
+} above[] = {
+    {"allreduce", "recursive-doubling", 1.6}, /* the vector received, beside in and out */
+    {"scan", "recursive-doubling", 1.6},      /* the window received */
+    {"exscan", "recursive-doubling", 2.1},    /* the window and the one received */
+    {"exscan", "binomial", 1.5},              /* the prefix beside the result */
+    {"gather", "binomial", 1.6},              /* subtrees forwarded whole */
+    {"gather", "lambda-tree", 1.6},
+    {"scatter", "binomial", 1.6},
+    {"scatter", "lambda-tree", 1.6},
+    {"reduce_scatter", "recursive-halving", 1.85}, /* 3/4 of the P blocks */
+};
+
+static double bound_of(const char *coll, const char *algo) {
+  for (size_t i = 0; i < sizeof above / sizeof *above; i++)
+    if (!strcmp(above[i].coll, coll) && !strcmp(above[i].algo, algo)) return above[i].bound;
+  return 1.3;
+}
+
+Test(buffers, every_algorithm_holds_1_3_times_its_buffers_or_its_bound, .timeout = 900) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  cr_skip("peak RSS is not meaningful under a sanitizer");
+#endif
+  /* issue 36's measure: 64 ranks and 1 MiB, where the users' buffers
+   * dwarf the process's own memory (no allowance for it here); the
+   * collectives of P blocks a rank at 64 KiB, P^2 blocks in all */
+  const tutti_algo_desc_t *d;
+  for (int i = 0; (d = tutti_algo_desc_at(i)) != NULL; i++) {
+    const char *coll = tutti_coll_name(d->coll);
+    unsigned tr = tutti_coll_traits(d->coll);
+    if (!(tr & TUTTI_COLL_DATA)) continue;
+    int square = (tr & TUTTI_COLL_BLOCKS) && !(tr & TUTTI_COLL_ROOTED);
+    const char *size = square ? "64KiB" : "1MiB";
+    char *out;
+    double peak;
+    int st = run_peak(
+        (const char *const[]){"run", coll, d->name, "-n", "64", "-m", size, "--json", NULL}, &out,
+        &peak);
+    cr_assert(eq(int, st, 0), "%s %s: exit %d", coll, d->name, st);
+    struct jp p = json_ok(out);
+    char chose[64] = "";
+    const char *v = json_get(&p, "auto_chose"); /* auto: the bound of what it ran */
+    if (v && *v == '"') snprintf(chose, sizeof chose, "%.*s", (int)strcspn(v + 1, "\""), v + 1);
+    double buf = users_buffers(coll, 64, square ? 65536 : 1048576);
+    double bound = bound_of(coll, *chose ? chose : d->name);
+    cr_assert(le(dbl, peak, bound * buf),
+              "%s %s%s%s -n 64 -m %s: peak RSS %.1f MiB, %.2f times "
+              "the users' buffers (%.1f MiB); bound %.2f",
+              coll, d->name, *chose ? " -> " : "", chose, size, peak / 1048576, peak / buf,
+              buf / 1048576, bound);
+    free(out);
   }
 }
 
