@@ -26,7 +26,8 @@
  * term), bruck's allgather half a block more a rank, Rabenseifner's, the
  * ring and the pipelined allreduces, a flat gather or scatter and a
  * linear scan or exscan less, and reduce_scatter's recursive halving 3/4
- * of its P blocks (counted in a job's estimate, below). alltoall's
+ * of its P blocks (counted in a job's estimate, below, as bruck's
+ * alltoall). alltoall's
  * scratch lies between its algorithms': none for the pairwise, ring and
  * linear exchanges, bruck's pack buffer P/2 blocks a rank; P/4 blocks is
  * within a quarter of the peak of either, where the buffers dominate. In
@@ -58,8 +59,9 @@
  * A job of many points (suite, sweep, tune) gives what a point frees
  * back to the system before the next (cli_release_memory), so its peak
  * is its largest point's: a point counts as a lone run, but a point of
- * reduce_scatter's recursive halving, or of its auto (which may choose
- * it), counts recursive halving's scratch, 3 P^2 m / 4.
+ * reduce_scatter's recursive halving or alltoall's bruck, or of their
+ * collective's auto (which may choose them), counts its scratch, 3 P^2
+ * m / 4 and P^2 m / 2 (more_scratch).
  *
  * Time: about 25 us per unit of cli_point_weight (a rank, and 4 KiB of
  * buffer traffic per rank with data), on 2 cores: an estimate, said as
@@ -194,19 +196,33 @@ void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept) {
             cmd, about(o->max_memory, a, sizeof a), about(phys, b, sizeof b));
 }
 
-/* The point's estimate in this job: cli_mem_point, with recursive
- * halving's scratch for a point of a job of many points that may run it
- * (algo, or NULL: the collective's typical algorithm). 0, or -1 past 64
- * bits. */
+/* The algorithms that hold more scratch than their collective's term, in
+ * units of P^2 m: reduce_scatter's recursive halving 3/4 of its P blocks
+ * a rank, alltoall's bruck its pack buffer of P/2. */
+static const struct {
+  int coll;
+  const char *algo;
+  long double p2m;
+} more_scratch[] = {{TUTTI_COLL_REDUCE_SCATTER, "recursive-halving", 0.75L},
+                    {TUTTI_COLL_ALLTOALL, "bruck", 0.5L}};
+
+/* The point's estimate in this job: cli_mem_point, with the scratch of
+ * more_scratch's algorithm for a point of a job of many points that may
+ * run it (algo, its collective's auto, or NULL: the collective's typical
+ * algorithm). 0, or -1 past 64 bits. */
 static int job_point(int coll, const char *algo, int P, size_t bytes, int no_data, uint64_t *total,
                      double *figure) {
   struct cli_mem m;
   if (cli_mem_point(coll, P, bytes, no_data, &m, figure)) return -1;
   *total = m.total;
-  if (!job.kept || no_data || coll != TUTTI_COLL_REDUCE_SCATTER || !algo ||
-      (strcmp(algo, "recursive-halving") && strcmp(algo, "auto")))
-    return 0;
-  long double more = 0.75L * P * P * (long double)bytes - (long double)m.scratch;
+  if (!job.kept || no_data || !algo) return 0;
+  long double more = 0;
+  for (size_t i = 0; i < sizeof more_scratch / sizeof *more_scratch; i++)
+    if (more_scratch[i].coll == coll &&
+        (!strcmp(algo, more_scratch[i].algo) || !strcmp(algo, "auto"))) {
+      long double x = more_scratch[i].p2m * P * P * (long double)bytes - (long double)m.scratch;
+      more = x > more ? x : more;
+    }
   if ((long double)m.total + more >= 0x1p64L) {
     if (figure) *figure = (double)((long double)m.total + more);
     return -1;

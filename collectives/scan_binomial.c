@@ -88,13 +88,13 @@ static int sweep(tutti_rank_t *r, const void *sbuf, void *rbuf, long count, tutt
     if (to >= 0) rc = tutti_send(r, pre, count, type, to, tag);
     if (grown && !rc && to >= 0 && !sends_after(P, me, k)) { /* its last send: done with it */
       tutti_scratch_free(r, grown);
-      grown = NULL;
+      pre = grown = NULL;
     }
     if (from < 0 || rc) continue;
     /* exscan: the first block received is its result as it stands; the
      * others come into scratch held for this step only */
-    void *in = exclusive && !have ? rbuf : (t = tutti_scratch_alloc(r, size));
-    if (!in) {
+    void *in = rbuf;
+    if ((!exclusive || have) && !(in = t = tutti_scratch_alloc(r, size))) {
       rc = TUTTI_ENOMEM;
       break;
     }
