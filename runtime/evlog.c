@@ -300,12 +300,14 @@ uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev) {
     log->cap = cap;
     log->order = (uint8_t)order;
   }
-  log->ev[log->n] = *ev;
+  struct tutti_ev *e = &log->ev[log->n];
+  *e = *ev;
+  if (e->kind == TUTTI_EV_SEND) e->ref = log->nsend++;
   return log->n++;
 }
 
 void tutti__evlog_clear(struct tutti_evlog *log) {
-  log->n = 0;
+  log->n = log->nsend = 0;
 }
 
 void tutti__evlog_free(struct tutti_evlog *log) {
@@ -316,6 +318,6 @@ void tutti__evlog_free(struct tutti_evlog *log) {
   else
     free(log->ev);
   log->ev = NULL;
-  log->n = log->cap = 0;
+  log->n = log->cap = log->nsend = 0;
   log->order = 0;
 }

@@ -21,7 +21,10 @@
 #include "budget.h"
 
 enum tutti_ev_kind {
-  TUTTI_EV_SEND = 1,   /* isend posted: peer = dest, tag, bytes; u.req_of = 0 */
+  TUTTI_EV_SEND = 1,   /* isend posted: peer = dest, tag, bytes; ref = its ordinal
+                          among this log's SENDs (0, 1, ...), which
+                          tutti__evlog_push writes: the replay numbers the
+                          messages from it without a pass of its own */
   TUTTI_EV_RECV,       /* irecv posted: peer = matched source, tag = matched tag,
                           bytes = matched bytes, ref = index of the SEND in peer's
                           log. flags & TUTTI_EVF_FAILED: never matched (truncated,
@@ -82,11 +85,13 @@ struct tutti_evlog {
   struct tutti__budget *mem;
   uint8_t refusal; /* why the last push failed, enum tutti_evlog_refusal */
   uint8_t order;   /* ev is a block of 2^order bytes of evlog.c's arena; 0: malloc'd */
+  uint32_t nsend;  /* SENDs among the n events */
 };
 
 /* Append one event (the log grows by doubling, never past max nor past
  * the budget); returns its index, or UINT32_MAX when it cannot (refusal
- * says why; the rank then fails with TUTTI_ENOMEM, p2p.c). */
+ * says why; the rank then fails with TUTTI_ENOMEM, p2p.c). A SEND is
+ * stored with ref = nsend, its ordinal, whatever ev->ref says. */
 uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev);
 void tutti__evlog_clear(struct tutti_evlog *log);
 void tutti__evlog_free(struct tutti_evlog *log);

@@ -356,7 +356,7 @@ static inline int post_send(struct sim *s, int r, uint32_t id, tutti__tu_t C) {
 static inline int post_recv(struct sim *s, int src, uint32_t id, tutti__tu_t C) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   msg->rpost = C;
-  msg->flags |= RPM_RPOSTED;
+  msg->flags |= RPM_RPOSTED | RPM_MATCHED;
   if (msg->flags & RPM_EAGER) {
     if (msg->flags & RPM_SERVED) { /* buffered already */
       msg->rdone = tadd(tmax(C, msg->ready), rp_cost(&s->recv_cpu, msg->bytes));

@@ -72,7 +72,7 @@ struct tutti_replay_msg {
 /* tutti_replay_msg.flags */
 enum {
   RPM_EAGER = 1u << 0,   /* m < eager_limit (rule 1), else rendezvous (rule 3) */
-  RPM_MATCHED = 1u << 1, /* a (non-failed) RECV names it */
+  RPM_MATCHED = 1u << 1, /* a (non-failed) RECV names it (set when it is posted) */
   RPM_POSTED = 1u << 2,  /* the SEND was posted */
   RPM_STARTED = 1u << 3, /* s known: start, sdone (and arrive, no topology) */
   RPM_SERVED = 1u << 4,  /* ready known (eager: the receiver's port served it) */
@@ -185,7 +185,7 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
 /* Free a replay (NULL is fine). Does not touch the logs. */
 void tutti__replay_free(struct tutti_replay *rp);
 
-/* Test hook: from this many events on, the replay's first pass over the
+/* Test hook: from this many events on, the replay's pass over the
  * logs runs on one thread per CPU (replay_prep.c); 0: always. */
 extern uint64_t tutti__replay_wide_events;
 /* For world.c: replay the joined ranks' logs of a recorded run into

@@ -1,14 +1,13 @@
 /*
  * replay_prep.c -- the replay's preparation: check the model and the
- * topology, then read every rank's log twice to check it and turn it into
+ * topology, then read every rank's log once to check it and turn it into
  * what the simulation (replay.c) reads -- an 8-byte op per event, the
  * messages numbered in each sender's order with every RECV and WAIT naming
  * its message, the spans as calls -- and, with a topology, find the links
  * that carry one rank's messages only. Every error names the rank and the
- * event. The logs are read, never written. With millions of events the
- * first pass (the first write of the ops) and the zeroing of the message
- * array run on one thread per CPU (first touching memory is most of their
- * cost; see zero_wide).
+ * event; the first in rank and event order is the one reported. The logs
+ * are read, never written. With millions of events the pass runs on one
+ * thread per CPU (first touching memory is most of its cost).
  */
 #include "replay_sim.h"
 
@@ -142,94 +141,126 @@ static void *big_alloc(size_t bytes) {
   return p;
 }
 
-/* Up to this many threads share the first touch of the replay's memory. */
-enum { WIDE_MAX = 8 };
-
-static int wide_threads(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : n > WIDE_MAX ? WIDE_MAX : (int)n;
-}
-
-/* Zeroing a big array on every CPU at once. The first write to a page is
- * most of what the array costs -- the kernel clears the page, and under a
- * hypervisor a fault of the host may come with it -- so the replay's
- * arrays are first touched by one thread per CPU (below 64 MiB by this one
- * alone). */
-struct zpart {
-  char *p;
-  size_t n;
-};
-
-static void *zero_part(void *arg) {
-  struct zpart *z = arg;
-  memset(z->p, 0, z->n);
-  return NULL;
-}
-
-static void zero_wide(void *p, size_t bytes) {
-  int n = bytes < ((size_t)64 << 20) ? 1 : wide_threads();
-  struct zpart z[WIDE_MAX];
-  size_t chunk = bytes / (size_t)n & ~(size_t)4095;
-  for (int k = 0; k < n; k++)
-    z[k] = (struct zpart){(char *)p + (size_t)k * chunk,
-                          k == n - 1 ? bytes - (size_t)k * chunk : chunk};
-  tutti__run_wide(zero_part, z, sizeof *z, n);
-}
-
 /* ------------------------------------------------------- indexing the logs */
 
-/* Pass 1 over ranks [r0, r1): build the ops of everything but RECV and
- * WAIT, number the messages from 0 in the range (in each sender's log
- * order), check local references, count rank 0's spans (the calls).
- * Errors go to e, the first in rank order. */
-struct pass1 {
-  struct sim *s; /* what is read: s->rp, s->ranks */
+/* The messages are numbered in (sender, send order) order, and a SEND's
+ * ref is its ordinal in its log (tutti__evlog_push), so rank r's k-th
+ * send is message first[r] + k -- known before any log is read: one pass
+ * indexes every log, each rank's independently of the others. A RECV
+ * reads the SEND it names (one line of the sender's log) and marks it in
+ * a bitmap of received messages (one bit a message, which stays in
+ * cache), so a message is received once; its own record is written by
+ * its sender, whole, so the array needs no zeroing. */
+struct pass {
+  struct sim *s; /* what is read: s->rp, s->ranks, first, calls' names */
+  const uint64_t *first;
+  uint64_t *recvd; /* the bitmap, shared */
   int r0, r1;
-  uint64_t nmsgs; /* sends in the range */
-  int ncalls;
-  struct sim e; /* its errors */
+  int shared;            /* other threads set bits of recvd too: atomic */
+  uint64_t eager, bytes; /* of its ranks' sends */
+  struct sim e;          /* its errors */
   char errbuf[512];
 };
 
-static void *prepare_local(void *arg) {
-  struct pass1 *x = arg;
+/* Mark message id received; 1 if it was already. */
+static int received(struct pass *x, uint32_t id) {
+  uint64_t bit = UINT64_C(1) << (id & 63), *w = &x->recvd[id >> 6];
+  if (x->shared) return (__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit) != 0;
+  uint64_t old = *w;
+  *w = old | bit;
+  return (old & bit) != 0;
+}
+
+#define PASS_FAIL(...) return fail(e, TUTTI_EINVAL, __VA_ARGS__), NULL
+
+/* Ranks [r0, r1): check every event and write its op (and a SEND's
+ * message); spans must match rank 0's (the calls, named beforehand).
+ * Errors go to x->e: the first of the range, in rank and event order. */
+static void *index_ranks(void *arg) {
+  struct pass *x = arg;
   struct sim *s = x->s, *e = &x->e;
-  int P = s->rp->nranks;
-  uint64_t nmsgs = 0;
+  struct tutti_replay *rp = s->rp;
+  int P = rp->nranks;
+  size_t lim = s->m->eager_limit;
   for (int r = x->r0; r < x->r1; r++) {
-    struct rp_rank *R = &s->ranks[r];
-    uint64_t *op = s->rp->ops + s->rp->evoff[r];
+    const struct rp_rank *R = &s->ranks[r];
+    const struct tutti_ev *ev = R->ev;
+    uint64_t *op = rp->ops + rp->evoff[r];
+    uint64_t id = x->first[r]; /* its next send's message */
+    int k = 0, open = 0;
     for (uint32_t i = 0; i < R->n; i++) {
-      const struct tutti_ev *v = &R->ev[i];
+      const struct tutti_ev *v = &ev[i];
+      /* a receive ahead reads its sender's log at random: fetch it now */
+      if (i + 16 < R->n && ev[i + 16].kind == TUTTI_EV_RECV) {
+        const struct tutti_ev *f = &ev[i + 16];
+        if (f->peer >= 0 && f->peer < P && f->ref < s->ranks[f->peer].n)
+          __builtin_prefetch(&s->ranks[f->peer].ev[f->ref]);
+      }
       switch (v->kind) {
-      case TUTTI_EV_SEND:
+      case TUTTI_EV_SEND: {
         if (v->peer < 0 || v->peer >= P)
-          return fail(e, TUTTI_EINVAL, "rank %d event %u: SEND to rank %d, out of range 0..%d", r,
-                      i, (int)v->peer, P - 1),
-                 NULL;
-        if (nmsgs >= NONE)
-          return fail(e, TUTTI_EINVAL, "more than %u messages: too many for the replay", NONE - 1),
-                 NULL;
-        op[i] = OP(RPO_SEND, 0, nmsgs++);
+          PASS_FAIL("rank %d event %u: SEND to rank %d, out of range 0..%d", r, i, (int)v->peer,
+                    P - 1);
+        if (v->ref != id - x->first[r])
+          PASS_FAIL("rank %d event %u: SEND numbered %u, but it is send %llu of the log", r, i,
+                    v->ref, (unsigned long long)(id - x->first[r]));
+        int eager = lim == TUTTI_EAGER_ALL || v->bytes < (uint64_t)lim;
+        s->msgs[id] = (struct tutti_replay_msg){.start = TUTTI__TU_NONE,
+                                                .arrive = TUTTI__TU_NONE,
+                                                .ready = TUTTI__TU_NONE,
+                                                .sdone = TUTTI__TU_NONE,
+                                                .rpost = TUTTI__TU_NONE,
+                                                .rdone = TUTTI__TU_NONE,
+                                                .bytes = v->bytes,
+                                                .dst = v->peer,
+                                                .flags = eager ? RPM_EAGER : 0};
+        x->eager += (uint64_t)eager;
+        x->bytes += v->bytes;
+        op[i] = OP(RPO_SEND, 0, id++);
         break;
-      case TUTTI_EV_RECV:
-        op[i] = OP(RPO_NOP, 0, 0); /* pass 2 */
+      }
+      case TUTTI_EV_RECV: {
+        /* failed, or never matched (ref still UINT32_MAX): skipped */
+        op[i] = OP(RPO_NOP, 0, 0);
+        if ((v->flags & TUTTI_EVF_FAILED) || v->ref == UINT32_MAX) break;
+        int src = v->peer;
+        if (src < 0 || src >= P)
+          PASS_FAIL("rank %d event %u: RECV from rank %d, out of range 0..%d", r, i, src, P - 1);
+        const struct rp_rank *S = &s->ranks[src];
+        if (v->ref >= S->n)
+          PASS_FAIL("rank %d event %u: RECV names event %u of rank %d, which has %u events", r, i,
+                    v->ref, src, S->n);
+        const struct tutti_ev *se = &S->ev[v->ref];
+        if (se->kind != TUTTI_EV_SEND || se->peer != r || se->tag != v->tag ||
+            se->bytes != v->bytes)
+          PASS_FAIL("rank %d event %u: RECV (tag %d, %llu B) names event %u of rank %d, which "
+                    "is not a SEND to rank %d with that tag and size",
+                    r, i, (int)v->tag, (unsigned long long)v->bytes, v->ref, src, r);
+        if (se->ref >= rp->logs[src]->nsend) /* its own pass fails it too */
+          PASS_FAIL("rank %d event %u: RECV names event %u of rank %d, a SEND numbered %u of %u", r,
+                    i, v->ref, src, se->ref, rp->logs[src]->nsend);
+        uint32_t mid = (uint32_t)(x->first[src] + se->ref);
+        if (received(x, mid))
+          PASS_FAIL("rank %d event %u: RECV names event %u of rank %d, already received", r, i,
+                    v->ref, src);
+        op[i] = OP(RPO_RECV, src, mid);
         break;
-      case TUTTI_EV_WAIT:
+      }
+      case TUTTI_EV_WAIT: {
         if (v->ref >= i)
-          return fail(e, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, not an earlier one", r,
-                      i, v->ref),
-                 NULL;
-        if (R->ev[v->ref].kind != TUTTI_EV_SEND && R->ev[v->ref].kind != TUTTI_EV_RECV)
-          return fail(e, TUTTI_EINVAL, "rank %d event %u: WAIT on event %u, a %s", r, i, v->ref,
-                      kind_name(R->ev[v->ref].kind)),
-                 NULL;
-        op[i] = OP(RPO_NOP, 0, 0); /* pass 2 */
+          PASS_FAIL("rank %d event %u: WAIT on event %u, not an earlier one", r, i, v->ref);
+        if (ev[v->ref].kind != TUTTI_EV_SEND && ev[v->ref].kind != TUTTI_EV_RECV)
+          PASS_FAIL("rank %d event %u: WAIT on event %u, a %s", r, i, v->ref,
+                    kind_name(ev[v->ref].kind));
+        uint64_t w = op[v->ref]; /* its SEND or RECV, done already */
+        op[i] = RPO_KIND(w) == RPO_NOP
+                    ? w
+                    : OP(RPO_KIND(w) == RPO_SEND ? RPO_WAIT_SEND : RPO_WAIT_RECV, 0, RPO_ID(w));
         break;
+      }
       case TUTTI_EV_COMPUTE:
         if (!isfinite(v->u.seconds) || v->u.seconds < 0)
-          return fail(e, TUTTI_EINVAL, "rank %d event %u: COMPUTE of %g s", r, i, v->u.seconds),
-                 NULL;
+          PASS_FAIL("rank %d event %u: COMPUTE of %g s", r, i, v->u.seconds);
         op[i] = OP(RPO_COMPUTE, 0, 0);
         break;
       case TUTTI_EV_REDUCE: /* the size in the op, unless it is huge */
@@ -237,169 +268,97 @@ static void *prepare_local(void *arg) {
                                                : OP(RPO_REDUCE_LOG, 0, 0);
         break;
       case TUTTI_EV_SPAN_BEGIN:
-        if (r == 0) x->ncalls++;
+        if (open)
+          PASS_FAIL("rank %d event %u: span '%s' begins inside span '%s'", r, i, nm(v->u.name),
+                    nm(rp->calls[k].name));
+        if (k >= rp->ncalls) PASS_FAIL("rank %d opens more spans than rank 0 (%d)", r, rp->ncalls);
+        if (!names_equal(rp->calls[k].name, v->u.name))
+          PASS_FAIL("rank %d: call %d is '%s', but '%s' on rank 0", r, k, nm(v->u.name),
+                    nm(rp->calls[k].name));
+        open = 1;
         op[i] = OP(RPO_SPAN_BEGIN, 0, 0);
         break;
       case TUTTI_EV_SPAN_END:
+        if (!open) PASS_FAIL("rank %d event %u: span end outside a span", r, i);
+        open = 0;
+        k++;
         op[i] = OP(RPO_SPAN_END, 0, 0);
         break;
       default:
-        return fail(e, TUTTI_EINVAL, "rank %d event %u: unknown event kind %d", r, i, v->kind),
-               NULL;
+        PASS_FAIL("rank %d event %u: unknown event kind %d", r, i, v->kind);
       }
     }
+    if (id - x->first[r] != rp->logs[r]->nsend)
+      PASS_FAIL("rank %d: its log counts %u sends but holds %llu", r, rp->logs[r]->nsend,
+                (unsigned long long)(id - x->first[r]));
+    if (open) PASS_FAIL("rank %d: span '%s' never ends", r, nm(rp->calls[k].name));
+    if (k != rp->ncalls) PASS_FAIL("rank %d has %d calls (spans), rank 0 has %d", r, k, rp->ncalls);
   }
-  x->nmsgs = nmsgs;
   return NULL;
 }
 
-/* Pass 1 on one thread per CPU (up to 8), each a range of ranks with
+/* Up to this many threads share the pass. */
+enum { WIDE_MAX = 8 };
+
+static int wide_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > WIDE_MAX ? WIDE_MAX : (int)n;
+}
+
+/* The pass on one thread per CPU (up to 8), each a range of ranks with
  * about as many events, when there are millions of events: it is the
  * first read of the logs by this thread, and under a hypervisor a first
  * read of pages another thread wrote may cost a fault each, which the
- * CPUs then take in parallel. Then each range's message numbers move up by the sends of the ranges
- * before it, and the first error in rank order is the one reported. */
+ * CPUs then take in parallel. The first error in rank order is the one
+ * reported, however the ranks are cut. */
 uint64_t tutti__replay_wide_events = UINT64_C(4) << 20;
 
-static int prepare_local_all(struct sim *s, uint64_t *nmsgs_out) {
+static int index_all(struct sim *s, const uint64_t *first) {
   struct tutti_replay *rp = s->rp;
   int P = rp->nranks, n = rp->events < tutti__replay_wide_events ? 1 : wide_threads();
   if (n > P) n = P;
-  struct pass1 *x = calloc((size_t)n, sizeof *x);
+  struct pass one, *x = n == 1 ? &one : calloc((size_t)n, sizeof *x); /* heap: wide only */
   if (!x) return fail(s, TUTTI_ENOMEM, "out of memory");
   for (int k = 0, r = 0; k < n; k++) { /* cut where the events reach k+1 n-ths */
-    x[k].s = s, x[k].r0 = r;
+    x[k] = (struct pass){.s = s, .first = first, .recvd = s->recvd, .r0 = r, .shared = n > 1};
     x[k].e = (struct sim){.errbuf = x[k].errbuf, .errlen = sizeof x[k].errbuf};
     uint64_t cut = rp->events * (uint64_t)(k + 1) / (uint64_t)n;
     while (r < P && (k == n - 1 || rp->evoff[r + 1] <= cut)) r++;
     x[k].r1 = r;
   }
-  tutti__run_wide(prepare_local, x, sizeof *x, n);
-  uint64_t base = 0;
+  tutti__run_wide(index_ranks, x, sizeof *x, n);
   int rc = 0;
-  for (int k = 0; k < n && !rc; k++) {
+  for (int k = 0; k < n; k++) {
     if (x[k].e.err) {
       rc = fail(s, x[k].e.err, "%s", x[k].errbuf);
       break;
     }
-    rp->ncalls += x[k].ncalls;
-    if (base + x[k].nmsgs >= NONE) {
-      rc = fail(s, TUTTI_EINVAL, "more than %u messages: too many for the replay", NONE - 1);
-      break;
-    }
-    if (base) /* the range's sends numbered from 0: move them up */
-      for (uint64_t i = rp->evoff[x[k].r0]; i < rp->evoff[x[k].r1]; i++)
-        if (RPO_KIND(rp->ops[i]) == RPO_SEND) rp->ops[i] += base << 32;
-    base += x[k].nmsgs;
+    rp->eager += x[k].eager;
+    rp->bytes += x[k].bytes;
   }
-  free(x);
-  *nmsgs_out = base;
+  if (x != &one) free(x);
+  rp->rendezvous = rp->messages - rp->eager;
   return rc;
 }
 
-/* Pass 2, rank by rank, on zeroed messages: fill each message at its SEND;
- * link each RECV to the SEND it names (checking that it is a SEND to this
- * rank with the same tag and size, received once); WAIT ops name their
- * message; spans must match rank 0's. */
-static int prepare_links(struct sim *s) {
+/* The calls: rank 0's spans, by name (every rank's must match them). */
+static int name_calls(struct sim *s) {
   struct tutti_replay *rp = s->rp;
-  int P = rp->nranks;
-  size_t lim = s->m->eager_limit;
-  for (int r = 0; r < P; r++) {
-    struct rp_rank *R = &s->ranks[r];
-    uint64_t *op = rp->ops + rp->evoff[r];
-    int k = 0, open = 0;
-    for (uint32_t i = 0; i < R->n; i++) {
-      const struct tutti_ev *e = &R->ev[i];
-      /* the receives ahead read other ranks' logs at random: prefetch the
-       * SEND they name (16 ahead), then its message (8 ahead) */
-      if (i + 16 < R->n && R->ev[i + 16].kind == TUTTI_EV_RECV) {
-        const struct tutti_ev *f = &R->ev[i + 16];
-        if (f->peer >= 0 && f->peer < P && f->ref < s->ranks[f->peer].n) {
-          __builtin_prefetch(&s->ranks[f->peer].ev[f->ref]);
-          __builtin_prefetch(&s->ranks[f->peer].op[f->ref]);
-        }
-      }
-      if (i + 8 < R->n && R->ev[i + 8].kind == TUTTI_EV_RECV) {
-        const struct tutti_ev *f = &R->ev[i + 8];
-        if (f->peer >= 0 && f->peer < P && f->ref < s->ranks[f->peer].n)
-          __builtin_prefetch(&s->msgs[RPO_ID(s->ranks[f->peer].op[f->ref])], 1);
-      }
-      switch (e->kind) {
-      case TUTTI_EV_SEND: {
-        struct tutti_replay_msg *msg = &s->msgs[RPO_ID(op[i])];
-        int eager = lim == TUTTI_EAGER_ALL || e->bytes < (uint64_t)lim;
-        msg->start = msg->arrive = msg->ready = TUTTI__TU_NONE;
-        msg->sdone = msg->rpost = msg->rdone = TUTTI__TU_NONE;
-        msg->bytes = e->bytes;
-        msg->dst = e->peer;
-        msg->flags |= eager ? RPM_EAGER : 0; /* RPM_MATCHED may be set already */
-        rp->eager += (uint64_t)eager;
-        rp->bytes += e->bytes;
-        break;
-      }
-      case TUTTI_EV_RECV: {
-        /* failed, or never matched (ref still UINT32_MAX): stays RPO_NOP */
-        if ((e->flags & TUTTI_EVF_FAILED) || e->ref == UINT32_MAX) break;
-        int src = e->peer;
-        if (src < 0 || src >= P)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: RECV from rank %d, out of range 0..%d", r,
-                      i, src, P - 1);
-        const struct rp_rank *S = &s->ranks[src];
-        if (e->ref >= S->n)
-          return fail(s, TUTTI_EINVAL,
-                      "rank %d event %u: RECV names event %u of rank %d, which has %u events", r, i,
-                      e->ref, src, S->n);
-        const struct tutti_ev *se = &S->ev[e->ref];
-        if (se->kind != TUTTI_EV_SEND || se->peer != r || se->tag != e->tag ||
-            se->bytes != e->bytes)
-          return fail(s, TUTTI_EINVAL,
-                      "rank %d event %u: RECV (tag %d, %llu B) names event %u of rank %d, which "
-                      "is not a SEND to rank %d with that tag and size",
-                      r, i, (int)e->tag, (unsigned long long)e->bytes, e->ref, src, r);
-        uint32_t id = RPO_ID(S->op[e->ref]);
-        if (s->msgs[id].flags & RPM_MATCHED)
-          return fail(s, TUTTI_EINVAL,
-                      "rank %d event %u: RECV names event %u of rank %d, already received", r, i,
-                      e->ref, src);
-        s->msgs[id].flags |= RPM_MATCHED;
-        op[i] = OP(RPO_RECV, src, id);
-        break;
-      }
-      case TUTTI_EV_WAIT: {
-        uint64_t w = op[e->ref]; /* its SEND or RECV, done already */
-        if (RPO_KIND(w) != RPO_NOP)
-          op[i] = OP(RPO_KIND(w) == RPO_SEND ? RPO_WAIT_SEND : RPO_WAIT_RECV, 0, RPO_ID(w));
-        break;
-      }
-      case TUTTI_EV_SPAN_BEGIN:
-        if (open)
-          return fail(s, TUTTI_EINVAL, "rank %d event %u: span '%s' begins inside span '%s'", r, i,
-                      nm(e->u.name), nm(rp->calls[k].name));
-        if (k >= rp->ncalls)
-          return fail(s, TUTTI_EINVAL, "rank %d opens more spans than rank 0 (%d)", r, rp->ncalls);
-        if (r == 0) {
-          rp->calls[k].name = e->u.name;
-          s->calls[k] = (struct rp_call){TUTTI__TU_INF, TUTTI__TU_NONE, TUTTI__TU_NONE};
-        } else if (!names_equal(rp->calls[k].name, e->u.name)) {
-          return fail(s, TUTTI_EINVAL, "rank %d: call %d is '%s', but '%s' on rank 0", r, k,
-                      nm(e->u.name), nm(rp->calls[k].name));
-        }
-        open = 1;
-        break;
-      case TUTTI_EV_SPAN_END:
-        if (!open) return fail(s, TUTTI_EINVAL, "rank %d event %u: span end outside a span", r, i);
-        open = 0;
-        k++;
-        break;
-      }
+  const struct rp_rank *R = &s->ranks[0];
+  for (uint32_t i = 0; i < R->n; i++) rp->ncalls += R->ev[i].kind == TUTTI_EV_SPAN_BEGIN;
+  if (!rp->ncalls) return 0;
+  size_t P = (size_t)rp->nranks;
+  rp->calls = calloc((size_t)rp->ncalls, sizeof *rp->calls);
+  s->calls = calloc((size_t)rp->ncalls, sizeof *s->calls);
+  s->last_call = calloc(P, sizeof *s->last_call);
+  if (!rp->calls || !s->calls || !s->last_call) return TUTTI_ENOMEM;
+  rp->state_bytes +=
+      (size_t)rp->ncalls * (sizeof *rp->calls + sizeof *s->calls) + P * sizeof *s->last_call;
+  for (uint32_t i = 0, k = 0; i < R->n; i++)
+    if (R->ev[i].kind == TUTTI_EV_SPAN_BEGIN) {
+      rp->calls[k].name = R->ev[i].u.name;
+      s->calls[k++] = (struct rp_call){TUTTI__TU_INF, TUTTI__TU_NONE, TUTTI__TU_NONE};
     }
-    if (open)
-      return fail(s, TUTTI_EINVAL, "rank %d: span '%s' never ends", r, nm(rp->calls[k].name));
-    if (k != rp->ncalls)
-      return fail(s, TUTTI_EINVAL, "rank %d has %d calls (spans), rank 0 has %d", r, k, rp->ncalls);
-  }
-  rp->rendezvous = rp->messages - rp->eager;
   return 0;
 }
 
@@ -455,28 +414,39 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
   rp->model = *m;
   size_t P = (size_t)nranks;
   rp->logs = calloc(P, sizeof *rp->logs);
-  rp->evoff = calloc(P + 1, sizeof *rp->evoff);
+  /* evoff, then each rank's first message (while preparing) */
+  rp->evoff = calloc(2 * (P + 1), sizeof *rp->evoff);
   rp->rank_last_call = calloc(P, sizeof *rp->rank_last_call);
   rp->rank_end = calloc(P, sizeof *rp->rank_end);
-  s->ranks = calloc(P, sizeof *s->ranks);
-  if (!rp->logs || !rp->evoff || !rp->rank_last_call || !rp->rank_end || !s->ranks) goto nomem;
-  rp->state_bytes =
-      sizeof *rp + P * (sizeof *rp->logs + sizeof *rp->evoff + sizeof *rp->rank_last_call +
-                        sizeof *rp->rank_end + sizeof *s->ranks);
-
-  uint64_t nev = 0, nmsgs = 0;
+  if (!rp->logs || !rp->evoff || !rp->rank_last_call || !rp->rank_end) goto nomem;
+  uint64_t nev = 0, nmsgs = 0, *first = rp->evoff + P + 1;
   for (int r = 0; r < nranks; r++) {
     static const struct tutti_evlog empty;
     const struct tutti_evlog *L = logs[r] ? logs[r] : &empty;
     rp->logs[r] = L;
     rp->evoff[r] = nev;
+    first[r] = nmsgs;
     nev += L->n;
+    nmsgs += L->nsend;
   }
   rp->evoff[P] = nev;
   rp->events = nev;
+  if (nmsgs >= NONE)
+    return fail(s, TUTTI_EINVAL, "more than %u messages: too many for the replay", NONE - 1);
+  rp->nmsgs = (uint32_t)nmsgs;
+  rp->messages = nmsgs;
+  /* the ranks' state and, behind it, the bitmap of received messages:
+   * one block, freed when the simulation ends */
+  size_t words = (size_t)(nmsgs + 63) / 64;
+  s->ranks = calloc(1, P * sizeof *s->ranks + words * sizeof *s->recvd);
   rp->ops = big_alloc(nev * sizeof *rp->ops);
-  if (!rp->ops) goto nomem;
-  rp->state_bytes += nev * sizeof *rp->ops;
+  rp->msgs = s->msgs = big_alloc(nmsgs * sizeof *rp->msgs);
+  if (!s->ranks || !rp->ops || !rp->msgs) goto nomem;
+  s->recvd = (uint64_t *)(s->ranks + P);
+  rp->state_bytes = sizeof *rp +
+                    P * (sizeof *rp->logs + 2 * sizeof *rp->evoff + sizeof *rp->rank_last_call +
+                         sizeof *rp->rank_end + sizeof *s->ranks) +
+                    words * sizeof *s->recvd + nev * sizeof *rp->ops + nmsgs * sizeof *rp->msgs;
   for (int r = 0; r < nranks; r++) {
     struct rp_rank *R = &s->ranks[r];
     R->ev = rp->logs[r]->ev;
@@ -484,22 +454,10 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
     R->n = rp->logs[r]->n;
     R->wait_msg = NONE;
   }
-  if (prepare_local_all(s, &nmsgs)) return s->err;
-  rp->nmsgs = (uint32_t)nmsgs;
-  rp->messages = nmsgs;
-  rp->msgs = s->msgs = big_alloc(nmsgs * sizeof *rp->msgs);
-  if (!rp->msgs) goto nomem;
-  zero_wide(rp->msgs, nmsgs * sizeof *rp->msgs);
-  rp->state_bytes += nmsgs * sizeof *rp->msgs;
-  if (rp->ncalls) {
-    rp->calls = calloc((size_t)rp->ncalls, sizeof *rp->calls);
-    s->calls = calloc((size_t)rp->ncalls, sizeof *s->calls);
-    s->last_call = calloc(P, sizeof *s->last_call);
-    if (!rp->calls || !s->calls || !s->last_call) goto nomem;
-    rp->state_bytes +=
-        (size_t)rp->ncalls * (sizeof *rp->calls + sizeof *s->calls) + P * sizeof *s->last_call;
-  }
-  if (prepare_links(s)) return s->err;
+  int rc = name_calls(s);
+  if (!rc) rc = index_all(s, first);
+  if (rc == TUTTI_ENOMEM) goto nomem;
+  if (rc) return s->err;
   if (m->topo) {
     if (tutti_linkset_create(m->topo, &rp->links)) goto nomem;
     s->topo = m->topo;

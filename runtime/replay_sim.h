@@ -120,6 +120,8 @@ struct sim {
   int in_port;              /* handling a PORT activity (not a rank's run) */
   struct tutti_replay_hop *hops;
   size_t nhops, hopcap;
+  uint64_t *recvd; /* replay_prep.c: a bit a message, set once received
+                      (in the block of ranks) */
   int err;
   char *errbuf;
   size_t errlen;

@@ -154,3 +154,25 @@ Test(evlog, the_arena_holds_little_more_than_its_logs, .timeout = 30) {
   cr_assert(le(long, rss, 4L << 20), "the arena holds %ld KiB for 64 KiB of logs", rss >> 10);
   for (int k = 0; k < 4; k++) tutti__evlog_free(&L[k]);
 }
+
+/* A SEND is stored with its ordinal among the log's sends as its ref,
+ * whatever it was pushed with (the replay numbers messages from it);
+ * other events keep theirs. Clearing the log starts the count again. */
+Test(evlog, sends_are_numbered, .timeout = 30) {
+  struct tutti_evlog L = {0};
+  for (int round = 0; round < 2; round++) {
+    uint32_t sends = 0;
+    for (uint32_t i = 0; i < 5000; i++) {
+      int kind = i % 3 == 0 ? TUTTI_EV_SEND : i % 3 == 1 ? TUTTI_EV_RECV : TUTTI_EV_WAIT;
+      struct tutti_ev e = {.kind = (uint8_t)kind, .peer = 1, .ref = 777 + i};
+      cr_assert(eq(u32, tutti__evlog_push(&L, &e), i));
+      sends += kind == TUTTI_EV_SEND;
+    }
+    cr_assert(eq(u32, L.nsend, sends));
+    for (uint32_t i = 0; i < L.n; i++)
+      cr_assert(eq(u32, L.ev[i].ref, i % 3 == 0 ? i / 3 : 777 + i), "event %u", i);
+    tutti__evlog_clear(&L);
+    cr_assert(eq(u32, L.nsend, 0));
+  }
+  tutti__evlog_free(&L);
+}

@@ -2,7 +2,7 @@
  * test_unit_replay_report.c -- what the replay engine (runtime/replay.c)
  * gives back for hand-built event logs, and its traces (runtime/trace.c):
  * bit-identical results over random logs however they are built and
- * however the first pass is cut, the errors of malformed logs (the lowest
+ * however the indexing pass is cut, the errors of malformed logs (the lowest
  * rank's first), the report through the world's wrappers, the Chrome
  * trace and the ASCII timeline. The rules themselves: test_unit_replay.c.
  *
@@ -123,7 +123,7 @@ Test(determinism, construction_order_does_not_matter, .timeout = 30) {
   bld_free(b);
 }
 
-/* The first pass on one thread per CPU (past tutti__replay_wide_events)
+/* The indexing pass on one thread per CPU (past tutti__replay_wide_events)
  * gives what it gives on one: the same ops, messages and times. */
 Test(determinism, wide_first_pass_equals_narrow, .timeout = 30) {
   tutti_model_t m = mixed_model();
@@ -152,6 +152,7 @@ Test(errors, wide_first_pass_reports_the_lowest_rank, .timeout = 30) {
   for (int c = 0; c < 3; c++) {
     char want[256], got[256];
     struct bld *b = random_pairs(61, 20, 5, 0);
+    bld_match(b); /* well-formed, but for the WAITs below */
     for (int k = 0; k < 2; k++)
       if (bad[c][k] >= 0) push(b, bad[c][k], TUTTI_EV_WAIT, 0, 0, 1u << 30, 0); /* a later event */
     uint64_t keep = tutti__replay_wide_events;
@@ -199,6 +200,21 @@ Test(errors, bad_logs, .timeout = 10) {
   push(b, 1, TUTTI_EV_RECV, 0, 0, 0, 8);
   cr_assert(eq(int, replay_err(b, &m, err, sizeof err), TUTTI_EINVAL));
   cr_assert(strstr(err, "already received") != NULL, "%s", err);
+  bld_free(b);
+
+  b = bld_new(2); /* a SEND whose number is not its place among the log's sends */
+  b_send(b, 0, 1, 0, 8);
+  b_send(b, 0, 1, 0, 8);
+  b->logs[0].ev[2].ref = 0; /* tutti__evlog_push wrote 1 */
+  cr_assert(eq(int, replay_err(b, &m, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(strstr(err, "rank 0 event 2: SEND numbered 0, but it is send 1") != NULL, "%s", err);
+  bld_free(b);
+
+  b = bld_new(2); /* a log whose count of sends is not its sends */
+  b_send(b, 0, 1, 0, 8);
+  b->logs[0].nsend = 2;
+  cr_assert(eq(int, replay_err(b, &m, err, sizeof err), TUTTI_EINVAL));
+  cr_assert(strstr(err, "rank 0: its log counts 2 sends but holds 1") != NULL, "%s", err);
   bld_free(b);
 
   b = bld_new(2); /* peer out of range */
