@@ -423,6 +423,8 @@ struct tutti__settings {
   int bind;          /* TUTTI_BIND_NONE, _CORES, or _DEFAULT: by threads and CPUs */
   int workers;       /* the config's or TUTTI_WORKERS; 0: by ranks and CPUs */
 };
+/* The CPUs this process may use (its affinity mask; else those online). */
+int tutti__cpus(void);
 /* 0, or a negative code with the reason in err (when err and errlen). */
 int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, char *err,
                        size_t errlen);
