@@ -49,7 +49,7 @@ int tutti_bench_smpi(int argc, char **argv);
   X(hierarchy, tutti_bench_hierarchy, 1,                                                           \
     "two levels vs the best flat algorithm on 16 hosts x 8 cores and 64 x 4, 8 B..1 MiB")          \
   X(coll, tutti_bench_coll, 0,                                                                     \
-    "native wall time per call of every algorithm vs pthread_barrier and Open MPI, one run")       \
+    "native time per call of every algorithm: default way, threads, fibers, Open MPI, one run")    \
   X(fibers, tutti_bench_fibers, 0,                                                                 \
     "ranks as fibers vs threads: native oversubscribed calls, modeled 1024 ranks; --scale: 2^20")  \
   X(spawn, tutti_bench_spawn, 0,                                                                   \

@@ -307,6 +307,7 @@ static int run_native(const long *ranks, int nranks, int rounds) {
     /* batches of a few ms on this 2-core machine, at least 2 calls */
     int batch = P >= 512 ? 2 : P >= 64 ? 10 : 100;
     tutti_config_t cfg = tutti_config_default(P);
+    cfg.ranks_as = TUTTI_RANKS_AS_THREADS; /* pthread_barrier_wait runs on the same threads */
     tutti_world_t *w;
     if (tutti_world_create(&w, &cfg)) {
       fprintf(stderr, WHO ": cannot create a world of %d ranks\n", P);

@@ -202,7 +202,7 @@ static int run_machine(int mi, const size_t *sizes, int nsizes, const char *intr
   if (st) return st;
   tutti_config_t cfg = tutti_config_default(P);
   cfg.model = &mach.model;
-  cli_config(&o, &cfg);
+  cli_config(&o, &cfg, 0); /* --no-data */
   tutti_world_t *w = NULL;
   struct row *rw = malloc(sizeof *rw);
   char desc[256], s1[32], s2[32], s3[32], s4[32];

@@ -8,6 +8,8 @@
  *     with futex sleeps and wake-ups per message;
  *   - the wall time of a 4096-rank sendrecv ring.
  * Each figure is the best of a few repetitions (noise only adds time).
+ * Ranks are threads throughout (what the floors run on, and what the
+ * sleeps and wake-ups count: futex calls).
  * The ping-pong and the stream are pingpong.c's, written against the
  * contract alone: `mpirun -n 2 tutti-mpi bench p2p` runs the same code over
  * MPI (bench/mpi/bench.c).
@@ -224,6 +226,7 @@ int tutti_bench_p2p(int argc, char **argv) {
   long lat_iters = quick ? 20000 : 100000;
   tutti_world_t *w;
   tutti_config_t c = tutti_config_default(2);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS;
   if (tutti_world_create(&w, &c)) return 3;
 
   printf("# tutti bench p2p (none model, eager below 64 KiB; best of %d)\n\n", reps);
@@ -288,6 +291,7 @@ int tutti_bench_p2p(int argc, char **argv) {
   printf("  ranks    msgs/s       per msg    sleeps/msg  wake-ups/msg\n");
   for (int p = 2; p <= 1024; p *= 2) {
     tutti_config_t cp = tutti_config_default(p);
+    cp.ranks_as = TUTTI_RANKS_AS_THREADS;
     if (tutti_world_create(&w, &cp)) return 3;
     struct rate_arg a = {0, 0};
     a.rounds = (int)((quick ? 20000 : 100000) / p);
@@ -310,6 +314,7 @@ int tutti_bench_p2p(int argc, char **argv) {
   int ring_sizes[] = {4096, 16384};
   for (int k = 0; k < 2; k++) {
     c = tutti_config_default(ring_sizes[k]);
+    c.ranks_as = TUTTI_RANKS_AS_THREADS;
     if (tutti_world_create(&w, &c)) return 3;
     double best = 1e30;
     for (int rep = 0; rep < (k ? 1 : reps); rep++) {

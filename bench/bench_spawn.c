@@ -118,6 +118,7 @@ static int world(int P) {
   tutti_model_hockney(&m, 1e-6, 1e-9);
   tutti_config_t cfg = tutti_config_default(P);
   cfg.model = &m;
+  cfg.ranks_as = TUTTI_RANKS_AS_THREADS; /* what is measured: starting rank threads */
   tutti_world_t *w;
   if (tutti_world_create(&w, &cfg)) return 1;
   int rc = tutti_world_run(w, reduce_rank, NULL);

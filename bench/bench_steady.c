@@ -92,6 +92,7 @@ int bench_steady(int reps, int use_mpi) {
   if (reps < 1 || reps > 256) return 2;
   tutti_world_t *w;
   tutti_config_t c = tutti_config_default(2);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS; /* beside pthread_barrier_wait on the same threads */
   if (tutti_world_create(&w, &c)) return 3;
   struct mpiprog mp = {0};
   struct mpijob mj = {.pid = -1};

@@ -304,9 +304,17 @@ int cli_out_apart(const char *cmd, const char *flag_a, const char *a, const char
  * last world using mach->model. Returns 0, or CLI_EUSAGE after printing
  * the error (CLI_ERUNTIME when out of memory). */
 int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machine_t *mach);
-/* What every command's worlds take from the options: --ranks-as, --stack,
- * --no-data, --max-events. */
-void cli_config(const struct cli_opts *o, tutti_config_t *cfg);
+/* cli_world.c: what every command's worlds take from the options: --ranks-as, --stack,
+ * --no-data, --max-events; max_bytes: the bytes per rank of the largest
+ * call the world will run (0: unknown), for tutti's choice of how ranks
+ * run (cli_ranks_as). */
+void cli_config(const struct cli_opts *o, tutti_config_t *cfg, size_t max_bytes);
+/* How a world of nranks ranks runs them: `ranks_as` when set (--ranks-as),
+ * else TUTTI_RANKS_AS_DEFAULT when TUTTI_RANKS_AS is set (the world reads
+ * it), else tutti_ranks_as_choose for calls of up to max_bytes per rank. */
+int cli_ranks_as(int ranks_as, int nranks, size_t max_bytes);
+/* The largest of sizes[0..n) (0 for none). */
+size_t cli_max_size(const size_t *sizes, int n);
 /* cli_links.c: the lines "topology ..." and "links ..." of the run,
  * suite and explain reports, labels padded to `width` columns. */
 void cli_print_topology(FILE *f, const tutti_machine_t *mach, int width);

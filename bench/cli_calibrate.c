@@ -73,6 +73,7 @@ int tutti_cli_calibrate(int argc, char **argv) {
   struct calib_job j = {
       .sizes = sizes ? sizes : defs, .n = n, .reps = o.given & CLI_O(ITERS) ? o.iters : 31};
   tutti_config_t cfg = tutti_config_default(2);
+  cfg.ranks_as = TUTTI_RANKS_AS_THREADS; /* two threads on two cores, as two processes */
   tutti_world_t *w;
   int rc = tutti_world_create(&w, &cfg);
   if (!rc) {

@@ -113,9 +113,21 @@ static int gate_stuck(void *arg, double waited, int missing) {
   return waited >= GATE_PATIENCE && atomic_load(&x->in_call) >= missing;
 }
 
-/* Before a call: pass the gate (checked runs); the wall clock at entry. */
-static double call_enter(struct exec *x) {
-  if (x->gated) gate_wait(&x->gate, gate_stuck, x);
+static void yield_rank(void *r) {
+  tutti_rank_yield(r);
+}
+
+/* Before a call: pass the gate (checked runs; a fiber yields while it
+ * waits, its worker's other ranks may not have come yet, and the thread
+ * clock that runs meanwhile, theirs, is added to *others); the wall clock
+ * at entry. */
+static double call_enter(struct exec *x, tutti_rank_t *r, double *others) {
+  if (x->gated && x->fibers) {
+    double t = thread_cpu();
+    gate_wait_yielding(&x->gate, gate_stuck, x, yield_rank, r);
+    *others += thread_cpu() - t;
+  } else if (x->gated)
+    gate_wait(&x->gate, gate_stuck, x);
   atomic_fetch_add(&x->in_call, 1);
   return wall_now();
 }
@@ -140,7 +152,7 @@ static long bcast_shared(tutti_rank_t *r, struct exec *x, const struct verify_re
                          unsigned char *a, size_t blk, double *tcall, double *wall, int *rc) {
   const struct cli_job *j = x->job;
   memcpy(a, tutti_rank(r) == root ? ref->data : ref->inv, blk);
-  double tw = call_enter(x), t = thread_cpu();
+  double tw = call_enter(x, r, tcall), t = thread_cpu();
   *rc = tutti_bcast(r, a, j->count, j->type, root, j->algo);
   *tcall += thread_cpu() - t;
   call_leave(x, tw, wall);
@@ -164,12 +176,13 @@ static int rank_fn(tutti_rank_t *r, void *arg) {
   /* The thread's clock (a system call, several microseconds with thousands
    * of threads) is read around the calls and once at the end: a rank
    * thread's clock starts with the thread, a fiber's is its worker's, read
-   * at the start too. Checking is the rest: the rank's CPU but its calls. */
+   * at the start too. Checking is the rest: the rank's CPU but its calls
+   * (and but what a fiber's worker ran while it waited at the gate). */
   double t0 = x->fibers ? thread_cpu() : 0, tcall = 0, tb, tw, wall = 0;
 /* rc = call, its CPU time added to tcall, its wall time to wall; the gate
- * before it is neither */
+ * before it is not in wall (a fiber's gate is in tcall: not checking) */
 #define TIMED(rc, call)                                                                            \
-  (tw = call_enter(x), tb = thread_cpu(), (rc) = (call), tcall += thread_cpu() - tb,               \
+  (tw = call_enter(x, r, &tcall), tb = thread_cpu(), (rc) = (call), tcall += thread_cpu() - tb,    \
    call_leave(x, tw, &wall))
   long n = j->count, at;
   size_t blk = (size_t)n * tutti_type_size(j->type);
@@ -290,10 +303,8 @@ int cli_exec(tutti_world_t *w, const struct cli_job *job, struct cli_result *res
     free(x.bad), free(x.wall);
     return TUTTI_ENOMEM;
   }
-  /* Fibers wait in tutti calls only: a rank asleep at the gate would hold
-   * its worker's other ranks, which could then never arrive. */
   x.fibers = tutti_world_workers(w) > 0;
-  x.gated = !job->ungated && !x.fibers;
+  x.gated = !job->ungated;
   if (x.gated) gate_init(&x.gate, P);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);

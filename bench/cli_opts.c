@@ -586,20 +586,6 @@ int cli_parse_sizes(const char *cmd, const char *text, size_t **out, int *n) {
 /* The machine is the library's (tutti_machine_build); what is left here is
  * naming the flag at fault: a profile's own values are named by the
  * profile, given flags by their flag. */
-void cli_config(const struct cli_opts *o, tutti_config_t *cfg) {
-  cfg->ranks_as = o->ranks_as;
-  cfg->bind = o->bind;
-  /* a timing-only run observes nothing that depends on what the ranks run
-   * on (modeled times are identical, tested), and fibers run it about 5x
-   * faster at 1024 ranks: they are its default */
-  const char *env = getenv("TUTTI_RANKS_AS");
-  if (o->no_data && o->ranks_as == TUTTI_RANKS_AS_DEFAULT && !(env && *env))
-    cfg->ranks_as = TUTTI_RANKS_AS_FIBERS;
-  cfg->stack_size = o->stack;
-  cfg->max_events = o->max_events;
-  if (o->no_data) cfg->flags |= TUTTI_NO_DATA;
-}
-
 int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machine_t *mach) {
   tutti_machine_spec_t spec = tutti_machine_spec_default();
   spec.model = o->model, spec.profile = o->profile;

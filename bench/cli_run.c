@@ -160,7 +160,7 @@ int tutti_cli_run(int argc, char **argv) {
   cli_job_levels(&j, &mach.model, o.nranks);
   tutti_config_t cfg = tutti_config_default(o.nranks);
   cfg.model = &mach.model;
-  cli_config(&o, &cfg);
+  cli_config(&o, &cfg, bytes);
   cfg.rules = rules;
   if (trace.f || timeline) cfg.flags |= TUTTI_RECORD;
   j.no_data = o.no_data;

@@ -316,7 +316,7 @@ int tutti_cli_suite(int argc, char **argv) {
     }
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = model;
-    cli_config(&o, &cfg);
+    cli_config(&o, &cfg, cli_max_size(sizes, nsizes)); /* one world for every size */
     cfg.rules = rules;
     tutti_world_t *w;
     int rc = tutti_world_create(&w, &cfg);

@@ -384,7 +384,8 @@ int tutti_cli_sweep(int argc, char **argv) {
     }
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = &mach.model;
-    cli_config(&o, &cfg);
+    cli_config(&o, &cfg,
+               (tutti_coll_traits(coll) & TUTTI_COLL_DATA) ? cli_max_size(sizes, nsizes) : 0);
     cfg.rules = rules;
     tutti_world_t *w = NULL;
     int rc = tutti_world_create(&w, &cfg);

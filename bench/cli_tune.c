@@ -222,7 +222,7 @@ static int measure(struct tune_run *g, int coll, int i) {
   if (st) return st;
   tutti_config_t cfg = tutti_config_default(P);
   cfg.model = &mach.model;
-  cli_config(o, &cfg);
+  cli_config(o, &cfg, data ? cli_max_size(t->sizes, t->nsizes) : 0);
   tutti_world_t *w = NULL;
   int rc = tutti_world_create(&w, &cfg);
   if (rc) {

@@ -1,19 +1,45 @@
 /*
- * cli_world.c -- the options of a command that runs worlds, with the
- * environment those worlds read checked by the library itself
+ * cli_world.c -- the options of a command that runs worlds: what its worlds
+ * take from them (cli_config), how their ranks run by default
+ * (cli_ranks_as: tutti's choice for the sizes the command will run), and
+ * the environment those worlds read, checked by the library itself
  * (tutti_config_check): the command names a bad variable and exits 2
  * accepting exactly what a world accepts, with no parser of its own. And
  * --rules FILE (cli_rules), the rules the worlds of run, suite and sweep
  * give `auto`, loaded and checked by the library (tutti_rules_load).
  */
+#include <stdlib.h>
+
 #include "cli.h"
+
+int cli_ranks_as(int ranks_as, int nranks, size_t max_bytes) {
+  const char *env = getenv("TUTTI_RANKS_AS");
+  if (ranks_as != TUTTI_RANKS_AS_DEFAULT || (env && *env)) return ranks_as;
+  return tutti_ranks_as_choose(nranks, max_bytes, 0);
+}
+
+size_t cli_max_size(const size_t *sizes, int n) {
+  size_t m = 0;
+  for (int i = 0; i < n; i++) m = sizes[i] > m ? sizes[i] : m;
+  return m;
+}
+
+void cli_config(const struct cli_opts *o, tutti_config_t *cfg, size_t max_bytes) {
+  /* a timing-only run copies no payload: tutti's choice for no bytes
+   * (modeled times do not depend on it, tested) */
+  cfg->ranks_as = cli_ranks_as(o->ranks_as, cfg->nranks, o->no_data ? 0 : max_bytes);
+  cfg->bind = o->bind;
+  cfg->stack_size = o->stack;
+  cfg->max_events = o->max_events;
+  if (o->no_data) cfg->flags |= TUTTI_NO_DATA;
+}
 
 int cli_world_env(const char *cmd, const struct cli_opts *o) {
   /* The options applied as every world of the command applies them (an
    * option decides, so its variable is not read); the rank count is
    * checked per world, so one rank stands in. */
   tutti_config_t cfg = tutti_config_default(1);
-  if (o) cli_config(o, &cfg);
+  if (o) cli_config(o, &cfg, 0);
   char err[512];
   if (tutti_config_check(&cfg, err, sizeof err)) return cli_fail(CLI_EUSAGE, cmd, "%s", err);
   return 0;

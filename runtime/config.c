@@ -8,13 +8,17 @@
  *
  * A config field decides where it is set; its variable is read only when
  * the field is left at its default (TUTTI_PERTURB, a switch of its own, is
- * read always).
+ * read always). Where neither decides how ranks run, tutti does
+ * (tutti_ranks_as_choose, also what the tutti command asks for the sizes
+ * it will run).
  */
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "tutti/units.h" /* TUTTI_TIME_MAX, TUTTI_PER_BYTE_MAX */
@@ -102,11 +106,42 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
   return 0;
 }
 
+int tutti__cpus(void) {
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0)
+    return CPU_COUNT(&cpus);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* Where threads pay for their wake-ups (tutti_ranks_as_choose): calls
+ * of at least THREADS_BYTES per rank on THREADS_RANKS to THREADS_MAX
+ * ranks. */
+#define THREADS_BYTES ((size_t)1 << 20)
+#define THREADS_RANKS 8
+#define THREADS_MAX 1024
+
+int tutti_ranks_as_choose(int nranks, size_t max_bytes, int ncpu) {
+  if (ncpu <= 0) ncpu = tutti__cpus();
+  /* Fibers of one worker hand a message over by a switch on one core,
+   * with the message in its cache; a thread that waits sleeps and is
+   * woken by the kernel, tens of microseconds across cores. That is
+   * paid back only where copies of a megabyte or more run on several
+   * cores at once, and a tree's rounds have several of them (8 ranks and
+   * more: 4 at once in a binomial tree's last round). Past 1024 ranks the
+   * fibers have a worker thread per 1024 (world.c), on several cores
+   * too, and threads near the system's limits on them. */
+  bool threads =
+      ncpu >= 2 && nranks >= THREADS_RANKS && nranks <= THREADS_MAX && max_bytes >= THREADS_BYTES;
+  return threads ? TUTTI_RANKS_AS_THREADS : TUTTI_RANKS_AS_FIBERS;
+}
+
 /* TUTTI_RANKS_AS when the config leaves ranks_as at its default: 1
- * fibers, 0 threads (also unset), -1 a value neither accepts. */
+ * fibers, 0 threads, 2 unset (tutti chooses), -1 a value neither accepts. */
 static int env_fibers(void) {
   const char *s = env("TUTTI_RANKS_AS");
-  if (!s || !strcmp(s, "threads")) return 0;
+  if (!s) return 2;
+  if (!strcmp(s, "threads")) return 0;
   return !strcmp(s, "fibers") ? 1 : -1;
 }
 
@@ -168,6 +203,11 @@ int tutti__settings_of(const tutti_config_t *cfg, struct tutti__settings *s, cha
       return bad(TUTTI_EINVAL, err, errlen,
                  "TUTTI_RANKS_AS='%s' is not a kind; accepted: threads, fibers",
                  getenv("TUTTI_RANKS_AS"));
+    /* tutti's choice knows no sizes here; a paced rank sleeps, which only
+     * a thread may do */
+    if (f == 2)
+      f = !(cfg->flags & TUTTI_WALLCLOCK) &&
+          tutti_ranks_as_choose(cfg->nranks, 0, 0) == TUTTI_RANKS_AS_FIBERS;
     s->fibers = f;
   } else if (cfg->ranks_as == TUTTI_RANKS_AS_THREADS || cfg->ranks_as == TUTTI_RANKS_AS_FIBERS) {
     s->fibers = cfg->ranks_as == TUTTI_RANKS_AS_FIBERS;

@@ -3,8 +3,20 @@
  * collectives' scratch. A timing-only world (TUTTI_NO_DATA) copies no
  * payload and takes no scratch: its scratch is one inaccessible page that
  * nothing dereferences.
+ *
+ * A rank keeps the largest blocks it freed (up to KEEP of them, of
+ * KEEP_FROM bytes or more, until its next run), and the next request a
+ * block fits takes the smallest that fits: a collective's scratch is as
+ * large as its message, and memory malloc hands back fresh is first
+ * touched one page fault a page, in every call (glibc returns large blocks
+ * to the system at free, and trims its heaps as they shrink). Kept, the
+ * pages stay mapped, so a call that repeats costs its copies only.
+ * Smaller blocks malloc reuses from its heaps anyway. Each block carries
+ * its size in a header of malloc's alignment.
  */
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,12 +47,61 @@ static void *nodata_scratch(void) {
   return none;
 }
 
+/* A block's header: its size, and malloc's alignment after it. */
+struct block {
+  _Alignas(max_align_t) size_t size;
+};
+
+#define KEEP TUTTI__SCRATCH_KEEP
+#define KEEP_FROM ((size_t)64 << 10)
+
 void *tutti_scratch_alloc(tutti_rank_t *r, size_t bytes) {
   if (tutti__check_rank(r)) return NULL;
   if (r->world->nodata) return nodata_scratch();
-  return malloc(bytes ? bytes : 1);
+  int best = -1;
+  for (int i = 0; i < KEEP && bytes >= KEEP_FROM; i++) {
+    struct block *k = r->scratch_kept[i];
+    if (k && k->size >= bytes &&
+        (best < 0 || k->size < ((struct block *)r->scratch_kept[best])->size))
+      best = i;
+  }
+  struct block *b;
+  if (best >= 0) {
+    b = r->scratch_kept[best];
+    r->scratch_kept[best] = NULL;
+    return b + 1;
+  }
+  if (bytes > SIZE_MAX - sizeof *b) return NULL;
+  if (!(b = malloc(sizeof *b + (bytes ? bytes : 1)))) return NULL;
+  b->size = bytes;
+  return b + 1;
 }
 
 void tutti_scratch_free(tutti_rank_t *r, void *p) {
-  if (!tutti__check_rank(r) && !r->world->nodata) free(p);
+  if (tutti__check_rank(r) || r->world->nodata || !p) return;
+  struct block *b = (struct block *)p - 1;
+  /* into an empty slot, else over the smallest kept if b is larger */
+  int slot = -1;
+  for (int i = 0; i < KEEP && b->size >= KEEP_FROM; i++) {
+    struct block *k = r->scratch_kept[i];
+    if (!k) {
+      slot = i;
+      break;
+    }
+    if (k->size < b->size && (slot < 0 || k->size < ((struct block *)r->scratch_kept[slot])->size))
+      slot = i;
+  }
+  if (slot < 0) {
+    free(b);
+    return;
+  }
+  free(r->scratch_kept[slot]);
+  r->scratch_kept[slot] = b;
+}
+
+void tutti__scratch_drop(struct tutti_rank *r) {
+  for (int i = 0; i < KEEP; i++) {
+    free(r->scratch_kept[i]);
+    r->scratch_kept[i] = NULL;
+  }
 }

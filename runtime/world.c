@@ -12,7 +12,9 @@
  * tutti__abort_all, in wait.c, which the message path calls too).
  *
  * With fibers (config ranks_as) the ranks run on fiber.c's workers instead;
- * everything else here is the same for both.
+ * everything else here is the same for both. Which of the two a world gets
+ * when neither its config nor TUTTI_RANKS_AS says is config.c's
+ * tutti_ranks_as_choose (fibers for a world that knows no sizes).
  *
  * What the config leaves to the environment (TUTTI_RANKS_AS, TUTTI_BIND,
  * TUTTI_WORKERS, TUTTI_STACK, TUTTI_PERTURB) is read and checked in
@@ -124,10 +126,9 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->wallclock = (cfg->flags & TUTTI_WALLCLOCK) != 0;
   w->nodata = (cfg->flags & TUTTI_NO_DATA) != 0;
   w->time_scale = cfg->time_scale > 0 ? cfg->time_scale : 1.0;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  long ncpu = tutti__cpus();
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
-  if (CPU_COUNT(&cpus) > 0) ncpu = CPU_COUNT(&cpus);
   w->nworkers = workers_of(w->nranks, set.workers, ncpu);
   w->run_ahead = run_ahead_of(w->nranks, w->nworkers);
   /* the CPUs we may use unknown: no binding */
@@ -283,6 +284,15 @@ void tutti_abort(tutti_rank_t *r, int err) {
 tutti_rank_t *tutti_rank_self(void) {
   struct tutti_rank *f = tutti__fiber_current();
   return f ? f : current_rank;
+}
+
+int tutti_rank_yield(tutti_rank_t *r) {
+  if (!r || r != tutti_rank_self()) return TUTTI_EINVAL;
+  if (r->world->fibers)
+    tutti__fiber_yield(r);
+  else
+    sched_yield();
+  return 0;
 }
 
 /* ------------------------------------------------------------------ running */

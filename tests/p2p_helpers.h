@@ -7,11 +7,14 @@
 #ifndef TUTTI_TESTS_P2P_HELPERS_H
 #define TUTTI_TESTS_P2P_HELPERS_H
 
-/* A native (unmodeled) world with a chosen eager limit. */
+/* A native (unmodeled) world of rank threads (whose sleeping path and
+ * spin these tests exercise; fibers have test_e2e_fibers.c) with a chosen
+ * eager limit. */
 static inline tutti_world_t *world(int n, size_t eager_limit, unsigned flags, int spin) {
   static tutti_model_t m;
   m = (tutti_model_t){.preset = TUTTI_MODEL_NONE, .eager_limit = eager_limit};
   tutti_config_t c = tutti_config_default(n);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS;
   c.model = &m;
   c.flags = flags;
   c.spin = spin;

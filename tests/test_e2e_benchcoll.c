@@ -2,13 +2,16 @@
  * test_e2e_benchcoll.c -- `tutti bench coll` and `run --iters`'s wall time
  * per call, against bench/CLI.md:
  * - every registered algorithm of every collective (enumerated from the
- *   registry here) has one row per size with a positive time per call, a
- *   ratio to the floor and the Open MPI column, beside the floor's row;
+ *   registry here) has one row per size with a positive time per call in
+ *   each way of running the ranks (default, threads, fibers), the
+ *   default's ratio to the better of the two and the Open MPI column; each
+ *   block says how the default ran its ranks; --algos (`default` too) and
+ *   --ranks-as pick the rows and columns;
  * - with Open MPI installed (mpicc and mpirun on the PATH) the Open MPI
  *   row is there and the algorithms' ratios to it are numbers; without it
  *   (an empty PATH) the run still succeeds and says why it was skipped;
  * - bad input (an unknown collective, an unknown algorithm in --algos, a
- *   bad -n, -m or --rounds) is exit 2 with one line on stderr;
+ *   bad -n, -m, --rounds or --ranks-as) is exit 2 with one line on stderr;
  * - `run --iters K` reports the wall time per call without the checking,
  *   positive and smaller than the whole run's wall time over K (each rank's
  *   time inside its calls is part of its thread's life: a property, not a
@@ -30,32 +33,48 @@
 
 /* ------------------------------------------------------------ the table */
 
+/* A row: "  NAME  DEFAULT THREADS FIBERS OPEN-MPI  XBEST  MPI/DEF  BATCH", each
+ * time a number and a unit or "-" (not measured). */
 struct row {
   int found;
-  double time; /* seconds per call */
-  double xfloor;
-  char xmpi[32];
+  double time[4]; /* seconds per call: default, threads, fibers, Open MPI; NAN: "-" */
+  char xbest[32], xmpi[32];
   int batch;
 };
 
 /* The rows named `name` in the output, one per block, in order: how many
- * were found (up to max). A row: "  NAME  TIME UNIT  XFLOOR  XMPI  BATCH". */
+ * were found (up to max). */
 static int rows_of(const char *out, const char *name, struct row *r, int max) {
   int n = 0;
   size_t len = strlen(name);
   for (const char *line = out; line && *line && n < max;) {
     const char *next = strchr(line, '\n');
-    if (!strncmp(line, "  ", 2) && !strncmp(line + 2, name, len) && line[2 + len] == ' ') {
-      char unit[8], xf[32];
-      const char *rest = line + 2 + len;
-      cr_assert(
-          eq(int,
-             sscanf(rest, "%lf %7s %31s %31s %d", &r[n].time, unit, xf, r[n].xmpi, &r[n].batch), 5),
-          "row of %s is not TIME UNIT XFLOOR XMPI BATCH: %.*s", name,
-          (int)(next ? next - line : (long)strlen(line)), line);
-      r[n].time *= unit_scale(unit);
-      r[n].xfloor = strtod(xf, NULL);
+    size_t ll = next ? (size_t)(next - line) : strlen(line);
+    if (!strncmp(line, "  ", 2) && !strncmp(line + 2, name, len) && line[2 + len] == ' ' &&
+        !strstr(line, "skipped:")) {
+      char *copy = strndup(line + 2 + len, ll - 2 - len), *save = NULL;
+      const char *tok[16];
+      int nt = 0;
+      for (char *t = strtok_r(copy, " ", &save); t && nt < 16; t = strtok_r(NULL, " ", &save))
+        tok[nt++] = t;
+      int k = 0;
+      for (int c = 0; c < 4; c++) {
+        cr_assert(lt(int, k, nt), "row of %s is short: %.*s", name, (int)ll, line);
+        if (!strcmp(tok[k], "-")) {
+          r[n].time[c] = NAN, k++;
+          continue;
+        }
+        cr_assert(lt(int, k + 1, nt), "row of %s: %.*s", name, (int)ll, line);
+        r[n].time[c] = strtod(tok[k], NULL) * unit_scale(tok[k + 1]);
+        k += 2;
+      }
+      cr_assert(eq(int, nt - k, 3), "row of %s is not TIMES XBEST XMPI BATCH: %.*s", name, (int)ll,
+                line);
+      snprintf(r[n].xbest, sizeof r[n].xbest, "%s", tok[k]);
+      snprintf(r[n].xmpi, sizeof r[n].xmpi, "%s", tok[k + 1]);
+      r[n].batch = atoi(tok[k + 2]);
       r[n].found = 1;
+      free(copy);
       n++;
     }
     line = next ? next + 1 : NULL;
@@ -63,8 +82,11 @@ static int rows_of(const char *out, const char *name, struct row *r, int max) {
   return n;
 }
 
-/* Every registered algorithm of coll has `blocks` rows with a positive time,
- * a positive ratio to the floor, and a batch of at least one call. */
+/* Every registered algorithm of coll has `blocks` rows with a positive
+ * time in each way of running the ranks, the default's ratio to the better
+ * of threads and fibers, and a batch of at least one call; the Open MPI
+ * column and its ratio are numbers with Open MPI, "-" without. Each block
+ * says how the default ran its ranks. */
 static void every_algorithm_has_rows(const char *out, int coll, int blocks, int with_mpi) {
   const tutti_algo_desc_t *d;
   int seen = 0;
@@ -82,21 +104,24 @@ static void every_algorithm_has_rows(const char *out, int coll, int blocks, int 
       const char *end = strstr(blk + 1, "\n\n");
       size_t len = end ? (size_t)(end - blk) : strlen(blk);
       char *copy = strndup(blk, len);
+      cr_assert(strstr(copy, "; default: threads\n") || strstr(copy, "; default: fibers on "),
+                "no 'default:' in the head of:\n%s", copy);
       struct row one[2] = {{0}};
       cr_assert(eq(int, rows_of(copy, d->name, one, 2), 1), "%s %s: not one row in:\n%s",
                 tutti_coll_name(coll), d->name, copy);
-      cr_assert(gt(dbl, one[0].time, 0), "%s %s: time %g", tutti_coll_name(coll), d->name,
-                one[0].time);
-      cr_assert(gt(dbl, one[0].xfloor, 0));
+      for (int c = 0; c < 3; c++)
+        cr_assert(gt(dbl, one[0].time[c], 0), "%s %s: time %d is %g", tutti_coll_name(coll),
+                  d->name, c, one[0].time[c]);
+      cr_assert(gt(dbl, strtod(one[0].xbest, NULL), 0), "x best '%s'", one[0].xbest);
       cr_assert(ge(int, one[0].batch, 1));
-      if (with_mpi)
-        cr_assert(gt(dbl, strtod(one[0].xmpi, NULL), 0), "%s %s: x Open MPI '%s'",
+      if (with_mpi) {
+        cr_assert(gt(dbl, one[0].time[3], 0));
+        cr_assert(gt(dbl, strtod(one[0].xmpi, NULL), 0), "%s %s: MPI/def '%s'",
                   tutti_coll_name(coll), d->name, one[0].xmpi);
-      else
+      } else {
+        cr_assert(isnan(one[0].time[3]));
         cr_assert(eq(str, one[0].xmpi, "-"));
-      struct row fl[2] = {{0}};
-      cr_assert(eq(int, rows_of(copy, "floor: pthread_barrier_wait", fl, 2), 1));
-      cr_assert(gt(dbl, fl[0].time, 0));
+      }
       free(copy);
       mine++;
     }
@@ -105,9 +130,9 @@ static void every_algorithm_has_rows(const char *out, int coll, int blocks, int 
   cr_assert(gt(int, seen, 0), "%s has no algorithm", tutti_coll_name(coll));
 }
 
-Test(bench_coll, every_registered_algorithm_of_every_collective, .timeout = 600) {
+Test(bench_coll, every_registered_algorithm_of_every_collective, .timeout = 900) {
   /* 4 ranks: a power of two, so no algorithm's restriction skips it */
-  struct cli c = CLI("bench", "coll", "-n", "4", "-m", "8,1KiB", "--rounds", "2", "--no-mpi");
+  struct cli c = CLI("bench", "coll", "-n", "4", "-m", "8,1KiB", "--rounds", "1", "--no-mpi");
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   HAS(c.out, "Open MPI: not measured: left out (--no-mpi)");
   for (int coll = 0; coll < TUTTI_COLL_N; coll++)
@@ -115,23 +140,35 @@ Test(bench_coll, every_registered_algorithm_of_every_collective, .timeout = 600)
   cli_free(&c);
 }
 
-Test(bench_coll, algos_picks_rows, .timeout = 120) {
+/* --algos picks rows (`default`: each collective's default algorithm);
+ * --ranks-as picks the columns, in its order. */
+Test(bench_coll, algos_and_ranks_as_pick_rows_and_columns, .timeout = 120) {
   const tutti_algo_desc_t *d = tutti_algo_desc_default(TUTTI_COLL_BCAST);
-  struct cli c = CLI("bench", "coll", "bcast", "-n", "3", "-m", "64", "--algos", d->name,
-                     "--rounds", "1", "--no-mpi");
-  cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
-  /* one block, the floor and the default algorithm only */
-  const tutti_algo_desc_t *o;
-  for (int i = 0; (o = tutti_algo_desc_at(i)) != NULL; i++) {
-    struct row r[2] = {{0}};
-    int n = rows_of(c.out, o->name, r, 2);
-    if (o->coll == TUTTI_COLL_BCAST && !strcmp(o->name, d->name))
-      cr_assert(eq(int, n, 1));
-    else if (o->coll == TUTTI_COLL_BCAST)
-      cr_assert(eq(int, n, 0), "%s was not asked for", o->name);
+  const char *picks[] = {d->name, "default"};
+  for (int k = 0; k < 2; k++) {
+    struct cli c = CLI("bench", "coll", "bcast", "-n", "3", "-m", "64", "--algos", picks[k],
+                       "--rounds", "1", "--no-mpi", "--ranks-as", "fibers,default");
+    cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
+    /* one block, the default algorithm only */
+    const tutti_algo_desc_t *o;
+    for (int i = 0; (o = tutti_algo_desc_at(i)) != NULL; i++) {
+      struct row r[2] = {{0}};
+      if (o->coll == TUTTI_COLL_BCAST && strcmp(o->name, d->name))
+        cr_assert(eq(int, rows_of(c.out, o->name, r, 2), 0), "%s was not asked for", o->name);
+    }
+    cr_assert(ne(ptr, strstr(c.out, d->name), NULL));
+    /* two ways measured, in the order asked, and Open MPI's over the first */
+    const char *head = strstr(c.out, "\n  algorithm ");
+    cr_assert(ne(ptr, (void *)head, NULL), "%s", c.out);
+    const char *f = strstr(head, " fibers "), *df = strstr(head, " default ");
+    const char *eol = strchr(head + 1, '\n');
+    cr_assert(f && df && f < df && df < eol, "columns: %.*s", (int)(eol - head), head);
+    const char *t = strstr(head, " threads ");
+    cr_assert(t == NULL || t > eol, "threads were not asked for");
+    cr_assert(ne(ptr, strstr(head, "MPI/fib"), NULL));
+    cr_assert(eq(ptr, strstr(c.out, "\nreduce on "), NULL));
+    cli_free(&c);
   }
-  cr_assert(eq(ptr, strstr(c.out, "\nreduce on "), NULL));
-  cli_free(&c);
 }
 
 Test(bench_coll, open_mpi_row_when_installed, .timeout = 600) {
@@ -143,14 +180,8 @@ Test(bench_coll, open_mpi_row_when_installed, .timeout = 600) {
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   every_algorithm_has_rows(c.out, TUTTI_COLL_BARRIER, 1, 1);
   every_algorithm_has_rows(c.out, TUTTI_COLL_ALLREDUCE, 1, 1);
-  const char *names[] = {"Open MPI barrier", "Open MPI allreduce"};
-  for (int i = 0; i < 2; i++) {
-    struct row r[2] = {{0}};
-    cr_assert(eq(int, rows_of(c.out, names[i], r, 2), 1), "no row '%s' in:\n%s", names[i], c.out);
-    cr_assert(gt(dbl, r[0].time, 0));
-    cr_assert(gt(dbl, r[0].xfloor, 0));
-  }
-  HAS(c.out, "Open MPI rows: ");
+  HAS(c.out, "calls a batch");
+  HAS(c.out, "\nOpen MPI: Open MPI");
   cli_free(&c);
 }
 
@@ -160,17 +191,21 @@ Test(bench_coll, open_mpi_rows_of_alltoall_scan_exscan, .timeout = 600) {
   if (!on_path("mpirun") || !on_path("mpicc")) {
     cr_skip_test("Open MPI is not installed (no mpirun and mpicc on the PATH)");
   }
-  struct cli c =
-      CLI("bench", "coll", "alltoall", "scan", "exscan", "-n", "3", "-m", "64", "--rounds", "2");
+  struct cli c = CLI("bench", "coll", "alltoall", "scan", "exscan", "-n", "3", "-m", "64",
+                     "--rounds", "1", "--algos", "default");
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   const int colls[] = {TUTTI_COLL_ALLTOALL, TUTTI_COLL_SCAN, TUTTI_COLL_EXSCAN};
-  const char *names[] = {"Open MPI alltoall", "Open MPI scan", "Open MPI exscan"};
   for (int i = 0; i < 3; i++) {
-    every_algorithm_has_rows(c.out, colls[i], 1, 1);
     struct row r[2] = {{0}};
-    cr_assert(eq(int, rows_of(c.out, names[i], r, 2), 1), "no row '%s' in:\n%s", names[i], c.out);
-    cr_assert(gt(dbl, r[0].time, 0));
-    cr_assert(gt(dbl, r[0].xfloor, 0));
+    char head[64];
+    snprintf(head, sizeof head, "\n%s on ", tutti_coll_name(colls[i]));
+    const char *at = strstr(c.out, head), *name = tutti_algo_desc_default(colls[i])->name;
+    cr_assert(ne(ptr, (void *)at, NULL), "no block of %s in:\n%s", head + 1, c.out);
+    const char *end = strstr(at + 1, "\n\n");
+    char *blk = strndup(at, end ? (size_t)(end - at) : strlen(at));
+    cr_assert(eq(int, rows_of(blk, name, r, 2), 1), "no row '%s' in:\n%s", name, blk);
+    cr_assert(gt(dbl, r[0].time[3], 0), "%s: no Open MPI time", name);
+    free(blk);
   }
   cli_free(&c);
 }
@@ -262,6 +297,10 @@ Test(bench_coll, bad_input, .timeout = 60) {
   fails_with(CLI("bench", "coll", "--rounds", "0"), 2, "--rounds");
   fails_with(CLI("bench", "coll", "--frobnicate"), 2, "unknown option");
   fails_with(CLI("bench", "coll", "-n", "2", "-n", "3"), 2, "given twice");
+  fails_with(CLI("bench", "coll", "--ranks-as", "processes"), 2,
+             "--ranks-as: 'processes' is not a list of ways; accepted: default, threads, fibers");
+  fails_with(CLI("bench", "coll", "--ranks-as", "threads,threads"), 2, "each at most once");
+  fails_with(CLI("bench", "coll", "--ranks-as", "threads,"), 2, "--ranks-as");
 }
 
 /* ------------------------------------------------------------ run --iters */

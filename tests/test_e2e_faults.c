@@ -231,15 +231,20 @@ static int barriers(tutti_rank_t *r, void *arg) {
   return 0;
 }
 
-static tutti_world_t *hockney_world(int P, uint32_t max_events) {
+static tutti_world_t *ranks_world(int P, uint32_t max_events, int ranks_as) {
   tutti_model_t m;
   cr_assert(eq(int, tutti_model_hockney(&m, 1e-6, 1e-9), 0));
   tutti_config_t c = tutti_config_default(P);
   c.model = &m; /* copied by tutti_world_create */
   c.max_events = max_events;
+  c.ranks_as = ranks_as;
   tutti_world_t *w = NULL;
   cr_assert(eq(int, tutti_world_create(&w, &c), 0));
   return w;
+}
+
+static tutti_world_t *hockney_world(int P, uint32_t max_events) {
+  return ranks_world(P, max_events, TUTTI_RANKS_AS_DEFAULT);
 }
 
 Test(evlog, allocation_failure_is_a_clear_error, .timeout = 60) {
@@ -430,7 +435,7 @@ static void usable_again(tutti_world_t *w, int P) {
  * joined, nothing leaked, and the world usable again. */
 Test(threads, refused_thread_anywhere_is_a_clean_error, .timeout = 60) {
   const int P = 9;
-  tutti_world_t *w = hockney_world(P, 0);
+  tutti_world_t *w = ranks_world(P, 0, TUTTI_RANKS_AS_THREADS);
   for (int k = 0; k < P; k++) refused(w, P, k);
   usable_again(w, P);
   tutti_world_destroy(w);
@@ -444,7 +449,7 @@ Test(threads, refused_thread_in_a_later_slice_is_a_clean_error, .timeout = 120) 
   cr_skip_test("4100 threads: ThreadSanitizer's state per thread (the other builds run it)");
 #endif
   const int P = 4100;
-  tutti_world_t *w = hockney_world(P, 0);
+  tutti_world_t *w = ranks_world(P, 0, TUTTI_RANKS_AS_THREADS);
   refused(w, P, 3001);
   usable_again(w, P);
   tutti_world_destroy(w);

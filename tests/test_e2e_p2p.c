@@ -3,7 +3,8 @@
  * of the eager threshold, non-overtaking order under many concurrent
  * senders, truncation, zero-length messages, self and PROC_NULL peers,
  * nonblocking calls (an eager isend complete once posted), wildcards, bad
- * arguments. The world and failures: test_e2e_world.c.
+ * arguments; a rank's scratch blocks. The world and failures:
+ * test_e2e_world.c.
  */
 #include <limits.h>
 #include <criterion/criterion.h>
@@ -602,4 +603,43 @@ Test(p2p, modeled_runs_reject_wildcards, .timeout = 20) {
    * run with no events then succeeds. */
   cr_assert(eq(int, tutti_world_run(w, wildcard_fn, NULL), 0), "%s", tutti_world_error(w));
   tutti_world_destroy(w);
+}
+
+/* ------------------------------------------------------------- scratch */
+
+/* A rank's scratch (p2p.h; runtime/scratch.c keeps a freed block for the
+ * next request that fits): every block holds the bytes asked, and no
+ * block overlaps another that is live, whatever the order of sizes and
+ * frees, round after round and run after run. Returns 0, or the line of
+ * the first failed check. */
+static int scratch_fn(tutti_rank_t *r, void *arg) {
+  (void)arg;
+  static const size_t sizes[] = {1 << 20, 8, 2 << 20, 0, 1 << 20, 3000, (3 << 20) / 2};
+  enum { N = sizeof sizes / sizeof *sizes };
+  unsigned char *live[N];
+  int me = tutti_rank(r);
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < N; i++) {
+      if (!(live[i] = tutti_scratch_alloc(r, sizes[i]))) return __LINE__;
+      memset(live[i], (me * 16 + i + round) & 0xff, sizes[i]);
+      for (int k = 0; k <= i; k++) /* every live block still holds its own */
+        for (size_t b = 0; b < sizes[k]; b += 4093)
+          if (live[k][b] != ((me * 16 + k + round) & 0xff)) return __LINE__;
+    }
+    for (int i = 1; i < 2 * N; i += 2) tutti_scratch_free(r, live[i % N]); /* odd, then even */
+  }
+  tutti_scratch_free(r, NULL);
+  return 0;
+}
+
+Test(p2p, scratch_blocks_hold_their_bytes_apart, .timeout = 60) {
+  for (int as = TUTTI_RANKS_AS_THREADS; as <= TUTTI_RANKS_AS_FIBERS; as++) {
+    tutti_config_t c = tutti_config_default(2);
+    c.ranks_as = as;
+    tutti_world_t *w;
+    cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+    for (int run = 0; run < 2; run++)
+      cr_assert(eq(int, tutti_world_run(w, scratch_fn, NULL), 0), "line %s", tutti_world_error(w));
+    tutti_world_destroy(w);
+  }
 }

@@ -94,12 +94,14 @@ static int by_base(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The stacks are carved from one region kept by the world (world.c): each
- * as large as asked, kept across runs, apart from the next by a guard. */
+/* The stacks of rank threads are carved from one region kept by the world
+ * (world.c): each as large as asked, kept across runs, apart from the next
+ * by a guard. */
 Test(world, rank_stacks_are_kept_and_guarded, .timeout = 30) {
   enum { N = 67 };
   const size_t want = (size_t)256 << 10;
   tutti_config_t c = tutti_config_default(N);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS;
   c.stack_size = want;
   tutti_world_t *w;
   cr_assert(eq(int, tutti_world_create(&w, &c), 0));
@@ -260,6 +262,7 @@ Test(failure, refused_thread_is_a_clean_error, .timeout = 60) {
   rl.rlim_cur = pages * 4096 + TUTTI_MAX_STACK / 2;
   cr_assert(eq(int, setrlimit(RLIMIT_AS, &rl), 0));
   tutti_config_t c = tutti_config_default(4);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS;
   c.stack_size = TUTTI_MAX_STACK;
   c.max_memory = UINT64_MAX; /* the memory budget out of the way: the OS refuses */
   tutti_world_t *w;
@@ -292,6 +295,7 @@ Test(failure, refused_thread_half_way, .timeout = 60) {
   rl.rlim_cur = pages * 4096 + 200 * stack;
   cr_assert(eq(int, setrlimit(RLIMIT_AS, &rl), 0));
   tutti_config_t c = tutti_config_default(1000);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS;
   c.stack_size = stack;
   /* past the memory budget, whose automatic limit would refuse these
    * stacks before the OS does (test_e2e_budget.c): the OS's refusal */

@@ -5,7 +5,9 @@
  * and one line naming the field or variable and what it accepts; a field
  * the config sets hides its variable; err may be NULL or short. And the
  * values it accepts are those a world then runs with (tutti__settings_of,
- * the reader both share: runtime/config.c).
+ * the reader both share: runtime/config.c). And how ranks run when nothing
+ * names a way (tutti_ranks_as_choose): a function of the ranks, the bytes
+ * and the CPUs alone, by world.h's rule.
  *
  * Each Test runs in a process of its own (Criterion, and nocriterion under
  * TSan, fork per test), so setenv here never reaches another test; each
@@ -328,12 +330,13 @@ Test(config, a_world_runs_with_what_the_check_read, .init = clean_env, .timeout 
   c.seed = 5;
   struct tutti__settings s;
   cr_assert(eq(int, tutti__settings_of(&c, &s, NULL, 0), 0));
-  cr_expect(eq(int, s.fibers, 0));
+  cr_expect(eq(int, s.fibers, tutti_ranks_as_choose(2, 0, 0) == TUTTI_RANKS_AS_FIBERS));
   cr_expect(eq(int, s.bind, TUTTI_BIND_DEFAULT));
   cr_expect(eq(int, s.workers, 0));
   cr_expect(eq(int, s.perturb, 0));
   cr_expect(eq(u32, s.seed, 5));
-  cr_expect(s.stack_size >= ((size_t)128 << 10), "the thread default: %zu", s.stack_size);
+  cr_expect(s.stack_size >= ((size_t)(s.fibers ? 32 : 128) << 10), "the default: %zu",
+            s.stack_size);
 
   setenv("TUTTI_RANKS_AS", "fibers", 1);
   setenv("TUTTI_BIND", "cores", 1);
@@ -368,8 +371,70 @@ Test(config, a_world_runs_with_what_the_check_read, .init = clean_env, .timeout 
   setenv("TUTTI_PERTURB", "0", 1);
   setenv("TUTTI_RANKS_AS", "", 1);
   c = tutti_config_default(2);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS;
   cr_assert(eq(int, tutti__settings_of(&c, &s, NULL, 0), 0));
   cr_expect(eq(int, s.fibers, 0));
   cr_expect(eq(int, s.perturb, 0));
   cr_expect(s.stack_size >= ((size_t)128 << 10), "the thread default: %zu", s.stack_size);
+}
+
+/* ------------------------------------------------------- tutti's choice */
+
+static const int Ps[] = {1, 2, 3, 4, 7, 8, 9, 16, 64, 1024, 1025, 4096, 1 << 20};
+static const size_t Ms[] = {0, 8, 64 << 10, (1 << 20) - 1, 1 << 20, (size_t)1 << 30, SIZE_MAX};
+static const int Cpus[] = {1, 2, 3, 8, 64, 1024};
+#define N(a) (sizeof(a) / sizeof *(a))
+
+/* The way ranks run by default is a function of (ranks, bytes, CPUs)
+ * alone: asked again, or with the variables a world reads set, it says
+ * the same; it never depends on this machine when ncpu is given, and
+ * ncpu <= 0 means this process's CPUs. */
+Test(ranks_as, the_choice_depends_on_ranks_bytes_and_cpus_only, .init = clean_env, .timeout = 30) {
+  int first[N(Ps)][N(Ms)][N(Cpus)];
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) {
+      setenv("TUTTI_RANKS_AS", "threads", 1);
+      setenv("TUTTI_WORKERS", "3", 1);
+    }
+    for (size_t p = 0; p < N(Ps); p++)
+      for (size_t m = 0; m < N(Ms); m++)
+        for (size_t c = 0; c < N(Cpus); c++) {
+          int a = tutti_ranks_as_choose(Ps[p], Ms[m], Cpus[c]);
+          cr_assert(a == TUTTI_RANKS_AS_THREADS || a == TUTTI_RANKS_AS_FIBERS, "%d", a);
+          if (!pass) first[p][m][c] = a;
+          cr_assert(eq(int, a, first[p][m][c]), "P=%d m=%zu ncpu=%d changed", Ps[p], Ms[m],
+                    Cpus[c]);
+        }
+  }
+  int here = tutti__cpus();
+  cr_assert(ge(int, here, 1));
+  for (size_t p = 0; p < N(Ps); p++)
+    for (size_t m = 0; m < N(Ms); m++) {
+      cr_expect(eq(int, tutti_ranks_as_choose(Ps[p], Ms[m], 0),
+                   tutti_ranks_as_choose(Ps[p], Ms[m], here)));
+      cr_expect(eq(int, tutti_ranks_as_choose(Ps[p], Ms[m], -1),
+                   tutti_ranks_as_choose(Ps[p], Ms[m], here)));
+    }
+}
+
+/* What world.h promises of it: fibers where the copies are small, the
+ * ranks few or the CPU one; threads for the documented case; more bytes
+ * never turn threads back into fibers. */
+Test(ranks_as, the_choice_follows_its_documented_rule, .init = clean_env, .timeout = 30) {
+  for (size_t p = 0; p < N(Ps); p++)
+    for (size_t c = 0; c < N(Cpus); c++) {
+      int was_threads = 0;
+      for (size_t m = 0; m < N(Ms); m++) {
+        int a = tutti_ranks_as_choose(Ps[p], Ms[m], Cpus[c]);
+        if (Ms[m] < (1 << 20) || Ps[p] < 8 || Cpus[c] < 2)
+          cr_expect(eq(int, a, TUTTI_RANKS_AS_FIBERS), "P=%d m=%zu ncpu=%d", Ps[p], Ms[m], Cpus[c]);
+        if (was_threads)
+          cr_expect(eq(int, a, TUTTI_RANKS_AS_THREADS), "P=%d m=%zu ncpu=%d: fibers again", Ps[p],
+                    Ms[m], Cpus[c]);
+        was_threads = a == TUTTI_RANKS_AS_THREADS;
+      }
+    }
+  cr_expect(eq(int, tutti_ranks_as_choose(16, 1 << 20, 2), TUTTI_RANKS_AS_THREADS));
+  cr_expect(eq(int, tutti_ranks_as_choose(16, 64 << 10, 2), TUTTI_RANKS_AS_FIBERS));
+  cr_expect(eq(int, tutti_ranks_as_choose(2, 1 << 20, 2), TUTTI_RANKS_AS_FIBERS));
 }

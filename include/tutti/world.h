@@ -64,17 +64,37 @@ enum tutti_world_flags {
 /* What a rank runs on (tutti_config_t.ranks_as). Threads: one POSIX thread
  * per rank, which the kernel schedules and wakes. Fibers: each rank a
  * user-level context with its own small stack, run M:N by worker
- * threads, at most one per core (runtime/fiber.c); a rank that would sleep yields to its
- * worker instead, so a wake-up is a queue push, not a system call, and the
- * a world may have as many ranks as memory allows (up to 2^20), far past
- * the OS's thread limits. Modeled times are the same in both. A
- * fiber rank must wait only in tutti calls (a mutex or a condition
- * variable shared by ranks would block its worker's other ranks). */
+ * threads, at most one per core (runtime/fiber.c); a rank that would sleep
+ * yields to its worker instead, so a wake-up is a queue push, not a system
+ * call, and a world may have as many ranks as memory allows (up to 2^20),
+ * far past the OS's thread limits. Modeled times are the same in both. A
+ * fiber rank must wait only in tutti calls or yield while it waits
+ * (tutti_rank_yield): a mutex or a condition variable shared by ranks
+ * would block its worker's other ranks. */
 enum tutti_ranks_as {
-  TUTTI_RANKS_AS_DEFAULT = 0, /* $TUTTI_RANKS_AS ("threads" or "fibers"), else threads */
+  /* $TUTTI_RANKS_AS ("threads" or "fibers"), else tutti's choice:
+   * tutti_ranks_as_choose(nranks, 0, 0) -- fibers -- but threads for a
+   * TUTTI_WALLCLOCK world (a paced rank sleeps) */
+  TUTTI_RANKS_AS_DEFAULT = 0,
   TUTTI_RANKS_AS_THREADS,
   TUTTI_RANKS_AS_FIBERS,
 };
+
+/* The way tutti runs `nranks` ranks that nothing else decides for
+ * (TUTTI_RANKS_AS_DEFAULT with TUTTI_RANKS_AS unset; the tutti command
+ * without --ranks-as): TUTTI_RANKS_AS_FIBERS or TUTTI_RANKS_AS_THREADS,
+ * a pure function of its arguments. max_bytes: the bytes per rank of the
+ * largest call the ranks will make (0: unknown, or none moved, as in a
+ * timing-only run); ncpu: the CPUs the ranks may use (<= 0: those this
+ * process may use now). Threads for calls of 1 MiB per rank or more on 8
+ * to 1024 ranks and 2 CPUs or more: there the copies of a call run on
+ * several cores at once, which pays for the threads' wake-ups. Else
+ * fibers, on one worker thread per 1024 ranks (tutti_config_t.workers):
+ * a hand-off between two ranks of a worker is a switch on one core, with
+ * the message in its cache, where a thread would sleep and be woken by
+ * the kernel, often from the other core. `tutti bench coll` measures the
+ * default beside both on a machine (bench/CLI.md). */
+TUTTI_API int tutti_ranks_as_choose(int nranks, size_t max_bytes, int ncpu);
 
 /* Where rank threads (fibers: worker threads) run (tutti_config_t.bind).
  * Cores: thread i is pinned to the i-th CPU the process may use (round
@@ -214,6 +234,15 @@ TUTTI_API int tutti_world_workers(const tutti_world_t *w);
 
 /* The world a rank belongs to (for programs; collectives never need it). */
 TUTTI_API tutti_world_t *tutti_rank_world(const tutti_rank_t *r);
+
+/* Let the other ranks run, for a rank that waits for others outside tutti
+ * calls (a flag, a spinning barrier): a fiber goes to the back of its
+ * worker's run queue and returns when its turn comes again (the ranks it
+ * waits for may be fibers of the same worker thread, which run only while
+ * it yields); a rank thread calls sched_yield. Called by r's own rank
+ * only. 0, or TUTTI_EINVAL for NULL or a handle of another rank than the
+ * calling fiber. */
+TUTTI_API int tutti_rank_yield(tutti_rank_t *r);
 
 #ifdef __cplusplus
 }
