@@ -614,7 +614,7 @@ static int run_all(const struct sim *s, const char *profile, const int *ranks, i
     if ((st = cli_model(CMD, &o, P, &m))) break;
     tutti_config_t cfg = tutti_config_default(P);
     cfg.model = &m.model;
-    cli_config(&o, &cfg);
+    cli_config(&o, &cfg, 0); /* --no-data */
     tutti_world_t *w = NULL;
     if (tutti_world_create(&w, &cfg)) {
       fprintf(stderr, WHO ": cannot create a world of %d ranks\n", P);
