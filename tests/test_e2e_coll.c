@@ -434,11 +434,11 @@ static int build_cases(const tutti_algo_desc_t *d, int P, int light, struct tcas
 #define TSAN_LIGHT 0
 #endif
 
-/* The light sweep, worlds of at most 31 ranks: under TSan, and under ASan
- * for the rerun with every rank a fiber (test_e2e_coll_fibers): there the
- * run on threads sweeps the larger worlds in full, and test_e2e_fibers.c
- * runs every algorithm on fibers at P = 33 and a world of 3000 fibers. */
-static int light_run(void) {
+/* Worlds of at most 31 ranks: under TSan, and under ASan for the rerun
+ * with every rank a fiber (test_e2e_coll_fibers): there the run on
+ * threads sweeps the larger worlds, and test_e2e_fibers.c runs every
+ * algorithm on fibers at P = 33 and a world of 3000 fibers. */
+static int small_worlds_only(void) {
 #if defined(__SANITIZE_ADDRESS__)
   const char *as = getenv("TUTTI_RANKS_AS");
   if (as && !strcmp(as, "fibers")) return 1;
@@ -446,9 +446,19 @@ static int light_run(void) {
   return TSAN_LIGHT;
 }
 
+/* The light sweep (a few roots) under either sanitizer: the code paths
+ * are the same for every root, and the plain build sweeps every root. */
+static int light_run(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  return 1;
+#else
+  return TSAN_LIGHT;
+#endif
+}
+
 /* Run every registered algorithm on one world of P ranks. */
 static void sweep(int P, const tutti_model_t *m, int light) {
-  if (light_run() && P > 31) return;
+  if (small_worlds_only() && P > 31) return;
   tutti_world_t *w = mkworld(P, m);
   struct ref ref;
   ref_build(&ref, P);
@@ -478,10 +488,10 @@ static void sweep(int P, const tutti_model_t *m, int light) {
 }
 
 /* One test per world size (not ParameterizedTest: the TSan stand-in runs
- * plain Tests only). Under TSan, whose shadow state slows every thread,
- * the sweep is trimmed to a few roots and worlds of at most 31 ranks (64
- * and 100 would need minutes; the other builds cover them), and so is the
- * fiber rerun under ASan (light_run). */
+ * plain Tests only). Under the sanitizers, whose shadow state slows every
+ * thread, the sweep is trimmed to a few roots (light_run); under TSan and
+ * in ASan's fiber rerun also to worlds of at most 31 ranks (64 and 100
+ * would need minutes; the other builds cover them). */
 #define NATIVE(P)                                                                                  \
   Test(coll, every_algorithm_native_##P, .timeout = 120) {                                         \
     sweep(P, NULL, light_run());                                                                   \
