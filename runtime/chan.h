@@ -139,8 +139,11 @@ static inline struct msg *box_to_local(struct tutti_rank *r, struct msg *box) {
   return m;
 }
 
-/* Message m arrived, in its pair's order: complete a receive, or keep it. */
-static inline __attribute__((always_inline)) void deliver(struct tutti_rank *r, struct msg *m) {
+/* Message m arrived, in its pair's order: complete a receive, or keep it.
+ * match false: keep it, even if a posted receive matches (a sender
+ * delivering straight into an aborted receiver, p2p.c). */
+static inline __attribute__((always_inline)) void deliver_as(struct tutti_rank *r, struct msg *m,
+                                                             bool match) {
   struct chan *c = chan_get(r, m->src, true);
   if (!c) { /* out of memory in a receiver-private table: fail the rank */
     tutti__fail(r->world, r->rank, TUTTI_ENOMEM, "rank %d: out of memory for a channel", r->rank);
@@ -148,10 +151,12 @@ static inline __attribute__((always_inline)) void deliver(struct tutti_rank *r, 
     return;
   }
   /* The earliest posted receive that matches: specific or wildcard. */
-  struct tutti_request *q, *qp = NULL, *best = NULL, *wq, *wp = NULL;
-  for (q = c->pq_head; q && !tag_match(q->tag, m->tag); qp = q, q = q->next) {
-  }
-  for (wq = r->wq_head; wq && !tag_match(wq->tag, m->tag); wp = wq, wq = wq->next) {
+  struct tutti_request *q = NULL, *qp = NULL, *best = NULL, *wq = NULL, *wp = NULL;
+  if (match) {
+    for (q = c->pq_head; q && !tag_match(q->tag, m->tag); qp = q, q = q->next) {
+    }
+    for (wq = r->wq_head; wq && !tag_match(wq->tag, m->tag); wp = wq, wq = wq->next) {
+    }
   }
   if (q && (!wq || q->post_seq < wq->post_seq)) {
     best = q;
@@ -171,6 +176,10 @@ static inline __attribute__((always_inline)) void deliver(struct tutti_rank *r, 
     c->uq_head = m;
   c->uq_tail = m;
   r->n_unexpected++;
+}
+
+static inline __attribute__((always_inline)) void deliver(struct tutti_rank *r, struct msg *m) {
+  deliver_as(r, m, true);
 }
 
 /* Try to match a just-posted receive against the unexpected messages. */
