@@ -107,7 +107,8 @@ struct tutti_worker {
   bool started;
   int first, n, live; /* its ranks [first, first + n), those not ended */
   struct tutti_rank *cur;
-  sigjmp_buf overflow; /* where the SIGSEGV handler returns to */
+  void *scratch_kept[TUTTI__SCRATCH_KEEP]; /* blocks its ranks freed (scratch.c) */
+  sigjmp_buf overflow;                     /* where the SIGSEGV handler returns to */
   stack_t altstack;
 #ifdef TUTTI_HAVE_FCONTEXT
   fcontext_t sched; /* the scheduler, while a fiber runs */
@@ -393,6 +394,10 @@ static void fiber_make(struct tutti_worker *k, struct tutti_rank *r) {
   cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
 }
 
+void **tutti__fiber_kept(struct tutti_rank *r) {
+  return r->worker->scratch_kept;
+}
+
 static void *worker_main(void *arg) {
   struct tutti_worker *k = arg;
   struct tutti_world *w = k->world;
@@ -431,6 +436,7 @@ static void *worker_main(void *arg) {
     if (r->fdone) k->live--;
   }
   __atomic_store_n(&k->gone, 1, __ATOMIC_RELAXED);
+  tutti__scratch_drop(k->scratch_kept);
 #ifdef TUTTI_TSAN
   for (int i = k->first; i < k->first + k->n; i++) __tsan_destroy_fiber(w->ranks[i]->san_fiber);
 #endif

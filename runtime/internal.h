@@ -197,7 +197,8 @@ struct tutti_request {
  * sender (then the receiver's receive fails with TUTTI_EABORTED). */
 enum { RTS_POSTED = 0, RTS_COPYING, RTS_CANCELLED };
 
-/* The large scratch blocks a rank keeps for its next requests (scratch.c). */
+/* The large scratch blocks a fiber worker keeps for its ranks' next
+ * requests (scratch.c). */
 #define TUTTI__SCRATCH_KEEP 4
 
 /* A rank's private state for one peer: created the first time it sends to
@@ -262,8 +263,7 @@ struct tutti_rank {
   uint32_t coll_seq;  /* collective calls made: tutti_coll_tag */
   bool coll_tags_all; /* tutti_coll_tag has handed out every reserved tag (p2p.c check_tag) */
   void *coll_cache;   /* the collectives' (tutti_rank_coll_cache), freed with the rank */
-  void *scratch_kept[TUTTI__SCRATCH_KEEP]; /* large scratch blocks freed this run (scratch.c) */
-  const char *doing; /* tutti_rank_doing: named by the rank's failure message */
+  const char *doing;  /* tutti_rank_doing: named by the rank's failure message */
   /* tutti_group_enter's view (group.c): grp NULL outside one */
   const int *grp;
   int grp_n, grp_me;
@@ -468,8 +468,10 @@ int tutti__rank_pending(struct tutti_rank *r, char *what, size_t len);
 int tutti__rank_pending_count(const struct tutti_rank *r, char *what, size_t len);
 /* p2p.c: cancel r's pending rendezvous sends (or wait for their copy). */
 void tutti__cancel_sends(struct tutti_rank *r);
-/* scratch.c: free the scratch blocks r keeps (before a run, at teardown). */
-void tutti__scratch_drop(struct tutti_rank *r);
+/* scratch.c: free the scratch blocks of a worker's kept array. */
+void tutti__scratch_drop(void **kept);
+/* fiber.c: the kept array of fiber rank r's worker (its thread only). */
+void **tutti__fiber_kept(struct tutti_rank *r);
 
 /* A rank handle the public calls accept: TUTTI_EINVAL for NULL or one of
  * no world (p2p.c, scratch.c). */

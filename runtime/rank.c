@@ -74,7 +74,6 @@ void tutti__rank_reset(struct tutti_rank *r) {
    * with algo NULL takes from the environment) is derived anew. */
   free(r->coll_cache);
   r->coll_cache = NULL;
-  tutti__scratch_drop(r);
   r->doing = NULL;
   r->vclock = r->vsport = 0;
   double zero = 0;
@@ -94,6 +93,5 @@ void tutti__rank_fini(struct tutti_rank *r) {
   tutti__evlog_free(&r->log);
   free(r->coll_cache);
   r->coll_cache = NULL;
-  tutti__scratch_drop(r);
   cds_wfcq_destroy(&r->inbox_head, &r->inbox_tail);
 }

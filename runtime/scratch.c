@@ -4,15 +4,19 @@
  * payload and takes no scratch: its scratch is one inaccessible page that
  * nothing dereferences.
  *
- * A rank keeps the largest blocks it freed (up to KEEP of them, of
- * KEEP_FROM bytes or more, until its next run), and the next request a
- * block fits takes the smallest that fits: a collective's scratch is as
- * large as its message, and memory malloc hands back fresh is first
- * touched one page fault a page, in every call (glibc returns large blocks
- * to the system at free, and trims its heaps as they shrink). Kept, the
- * pages stay mapped, so a call that repeats costs its copies only.
- * Smaller blocks malloc reuses from its heaps anyway. Each block carries
- * its size in a header of malloc's alignment.
+ * A fiber worker keeps the largest blocks its ranks freed (up to KEEP of
+ * them, of KEEP_FROM bytes or more, until the run ends), and the next
+ * request a block fits takes the smallest that fits: a collective's
+ * scratch is as large as its message, and memory malloc hands back fresh
+ * is first touched one page fault a page, in every call (glibc returns
+ * large blocks to the system at free, and trims a heap as it shrinks,
+ * which the ranks of a worker share). Kept, the pages stay mapped, so a
+ * call that repeats costs its copies only. Kept per worker, not per rank,
+ * they add at most KEEP blocks a worker to a run's peak: what one rank
+ * freed, the next rank the worker runs takes. A rank thread keeps
+ * nothing (its malloc arena reuses what it freed). Smaller blocks malloc
+ * reuses from its heaps anyway. Each block carries its size in a header
+ * of malloc's alignment.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,17 +62,17 @@ struct block {
 void *tutti_scratch_alloc(tutti_rank_t *r, size_t bytes) {
   if (tutti__check_rank(r)) return NULL;
   if (r->world->nodata) return nodata_scratch();
+  void **kept = r->world->fibers ? tutti__fiber_kept(r) : NULL;
   int best = -1;
-  for (int i = 0; i < KEEP && bytes >= KEEP_FROM; i++) {
-    struct block *k = r->scratch_kept[i];
-    if (k && k->size >= bytes &&
-        (best < 0 || k->size < ((struct block *)r->scratch_kept[best])->size))
+  for (int i = 0; kept && i < KEEP && bytes >= KEEP_FROM; i++) {
+    struct block *k = kept[i];
+    if (k && k->size >= bytes && (best < 0 || k->size < ((struct block *)kept[best])->size))
       best = i;
   }
   struct block *b;
   if (best >= 0) {
-    b = r->scratch_kept[best];
-    r->scratch_kept[best] = NULL;
+    b = kept[best];
+    kept[best] = NULL;
     return b + 1;
   }
   if (bytes > SIZE_MAX - sizeof *b) return NULL;
@@ -80,28 +84,28 @@ void *tutti_scratch_alloc(tutti_rank_t *r, size_t bytes) {
 void tutti_scratch_free(tutti_rank_t *r, void *p) {
   if (tutti__check_rank(r) || r->world->nodata || !p) return;
   struct block *b = (struct block *)p - 1;
+  void **kept = r->world->fibers ? tutti__fiber_kept(r) : NULL;
   /* into an empty slot, else over the smallest kept if b is larger */
   int slot = -1;
-  for (int i = 0; i < KEEP && b->size >= KEEP_FROM; i++) {
-    struct block *k = r->scratch_kept[i];
+  for (int i = 0; kept && i < KEEP && b->size >= KEEP_FROM; i++) {
+    struct block *k = kept[i];
     if (!k) {
       slot = i;
       break;
     }
-    if (k->size < b->size && (slot < 0 || k->size < ((struct block *)r->scratch_kept[slot])->size))
-      slot = i;
+    if (k->size < b->size && (slot < 0 || k->size < ((struct block *)kept[slot])->size)) slot = i;
   }
   if (slot < 0) {
     free(b);
     return;
   }
-  free(r->scratch_kept[slot]);
-  r->scratch_kept[slot] = b;
+  free(kept[slot]);
+  kept[slot] = b;
 }
 
-void tutti__scratch_drop(struct tutti_rank *r) {
+void tutti__scratch_drop(void **kept) {
   for (int i = 0; i < KEEP; i++) {
-    free(r->scratch_kept[i]);
-    r->scratch_kept[i] = NULL;
+    free(kept[i]);
+    kept[i] = NULL;
   }
 }

@@ -607,11 +607,12 @@ Test(p2p, modeled_runs_reject_wildcards, .timeout = 20) {
 
 /* ------------------------------------------------------------- scratch */
 
-/* A rank's scratch (p2p.h; runtime/scratch.c keeps a freed block for the
- * next request that fits): every block holds the bytes asked, and no
- * block overlaps another that is live, whatever the order of sizes and
- * frees, round after round and run after run. Returns 0, or the line of
- * the first failed check. */
+/* A rank's scratch (p2p.h; runtime/scratch.c: a fiber worker keeps a
+ * block one of its ranks freed for the next request that fits, its own
+ * or another rank's): every block holds the bytes asked, and no block
+ * overlaps another that is live, whatever the order of sizes and frees,
+ * round after round and run after run, the ranks taking turns (a yield
+ * after each step). Returns 0, or the line of the first failed check. */
 static int scratch_fn(tutti_rank_t *r, void *arg) {
   (void)arg;
   static const size_t sizes[] = {1 << 20, 8, 2 << 20, 0, 1 << 20, 3000, (3 << 20) / 2};
@@ -622,11 +623,15 @@ static int scratch_fn(tutti_rank_t *r, void *arg) {
     for (int i = 0; i < N; i++) {
       if (!(live[i] = tutti_scratch_alloc(r, sizes[i]))) return __LINE__;
       memset(live[i], (me * 16 + i + round) & 0xff, sizes[i]);
+      if (tutti_rank_yield(r)) return __LINE__;
       for (int k = 0; k <= i; k++) /* every live block still holds its own */
         for (size_t b = 0; b < sizes[k]; b += 4093)
           if (live[k][b] != ((me * 16 + k + round) & 0xff)) return __LINE__;
     }
-    for (int i = 1; i < 2 * N; i += 2) tutti_scratch_free(r, live[i % N]); /* odd, then even */
+    for (int i = 1; i < 2 * N; i += 2) { /* odd, then even */
+      tutti_scratch_free(r, live[i % N]);
+      if (tutti_rank_yield(r)) return __LINE__;
+    }
   }
   tutti_scratch_free(r, NULL);
   return 0;
