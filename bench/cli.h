@@ -101,8 +101,8 @@ int tutti_cli_check(int argc, char **argv);
   X(NO_DATA, 0, "no-data", NULL,                                                                   \
     "timing only: message sizes without payload, no verification, buffers cost no memory")         \
   X(RANKS_AS, 0, "ranks-as", "KIND",                                                               \
-    "threads | fibers: what each rank runs on (default threads, or $TUTTI_RANKS_AS; fibers with "  \
-    "--no-data)")                                                                                  \
+    "threads | fibers: what each rank runs on (default $TUTTI_RANKS_AS, else tutti's choice by "   \
+    "ranks, size and CPUs: bench/CLI.md \"The default way\")")                                     \
   X(BIND, 0, "bind", "WHERE",                                                                      \
     "cores | none: pin each rank thread (fibers: worker) to a CPU of its own (default cores when " \
     "2 or more fit, or $TUTTI_BIND)")                                                              \
