@@ -218,8 +218,8 @@ ParameterizedTest(int *i, templates, run_and_check, .timeout = 300) {
   snprintf(file, sizeof file, "template_%s.so", c->name);
   const char *so = plug(file);
   runs_verified(c, so, "template_algo");
-  if (SANITIZED)
-    check_passes(CLI("check", c->name, so, "--ranks", "1,2,3,5,16"));
+  if (SANITIZED) /* the code paths at fewer rank counts; the plain build checks them all */
+    check_passes(CLI("check", c->name, so, "--ranks", "1,2,5"));
   else
     check_passes(CLI("check", c->name, so));
 }
@@ -259,7 +259,7 @@ ParameterizedTest(int *i, new_file, runs_and_checks, .timeout = 300) {
   cr_assert(eq(ptr, strstr(text, "template_algo"), NULL), "template_algo left in %s", file);
   free(text);
   runs_verified(c, file, name);
-  check_passes(CLI("check", c->name, file, "--ranks", "1,2,3,5,7,16"));
+  check_passes(CLI("check", c->name, file, "--ranks", SANITIZED ? "1,3" : "1,2,3,5,7,16"));
   sandbox_leave(&s);
 }
 
