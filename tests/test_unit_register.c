@@ -688,8 +688,8 @@ Test(plugin, bad_plugins_register_nothing) {
     const char *file, *want[3], *names[2];
   } cases[] = {
       {"bad_partial", {"bcast 'partial'", "min 8 > max 2"}, {"good", "partial"}},
-      {"bad_future", {"plugin ABI version 4 is newer than", "accepted: 3", "rebuild"}, {"fine"}},
-      {"bad_past", {"plugin ABI version 2 is older than", "accepted: 3"}, {"fine"}},
+      {"bad_future", {"plugin ABI version 5 is newer than", "accepted: 4", "rebuild"}, {"fine"}},
+      {"bad_past", {"plugin ABI version 3 is older than", "accepted: 4"}, {"fine"}},
       {"bad_noentry", {"not a tutti plugin", "tutti_plugin_abi", "TUTTI_PLUGIN"}, {"fine"}},
       {"bad_minmax", {"'minmax'", "min 8 > max 2"}, {"minmax"}},
       {"bad_default", {"default 99 is out of its range [2, 8]"}, {"default"}},
