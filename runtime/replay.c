@@ -48,12 +48,17 @@
  * (rule 3's max); a port reserved by it is busy for whatever is decided
  * after. A message's eager start is decided at its post time, inline when
  * no other start of the same sender is pending (same result, no queue trip).
+ * With the handshake a rendezvous start is queued at the clear-to-send's
+ * arrival instead, a time known once both sides posted (control messages
+ * occupy nothing, so nothing decided later can move it). Every cost of a
+ * message is taken at its bytes plus the model's header (RP_WIRE).
  *
  * Where each rule lives:
  *   rule 1 eager send ............ eager_start
  *   rule 2 eager reception ....... eager_arrive, post_recv
- *   rule 3 rendezvous ............ rdv_start
- *   rule 4 blocking calls ........ WAIT in run_rank (s + O_s; max with C)
+ *   rule 3 rendezvous ............ rdv_start; its handshake: ctl_at, ctl_time
+ *   rule 4 blocking calls ........ WAIT in run_rank (s + O_s; max with C);
+ *                                  a detached send's return: post_send
  *   rule 5 nonblocking ........... post_send/post_recv cost nothing; WAIT
  *   rule 6 local work ............ COMPUTE / REDUCE in run_rank
  *   rule 7 a call's time ......... SPAN_* in run_rank, end of tutti__replay_run

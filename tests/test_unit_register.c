@@ -396,9 +396,9 @@ Test(register, errors_of_the_description) {
   tutti_algo_desc_t d;
   REFUSED(NULL, "NULL", "no algorithm description");
   d = one("abi-one", 0, NULL, 0), d.abi = 1;
-  REFUSED(&d, "abi 1", "'abi-one'", "ABI version 1", "older tutti", "accepts 3");
+  REFUSED(&d, "abi 1", "'abi-one'", "ABI version 1", "older tutti", "accepts 4");
   d = one("abi-99", 0, NULL, 0), d.abi = 99;
-  REFUSED(&d, "abi 99", "ABI version 99", "newer tutti", "accepts 3", "rebuild");
+  REFUSED(&d, "abi 99", "ABI version 99", "newer tutti", "accepts 4", "rebuild");
   d = one("coll-99", 0, NULL, 0), d.coll = 99;
   REFUSED(&d, "coll 99", "unknown collective 99", "accepted: bcast, reduce", "reduce_scatter",
           "alltoall, scan, exscan");
