@@ -60,8 +60,10 @@ static int pingpong(tutti_rank_t *r, void *arg) {
   return rc ? rc : tutti_send(r, buf, PP_BYTES, TUTTI_BYTE, 0, 0);
 }
 
-/* The ping-pong's time and when rank 0's send returned. */
-static void run_pingpong(const tutti_model_t *m, double *total, double *ping_returned) {
+/* The ping-pong's time, when rank 0's send returned and why the ping
+ * started when it did (explain's wait). */
+static void run_pingpong(const tutti_model_t *m, double *total, double *ping_returned,
+                         int *ping_wait) {
   tutti_world_t *w = mkworld(2, m);
   cr_assert(eq(int, tutti_world_run(w, pingpong, NULL), 0), "%s", tutti_world_error(w));
   tutti_report_t rep;
@@ -71,7 +73,7 @@ static void run_pingpong(const tutti_model_t *m, double *total, double *ping_ret
   cr_assert(eq(int, tutti_world_explain(w, &ex), 0));
   cr_assert(eq(sz, ex.nmsgs, 2));
   for (size_t i = 0; i < ex.nmsgs; i++)
-    if (ex.msgs[i].src == 0) *ping_returned = ex.msgs[i].send_done;
+    if (ex.msgs[i].src == 0) *ping_returned = ex.msgs[i].send_done, *ping_wait = ex.msgs[i].wait;
   tutti_explain_free(&ex);
   tutti_world_destroy(w);
 }
@@ -83,20 +85,25 @@ Test(protocol, pingpong_in_each_protocol, .timeout = 60) {
   static const struct {
     const char *spec;
     double total, ping_returned; /* us */
+    int wait;                    /* the ping's, as explain finds it */
   } pp[] = {
-      {"hockney:alpha=1us,beta=1ns,header=16B,eager_limit=all", 4.032, 2.016},
-      {"hockney:alpha=1us,beta=1ns,header=16B", 5.032, 3.016},
-      {"hockney:alpha=1us,beta=1ns,header=16B,rendezvous=handshake", 8.096, 4.048},
-      {"hockney:alpha=1us,beta=1ns,header=16B,detached_limit=64KiB", 5.032, 2.016},
+      {"hockney:alpha=1us,beta=1ns,header=16B,eager_limit=all", 4.032, 2.016, TUTTI_WAIT_NONE},
+      {"hockney:alpha=1us,beta=1ns,header=16B", 5.032, 3.016, TUTTI_WAIT_RECV_POST},
+      {"hockney:alpha=1us,beta=1ns,header=16B,rendezvous=handshake", 8.096, 4.048,
+       TUTTI_WAIT_HANDSHAKE},
+      {"hockney:alpha=1us,beta=1ns,header=16B,detached_limit=64KiB", 5.032, 2.016,
+       TUTTI_WAIT_RECV_POST},
       /* without the envelope: 2 us a message, 1 us a control message */
-      {"hockney:alpha=1us,beta=1ns,rendezvous=handshake", 8, 4},
+      {"hockney:alpha=1us,beta=1ns,rendezvous=handshake", 8, 4, TUTTI_WAIT_HANDSHAKE},
   };
   for (size_t i = 0; i < sizeof pp / sizeof *pp; i++) {
     tutti_model_t m = parsed(pp[i].spec);
     double total = NAN, ret = NAN;
-    run_pingpong(&m, &total, &ret);
+    int wait = -1;
+    run_pingpong(&m, &total, &ret, &wait);
     near(total, pp[i].total * US, pp[i].spec);
     near(ret, pp[i].ping_returned * US, pp[i].spec);
+    cr_assert(eq(int, wait, pp[i].wait), "%s", pp[i].spec);
   }
 }
 
@@ -115,7 +122,9 @@ Test(protocol, handshake_crosses_the_idle_path, .timeout = 60) {
   cr_assert(eq(int, tutti_topo_bind(t, 2, NULL, 0, err, sizeof err), 0), "%s", err);
   m.topo = t;
   double total = NAN, ret = NAN;
-  run_pingpong(&m, &total, &ret);
+  int wait = -1;
+  run_pingpong(&m, &total, &ret, &wait);
+  cr_assert(eq(int, wait, TUTTI_WAIT_HANDSHAKE));
   near(total, 14.096 * US, "handshake, tree:2");
   near(ret, 6.048 * US, "handshake, tree:2: the ping's send");
   tutti_topo_free(t);
@@ -141,6 +150,7 @@ Test(envelope, hockney_registered_costs, .timeout = 240) {
                {TUTTI_COLL_BARRIER, "recursive-doubling"},
                {TUTTI_COLL_BARRIER, "tournament"},
                {TUTTI_COLL_BARRIER, "fibonacci"}};
+  int checked = 0;
   for (int topo = 0; topo < 2; topo++)
     for (int P = 2; P <= 24; P += P < 8 ? 1 : 8) {
       tutti_model_t md = hockney(alpha, beta);
@@ -165,9 +175,13 @@ Test(envelope, hockney_registered_costs, .timeout = 240) {
                  cases[i].coll == TUTTI_COLL_BCAST ? "bcast" : "barrier", cases[i].algo, P,
                  topo ? " tree" : "");
         near(got, want, what);
+        checked++;
       }
       tutti_topo_free(t);
     }
+  /* flat and binomial bcast are exact on every P, so are the barriers
+   * on powers of two at least */
+  cr_assert(ge(int, checked, 2 * 2 * 9), "only %d exact forms", checked);
 }
 
 /* LogGP, all eager, with a header: w = m + H bytes a message; a send
