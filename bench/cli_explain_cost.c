@@ -183,10 +183,11 @@ static void print_cost(FILE *f, const struct cli_job *j, const tutti_model_t *m,
       fprintf(f, "predicts   - (no cost function for these arguments)\n");
     else
       fprintf(f,
-              "predicts   %s %s%s (alpha = %g us, beta = %g ns/B, gamma = %g ns/B, P = %d, m = "
+              "predicts   %s %s%s (alpha%s = %g us, beta = %g ns/B, gamma = %g ns/B, P = %d, m = "
               "%zu B)\n",
-              tm(u, c, t1, sizeof t1), u.name, bound ? ", an upper bound" : "", h.alpha * 1e6,
-              h.beta * 1e9, h.gamma * 1e9, P, bytes);
+              tm(u, c, t1, sizeof t1), u.name, bound ? ", an upper bound" : "",
+              m->header ? " + beta header" : "", h.alpha * 1e6, h.beta * 1e9, h.gamma * 1e9, P,
+              bytes);
   } else if (preset == TUTTI_MODEL_POSTAL || preset == TUTTI_MODEL_LOGP ||
              preset == TUTTI_MODEL_LOGGP) {
     struct xform fm = {0};
