@@ -176,7 +176,9 @@ int tutti_bench_dualroot(int argc, char **argv) {
       status = 2;
       break;
     }
-    tutti_hockney_t h = {pr.model.params[0], pr.model.params[1], 0};
+    /* the envelope in alpha: alpha + beta (m + header) (runtime/MODEL.md) */
+    tutti_hockney_t h = {pr.model.params[0] + pr.model.params[1] * (double)pr.model.header,
+                         pr.model.params[1], 0};
     char desc[256];
     tutti_model_describe(&pr.model, desc, sizeof desc);
     printf("\n%s: %s\n", pr.name, desc);

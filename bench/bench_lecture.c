@@ -241,7 +241,9 @@ int tutti_bench_lecture(int argc, char **argv) {
     cli_out_discard(&csv_out), cli_out_discard(&plot_out);
     return 3;
   }
-  const tutti_hockney_t h = {pr.model.latency.a, pr.model.latency.b, pr.model.gamma};
+  /* the envelope in alpha: alpha + beta (m + header) (runtime/MODEL.md) */
+  const tutti_hockney_t h = {pr.model.latency.a + pr.model.latency.b * (double)pr.model.header,
+                             pr.model.latency.b, pr.model.gamma};
   char desc[256], s1[32];
   tutti_model_describe(&pr.model, desc, sizeof desc);
   printf("MPI_Bcast after X. Yuan's lecture, profile %s: %s.\n"

@@ -8,8 +8,9 @@
  * model (smpi/cluster.xml; CM02's latency and bandwidth factors are 1, its
  * cross-traffic, which charges each flow's acknowledgements to the reverse
  * path, is off), tutti with a profile of the same links (smpi/cm02.ini:
- * tree:64, --links 10us/1Gbps, LogGP with no cost at the ends, eager below
- * SMPI's 64 KiB detached limit). Both files are compiled into the command
+ * tree:64, --links 10us/1Gbps, LogGP with no cost at the ends, SMPI's
+ * protocol: its 16-byte header, every transfer from the receive's post,
+ * sends detached below 64 KiB). Both files are compiled into the command
  * and written out with the SMPI program (smpi/coll.c) when the bench runs.
  *
  * The pairs. Each tutti algorithm is paired with the SMPI algorithm that

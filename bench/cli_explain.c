@@ -159,6 +159,11 @@ static void print_msg(FILE *f, const tutti_explain_t *ex, uint32_t i, const tutt
     WHY("; waited %s for rank %d to post its receive (rendezvous)",
         tm(u, g->start - g->posted, t1, sizeof t1), g->dst);
     break;
+  case TUTTI_WAIT_HANDSHAKE:
+    WHY("; waited %s for its handshake with rank %d (request, clear-to-send)",
+        tm(u, g->start - (g->posted > g->recv_posted ? g->posted : g->recv_posted), t1, sizeof t1),
+        g->dst);
+    break;
   case TUTTI_WAIT_RECV_PORT:
     WHY("; waited %s for rank %d's port (busy receiving from %d)",
         tm(u, g->start - (g->posted > g->recv_posted ? g->posted : g->recv_posted), t1, sizeof t1),

@@ -97,7 +97,8 @@ char *cli_explain_empty_kinds(const tutti_explain_t *ex, int P) {
 /* ------------------------------------------------------------ the model */
 
 /* The run's model as exactly one preset (every field as the preset sets
- * it, any gamma), with no topology: its preset, else -1. */
+ * it, any gamma and header: the forms charge the header), with no
+ * topology: its preset, else -1. */
 static int preset_of(const tutti_model_t *m) {
   tutti_model_t ref;
   int rc;
@@ -123,7 +124,9 @@ static int preset_of(const tutti_model_t *m) {
       memcmp(&ref.send_port, &m->send_port, sizeof ref.send_port) ||
       memcmp(&ref.latency, &m->latency, sizeof ref.latency) ||
       memcmp(&ref.recv_port, &m->recv_port, sizeof ref.recv_port) ||
-      memcmp(&ref.recv_cpu, &m->recv_cpu, sizeof ref.recv_cpu) || ref.eager_limit != m->eager_limit)
+      memcmp(&ref.recv_cpu, &m->recv_cpu, sizeof ref.recv_cpu) ||
+      ref.eager_limit != m->eager_limit || m->rendezvous != ref.rendezvous ||
+      m->detached_limit != ref.detached_limit) /* the forms know rule 3 as ready, no detaching */
     return -1;
   return m->preset;
 }
@@ -144,7 +147,8 @@ static int hockney_of(const tutti_model_t *m, tutti_hockney_t *h) {
   tutti_model_t copy = *m;
   copy.topo = NULL; /* the formula knows no links; the measured line says so */
   if (preset_of(&copy) != TUTTI_MODEL_HOCKNEY) return 0;
-  *h = (tutti_hockney_t){m->params[0], m->params[1], m->gamma};
+  /* a message of m bytes costs alpha + beta (m + header) (runtime/MODEL.md) */
+  *h = (tutti_hockney_t){m->params[0] + m->params[1] * (double)m->header, m->params[1], m->gamma};
   return 1;
 }
 
@@ -179,10 +183,11 @@ static void print_cost(FILE *f, const struct cli_job *j, const tutti_model_t *m,
       fprintf(f, "predicts   - (no cost function for these arguments)\n");
     else
       fprintf(f,
-              "predicts   %s %s%s (alpha = %g us, beta = %g ns/B, gamma = %g ns/B, P = %d, m = "
+              "predicts   %s %s%s (alpha%s = %g us, beta = %g ns/B, gamma = %g ns/B, P = %d, m = "
               "%zu B)\n",
-              tm(u, c, t1, sizeof t1), u.name, bound ? ", an upper bound" : "", h.alpha * 1e6,
-              h.beta * 1e9, h.gamma * 1e9, P, bytes);
+              tm(u, c, t1, sizeof t1), u.name, bound ? ", an upper bound" : "",
+              m->header ? " + beta header" : "", h.alpha * 1e6, h.beta * 1e9, h.gamma * 1e9, P,
+              bytes);
   } else if (preset == TUTTI_MODEL_POSTAL || preset == TUTTI_MODEL_LOGP ||
              preset == TUTTI_MODEL_LOGGP) {
     struct xform fm = {0};

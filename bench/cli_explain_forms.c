@@ -57,6 +57,7 @@ struct costs {
 };
 
 static struct costs costs_at(const tutti_model_t *m, double bytes) {
+  bytes += (double)m->header; /* every cost at m + header (runtime/MODEL.md) */
   return (struct costs){tutti_cost_eval(&m->send_cpu, bytes), tutti_cost_eval(&m->send_port, bytes),
                         tutti_cost_eval(&m->latency, bytes), tutti_cost_eval(&m->recv_port, bytes),
                         tutti_cost_eval(&m->recv_cpu, bytes)};

@@ -156,8 +156,8 @@ int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, tutti_treespec_t *spe
 
 int tutti_algo_postal_L(const tutti_model_t *m, size_t bytes) {
   /* For the postal preset this is exactly L (latency L, gap 1). */
-  double lat = tutti_cost_eval(&m->latency, (double)bytes);
-  double gap = tutti_cost_eval(&m->send_port, (double)bytes);
+  double lat = tutti_cost_eval(&m->latency, (double)bytes + (double)m->header);
+  double gap = tutti_cost_eval(&m->send_port, (double)bytes + (double)m->header);
   if (!(lat > 0 && gap > 0)) return TUTTI_TREE_DEFAULT_L;
   double L = lat / gap, most = tutti_tree_kind_param(TUTTI_TREE_POSTAL)->max;
   if (!(L >= 1)) return 1;

@@ -90,8 +90,10 @@ static int least(int coll, int P, int root, size_t bytes, size_t m, tutti_op_t o
 }
 
 /* One message of x bytes under m: what a rendezvous pays on the receive
- * side's path (L + O_r, as barrier_auto.c), plus O_s when eager. */
+ * side's path (L + O_r, as barrier_auto.c), plus O_s when eager; every
+ * cost at x + header (runtime/MODEL.md), so the envelope lands in alpha. */
 static double one_message(const tutti_model_t *m, double x) {
+  x += (double)m->header;
   double t = tutti_cost_eval(&m->latency, x) + tutti_cost_eval(&m->recv_cpu, x);
   return m->eager_limit == 0 ? t : t + tutti_cost_eval(&m->send_cpu, x);
 }

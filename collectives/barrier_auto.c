@@ -130,8 +130,9 @@ int tutti_barrier_auto_choose(const tutti_model_t *m, int P, const tutti_algo_t 
                               size_t whylen) {
   if (!m || P < 1 || !chosen) return TUTTI_EINVAL;
   int rendezvous = m->eager_limit == 0;
-  double alpha = tutti_cost_eval(&m->latency, 0) + tutti_cost_eval(&m->recv_cpu, 0);
-  double step = tutti_cost_eval(&m->send_port, 0);
+  double H = (double)m->header; /* an empty message still carries its envelope */
+  double alpha = tutti_cost_eval(&m->latency, H) + tutti_cost_eval(&m->recv_cpu, H);
+  double step = tutti_cost_eval(&m->send_port, H);
   int L = tutti_algo_postal_L(m, 0);
   int plain = m->preset == TUTTI_MODEL_POSTAL || !(step > 0); /* times in steps */
   if (!(step > 0)) step = 1;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "errtext.h"     /* tutti__model_protocol_check */
 #include "tutti/units.h" /* TUTTI_TIME_MAX, TUTTI_PER_BYTE_MAX */
 
 #define DEFAULT_STACK ((size_t)128 << 10)
@@ -92,6 +93,13 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
                "config.model->gamma %g is out of range; accepted: a cost per byte from 0 to %g "
                "s/B",
                m->gamma, TUTTI_PER_BYTE_MAX);
+  if (m->rendezvous != TUTTI_RENDEZVOUS_READY && m->rendezvous != TUTTI_RENDEZVOUS_HANDSHAKE)
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.model->rendezvous %d is not a protocol; accepted: "
+               "TUTTI_RENDEZVOUS_READY, TUTTI_RENDEZVOUS_HANDSHAKE",
+               m->rendezvous);
+  int rc = tutti__model_protocol_check(m, "config.model->detached_limit ", err, errlen);
+  if (rc) return rc;
   /* A topology must be bound to exactly these ranks (tutti_topo_bind):
    * caught here rather than after the run, at replay. */
   int bound = m->topo ? tutti_topo_nranks(m->topo) : nranks;

@@ -67,6 +67,11 @@ struct ex {
   uint32_t *sp_by, *rp_by;            /* ... and the message that left them so */
 };
 
+/* The bytes a message's costs are taken at: payload + header (MODEL.md). */
+static double wire(const struct ex *x, const struct tutti_replay_msg *g) {
+  return (double)g->bytes + (double)x->rp->model.header;
+}
+
 static double sec(tutti__tu_t t) {
   return t == TUTTI__TU_NONE ? NAN : tutti__tu_to_s(t);
 }
@@ -364,11 +369,11 @@ static int ports(struct ex *x) {
       by[k[i].id] = last;
       tutti__tu_t end;
       if (pass == 0)
-        end = tutti__tu_add(g->start, tutti__tu_cost(&x->S, (double)g->bytes));
+        end = tutti__tu_add(g->start, tutti__tu_cost(&x->S, wire(x, g)));
       else if (g->flags & RPM_EAGER)
         end = g->ready; /* rule 2: RP = e */
       else
-        end = tutti__tu_add(g->start, tutti__tu_cost(&x->R, (double)g->bytes));
+        end = tutti__tu_add(g->start, tutti__tu_cost(&x->R, wire(x, g)));
       if (end >= free_at) free_at = end, last = k[i].id;
     }
   }
@@ -399,8 +404,11 @@ static void causes(struct ex *x, tutti_msg_info_t *out) {
     tutti__tu_t both = posted > g->rpost ? posted : g->rpost;
     if (st > both && st == x->sp_before[id])
       o->wait = TUTTI_WAIT_SEND_PORT, o->blocker = (int)x->sp_by[id];
-    else if (st > both)
+    else if (st > both &&
+             (rp->model.rendezvous != TUTTI_RENDEZVOUS_HANDSHAKE || st == x->rp_before[id]))
       o->wait = TUTTI_WAIT_RECV_PORT, o->blocker = (int)x->rp_by[id];
+    else if (st > both) /* neither port: the clear-to-send's arrival (rule 3) */
+      o->wait = TUTTI_WAIT_HANDSHAKE;
     else if (g->rpost > posted)
       o->wait = TUTTI_WAIT_RECV_POST;
     if (o->blocker == (int)NONE) o->blocker = -1;
@@ -498,6 +506,9 @@ static int path_of(struct ex *x, const tutti_msg_info_t *out, int r, uint32_t **
     }
     case TUTTI_WAIT_RECV_POST:
       node = x->rpost_after[id];
+      break;
+    case TUTTI_WAIT_HANDSHAKE: /* it began at the later post */
+      node = g->rpost > x->post[id] ? x->rpost_after[id] : x->post_after[id];
       break;
     default:
       node = x->post_after[id];
@@ -605,9 +616,9 @@ int tutti__replay_explain(const struct tutti_replay *rp, int with_links, tutti_e
     o->recv_posted = (g->flags & RPM_RPOSTED) ? sec(g->rpost) : NAN;
     int started = (g->flags & RPM_STARTED) != 0;
     o->start = started ? sec(g->start) : NAN;
-    o->send_done = started ? sec(g->sdone) : NAN;
+    o->send_done = started || (g->flags & RPM_DETACHED) ? sec(g->sdone) : NAN;
     o->send_port_free =
-        started ? sec(tutti__tu_add(g->start, tutti__tu_cost(&x.S, (double)g->bytes))) : NAN;
+        started ? sec(tutti__tu_add(g->start, tutti__tu_cost(&x.S, wire(&x, g)))) : NAN;
     o->arrive = started && !(g->flags & RPM_TRANSIT) ? sec(g->arrive) : NAN;
     o->done = (g->flags & RPM_RDONE) ? sec(g->rdone) : NAN;
   }

@@ -320,9 +320,10 @@ static inline __attribute__((always_inline)) int post_send(struct tutti_rank *r,
      * root sends one message after another in wall time too. For a
      * rendezvous the replay may start later (the receiver), never earlier. */
     double s = r->vclock > r->vsport ? r->vclock : r->vsport;
-    r->vsport = s + cost(&w->model.send_port, bytes);
+    size_t wire = bytes + w->model.header; /* costs at m + header */
+    r->vsport = s + cost(&w->model.send_port, wire);
     m->vdepart = s;
-    if (eager) q->vdone = s + cost(&w->model.send_cpu, bytes);
+    if (eager) q->vdone = s + cost(&w->model.send_cpu, wire);
   }
   uint32_t seq = o->seq = next_seq(o->seq);
   m->src = r->rank;

@@ -48,12 +48,17 @@
  * (rule 3's max); a port reserved by it is busy for whatever is decided
  * after. A message's eager start is decided at its post time, inline when
  * no other start of the same sender is pending (same result, no queue trip).
+ * With the handshake a rendezvous start is queued at the clear-to-send's
+ * arrival instead, a time known once both sides posted (control messages
+ * occupy nothing, so nothing decided later can move it). Every cost of a
+ * message is taken at its bytes plus the model's header (RP_WIRE).
  *
  * Where each rule lives:
  *   rule 1 eager send ............ eager_start
  *   rule 2 eager reception ....... eager_arrive, post_recv
- *   rule 3 rendezvous ............ rdv_start
- *   rule 4 blocking calls ........ WAIT in run_rank (s + O_s; max with C)
+ *   rule 3 rendezvous ............ rdv_start; its handshake: ctl_at, ctl_time
+ *   rule 4 blocking calls ........ WAIT in run_rank (s + O_s; max with C);
+ *                                  a detached send's return: post_send
  *   rule 5 nonblocking ........... post_send/post_recv cost nothing; WAIT
  *   rule 6 local work ............ COMPUTE / REDUCE in run_rank
  *   rule 7 a call's time ......... SPAN_* in run_rank, end of tutti__replay_run
@@ -180,7 +185,7 @@ static int link_hop(struct sim *s, int src, uint32_t id);
 static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (!s->topo) {
-    msg->arrive = tadd(msg->start, rp_cost(&s->latency, msg->bytes));
+    msg->arrive = tadd(msg->start, rp_cost(&s->latency, RP_WIRE(s, msg->bytes)));
     return transfer_delivered(s, src, id);
   }
   msg->ready = msg->arrive = tadd(msg->start, s->L0); /* h_0 = e_0 = s + L(0) */
@@ -228,7 +233,7 @@ static int link_hop(struct sim *s, int src, uint32_t id) {
   while (link >= 0) {
     tutti__tu_hop_t h;
     tutti__tu_t arrived = tr.head;
-    int rc = tutti__linkset_hop_tu(s->links, link, &tr, (double)msg->bytes, &h);
+    int rc = tutti__linkset_hop_tu(s->links, link, &tr, (double)RP_WIRE(s, msg->bytes), &h);
     if (rc == TUTTI_ENOMEM) return rc;
     if (rc)
       return fail(s, TUTTI_EINVAL,
@@ -261,7 +266,7 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
   }
   /* rule 3: the receive completes at s + L(m) + O_r(m) */
   msg->ready = msg->arrive;
-  msg->rdone = tadd(msg->arrive, rp_cost(&s->recv_cpu, msg->bytes));
+  msg->rdone = tadd(msg->arrive, rp_cost(&s->recv_cpu, RP_WIRE(s, msg->bytes)));
   msg->flags |= RPM_SERVED | RPM_RDONE;
   return wake(s, msg->dst, id, 1, msg->rdone);
 }
@@ -271,7 +276,7 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
 static inline int eager_start(struct sim *s, int src, uint32_t id, tutti__tu_t post) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
-  uint64_t m = msg->bytes;
+  uint64_t m = RP_WIRE(s, msg->bytes);
   tutti__tu_t st = tmax(post, S->sp);
   S->sp = tadd(st, rp_cost(&s->send_port, m));
   msg->start = st;
@@ -287,7 +292,7 @@ static inline int eager_start(struct sim *s, int src, uint32_t id, tutti__tu_t p
 static int eager_arrive(struct sim *s, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *D = &s->ranks[msg->dst];
-  uint64_t m = msg->bytes;
+  uint64_t m = RP_WIRE(s, msg->bytes);
   tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, rp_cost(&s->recv_port, m)));
   D->rp = ready;
   msg->ready = ready;
@@ -301,22 +306,55 @@ static int eager_arrive(struct sim *s, uint32_t id) {
 /* Rule 3: a rendezvous transfer starts when both sides are ready:
  * s = max(send post, SP_sender, receive post, RP_receiver);
  * SP_sender = s + S(m); RP_receiver = s + R(m). It is decided at t, the
- * later of the two posts (so max(send post, receive post) = t), in rule 8's
- * port order. */
+ * later of the two posts (so max(send post, receive post) = t) -- with
+ * the handshake, the clear-to-send's arrival, later still (ctl_at) -- in
+ * rule 8's port order. A detached send returned at its post already. */
 static int rdv_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *S = &s->ranks[src];
   struct rp_rank *D = &s->ranks[msg->dst];
-  uint64_t m = msg->bytes;
+  uint64_t m = RP_WIRE(s, msg->bytes);
   tutti__tu_t st = tmax(t, tmax(S->sp, D->rp));
   S->sp = tadd(st, rp_cost(&s->send_port, m));
   D->rp = tadd(st, rp_cost(&s->recv_port, m));
   msg->start = st;
-  msg->sdone = tadd(st, rp_cost(&s->send_cpu, m));
   msg->flags |= RPM_STARTED;
   S->sp_pending--;
+  if (msg->flags & RPM_DETACHED) return transfer_launch(s, src, id);
+  msg->sdone = tadd(st, rp_cost(&s->send_cpu, m));
   int rc = wake(s, src, id, 0, msg->sdone);
   return rc ? rc : transfer_launch(s, src, id);
+}
+
+/* Rule 3 with the handshake: how long a control message (header bytes)
+ * takes from `from` to `to` -- L(header) without a topology; with one,
+ * L(0) and the cut-through step over an idle path (runtime/MODEL.md
+ * "Topology"), as link_hop takes it with every link free. It occupies no
+ * port or link, so the same pair always takes the same time. */
+static tutti__tu_t ctl_time(const struct sim *s, int from, int to) {
+  if (!s->topo) return s->ctl;
+  tutti__tu_t head = s->L0, tail = s->L0;
+  int link;
+  for (int i = 0; (link = tutti_topo_path_link_ranks(s->topo, from, to, i)) >= 0; i++) {
+    tutti_topo_link_t p = {0, 0};
+    tutti_topo_link_get(s->topo, link, &p);
+    tutti__tu_t lat = tutti__tu_from_s(p.lat);
+    tutti__tu_t end =
+        tmax(tadd(head, tutti__tu_bytes(tutti__tu_rate(p.beta), (double)s->hdr)), tail);
+    head = tadd(head, lat);
+    tail = tadd(end, lat);
+  }
+  return tail;
+}
+
+/* When a rendezvous transfer posted at both ends is decided: the later
+ * post (ready), or with the handshake the clear-to-send's arrival at the
+ * sender -- it leaves the receiver at max(the request's arrival, the
+ * receive's post). */
+static inline tutti__tu_t ctl_at(const struct sim *s, int src, const struct tutti_replay_msg *msg,
+                                 tutti__tu_t req, tutti__tu_t rpost) {
+  if (!s->handshake) return tmax(req, rpost);
+  return tadd(tmax(req, rpost), ctl_time(s, msg->dst, src));
 }
 
 /* A PORT activity popped at time t: the next decision on that message. */
@@ -348,7 +386,13 @@ static inline int post_send(struct sim *s, int r, uint32_t id, tutti__tu_t C) {
     return qpush(&s->q, C, hkey_port(r, id));
   }
   R->sp_pending++;
-  if (msg->flags & RPM_RPOSTED) return qpush(&s->q, C, hkey_port(r, id));
+  if (msg->flags & RPM_DETACHED) /* its buffer copied: it returns now (rule 4) */
+    msg->sdone = tadd(C, rp_cost(&s->send_cpu, RP_WIRE(s, msg->bytes)));
+  /* the request reaches the receiver (handshake; else its post is all) */
+  tutti__tu_t req = s->handshake ? tadd(C, ctl_time(s, r, msg->dst)) : C;
+  if (msg->flags & RPM_RPOSTED)
+    return qpush(&s->q, ctl_at(s, r, msg, req, msg->rpost), hkey_port(r, id));
+  if (s->handshake) msg->ready = req;
   return 0;
 }
 
@@ -364,8 +408,10 @@ static inline int post_recv(struct sim *s, int src, uint32_t id, tutti__tu_t C) 
     }
     return 0;
   }
-  if (msg->flags & RPM_POSTED) return qpush(&s->q, C, hkey_port(src, id));
-  return 0;
+  if (!(msg->flags & RPM_POSTED)) return 0;
+  tutti__tu_t req = s->handshake ? msg->ready : C; /* the request, or the send's post <= C */
+  msg->ready = TUTTI__TU_NONE;
+  return qpush(&s->q, ctl_at(s, src, msg, req, C), hkey_port(src, id));
 }
 
 /* A RANK activity: run rank r's log from where it stopped. Only its posts
@@ -404,7 +450,7 @@ static int run_rank(struct sim *s, int r) {
       rc = post_recv(s, RPO_PEER(o), id, C);
       break;
     case RPO_WAIT_SEND: /* rules 4, 5: C = max(C, when the call returns) */
-      if (!(s->msgs[id].flags & RPM_STARTED)) goto block;
+      if (!(s->msgs[id].flags & (RPM_STARTED | RPM_DETACHED))) goto block;
       if (s->msgs[id].sdone > C) C = s->msgs[id].sdone;
       break;
     case RPO_WAIT_RECV:

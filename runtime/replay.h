@@ -57,8 +57,11 @@ struct tutti_replay_msg {
                          RPM_TRANSIT: when its tail reaches the next link */
   tutti__tu_t ready;  /* eager: e, the receiver's port served it (rule 2);
                          rendezvous: = arrive; while RPM_TRANSIT: when its
-                         head reaches the next link */
-  tutti__tu_t sdone;  /* a blocking send returns: s + O_s(m) (rule 4) */
+                         head reaches the next link; rendezvous handshake,
+                         posted and its receive not yet: the request's
+                         arrival at the receiver */
+  tutti__tu_t sdone;  /* a blocking send returns: s + O_s(m) (rule 4);
+                         RPM_DETACHED: its post + O_s(m) */
   tutti__tu_t rpost;  /* the matching RECV was posted (receiver's clock) */
   tutti__tu_t rdone;  /* the receive completes (rules 2, 3, 4); while
                          RPM_TRANSIT (no receive can complete yet): the id
@@ -71,14 +74,15 @@ struct tutti_replay_msg {
 
 /* tutti_replay_msg.flags */
 enum {
-  RPM_EAGER = 1u << 0,   /* m < eager_limit (rule 1), else rendezvous (rule 3) */
-  RPM_MATCHED = 1u << 1, /* a (non-failed) RECV names it (set when it is posted) */
-  RPM_POSTED = 1u << 2,  /* the SEND was posted */
-  RPM_STARTED = 1u << 3, /* s known: start, sdone (and arrive, no topology) */
-  RPM_SERVED = 1u << 4,  /* ready known (eager: the receiver's port served it) */
-  RPM_RPOSTED = 1u << 5, /* the matching RECV was posted */
-  RPM_RDONE = 1u << 6,   /* rdone known */
-  RPM_TRANSIT = 1u << 7, /* started, crossing the links of its path (topology) */
+  RPM_EAGER = 1u << 0,    /* m < eager_limit (rule 1), else rendezvous (rule 3) */
+  RPM_MATCHED = 1u << 1,  /* a (non-failed) RECV names it (set when it is posted) */
+  RPM_POSTED = 1u << 2,   /* the SEND was posted */
+  RPM_STARTED = 1u << 3,  /* s known: start, sdone (and arrive, no topology) */
+  RPM_SERVED = 1u << 4,   /* ready known (eager: the receiver's port served it) */
+  RPM_RPOSTED = 1u << 5,  /* the matching RECV was posted */
+  RPM_RDONE = 1u << 6,    /* rdone known */
+  RPM_TRANSIT = 1u << 7,  /* started, crossing the links of its path (topology) */
+  RPM_DETACHED = 1u << 8, /* rendezvous, m < detached_limit: sdone known at its post */
 };
 
 /* One message's passage over one link (runtime/MODEL.md "Topology"), recorded only

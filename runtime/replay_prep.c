@@ -98,6 +98,9 @@ static int check_model(struct sim *s, const tutti_model_t *m) {
   s->recv_port = rp_cost_init(&m->recv_port);
   s->recv_cpu = rp_cost_init(&m->recv_cpu);
   s->gamma = tutti__tu_rate(m->gamma);
+  s->hdr = m->header;
+  s->handshake = m->rendezvous == TUTTI_RENDEZVOUS_HANDSHAKE;
+  s->ctl = rp_cost(&s->latency, m->header);
   return 0;
 }
 
@@ -181,7 +184,7 @@ static void *index_ranks(void *arg) {
   struct sim *s = x->s, *e = &x->e;
   struct tutti_replay *rp = s->rp;
   int P = rp->nranks;
-  size_t lim = s->m->eager_limit;
+  size_t lim = s->m->eager_limit, detached = s->m->detached_limit;
   for (int r = x->r0; r < x->r1; r++) {
     const struct rp_rank *R = &s->ranks[r];
     const struct tutti_ev *ev = R->ev;
@@ -204,7 +207,9 @@ static void *index_ranks(void *arg) {
         if (v->ref != id - x->first[r])
           PASS_FAIL("rank %d event %u: SEND numbered %u, but it is send %llu of the log", r, i,
                     v->ref, (unsigned long long)(id - x->first[r]));
+        /* the protocol by the payload, not the header (runtime/MODEL.md) */
         int eager = lim == TUTTI_EAGER_ALL || v->bytes < (uint64_t)lim;
+        unsigned proto = eager ? RPM_EAGER : v->bytes < (uint64_t)detached ? RPM_DETACHED : 0;
         s->msgs[id] = (struct tutti_replay_msg){.start = TUTTI__TU_NONE,
                                                 .arrive = TUTTI__TU_NONE,
                                                 .ready = TUTTI__TU_NONE,
@@ -213,7 +218,7 @@ static void *index_ranks(void *arg) {
                                                 .rdone = TUTTI__TU_NONE,
                                                 .bytes = v->bytes,
                                                 .dst = v->peer,
-                                                .flags = eager ? RPM_EAGER : 0};
+                                                .flags = (uint16_t)proto};
         x->eager += (uint64_t)eager;
         x->bytes += v->bytes;
         op[i] = OP(RPO_SEND, 0, id++);

@@ -94,6 +94,10 @@ static inline tutti__tu_t rp_cost(struct rp_cost *k, uint64_t bytes) {
   return k->v;
 }
 
+/* The bytes a message's costs are taken at: its payload and the model's
+ * header (runtime/MODEL.md "Cost functions"), saturating. */
+#define RP_WIRE(s, bytes) ((bytes) > UINT64_MAX - (s)->hdr ? UINT64_MAX : (bytes) + (s)->hdr)
+
 /* A call's times in units (rule 7), converted to tutti_call_time_t at
  * the end. */
 struct rp_call {
@@ -116,6 +120,9 @@ struct sim {
   int32_t *owner;           /* per link: the one rank whose messages cross
                                it, or OWNER_NONE, OWNER_MANY */
   tutti__tu_t L0;           /* L(0): start to the head entering the path */
+  uint64_t hdr;             /* the model's header: costs at bytes + hdr */
+  int handshake;            /* rendezvous = handshake (rule 3) */
+  tutti__tu_t ctl;          /* no topology: L(header), a control message */
   int record;               /* TUTTI__REPLAY_HOPS: append to hops */
   int in_port;              /* handling a PORT activity (not a rank's run) */
   struct tutti_replay_hop *hops;

@@ -138,6 +138,19 @@ Test(usage, numbers_sizes_times, .timeout = 30) {
   fails_with(CLI("run", "bcast", a, "-m", "-5"), 2, "--bytes");
   fails_with(CLI("run", "bcast", a, "--model", "hockney:alpha=1xs,beta=1ns"), 2, "--model");
   fails_with(CLI("run", "bcast", a, "--model", "warp:speed=9"), 2, "--model");
+  /* the protocol fields (runtime/MODEL.md): a unit, a known word, a
+   * detached_limit some rendezvous message is under */
+  fails_with(CLI("run", "bcast", a, "--model", "hockney:alpha=1us,beta=1ns,header=16"), 2,
+             "key 'header': '16' has no unit");
+  fails_with(CLI("run", "bcast", a, "--model", "hockney:alpha=1us,beta=1ns,header=-1B"), 2,
+             "key 'header'");
+  fails_with(CLI("run", "bcast", a, "--model", "hockney:alpha=1us,beta=1ns,rendezvous=rdma"), 2,
+             "ready");
+  fails_with(CLI("run", "bcast", a, "--model", "logp:L=1us,o=1us,g=1us,detached_limit=64KiB"), 2,
+             "every send is eager already");
+  fails_with(CLI("run", "bcast", a, "--model",
+                 "hockney:alpha=1us,beta=1ns,eager_limit=64KiB,detached_limit=1KiB"),
+             2, "not above eager_limit");
   fails_with(CLI("run", "bcast", a, "--iters", "0"), 2, "--iters");
   fails_with(CLI("run", "reduce", tutti_algo_desc_default(TUTTI_COLL_REDUCE)->name, "-m", "7"), 2,
              "--bytes");

@@ -269,3 +269,29 @@ Test(explain_cost, trace_has_the_four_states, .timeout = 30) {
   cr_assert(eq(ptr, strstr(trace, ", tag 1073"), NULL), "a reserved tag in a name");
   free(trace);
 }
+
+/* ------------------------------------------------------------ header */
+
+/* With a header (runtime/MODEL.md "The envelope") explain predicts with
+ * alpha + beta header under Hockney and takes m + header in the LogGP
+ * forms, exactly; under the handshake it predicts nothing. */
+Test(explain_cost, the_header_in_the_forms, .timeout = 60) {
+  static const char *const models[] = {"hockney:alpha=1us,beta=1ns,header=16B",
+                                       "loggp:L=3us,o=1us,g=1us,G=1ns,header=16B"};
+  static const char *const algos[] = {"flat", "binomial"};
+  for (size_t mi = 0; mi < 2; mi++)
+    for (size_t ai = 0; ai < 2; ai++) {
+      struct cli c =
+          CLI("explain", "bcast", algos[ai], "-n", "11", "-m", "1000", "--model", models[mi]);
+      cr_assert(eq(int, c.status, 0), "%s", c.err);
+      double p = line_value(c.out, "predicts   "), t = line_value(c.out, "measured   ");
+      cr_assert(eq(dbl, p, t), "%s %s: predicts %g, measured %g", algos[ai], models[mi], p, t);
+      if (mi == 0) HAS(c.out, "(alpha + beta header = 1.016 us, beta = 1 ns/B");
+      cli_free(&c);
+    }
+  struct cli c = CLI("explain", "bcast", "flat", "-n", "4", "-m", "1000", "--model",
+                     "hockney:alpha=1us,beta=1ns,rendezvous=handshake");
+  cr_assert(eq(int, c.status, 0), "%s", c.err);
+  cr_assert(isnan(line_value(c.out, "predicts   ")), "%s", c.out);
+  cli_free(&c);
+}

@@ -632,7 +632,8 @@ Test(json, hockney_fields_are_stable) {
                "\"latency\":{\"floor\":0,\"a\":1e-06,\"b\":1e-09},"
                "\"recv_port\":{\"floor\":0,\"a\":1e-06,\"b\":1e-09},"
                "\"recv_cpu\":{\"floor\":0,\"a\":0,\"b\":0},"
-               "\"gamma\":0,\"eager_limit\":0}"));
+               "\"gamma\":0,\"eager_limit\":0,\"header\":0,\"rendezvous\":\"ready\","
+               "\"detached_limit\":0}"));
   free(j);
 }
 
@@ -641,7 +642,7 @@ Test(json, postal_loggp_none) {
   char *j = json_of(&m);
   HAS(j, "\"preset\":\"postal\",\"time_unit\":\"steps\",\"L\":3,");
   HAS(j, "\"latency\":{\"floor\":0,\"a\":3,\"b\":0}");
-  HAS(j, "\"eager_limit\":null}");
+  HAS(j, "\"eager_limit\":null,\"header\":0,");
   free(j);
   m = parse_ok("loggp:L=5us,o=1us,g=2us,G=0.1ns");
   j = json_of(&m);
@@ -651,7 +652,7 @@ Test(json, postal_loggp_none) {
   m = parse_ok("none");
   j = json_of(&m);
   HAS(j, "{\"preset\":\"none\",\"time_unit\":\"s\",\"send_cpu\"");
-  HAS(j, "\"eager_limit\":65536}");
+  HAS(j, "\"eager_limit\":65536,\"header\":0,\"rendezvous\":\"ready\",\"detached_limit\":0}");
   free(j);
 }
 

@@ -32,4 +32,12 @@ static inline int tutti__plain_number(const char *s, size_t len) {
   return 1;
 }
 
+struct tutti_model;
+/* The model's detached_limit against its eager_limit (runtime/MODEL.md):
+ * 0, or above a finite eager_limit (else no rendezvous message is under
+ * it). 0, or TUTTI_EINVAL with "WHAT<value and why>; accepted: ..." in
+ * err, WHAT naming the field. model.c; config.c checks with it too. */
+int tutti__model_protocol_check(const struct tutti_model *m, const char *what, char *err,
+                                size_t errlen);
+
 #endif

@@ -22,8 +22,12 @@
 #define SPEC_ACCEPTED                                                                              \
   "none | hockney:alpha=T,beta=T/B (or bandwidth=BW) | postal:L=N | logp:L=T,o=T,g=T "             \
   "| loggp:L=T,o=T,g=T,G=T/B | custom, each optionally followed by field overrides "               \
-  "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit)"
+  "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit, header, rendezvous, "   \
+  "detached_limit)"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
+#define RENDEZVOUS_ACCEPTED                                                                        \
+  "ready (the transfer starts when both sides are ready) or handshake "                            \
+  "(a request and a clear-to-send of header bytes first)"
 
 /* A time outside [0, TUTTI_TIME_MAX], or a per-byte cost outside [0,
  * TUTTI_PER_BYTE_MAX] (units.h: every cost then stays finite). Written so
@@ -146,7 +150,18 @@ const char *tutti_model_time_unit(const tutti_model_t *m) {
 
 /* ----------------------------------------------------------------- keys */
 
-enum vtype { V_PRESET, V_TIME, V_PERBYTE, V_BW, V_STEPS, V_COST, V_EAGER };
+enum vtype {
+  V_PRESET,
+  V_TIME,
+  V_PERBYTE,
+  V_BW,
+  V_STEPS,
+  V_COST,
+  V_EAGER,
+  V_HEADER,
+  V_RDV,
+  V_DETACHED
+};
 
 #define P_NONE (1u << TUTTI_MODEL_NONE)
 #define P_HOCKNEY (1u << TUTTI_MODEL_HOCKNEY)
@@ -165,14 +180,25 @@ static const struct key {
   int type;
   int param;
 } keys[] = {
-    {"preset", P_ALL, V_PRESET, -1},    {"alpha", P_HOCKNEY, V_TIME, 0},
-    {"beta", P_HOCKNEY, V_PERBYTE, 1},  {"bandwidth", P_HOCKNEY, V_BW, 1},
-    {"L", P_POSTAL, V_STEPS, 0},        {"L", P_LOGP | P_LOGGP, V_TIME, 0},
-    {"o", P_LOGP | P_LOGGP, V_TIME, 1}, {"g", P_LOGP | P_LOGGP, V_TIME, 2},
-    {"G", P_LOGGP, V_PERBYTE, 3},       {"send_cpu", P_ALL, V_COST, -1},
-    {"send_port", P_ALL, V_COST, -1},   {"latency", P_ALL, V_COST, -1},
-    {"recv_port", P_ALL, V_COST, -1},   {"recv_cpu", P_ALL, V_COST, -1},
-    {"gamma", P_ALL, V_PERBYTE, -1},    {"eager_limit", P_ALL, V_EAGER, -1},
+    {"preset", P_ALL, V_PRESET, -1},
+    {"alpha", P_HOCKNEY, V_TIME, 0},
+    {"beta", P_HOCKNEY, V_PERBYTE, 1},
+    {"bandwidth", P_HOCKNEY, V_BW, 1},
+    {"L", P_POSTAL, V_STEPS, 0},
+    {"L", P_LOGP | P_LOGGP, V_TIME, 0},
+    {"o", P_LOGP | P_LOGGP, V_TIME, 1},
+    {"g", P_LOGP | P_LOGGP, V_TIME, 2},
+    {"G", P_LOGGP, V_PERBYTE, 3},
+    {"send_cpu", P_ALL, V_COST, -1},
+    {"send_port", P_ALL, V_COST, -1},
+    {"latency", P_ALL, V_COST, -1},
+    {"recv_port", P_ALL, V_COST, -1},
+    {"recv_cpu", P_ALL, V_COST, -1},
+    {"gamma", P_ALL, V_PERBYTE, -1},
+    {"eager_limit", P_ALL, V_EAGER, -1},
+    {"header", P_ALL, V_HEADER, -1},
+    {"rendezvous", P_ALL, V_RDV, -1},
+    {"detached_limit", P_ALL, V_DETACHED, -1},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -417,6 +443,38 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
         else
           m.eager_limit = sz;
       }
+    } else if (k->type == V_HEADER || k->type == V_DETACHED) {
+      size_t sz;
+      /* a header of "16" could mean bits or words as well: the unit is
+       * required (0 is 0 in any unit) */
+      const char *v = vs[i];
+      size_t vl = strlen(v);
+      tutti__trim(&v, &vl);
+      if (tutti__plain_number(v, vl) && !(rc = tutti_parse_size(vs[i], &sz, inner, sizeof inner)) &&
+          sz != 0) {
+        snprintf(inner, sizeof inner,
+                 "'%s' has no unit; accepted: a size with its unit (16B, 1KiB, 64KiB), or 0",
+                 vs[i]);
+        rc = TUTTI_EPARSE;
+      } else if (!rc && !(rc = tutti_parse_size(vs[i], &sz, inner, sizeof inner))) {
+        if (k->type == V_HEADER)
+          m.header = sz;
+        else
+          m.detached_limit = sz;
+      }
+    } else if (k->type == V_RDV) {
+      const char *v = vs[i];
+      size_t vl = strlen(v);
+      tutti__trim(&v, &vl);
+      if (vl == 5 && !strncmp(v, "ready", 5))
+        m.rendezvous = TUTTI_RENDEZVOUS_READY;
+      else if (vl == 9 && !strncmp(v, "handshake", 9))
+        m.rendezvous = TUTTI_RENDEZVOUS_HANDSHAKE;
+      else {
+        snprintf(inner, sizeof inner, "'%s' is not a rendezvous protocol; accepted: %s", vs[i],
+                 RENDEZVOUS_ACCEPTED);
+        rc = TUTTI_EPARSE;
+      }
     } else if (k->type == V_PERBYTE && k->param < 0) { /* gamma */
       double v;
       if (steps && !tutti__plain_number(vs[i], strlen(vs[i]))) {
@@ -434,7 +492,36 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       return TUTTI_EPARSE;
     }
   }
+  /* the protocol fields together, once every override is in */
+  if (tutti__model_protocol_check(&m, "key 'detached_limit': ", err, errlen)) {
+    for (int i = 0; i < n; i++) /* only a given detached_limit can fail */
+      if (kp[i]->type == V_DETACHED) *bad = i;
+    return TUTTI_EPARSE;
+  }
   if (out) *out = m;
+  return 0;
+}
+
+int tutti__model_protocol_check(const tutti_model_t *m, const char *what, char *err,
+                                size_t errlen) {
+  char d[32], e[32];
+  if (!m->detached_limit) return 0;
+  tutti_format_bytes(m->detached_limit, d, sizeof d);
+  if (m->eager_limit == TUTTI_EAGER_ALL) {
+    tutti__seterr(err, errlen,
+                  "%s%s with eager_limit all means nothing: every send is eager already; "
+                  "accepted: 0, or a size above eager_limit when it is a size",
+                  what, d);
+    return TUTTI_EINVAL;
+  }
+  if (m->detached_limit <= m->eager_limit) {
+    tutti_format_bytes(m->eager_limit, e, sizeof e);
+    tutti__seterr(err, errlen,
+                  "%s%s is not above eager_limit %s: every message under it is eager already; "
+                  "accepted: 0 (none), or a size above eager_limit",
+                  what, d, e);
+    return TUTTI_EINVAL;
+  }
   return 0;
 }
 

@@ -166,6 +166,11 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
     sb_printf(&s, ", eager_limit 0 (all rendezvous)");
   else
     sb_printf(&s, ", eager_limit %s", tutti_format_bytes(m->eager_limit, t, sizeof t));
+  /* the protocol fields, when not their defaults (runtime/MODEL.md) */
+  if (m->header) sb_printf(&s, ", header %s", tutti_format_bytes(m->header, t, sizeof t));
+  if (m->rendezvous == TUTTI_RENDEZVOUS_HANDSHAKE) sb_printf(&s, ", rendezvous handshake");
+  if (m->detached_limit)
+    sb_printf(&s, ", detached_limit %s", tutti_format_bytes(m->detached_limit, t, sizeof t));
 
   /* Fields that differ from what the preset's parameters give. */
   tutti_model_t base;
@@ -248,6 +253,8 @@ int tutti_model_json(const tutti_model_t *m, FILE *f) {
     fputs(",\"eager_limit\":null", f);
   else
     fprintf(f, ",\"eager_limit\":%zu", m->eager_limit);
+  fprintf(f, ",\"header\":%zu,\"rendezvous\":\"%s\",\"detached_limit\":%zu", m->header,
+          m->rendezvous == TUTTI_RENDEZVOUS_HANDSHAKE ? "handshake" : "ready", m->detached_limit);
   fputc('}', f);
   return ferror(f) ? TUTTI_EIO : 0;
 }

@@ -192,7 +192,7 @@ typedef double tutti_cost_fn(const tutti_algo_t *a, int P, int root, size_t m,
 /* The version of tutti_algo_desc_t and of the plugin entry point
  * (plugin.h): an algorithm sets desc.abi to the TUTTI_ALGO_ABI of the
  * headers it was compiled against, and registration refuses any other. */
-#define TUTTI_ALGO_ABI 3 /* 3: tutti_model_t's costs grew pieces */
+#define TUTTI_ALGO_ABI 4 /* 3: tutti_model_t's costs grew pieces; 4: header, protocols */
 
 /* An algorithm, as its author describes it. Built-ins and plugins alike
  * register one with tutti_algo_register; from then on it is enumerated

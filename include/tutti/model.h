@@ -51,8 +51,9 @@ TUTTI_API char *tutti_format_model_time(const tutti_model_t *m, double t, char *
 /* ------------------------------------------------------------ cost models */
 
 /* Preset constructors, exactly runtime/MODEL.md's table; every other field is
- * reset (gamma 0, topo NULL). Times are seconds (postal: steps), per-byte
- * costs seconds per byte. Return 0, or TUTTI_EINVAL for a NULL model or a
+ * reset (gamma 0, header 0, rendezvous ready, detached_limit 0, topo
+ * NULL). Times are seconds (postal: steps), per-byte costs seconds per
+ * byte. Return 0, or TUTTI_EINVAL for a NULL model or a
  * parameter outside units.h's ranges: a time (alpha, L, o, g) outside
  * [0, TUTTI_TIME_MAX], a per-byte cost (beta, G) outside
  * [0, TUTTI_PER_BYTE_MAX], NaN (postal: L < 1). The parsers below refuse
@@ -87,7 +88,10 @@ TUTTI_API const char *tutti_model_time_unit(const tutti_model_t *m);
  *   | custom[:...] (every cost 0 and all eager unless given)
  * followed, in the same list, by overrides of any runtime/MODEL.md field:
  *   send_cpu, send_port, latency, recv_port, recv_cpu = a cost expression
- *   (tutti_parse_cost), gamma = T/B, eager_limit = SIZE or "all".
+ *   (tutti_parse_cost), gamma = T/B, eager_limit = SIZE or "all",
+ *   header = SIZE with its unit ("16B"; 0 may go without), rendezvous =
+ *   ready | handshake, detached_limit = SIZE with its unit (0, or above
+ *   a finite eager_limit: runtime/MODEL.md rule 4).
  * e.g. "hockney:alpha=1us,beta=1ns,send_cpu=max(1us, 0.5us+0.1ns*m)".
  * A comma inside parentheses does not split. Returns 0 or TUTTI_EPARSE
  * (unknown preset or key, missing parameter, bad value, key given twice,
@@ -106,6 +110,8 @@ TUTTI_API int tutti_model_from_pairs(const char *const *keys, const char *const 
 /* One line for people, e.g.
  *   "hockney alpha=1 us beta=1 ns/B (1 GB/s), eager_limit 0 (all rendezvous)"
  *   "postal L=2 steps, all eager; send_cpu=2"
+ *   "..., eager_limit 0 (all rendezvous), header 16 B, rendezvous
+ *    handshake, detached_limit 64 KiB" (each only when not its default)
  * Fields that differ from the preset's own values are listed after ';'.
  * Returns 0, or TUTTI_EINVAL for NULL arguments (buf is truncated to n). */
 TUTTI_API int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n);
@@ -114,7 +120,8 @@ TUTTI_API int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n);
  *   {"preset":"hockney","time_unit":"s","alpha":1e-06,"beta":1e-09,
  *    "send_cpu":{"floor":0,"a":1e-06,"b":1e-09},"send_port":{...},
  *    "latency":{...},"recv_port":{...},"recv_cpu":{...},
- *    "gamma":0,"eager_limit":0}
+ *    "gamma":0,"eager_limit":0,"header":0,"rendezvous":"ready",
+ *    "detached_limit":0}
  * Preset parameters by preset: hockney alpha, beta; postal L; logp L, o,
  * g; loggp L, o, g, G (none and custom: none). "eager_limit" is null when
  * every message is eager (TUTTI_EAGER_ALL). Numbers are the shortest text

@@ -177,6 +177,12 @@ struct tutti_topo; /* topo/: a tree of switches (may be NULL) */
 
 #define TUTTI_EAGER_ALL SIZE_MAX /* eager_limit meaning "every message is eager" */
 
+/* tutti_model_t.rendezvous (runtime/MODEL.md rule 3) */
+enum tutti_rendezvous {
+  TUTTI_RENDEZVOUS_READY = 0, /* the transfer starts when both sides are ready */
+  TUTTI_RENDEZVOUS_HANDSHAKE  /* ... and a request and a clear-to-send have crossed */
+};
+
 typedef struct tutti_model {
   int preset;             /* enum tutti_preset */
   double params[4];       /* the preset's parameters as given: alpha,beta | L | L,o,g | L,o,g,G */
@@ -187,6 +193,9 @@ typedef struct tutti_model {
   tutti_cost_t recv_cpu;  /* O_r */
   double gamma;           /* seconds per byte of reduce_local */
   size_t eager_limit;     /* m < eager_limit is eager; TUTTI_EAGER_ALL: all eager */
+  size_t header;          /* bytes of every message's envelope: costs at m + header */
+  int rendezvous;         /* enum tutti_rendezvous: how a rendezvous transfer starts */
+  size_t detached_limit;  /* a rendezvous send of m < this returns at once; 0: none */
   const struct tutti_topo *topo; /* NULL: no topology */
 } tutti_model_t;
 

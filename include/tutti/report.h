@@ -125,6 +125,7 @@ enum tutti_wait_kind {
   TUTTI_WAIT_SEND_PORT, /* the sender's port was busy with an earlier transfer (blocker) */
   TUTTI_WAIT_RECV_POST, /* rendezvous: the receiver had not posted its receive yet */
   TUTTI_WAIT_RECV_PORT, /* rendezvous: the receiver's port was busy (blocker) */
+  TUTTI_WAIT_HANDSHAKE, /* rendezvous handshake: the request and clear-to-send crossing */
 };
 
 /* One message of a run, as the replay decided it. Times are modeled

@@ -77,6 +77,10 @@ static void fuzz_config(struct in *in) {
   uint8_t with_model;
   take(in, &with_model, 1);
   cfg.model = with_model & 1 ? &m : NULL;
+  /* read last, so that older inputs keep their meaning */
+  m.header = (size_t)u64(in);
+  m.rendezvous = i32(in);
+  m.detached_limit = (size_t)u64(in);
   char err[256];
   int rc = tutti_config_check(&cfg, err, sizeof err);
   if (rc > 0) abort();
@@ -93,6 +97,10 @@ static void fuzz_config(struct in *in) {
           !in_range(c[i]->b, TUTTI_PER_BYTE_MAX))
         abort();
     if (!in_range(m.gamma, TUTTI_PER_BYTE_MAX)) abort();
+    if (m.rendezvous != TUTTI_RENDEZVOUS_READY && m.rendezvous != TUTTI_RENDEZVOUS_HANDSHAKE)
+      abort();
+    if (m.detached_limit && (m.eager_limit == TUTTI_EAGER_ALL || m.detached_limit <= m.eager_limit))
+      abort(); /* runtime/MODEL.md: no rendezvous message would be under it */
   }
 }
 
