@@ -101,6 +101,7 @@
  */
 #include "replay_sim.h"
 
+#include "replay_fair.h"
 #include "replay_queue.h"
 
 #include <math.h>
@@ -125,13 +126,8 @@ static double replay_cpu(void) {
 /* Its entries (struct hent: the key's layout): replay_sim.h; the queue:
  * replay_queue.h. */
 
-#define HK_PORT (UINT64_C(1) << 63)
-
 static inline uint64_t hkey_rank(int r, uint32_t pos) {
   return (uint64_t)(uint32_t)r << 32 | pos;
-}
-static inline uint64_t hkey_port(int src, uint32_t id) {
-  return HK_PORT | (uint64_t)(uint32_t)src << 32 | id;
 }
 
 /* ------------------------------------------------------------ sim state */
@@ -179,6 +175,10 @@ static int link_hop(struct sim *s, int src, uint32_t id);
 
 static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
+  if (s->fair) { /* sharing = fair: a flow (replay_fair.c) */
+    int rc = tutti__fair_launch(s, src, id);
+    return rc > 0 ? transfer_delivered(s, src, id) : rc;
+  }
   if (!s->topo) {
     msg->arrive = tadd(msg->start, rp_cost(&s->latency, msg->bytes));
     return transfer_delivered(s, src, id);
@@ -255,7 +255,7 @@ static int eager_arrive(struct sim *s, uint32_t id);
 static int transfer_delivered(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (msg->flags & RPM_EAGER) { /* rule 2: the receiver's port serves it at a */
-    if (next_anyway(s, msg->arrive, hkey_port(src, id))) return eager_arrive(s, id);
+    if (s->fair || next_anyway(s, msg->arrive, hkey_port(src, id))) return eager_arrive(s, id);
     __builtin_prefetch(&s->ranks[msg->dst]);
     return qpush(&s->q, msg->arrive, hkey_port(src, id));
   }
@@ -288,8 +288,11 @@ static int eager_arrive(struct sim *s, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *D = &s->ranks[msg->dst];
   uint64_t m = msg->bytes;
-  tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, rp_cost(&s->recv_port, m)));
-  D->rp = ready;
+  tutti__tu_t ready = msg->arrive;
+  if (!s->fair) { /* fair: no port serves it, its flow did (replay_fair.c) */
+    ready = tmax(ready, tadd(D->rp, rp_cost(&s->recv_port, m)));
+    D->rp = ready;
+  }
   msg->ready = ready;
   msg->flags |= RPM_SERVED;
   if (!(msg->flags & RPM_RPOSTED)) return 0;
@@ -329,7 +332,12 @@ static int port_event(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
     }
     return rdv_start(s, src, id, t);
   }
-  if (msg->flags & RPM_TRANSIT) return link_hop(s, src, id); /* its head reached a link */
+  if (msg->flags & RPM_TRANSIT) { /* its head reached a link, or its flow moved on */
+    if (!s->fair) return link_hop(s, src, id);
+    int rc = tutti__fair_event(s, src, id, t);
+    return rc > 0 ? transfer_delivered(s, src, id) : rc;
+  }
+  if (s->fair) return 0; /* a flow's superseded end (replay_fair.c) */
   return eager_arrive(s, id);
 }
 
@@ -555,6 +563,8 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
   free(s.calls);
   free(s.last_call);
   free(s.owner);
+  rp->state_bytes += tutti__fair_bytes(s.fair);
+  tutti__fair_free(s.fair);
   rp->hops = s.hops;
   rp->nhops = s.nhops;
   rp->wall_time = tutti__now() - t0;
@@ -570,6 +580,7 @@ out:
   free(s.calls);
   free(s.last_call);
   free(s.owner);
+  tutti__fair_free(s.fair);
   free(s.hops);
   tutti__replay_free(s.rp);
   return s.err;

@@ -22,8 +22,11 @@
 #define SPEC_ACCEPTED                                                                              \
   "none | hockney:alpha=T,beta=T/B (or bandwidth=BW) | postal:L=N | logp:L=T,o=T,g=T "             \
   "| loggp:L=T,o=T,g=T,G=T/B | custom, each optionally followed by field overrides "               \
-  "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit)"
+  "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit, sharing)"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
+#define SHARING_ACCEPTED                                                                           \
+  "fifo (a port or link carries one message at a time) or fair (concurrent messages share "        \
+  "its bandwidth max-min fairly)"
 
 /* A time outside [0, TUTTI_TIME_MAX], or a per-byte cost outside [0,
  * TUTTI_PER_BYTE_MAX] (units.h: every cost then stays finite). Written so
@@ -146,7 +149,7 @@ const char *tutti_model_time_unit(const tutti_model_t *m) {
 
 /* ----------------------------------------------------------------- keys */
 
-enum vtype { V_PRESET, V_TIME, V_PERBYTE, V_BW, V_STEPS, V_COST, V_EAGER };
+enum vtype { V_PRESET, V_TIME, V_PERBYTE, V_BW, V_STEPS, V_COST, V_EAGER, V_SHARING };
 
 #define P_NONE (1u << TUTTI_MODEL_NONE)
 #define P_HOCKNEY (1u << TUTTI_MODEL_HOCKNEY)
@@ -173,6 +176,7 @@ static const struct key {
     {"send_port", P_ALL, V_COST, -1},   {"latency", P_ALL, V_COST, -1},
     {"recv_port", P_ALL, V_COST, -1},   {"recv_cpu", P_ALL, V_COST, -1},
     {"gamma", P_ALL, V_PERBYTE, -1},    {"eager_limit", P_ALL, V_EAGER, -1},
+    {"sharing", P_ALL, V_SHARING, -1},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -416,6 +420,20 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
           snprintf(inner + strlen(inner), sizeof inner - strlen(inner), ", or 'all'");
         else
           m.eager_limit = sz;
+      }
+    } else if (k->type == V_SHARING) {
+      const char *v = vs[i];
+      while (tutti__is_blank(*v)) v++;
+      size_t vl = strlen(v);
+      while (vl > 0 && tutti__is_blank(v[vl - 1])) vl--;
+      if (vl == 4 && !strncmp(v, "fifo", 4))
+        m.sharing = TUTTI_SHARING_FIFO;
+      else if (vl == 4 && !strncmp(v, "fair", 4))
+        m.sharing = TUTTI_SHARING_FAIR;
+      else {
+        snprintf(inner, sizeof inner, "'%.*s' is not a sharing; accepted: " SHARING_ACCEPTED,
+                 (int)(vl > 64 ? 64 : vl), v);
+        rc = TUTTI_EPARSE;
       }
     } else if (k->type == V_PERBYTE && k->param < 0) { /* gamma */
       double v;

@@ -166,6 +166,7 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
     sb_printf(&s, ", eager_limit 0 (all rendezvous)");
   else
     sb_printf(&s, ", eager_limit %s", tutti_format_bytes(m->eager_limit, t, sizeof t));
+  if (m->sharing == TUTTI_SHARING_FAIR) sb_printf(&s, ", sharing fair"); /* fifo: the default */
 
   /* Fields that differ from what the preset's parameters give. */
   tutti_model_t base;
@@ -248,6 +249,7 @@ int tutti_model_json(const tutti_model_t *m, FILE *f) {
     fputs(",\"eager_limit\":null", f);
   else
     fprintf(f, ",\"eager_limit\":%zu", m->eager_limit);
+  if (m->sharing == TUTTI_SHARING_FAIR) fputs(",\"sharing\":\"fair\"", f); /* absent: fifo */
   fputc('}', f);
   return ferror(f) ? TUTTI_EIO : 0;
 }

@@ -188,7 +188,15 @@ typedef struct tutti_model {
   double gamma;           /* seconds per byte of reduce_local */
   size_t eager_limit;     /* m < eager_limit is eager; TUTTI_EAGER_ALL: all eager */
   const struct tutti_topo *topo; /* NULL: no topology */
+  int sharing;                   /* enum tutti_sharing (runtime/MODEL.md "Sharing"); last, so that
+                                    a plugin built before it reads the fields before it alike */
 } tutti_model_t;
+
+/* tutti_model_t.sharing: how concurrent messages share ports and links. */
+enum tutti_sharing {
+  TUTTI_SHARING_FIFO = 0, /* one message at a time, first come first served */
+  TUTTI_SHARING_FAIR = 1  /* bandwidth shared max-min fairly (flows) */
+};
 
 /* Evaluate a cost function for m bytes. */
 TUTTI_API double tutti_cost_eval(const tutti_cost_t *c, double m);
