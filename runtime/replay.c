@@ -85,6 +85,13 @@
  * The path is recomputed per hop in O(depth); in flight, the message's
  * rdone (no receive can complete before delivery) holds its next link.
  *
+ * Sharing (runtime/MODEL.md "Sharing"): under sharing = fair the ports'
+ * S and R are 0 here (replay_prep.c), so rules 1-3 start a transfer at
+ * its posts, and transfer_launch hands it to replay_fair.c, whose flows
+ * share the ports' or the links' bandwidth; its PORT activities (the end
+ * of a latency phase, a predicted end, the refill of an instant) come
+ * back through port_event, and a delivered message goes on as above.
+ *
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
  * checking the logs, replay_prep.c) rather than the 24-byte log entry, and a WAIT names
  * its message directly. It is bound by memory latency (ranks interleave in
@@ -324,6 +331,7 @@ static int rdv_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
 
 /* A PORT activity popped at time t: the next decision on that message. */
 static int port_event(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
+  if (id == NONE) return tutti__fair_refill(s, t); /* REFILL_KEY: the flows' rates anew */
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (!(msg->flags & RPM_STARTED)) {
     if (msg->flags & RPM_EAGER) {

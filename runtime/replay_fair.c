@@ -29,7 +29,10 @@
  * When: rates change only when a flow starts or ends its bandwidth phase,
  * and only within the connected component of the resources that flow
  * touches (flows linked by shared resources); the rest keep their rates
- * and their predicted ends. Each flow keeps (anchor, rem, p): rem bytes
+ * and their predicted ends. The starts and ends of one instant t are
+ * applied first and seed one refill, an activity queued after every
+ * other at t (REFILL_KEY), so a rank posting n sends at once costs one
+ * refill, not n. Each flow keeps (anchor, rem, p): rem bytes
  * left at time anchor at p units per byte; its end is anchor +
  * round(rem * p). When its p changes at t, rem -= (t - anchor) / p_old
  * (not below 0), anchor = t, and the end is predicted anew; a flow whose
@@ -44,13 +47,13 @@
  * finds them, which follows the lists' insertion order), so a run is
  * bit-identical under any thread interleaving of the recorded run.
  *
- * Complexity: a start or end costs O((R_c + F_c k) log(R_c + F_c k)) for
- * a component of R_c resources and F_c flows of at most k resources each
- * (the heap of the filling); a start adds one activity to the queue, and
- * every flow whose rate changes one more. So the replay stays linear in
- * events times log while messages share in small groups, and is
- * quadratic in the number of flows that share one component at once (n
- * messages into one port at once: n starts and n ends, each touching all).
+ * Complexity: a refill costs O((R_c + F_c k) log(R_c + F_c k)) for a
+ * component of R_c resources and F_c flows of at most k resources each
+ * (the heap of the filling); a start adds one activity to the queue, an
+ * instant with changes one, and every flow whose rate changes one more. So the replay stays linear
+ * in events times log while messages share in small groups, and is quadratic in the number of flows
+ * that share one component at once (n messages into one port at once: n starts and n ends, each
+ * touching all).
  *
  * Memory: per flow in flight 48 B and 24 B per resource it crosses; per
  * resource 40 B (2 per rank without a topology, one per link with one).
@@ -102,8 +105,10 @@ struct fair {
   struct fmem *mem; /* maxk per flow slot */
   uint32_t nslots, freelist, stamp;
   uint32_t *freenext;     /* per slot: the next free one */
-  uint32_t *cres, *cflow; /* the component found */
+  uint32_t *cres, *cflow; /* the component found; cres[0 .. ncres) starts
+                             as the seeds of the pending refill */
   size_t ncres, ncflow;
+  int pending; /* a refill is queued at the current instant */
   struct hitem *heap;
   size_t hn, hcap;
   uint32_t *wres; /* one message's way: its resources */
@@ -211,7 +216,8 @@ static struct hitem hpop(struct fair *f) {
 
 /* The resources message msg crosses with a per-byte term above 0, into
  * res[]/b[] (at most f->maxk), and its latency phase *lam; returns how
- * many. */
+ * many -- 0 when its bandwidth phase alone, W, rounds to 0 units: then it
+ * is no flow. */
 static int way(struct sim *s, int src, const struct tutti_replay_msg *msg, uint32_t *res, double *b,
                tutti__tu_t *lam) {
   struct fair *f = s->fair;
@@ -226,7 +232,9 @@ static int way(struct sim *s, int src, const struct tutti_replay_msg *msg, uint3
       if (f->rate[link] > 0) res[k] = (uint32_t)link, b[k++] = f->rate[link];
     }
     *lam = l;
-    return m > 0 ? k : 0;
+    double bmax = 0;
+    for (int j = 0; j < k; j++) bmax = b[j] > bmax ? b[j] : bmax;
+    return tutti__tu_bytes(bmax, m) > 0 ? k : 0;
   }
   double bs = tutti__tu_cost_line(&f->sport, m)->rate;
   double br = tutti__tu_cost_line(&f->rport, m)->rate;
@@ -235,7 +243,7 @@ static int way(struct sim *s, int src, const struct tutti_replay_msg *msg, uint3
   tutti__tu_t L = rp_cost(&s->latency, msg->bytes);
   tutti__tu_t W = tutti__tu_bytes(bs > br ? bs : br, m);
   *lam = L > W ? L - W : 0;
-  return m > 0 ? k : 0;
+  return W > 0 ? k : 0;
 }
 
 static uint32_t slot_get(struct fair *f) {
@@ -267,13 +275,12 @@ static uint32_t slot_get(struct fair *f) {
 
 /* ----------------------------------------------------------- the filling */
 
-/* Find the component of the resources in f->cres[0 .. n) (not yet
- * stamped), set every rate in it max-min fairly, and predict anew the end
+/* Find the component of the seeds f->cres[0 .. ncres) (stamped with
+ * f->stamp), set every rate in it max-min fairly, and predict anew the end
  * of every flow whose rate changed (queued at it). */
-static int refill(struct sim *s, size_t n, tutti__tu_t t) {
+static int refill(struct sim *s, tutti__tu_t t) {
   struct fair *f = s->fair;
   const uint32_t K = (uint32_t)f->maxk, st = f->stamp;
-  f->ncres = n;
   f->ncflow = 0;
   for (size_t i = 0; i < f->ncres; i++) { /* grows as it goes */
     for (uint32_t mi = f->res[f->cres[i]].head; mi != NONE; mi = f->mem[mi].next) {
@@ -344,11 +351,34 @@ static int refill(struct sim *s, size_t n, tutti__tu_t t) {
     }
     fl->anchor = t;
     fl->p = fl->pnew;
+    /* after t: this refill is the instant's last activity (a bandwidth
+     * phase of 0 units alone is not a flow, way()) */
     fl->end = tadd(t, tutti__tu_bytes(fl->p, fl->rem));
+    if (fl->end <= t) fl->end = t + 1;
     s->msgs[fl->msg].arrive = fl->end;
     if (qpush(&s->q, fl->end, hkey_port(fl->src, fl->msg))) return TUTTI_ENOMEM;
   }
+  f->ncres = 0;
+  f->stamp++; /* the next instant's seeds */
   return 0;
+}
+
+/* Resource r's flows changed at t: a seed of the instant's refill, which
+ * is queued once, after every other activity at t (key REFILL_KEY). */
+static int seed(struct sim *s, uint32_t r, tutti__tu_t t) {
+  struct fair *f = s->fair;
+  if (f->res[r].stamp != f->stamp) {
+    f->res[r].stamp = f->stamp;
+    f->cres[f->ncres++] = r;
+  }
+  if (f->pending) return 0;
+  f->pending = 1;
+  return qpush(&s->q, t, REFILL_KEY);
+}
+
+int tutti__fair_refill(struct sim *s, tutti__tu_t t) {
+  s->fair->pending = 0;
+  return refill(s, t);
 }
 
 /* ------------------------------------------------------------ the hooks */
@@ -380,22 +410,17 @@ static int flow_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
                                .k = (uint16_t)k,
                                .anchor = t,
                                .rem = (double)msg->bytes,
-                               .stamp = f->stamp};
-  f->stamp++;
-  size_t n = 0;
+                               .stamp = 0}; /* 0: no search's */
   for (uint32_t j = 0; j < (uint32_t)k; j++) {
     struct fres *r = &f->res[f->wres[j]];
     f->mem[i * K + j] = (struct fmem){f->wres[j], NONE, r->head, f->wb[j]};
     if (r->head != NONE) f->mem[r->head].prev = i * K + j;
     r->head = i * K + j;
-    if (r->stamp != f->stamp) {
-      r->stamp = f->stamp;
-      f->cres[n++] = f->wres[j];
-    }
+    if (seed(s, f->wres[j], t)) return TUTTI_ENOMEM;
   }
   msg->hop = 1; /* in its bandwidth phase */
   msg->rdone = i;
-  return refill(s, n, t);
+  return 0;
 }
 
 /* Its flow ends at t: off its resources' lists, their component filled
@@ -406,8 +431,6 @@ static int flow_end(struct sim *s, uint32_t id, tutti__tu_t t) {
   const uint32_t K = (uint32_t)f->maxk;
   uint32_t i = (uint32_t)msg->rdone;
   const struct fflow *fl = &f->flows[i];
-  f->stamp++;
-  size_t n = 0;
   for (uint32_t j = 0; j < fl->k; j++) {
     const struct fmem *mm = &f->mem[i * K + j];
     struct fres *r = &f->res[mm->res];
@@ -416,18 +439,14 @@ static int flow_end(struct sim *s, uint32_t id, tutti__tu_t t) {
     else
       r->head = mm->next;
     if (mm->next != NONE) f->mem[mm->next].prev = mm->prev;
-    if (r->stamp != f->stamp) {
-      r->stamp = f->stamp;
-      f->cres[n++] = mm->res;
-    }
+    if (seed(s, mm->res, t)) return TUTTI_ENOMEM;
   }
   f->freenext[i] = f->freelist;
   f->freelist = i;
   msg->flags &= ~RPM_TRANSIT;
   msg->ready = msg->rdone = TUTTI__TU_NONE;
   msg->arrive = t;
-  int rc = refill(s, n, t);
-  return rc ? rc : 1;
+  return 1;
 }
 
 int tutti__fair_event(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
