@@ -50,13 +50,16 @@
  * Complexity: a refill costs O((R_c + F_c k) log(R_c + F_c k)) for a
  * component of R_c resources and F_c flows of at most k resources each
  * (the heap of the filling); a start adds one activity to the queue, an
- * instant with changes one, and every flow whose rate changes one more. So the replay stays linear
- * in events times log while messages share in small groups, and is quadratic in the number of flows
- * that share one component at once (n messages into one port at once: n starts and n ends, each
- * touching all).
+ * instant with changes one, and every flow whose rate changes one more.
+ * So the replay stays linear in events times log while messages share in
+ * small groups, and is quadratic in the number of flows that share one
+ * component at once (n messages through one port, ending at n instants:
+ * n refills, each touching all of them).
  *
- * Memory: per flow in flight 48 B and 24 B per resource it crosses; per
- * resource 40 B (2 per rank without a topology, one per link with one).
+ * Memory: per flow slot (the most flows in flight at once) 64 B and
+ * 24 B for each resource of the longest way (2 without a topology, twice
+ * the depth with one); per resource about 40 B (2 per rank without a
+ * topology, one per link with one); the filling's heap.
  */
 #include "replay_fair.h"
 
