@@ -26,6 +26,7 @@ int tutti_bench_fibers(int argc, char **argv);
 int tutti_bench_spawn(int argc, char **argv);
 int tutti_bench_plugin(int argc, char **argv);
 int tutti_bench_smpi(int argc, char **argv);
+int tutti_bench_sharing(int argc, char **argv);
 
 /* X(name, function, modeled, one-line description): modeled 1 when the
  * benchmark prints modeled times only (the same on any machine), so that
@@ -57,7 +58,9 @@ int tutti_bench_smpi(int argc, char **argv);
   X(plugin, tutti_bench_plugin, 0,                                                                 \
     "an algorithm from outside: compiling one file; a plugin's bcast vs the built-in per call")    \
   X(smpi, tutti_bench_smpi, 2,                                                                     \
-    "SimGrid SMPI vs tutti: the same algorithms on one simulated 1 Gbps cluster, P = 16..64")
+    "SimGrid SMPI vs tutti: the same algorithms on one simulated 1 Gbps cluster, P = 16..64")      \
+  X(sharing, tutti_bench_sharing, 1,                                                               \
+    "every algorithm ranked under fifo and fair sharing: where the ranking changes (P, m)")
 
 /* A results page (page.c): the head -- title, the command with its
  * arguments, tutti's version, the date, the machine and its load -- and

@@ -13,6 +13,10 @@
  *             right and from its left; LogGP, all eager (rules 1, 2)
  *   pairs     rounds of random pairs exchanging random sizes (half eager,
  *             half rendezvous) with some local work (rule 6)
+ * Each pattern is replayed under both sharings (runtime/MODEL.md
+ * "Sharing"; --sharing picks one): fifo, and fair -- max-min fair flows
+ * over the ports (replay_fair.c) --, side by side, and a last line gives
+ * fair's events per CPU second over fifo's per pattern.
  * The replay is single-threaded; the builder's time is not counted.
  *
  * `tutti bench contention` (tutti_bench_contention) measures what link
@@ -243,7 +247,9 @@ static double cpu_now(void) {
   return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
-static int run(const char *name, int P, int iters, int reps, struct cli_out *trace) {
+/* One pattern under sharing `share`; *eps: its events per CPU second. */
+static int run(const char *name, int share, int P, int iters, int reps, struct cli_out *trace,
+               double *eps) {
   struct logs L;
   tutti_model_t m;
   oom = 0;
@@ -263,6 +269,7 @@ static int run(const char *name, int P, int iters, int reps, struct cli_out *tra
     m = model_mixed();
     build_pairs(&L, iters, 0x9e3779b97f4a7c15u);
   }
+  m.sharing = share;
   double build = now() - t0;
   if (oom) {
     fprintf(stderr, "bench replay: out of memory building the %s logs\n", name);
@@ -294,9 +301,11 @@ static int run(const char *name, int P, int iters, int reps, struct cli_out *tra
     modeled = rp->modeled_time;
   }
   double evs = (double)rp->events;
-  printf("%-9s %6d %6d %10llu %9llu %9.4f %9.4f %9.2f %7.1f %7.1f %8.3f %12.6g\n", name, P, iters,
-         (unsigned long long)rp->events, (unsigned long long)rp->messages, best, best_cpu,
-         evs / best_cpu / 1e6, (double)rp->state_bytes / evs,
+  *eps = evs / best_cpu;
+  printf("%-9s %-7s %6d %6d %10llu %9llu %9.4f %9.4f %9.2f %7.1f %7.1f %8.3f %12.6g\n", name,
+         share == TUTTI_SHARING_FAIR ? "fair" : "fifo", P, iters, (unsigned long long)rp->events,
+         (unsigned long long)rp->messages, best, best_cpu, evs / best_cpu / 1e6,
+         (double)rp->state_bytes / evs,
          (double)(rp->state_bytes + rp->events * sizeof(struct tutti_ev)) / evs, build,
          rp->modeled_time);
   int status = 0;
@@ -318,9 +327,12 @@ static int run(const char *name, int P, int iters, int reps, struct cli_out *tra
 
 static void usage(FILE *f) {
   fputs(
-      "usage: tutti bench replay [-p PATTERN] [-n RANKS] [-k ITERS] [-r REPS] [--trace FILE]\n"
+      "usage: tutti bench replay [-p PATTERN] [-s SHARING] [-n RANKS] [-k ITERS] [-r REPS]\n"
+      "                          [--trace FILE]\n"
       "  Replays synthetic event logs and prints events/s, memory per event and wall time.\n"
       "  -p, --pattern P  binomial | ring | pairs | all (default: all, each at its default size)\n"
+      "  -s, --sharing S  fifo | fair | both (default both: each pattern under each, side by\n"
+      "                   side, and fair's events/s over fifo's)\n"
       "  -n, --ranks N    ranks (defaults: binomial 4096, ring 1024, pairs 1024)\n"
       "  -k, --iters K    consecutive calls / rounds (defaults: binomial 1 and 200, ring 1000,\n"
       "                   pairs 1000)\n"
@@ -345,7 +357,7 @@ static int intarg(const char *flag, const char *v, int lo, int hi, int *out) {
  * `tutti bench replay`). Returns the exit status of bench/CLI.md: 0, 2 bad
  * usage, 3 failure. */
 int tutti_bench_replay(int argc, char **argv) {
-  const char *pattern = "all", *trace_path = NULL, *who = "tutti bench replay";
+  const char *pattern = "all", *sharing = "both", *trace_path = NULL, *who = "tutti bench replay";
   int P = 0, iters = 0, reps = 3;
   unsigned seen = 0;
   for (int i = 0; i < argc; i++) {
@@ -362,6 +374,15 @@ int tutti_bench_replay(int argc, char **argv) {
         return 2;
       }
       pattern = v;
+      i++;
+    } else if (!strcmp(a, "-s") || !strcmp(a, "--sharing")) {
+      if (bench_once(who, &seen, 1u << 5, a)) return 2;
+      if (!v || (strcmp(v, "fifo") && strcmp(v, "fair") && strcmp(v, "both"))) {
+        fprintf(stderr, "tutti bench replay: %s needs fifo, fair or both, not '%s'\n", a,
+                v ? v : "");
+        return 2;
+      }
+      sharing = v;
       i++;
     } else if (!strcmp(a, "-n") || !strcmp(a, "--ranks")) {
       rc = bench_once(who, &seen, 1u << 1, a) ? 2 : intarg(a, v, 1, 1 << 24, &P);
@@ -391,22 +412,36 @@ int tutti_bench_replay(int argc, char **argv) {
   /* --trace: opened before the runs, written by the last one (cli_out.c) */
   struct cli_out out = {0}, *trace = trace_path ? &out : NULL;
   if (trace && cli_out_open(trace, "bench replay", "--trace", trace_path, 0)) return 2;
-  printf("%-9s %6s %6s %10s %9s %9s %9s %9s %7s %7s %8s %12s\n", "pattern", "ranks", "iters",
-         "events", "messages", "wall_s", "cpu_s", "Mevents/s", "B/ev", "+log", "build_s",
+  printf("%-9s %-7s %6s %6s %10s %9s %9s %9s %9s %7s %7s %8s %12s\n", "pattern", "sharing", "ranks",
+         "iters", "events", "messages", "wall_s", "cpu_s", "Mevents/s", "B/ev", "+log", "build_s",
          "modeled");
-  int all = !strcmp(pattern, "all"), rc = 0;
-  if (all || !strcmp(pattern, "binomial")) {
-    if (all && !iters) rc = run("binomial", P ? P : 4096, 1, reps, NULL);
-    if (!rc) rc = run("binomial", P ? P : 4096, iters ? iters : 200, reps, all ? NULL : trace);
+  int all = !strcmp(pattern, "all"), rc = 0, both = !strcmp(sharing, "both");
+  int s0 = strcmp(sharing, "fair") ? TUTTI_SHARING_FIFO : TUTTI_SHARING_FAIR;
+  int s1 = strcmp(sharing, "fifo") ? TUTTI_SHARING_FAIR : TUTTI_SHARING_FIFO;
+  static const char *const names[] = {"binomial", "ring", "pairs"};
+  static const int defP[] = {4096, 1024, 1024}, defk[] = {200, 1000, 1000};
+  double eps[3][2] = {{0}};
+  for (int p = 0; p < 3 && !rc; p++) {
+    if (!all && strcmp(pattern, names[p])) continue;
+    int n = P ? P : defP[p], k = iters ? iters : defk[p];
+    for (int sh = s0; sh <= s1 && !rc; sh++) {
+      double one;
+      if (p == 0 && all && !iters) rc = run(names[p], sh, n, 1, reps, NULL, &one);
+      /* the trace: the last pattern's last run */
+      int last = (!all || p == 2) && sh == s1;
+      if (!rc) rc = run(names[p], sh, n, k, reps, last ? trace : NULL, &eps[p][sh]);
+    }
   }
-  if (!rc && (all || !strcmp(pattern, "ring")))
-    rc = run("ring", P ? P : 1024, iters ? iters : 1000, reps, all ? NULL : trace);
-  if (!rc && (all || !strcmp(pattern, "pairs")))
-    rc = run("pairs", P ? P : 1024, iters ? iters : 1000, reps, trace);
   if (!rc)
     printf("wall_s, cpu_s: the best replay's wall and CPU time; Mevents/s: per CPU second;\n"
            "B/ev: replay state per event; +log: with the event log (%zu B/event)\n",
            sizeof(struct tutti_ev));
+  if (!rc && both) {
+    printf("fair/fifo events per CPU second:");
+    for (int p = 0; p < 3; p++)
+      if (eps[p][0] > 0) printf(" %s %.2f", names[p], eps[p][1] / eps[p][0]);
+    printf("\n");
+  }
   cli_out_discard(&out); /* a run that failed before the trace leaves no file */
   return rc;
 }

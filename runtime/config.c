@@ -100,6 +100,11 @@ static int model_check(const tutti_model_t *m, int nranks, char *err, size_t err
                m->rendezvous);
   int rc = tutti__model_protocol_check(m, "config.model->detached_limit ", err, errlen);
   if (rc) return rc;
+  if (m->sharing != TUTTI_SHARING_FIFO && m->sharing != TUTTI_SHARING_FAIR)
+    return bad(TUTTI_EINVAL, err, errlen,
+               "config.model->sharing %d is not a sharing; accepted: TUTTI_SHARING_FIFO (0) or "
+               "TUTTI_SHARING_FAIR (1)",
+               m->sharing);
   /* A topology must be bound to exactly these ranks (tutti_topo_bind):
    * caught here rather than after the run, at replay. */
   int bound = m->topo ? tutti_topo_nranks(m->topo) : nranks;

@@ -90,6 +90,13 @@
  * The path is recomputed per hop in O(depth); in flight, the message's
  * rdone (no receive can complete before delivery) holds its next link.
  *
+ * Sharing (runtime/MODEL.md "Sharing"): under sharing = fair the ports'
+ * S and R are 0 here (replay_prep.c), so rules 1-3 start a transfer at
+ * its posts, and transfer_launch hands it to replay_fair.c, whose flows
+ * share the ports' or the links' bandwidth; its PORT activities (the end
+ * of a latency phase, a predicted end, the refill of an instant) come
+ * back through port_event, and a delivered message goes on as above.
+ *
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
  * checking the logs, replay_prep.c) rather than the 24-byte log entry, and a WAIT names
  * its message directly. It is bound by memory latency (ranks interleave in
@@ -106,6 +113,7 @@
  */
 #include "replay_sim.h"
 
+#include "replay_fair.h"
 #include "replay_queue.h"
 
 #include <math.h>
@@ -130,13 +138,8 @@ static double replay_cpu(void) {
 /* Its entries (struct hent: the key's layout): replay_sim.h; the queue:
  * replay_queue.h. */
 
-#define HK_PORT (UINT64_C(1) << 63)
-
 static inline uint64_t hkey_rank(int r, uint32_t pos) {
   return (uint64_t)(uint32_t)r << 32 | pos;
-}
-static inline uint64_t hkey_port(int src, uint32_t id) {
-  return HK_PORT | (uint64_t)(uint32_t)src << 32 | id;
 }
 
 /* ------------------------------------------------------------ sim state */
@@ -184,6 +187,10 @@ static int link_hop(struct sim *s, int src, uint32_t id);
 
 static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
+  if (s->fair) { /* sharing = fair: a flow (replay_fair.c) */
+    int rc = tutti__fair_launch(s, src, id);
+    return rc > 0 ? transfer_delivered(s, src, id) : rc;
+  }
   if (!s->topo) {
     msg->arrive = tadd(msg->start, rp_cost(&s->latency, RP_WIRE(s, msg->bytes)));
     return transfer_delivered(s, src, id);
@@ -260,7 +267,7 @@ static int eager_arrive(struct sim *s, uint32_t id);
 static int transfer_delivered(struct sim *s, int src, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (msg->flags & RPM_EAGER) { /* rule 2: the receiver's port serves it at a */
-    if (next_anyway(s, msg->arrive, hkey_port(src, id))) return eager_arrive(s, id);
+    if (s->fair || next_anyway(s, msg->arrive, hkey_port(src, id))) return eager_arrive(s, id);
     __builtin_prefetch(&s->ranks[msg->dst]);
     return qpush(&s->q, msg->arrive, hkey_port(src, id));
   }
@@ -293,8 +300,11 @@ static int eager_arrive(struct sim *s, uint32_t id) {
   struct tutti_replay_msg *msg = &s->msgs[id];
   struct rp_rank *D = &s->ranks[msg->dst];
   uint64_t m = RP_WIRE(s, msg->bytes);
-  tutti__tu_t ready = tmax(msg->arrive, tadd(D->rp, rp_cost(&s->recv_port, m)));
-  D->rp = ready;
+  tutti__tu_t ready = msg->arrive;
+  if (!s->fair) { /* fair: no port serves it, its flow did (replay_fair.c) */
+    ready = tmax(ready, tadd(D->rp, rp_cost(&s->recv_port, m)));
+    D->rp = ready;
+  }
   msg->ready = ready;
   msg->flags |= RPM_SERVED;
   if (!(msg->flags & RPM_RPOSTED)) return 0;
@@ -359,6 +369,7 @@ static inline tutti__tu_t ctl_at(const struct sim *s, int src, const struct tutt
 
 /* A PORT activity popped at time t: the next decision on that message. */
 static int port_event(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
+  if (id == NONE) return tutti__fair_refill(s, t); /* REFILL_KEY: the flows' rates anew */
   struct tutti_replay_msg *msg = &s->msgs[id];
   if (!(msg->flags & RPM_STARTED)) {
     if (msg->flags & RPM_EAGER) {
@@ -367,7 +378,12 @@ static int port_event(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
     }
     return rdv_start(s, src, id, t);
   }
-  if (msg->flags & RPM_TRANSIT) return link_hop(s, src, id); /* its head reached a link */
+  if (msg->flags & RPM_TRANSIT) { /* its head reached a link, or its flow moved on */
+    if (!s->fair) return link_hop(s, src, id);
+    int rc = tutti__fair_event(s, src, id, t);
+    return rc > 0 ? transfer_delivered(s, src, id) : rc;
+  }
+  if (s->fair) return 0; /* a flow's superseded end (replay_fair.c) */
   return eager_arrive(s, id);
 }
 
@@ -601,6 +617,8 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
   free(s.calls);
   free(s.last_call);
   free(s.owner);
+  rp->state_bytes += tutti__fair_bytes(s.fair);
+  tutti__fair_free(s.fair);
   rp->hops = s.hops;
   rp->nhops = s.nhops;
   rp->wall_time = tutti__now() - t0;
@@ -616,6 +634,7 @@ out:
   free(s.calls);
   free(s.last_call);
   free(s.owner);
+  tutti__fair_free(s.fair);
   free(s.hops);
   tutti__replay_free(s.rp);
   return s.err;

@@ -11,6 +11,8 @@
  */
 #include "replay_sim.h"
 
+#include "replay_fair.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +93,8 @@ static int check_model(struct sim *s, const tutti_model_t *m) {
   }
   if (!isfinite(m->gamma) || m->gamma < 0)
     return fail(s, TUTTI_EINVAL, "model gamma %g is negative or not finite", m->gamma);
+  if (m->sharing != TUTTI_SHARING_FIFO && m->sharing != TUTTI_SHARING_FAIR)
+    return fail(s, TUTTI_EINVAL, "model sharing %d is neither fifo (0) nor fair (1)", m->sharing);
   /* converted once (runtime/MODEL.md "Time base") */
   s->send_cpu = rp_cost_init(&m->send_cpu);
   s->send_port = rp_cost_init(&m->send_port);
@@ -471,6 +475,11 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
     s->record = (flags & TUTTI__REPLAY_HOPS) != 0;
     rp->state_bytes += (size_t)tutti_topo_nlinks(m->topo) * 72; /* topo/README.md */
     if (mark_owners(s)) goto nomem;
+  }
+  if (m->sharing == TUTTI_SHARING_FAIR) { /* the flows share; no port holds a message */
+    static const tutti_cost_t zero;
+    s->send_port = s->recv_port = rp_cost_init(&zero);
+    if (tutti__fair_create(s)) goto nomem;
   }
   return 0;
 nomem:

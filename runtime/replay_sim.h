@@ -24,6 +24,13 @@ struct hent {
   uint64_t t, k;
 };
 
+#define HK_PORT (UINT64_C(1) << 63)
+
+/* The key of a PORT activity on message id from src. */
+static inline uint64_t hkey_port(int src, uint32_t id) {
+  return HK_PORT | (uint64_t)(uint32_t)src << 32 | id;
+}
+
 struct heap { /* a binary heap */
   struct hent *a;
   size_t n, cap;
@@ -123,6 +130,8 @@ struct sim {
   uint64_t hdr;             /* the model's header: costs at bytes + hdr */
   int handshake;            /* rendezvous = handshake (rule 3) */
   tutti__tu_t ctl;          /* no topology: L(header), a control message */
+  struct fair *fair;        /* sharing = fair: the flow engine (replay_fair.c);
+                               NULL: fifo */
   int record;               /* TUTTI__REPLAY_HOPS: append to hops */
   int in_port;              /* handling a PORT activity (not a rank's run) */
   struct tutti_replay_hop *hops;

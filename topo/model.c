@@ -23,11 +23,14 @@
   "none | hockney:alpha=T,beta=T/B (or bandwidth=BW) | postal:L=N | logp:L=T,o=T,g=T "             \
   "| loggp:L=T,o=T,g=T,G=T/B | custom, each optionally followed by field overrides "               \
   "(send_cpu, send_port, latency, recv_port, recv_cpu, gamma, eager_limit, header, rendezvous, "   \
-  "detached_limit)"
+  "detached_limit, sharing)"
 #define EAGER_ACCEPTED "a size (0, 16KiB, 64KiB) or 'all' (every message eager)"
 #define RENDEZVOUS_ACCEPTED                                                                        \
   "ready (the transfer starts when both sides are ready) or handshake "                            \
   "(a request and a clear-to-send of header bytes first)"
+#define SHARING_ACCEPTED                                                                           \
+  "fifo (a port or link carries one message at a time) or fair (concurrent messages share "        \
+  "its bandwidth max-min fairly)"
 
 /* A time outside [0, TUTTI_TIME_MAX], or a per-byte cost outside [0,
  * TUTTI_PER_BYTE_MAX] (units.h: every cost then stays finite). Written so
@@ -160,7 +163,8 @@ enum vtype {
   V_EAGER,
   V_HEADER,
   V_RDV,
-  V_DETACHED
+  V_DETACHED,
+  V_SHARING
 };
 
 #define P_NONE (1u << TUTTI_MODEL_NONE)
@@ -199,6 +203,7 @@ static const struct key {
     {"header", P_ALL, V_HEADER, -1},
     {"rendezvous", P_ALL, V_RDV, -1},
     {"detached_limit", P_ALL, V_DETACHED, -1},
+    {"sharing", P_ALL, V_SHARING, -1},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -473,6 +478,20 @@ int tutti_model_from_pairs(const char *const *ks, const char *const *vs, int n, 
       else {
         snprintf(inner, sizeof inner, "'%s' is not a rendezvous protocol; accepted: %s", vs[i],
                  RENDEZVOUS_ACCEPTED);
+        rc = TUTTI_EPARSE;
+      }
+    } else if (k->type == V_SHARING) {
+      const char *v = vs[i];
+      while (tutti__is_blank(*v)) v++;
+      size_t vl = strlen(v);
+      while (vl > 0 && tutti__is_blank(v[vl - 1])) vl--;
+      if (vl == 4 && !strncmp(v, "fifo", 4))
+        m.sharing = TUTTI_SHARING_FIFO;
+      else if (vl == 4 && !strncmp(v, "fair", 4))
+        m.sharing = TUTTI_SHARING_FAIR;
+      else {
+        snprintf(inner, sizeof inner, "'%.*s' is not a sharing; accepted: " SHARING_ACCEPTED,
+                 (int)(vl > 64 ? 64 : vl), v);
         rc = TUTTI_EPARSE;
       }
     } else if (k->type == V_PERBYTE && k->param < 0) { /* gamma */

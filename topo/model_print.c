@@ -171,6 +171,7 @@ int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n) {
   if (m->rendezvous == TUTTI_RENDEZVOUS_HANDSHAKE) sb_printf(&s, ", rendezvous handshake");
   if (m->detached_limit)
     sb_printf(&s, ", detached_limit %s", tutti_format_bytes(m->detached_limit, t, sizeof t));
+  if (m->sharing == TUTTI_SHARING_FAIR) sb_printf(&s, ", sharing fair"); /* fifo: the default */
 
   /* Fields that differ from what the preset's parameters give. */
   tutti_model_t base;
@@ -255,6 +256,7 @@ int tutti_model_json(const tutti_model_t *m, FILE *f) {
     fprintf(f, ",\"eager_limit\":%zu", m->eager_limit);
   fprintf(f, ",\"header\":%zu,\"rendezvous\":\"%s\",\"detached_limit\":%zu", m->header,
           m->rendezvous == TUTTI_RENDEZVOUS_HANDSHAKE ? "handshake" : "ready", m->detached_limit);
+  if (m->sharing == TUTTI_SHARING_FAIR) fputs(",\"sharing\":\"fair\"", f); /* absent: fifo */
   fputc('}', f);
   return ferror(f) ? TUTTI_EIO : 0;
 }

@@ -116,9 +116,15 @@ static inline tutti__tu_cost_t tutti__tu_cost_init(const tutti_cost_t *c) {
   return u;
 }
 
-static inline tutti__tu_t tutti__tu_cost(const tutti__tu_cost_t *c, double m) {
+/* The piece that costs a message of m bytes: the last whose from <= m. */
+static inline const tutti__tu_line_t *tutti__tu_cost_line(const tutti__tu_cost_t *c, double m) {
   const tutti__tu_line_t *l = &c->line;
   for (size_t k = 0; k < c->pieces && c->from[k] <= m; k++) l = &c->piece[k];
+  return l;
+}
+
+static inline tutti__tu_t tutti__tu_cost(const tutti__tu_cost_t *c, double m) {
+  const tutti__tu_line_t *l = tutti__tu_cost_line(c, m);
   return tutti__tu_max(l->floor, tutti__tu_add(l->a, tutti__tu_bytes(l->rate, m)));
 }
 

@@ -92,6 +92,7 @@ TUTTI_API const char *tutti_model_time_unit(const tutti_model_t *m);
  *   header = SIZE with its unit ("16B"; 0 may go without), rendezvous =
  *   ready | handshake, detached_limit = SIZE with its unit (0, or above
  *   a finite eager_limit: runtime/MODEL.md rule 4).
+ *   sharing = fifo or fair (runtime/MODEL.md "Sharing").
  * e.g. "hockney:alpha=1us,beta=1ns,send_cpu=max(1us, 0.5us+0.1ns*m)".
  * A comma inside parentheses does not split. Returns 0 or TUTTI_EPARSE
  * (unknown preset or key, missing parameter, bad value, key given twice,
@@ -112,7 +113,8 @@ TUTTI_API int tutti_model_from_pairs(const char *const *keys, const char *const 
  *   "postal L=2 steps, all eager; send_cpu=2"
  *   "..., eager_limit 0 (all rendezvous), header 16 B, rendezvous
  *    handshake, detached_limit 64 KiB" (each only when not its default)
- * Fields that differ from the preset's own values are listed after ';'.
+ * Fields that differ from the preset's own values are listed after ';';
+ * fair sharing adds ", sharing fair" before them (fifo says nothing).
  * Returns 0, or TUTTI_EINVAL for NULL arguments (buf is truncated to n). */
 TUTTI_API int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n);
 
@@ -124,7 +126,8 @@ TUTTI_API int tutti_model_describe(const tutti_model_t *m, char *buf, size_t n);
  *    "detached_limit":0}
  * Preset parameters by preset: hockney alpha, beta; postal L; logp L, o,
  * g; loggp L, o, g, G (none and custom: none). "eager_limit" is null when
- * every message is eager (TUTTI_EAGER_ALL). Numbers are the shortest text
+ * every message is eager (TUTTI_EAGER_ALL). "sharing":"fair" follows it
+ * under fair sharing (absent: fifo, the default). Numbers are the shortest text
  * that reads back to the same double. Returns 0, TUTTI_EINVAL, or
  * TUTTI_EIO if the stream reports an error. */
 TUTTI_API int tutti_model_json(const tutti_model_t *m, FILE *f);

@@ -197,7 +197,15 @@ typedef struct tutti_model {
   int rendezvous;         /* enum tutti_rendezvous: how a rendezvous transfer starts */
   size_t detached_limit;  /* a rendezvous send of m < this returns at once; 0: none */
   const struct tutti_topo *topo; /* NULL: no topology */
+  int sharing;                   /* enum tutti_sharing (runtime/MODEL.md "Sharing"); last, so that
+                                    a plugin built before it reads the fields before it alike */
 } tutti_model_t;
+
+/* tutti_model_t.sharing: how concurrent messages share ports and links. */
+enum tutti_sharing {
+  TUTTI_SHARING_FIFO = 0, /* one message at a time, first come first served */
+  TUTTI_SHARING_FAIR = 1  /* bandwidth shared max-min fairly (flows) */
+};
 
 /* Evaluate a cost function for m bytes. */
 TUTTI_API double tutti_cost_eval(const tutti_cost_t *c, double m);
