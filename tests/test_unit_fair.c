@@ -234,6 +234,47 @@ Test(fair, ports_without_a_topology, .timeout = 10) {
   bld_free(b);
 }
 
+/* The header travels in every flow (runtime/MODEL.md "The envelope"):
+ * two equal flows of 10 B with header 6 B on one link of 1 s/B share it,
+ * 16 B each at 1/2 B/s, both at 32; a message alone with a header costs
+ * what fifo gives with it, to the unit, on a path and on ports. */
+Test(fair, flows_carry_the_header, .timeout = 10) {
+  tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
+  tutti_model_t m = wire_fair(1.0);
+  m.topo = t;
+  m.header = 6;
+  struct bld *b = bld_new(3);
+  for (int r = 0; r < 2; r++) b_send(b, r, 2, 0, 10);
+  for (int r = 0; r < 2; r++) b_recv(b, 2, r, 0);
+  struct tutti_replay *rp = replay(b, &m);
+  for (int r = 0; r < 2; r++) cr_assert(eq(dbl, arrive(rp, r, 0), 32.0), "rank %d", r);
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+
+  t = mktopo("tree:2x2", "0.3us/10Gbps, 1.7us/1.25GB/s", 4, NULL, 0);
+  for (int topo = 0; topo < 2; topo++) {
+    tutti_model_t h = hockney(3e-6, 0.8e-9);
+    h.topo = topo ? t : NULL;
+    h.header = 16;
+    b = bld_new(4);
+    b_send(b, 0, 3, 0, 100003);
+    b_recv(b, 3, 0, 0);
+    struct tutti_replay *fifo = replay(b, &h);
+    h.sharing = TUTTI_SHARING_FAIR;
+    struct tutti_replay *fair = replay(b, &h);
+    cr_assert(eq(i64, fair->modeled, fifo->modeled), "topology %d", topo);
+    h.header = 0;
+    struct tutti_replay *bare = replay(b, &h);
+    cr_assert(gt(i64, fair->modeled, bare->modeled), "topology %d: the header costs", topo);
+    tutti__replay_free(bare);
+    tutti__replay_free(fifo);
+    tutti__replay_free(fair);
+    bld_free(b);
+  }
+  tutti_topo_free(t);
+}
+
 /* A model that is neither fifo nor fair is refused by the replay. */
 Test(fair, unknown_sharing_is_refused, .timeout = 10) {
   tutti_model_t h = hockney(1e-6, 1e-9);

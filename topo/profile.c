@@ -191,7 +191,7 @@ static int on_pair(tutti_ini_t *in, const char *section, const char *name, const
       tutti_ini_fail(in, in->line,
                      "key '%.40s...': unknown in [model] (too long); accepted: preset and "
                      "its parameters, send_cpu, send_port, latency, recv_port, recv_cpu, gamma, "
-                     "eager_limit, header, rendezvous, detached_limit",
+                     "eager_limit, header, rendezvous, detached_limit, sharing",
                      name);
       return 0;
     }
