@@ -271,6 +271,14 @@ static int transfer_delivered(struct sim *s, int src, uint32_t id) {
     __builtin_prefetch(&s->ranks[msg->dst]);
     return qpush(&s->q, msg->arrive, hkey_port(src, id));
   }
+  /* Under fair sharing no port holds a rendezvous sender back, and its
+   * buffer is in use until its flow ends: a send that is not detached
+   * returns then, or at s + O_s(m) if later (rule 4, "Sharing"). */
+  if (s->fair && !(msg->flags & RPM_DETACHED)) {
+    msg->sdone = tmax(msg->sdone, msg->arrive);
+    int rc = wake(s, src, id, 0, msg->sdone);
+    if (rc) return rc;
+  }
   /* rule 3: the receive completes at s + L(m) + O_r(m) */
   msg->ready = msg->arrive;
   msg->rdone = tadd(msg->arrive, rp_cost(&s->recv_cpu, RP_WIRE(s, msg->bytes)));
@@ -332,6 +340,7 @@ static int rdv_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
   S->sp_pending--;
   if (msg->flags & RPM_DETACHED) return transfer_launch(s, src, id);
   msg->sdone = tadd(st, rp_cost(&s->send_cpu, m));
+  if (s->fair) return transfer_launch(s, src, id); /* it returns when its flow ends */
   int rc = wake(s, src, id, 0, msg->sdone);
   return rc ? rc : transfer_launch(s, src, id);
 }

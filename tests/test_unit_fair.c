@@ -275,6 +275,34 @@ Test(fair, flows_carry_the_header, .timeout = 10) {
   tutti_topo_free(t);
 }
 
+/* Rule 4 under fair sharing: a blocking rendezvous send returns when
+ * its flow ends. No topology, Hockney 1 us + 1 ns/B with O_s = 0, 1000 B
+ * (2 us alone), all rendezvous: rank 0 sends to 1, then to 2, blocking.
+ * The first returns at 2 us, not at s + O_s = 0, so the second runs alone
+ * after it: arrivals 2 and 4 us. Detached, the first returns at once and
+ * the two share the send port: both arrive at 1 + 2 * 1 = 3 us. */
+Test(fair, a_rendezvous_send_returns_when_its_flow_ends, .timeout = 10) {
+  tutti_model_t h = hockney(1e-6, 1e-9); /* eager_limit 0 */
+  h.send_cpu = (tutti_cost_t){0};
+  h.sharing = TUTTI_SHARING_FAIR;
+  struct bld *b = bld_new(3);
+  b_send(b, 0, 1, 0, 1000);
+  b_send(b, 0, 2, 0, 1000);
+  b_recv(b, 1, 0, 0);
+  b_recv(b, 2, 0, 0);
+  struct tutti_replay *rp = replay(b, &h);
+  NEAR(rp->rank_end[1], 2 * US);
+  NEAR(rp->rank_end[2], 4 * US);
+  NEAR(rp->rank_end[0], 4 * US);
+  h.detached_limit = 4096;
+  struct tutti_replay *det = replay(b, &h);
+  NEAR(det->rank_end[1], 3 * US);
+  NEAR(det->rank_end[2], 3 * US);
+  tutti__replay_free(det);
+  tutti__replay_free(rp);
+  bld_free(b);
+}
+
 /* A model that is neither fifo nor fair is refused by the replay. */
 Test(fair, unknown_sharing_is_refused, .timeout = 10) {
   tutti_model_t h = hockney(1e-6, 1e-9);
