@@ -102,6 +102,43 @@ static inline const char *bench_opt(int argc, char **argv, int *i, const char *n
   return argv[++*i];
 }
 
+/* The options of a bench over ranks and sizes (bench smpi, bench
+ * sharing): -n/--ranks LIST, -m/--bytes LIST, --profile VALUE (`what`:
+ * its value in the missing-value error, "FILE" or "NAME|FILE"), each
+ * once. Returns 0 when argv[*i] is not an option (a positional word), -1
+ * after taking one (*i past it), 1 for -h/--help (the caller prints its
+ * usage), 2 after one line on stderr for anything else starting with
+ * '-'. */
+static inline int bench_grid_opt(const char *who, int argc, char **argv, int *i, unsigned *seen,
+                                 const char **ranks, const char **sizes, const char **profile,
+                                 const char *what) {
+  const char *v, *a = argv[*i];
+  if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
+  if ((v = bench_opt(argc, argv, i, "--ranks")) || (v = bench_opt(argc, argv, i, "-n"))) {
+    if (bench_once(who, seen, 1u << 0, "--ranks")) return 2;
+    *ranks = v;
+  } else if ((v = bench_opt(argc, argv, i, "--bytes")) || (v = bench_opt(argc, argv, i, "-m"))) {
+    if (bench_once(who, seen, 1u << 1, "--bytes")) return 2;
+    *sizes = v;
+  } else if ((v = bench_opt(argc, argv, i, "--profile"))) {
+    if (bench_once(who, seen, 1u << 2, "--profile")) return 2;
+    *profile = v;
+  } else if (a[0] == '-') {
+    if (!strcmp(a, "--ranks") || !strcmp(a, "-n") || !strcmp(a, "--bytes") || !strcmp(a, "-m") ||
+        !strcmp(a, "--profile")) {
+      fprintf(stderr, "%s: %s: missing its value; accepted: %s %s\n", who, a, a,
+              strcmp(a, "--profile") ? "LIST" : what);
+      return 2;
+    }
+    fprintf(stderr,
+            "%s: unknown option '%s'; accepted: -n/--ranks, -m/--bytes, --profile (see --help)\n",
+            who, a);
+    return 2;
+  } else
+    return 0;
+  return -1;
+}
+
 /* The end of a program's output, the one place write errors are caught
  * (a full disk, /dev/full): flush and close stdout; if anything written
  * there was lost, print one line on stderr naming it and return 3

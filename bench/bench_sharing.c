@@ -266,34 +266,14 @@ int tutti_bench_sharing(int argc, char **argv) {
   unsigned seen = 0;
   int want[TUTTI_COLL_N] = {0}, any = 0;
   for (int i = 0; i < argc; i++) {
-    const char *v;
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    int o =
+        bench_grid_opt(WHO, argc, argv, &i, &seen, &ranks_text, &sizes_text, &profile, "NAME|FILE");
+    if (o == 1) {
       usage(stdout);
       return 0;
-    } else if ((v = bench_opt(argc, argv, &i, "--ranks")) ||
-               (v = bench_opt(argc, argv, &i, "-n"))) {
-      if (bench_once(WHO, &seen, 1u << 0, "--ranks")) return 2;
-      ranks_text = v;
-    } else if ((v = bench_opt(argc, argv, &i, "--bytes")) ||
-               (v = bench_opt(argc, argv, &i, "-m"))) {
-      if (bench_once(WHO, &seen, 1u << 1, "--bytes")) return 2;
-      sizes_text = v;
-    } else if ((v = bench_opt(argc, argv, &i, "--profile"))) {
-      if (bench_once(WHO, &seen, 1u << 2, "--profile")) return 2;
-      profile = v;
-    } else if (argv[i][0] == '-') {
-      if (!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "-n") || !strcmp(argv[i], "--bytes") ||
-          !strcmp(argv[i], "-m") || !strcmp(argv[i], "--profile")) {
-        fprintf(stderr, WHO ": %s: missing its value; accepted: %s %s\n", argv[i], argv[i],
-                strcmp(argv[i], "--profile") ? "LIST" : "NAME|FILE");
-        return 2;
-      }
-      fprintf(stderr,
-              WHO ": unknown option '%s'; accepted: -n/--ranks, -m/--bytes, --profile (see "
-                  "--help)\n",
-              argv[i]);
+    } else if (o == 2) {
       return 2;
-    } else {
+    } else if (o == 0) {
       int c;
       if (tutti_coll_find(argv[i], &c)) {
         char names[256] = "";

@@ -659,34 +659,13 @@ int tutti_bench_smpi(int argc, char **argv) {
   unsigned seen = 0, want[NPAIRS] = {0};
   int any = 0;
   for (int i = 0; i < argc; i++) {
-    const char *v;
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    int o = bench_grid_opt(WHO, argc, argv, &i, &seen, &ranks_text, &sizes_text, &profile, "FILE");
+    if (o == 1) {
       usage(stdout);
       return 0;
-    } else if ((v = bench_opt(argc, argv, &i, "--ranks")) ||
-               (v = bench_opt(argc, argv, &i, "-n"))) {
-      if (bench_once(WHO, &seen, 1u << 0, "--ranks")) return 2;
-      ranks_text = v;
-    } else if ((v = bench_opt(argc, argv, &i, "--bytes")) ||
-               (v = bench_opt(argc, argv, &i, "-m"))) {
-      if (bench_once(WHO, &seen, 1u << 1, "--bytes")) return 2;
-      sizes_text = v;
-    } else if ((v = bench_opt(argc, argv, &i, "--profile"))) {
-      if (bench_once(WHO, &seen, 1u << 2, "--profile")) return 2;
-      profile = v;
-    } else if (argv[i][0] == '-') {
-      if (!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "-n") || !strcmp(argv[i], "--bytes") ||
-          !strcmp(argv[i], "-m") || !strcmp(argv[i], "--profile")) {
-        fprintf(stderr, WHO ": %s: missing its value; accepted: %s %s\n", argv[i], argv[i],
-                strcmp(argv[i], "--profile") ? "LIST" : "FILE");
-        return 2;
-      }
-      fprintf(stderr,
-              WHO ": unknown option '%s'; accepted: -n/--ranks, -m/--bytes, --profile (see "
-                  "--help)\n",
-              argv[i]);
+    } else if (o == 2) {
       return 2;
-    } else {
+    } else if (o == 0) {
       int found = 0;
       for (size_t p = 0; p < NPAIRS; p++)
         if (!strcmp(argv[i], pairs[p].coll)) want[p] = 1, found = 1;
