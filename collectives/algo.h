@@ -78,6 +78,7 @@ typedef struct tutti_params {
   long blocks;    /* pipelined allreduce: number of blocks the vector is cut into */
   long segments;  /* pipelined-chain: number of segments */
   long order;     /* pipelined-chain: enum tutti_chain_order */
+  long window;    /* pipelined-chain: segments a rank keeps in flight */
   long allgather; /* scatter-allgather: enum tutti_allgather_kind */
   long inter;     /* hierarchical: the leaders' algorithm (a word of its list) */
   long intra;     /* hierarchical: each host's algorithm (a word of its list) */

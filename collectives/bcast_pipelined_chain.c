@@ -27,10 +27,18 @@
  * without a topology); or an explicit list, a permutation of the ranks
  * starting at the root (the registry checks it before any message moves).
  *
- * The pipeline: each inner rank keeps two receives posted (segments k+1
- * and k+2 while it forwards k) and one send, so no posting ever waits on
- * the rank's own progress: under Hockney (all rendezvous) link i starts
- * segment k at max(end of k on link i-1, end of k-1 on link i).
+ * The pipeline: with window=W (default 1) a rank keeps at most W sends
+ * in flight and W+1 receives posted (segments k+1 .. k+W+1 while it
+ * forwards k; window=0: every segment), so no posting waits on the rank's
+ * own progress:
+ * under Hockney (all rendezvous) link i starts segment k at max(end of k
+ * on link i-1, end of k-1 on link i), whatever W, since a port or link
+ * serves one message at a time. W = 1 is the paper's pipeline; W = 0
+ * posts every segment at once, as SMPI's NTSL does (bcast-NTSL.cpp:
+ * every irecv first, an isend as each segment arrives, the root's isends
+ * all at once). They differ where messages share bandwidth (runtime/
+ * MODEL.md "Sharing", fair): segments in flight together arrive together,
+ * and the chain then does not pipeline.
  *
  * Cost under Hockney with b_0 = ceil(m/S), the largest segment: the last
  * rank's finish is the heaviest monotone path through the (link, segment)
@@ -119,23 +127,29 @@ int tutti__bcast_pipelined_chain(tutti_rank_t *r, void *buf, long count, tutti_d
                      rcpu = tutti_cost_at(&mod->recv_cpu, (double)m);
   const double alpha = lat.a + rcpu.a, beta = lat.b + rcpu.b;
   const long S = chain_segments(a, P, (size_t)m, alpha, beta);
-  tutti_request_t rq[2] = {TUTTI_REQUEST_NULL, TUTTI_REQUEST_NULL}, sq = TUTTI_REQUEST_NULL;
+  /* W sends in flight (sq[k % W]) and W+1 receives posted (rq[k % (W+1)]) */
+  const long w = tutti__params(a)->window, W = w && w < S ? w : S; /* window=0: all */
+  tutti_request_t small[8], *q = 2 * W + 1 <= 8 ? small : malloc((size_t)(2 * W + 1) * sizeof *q);
+  if (!q) return TUTTI_ENOMEM;
+  for (long i = 0; i < 2 * W + 1; i++) q[i] = TUTTI_REQUEST_NULL;
+  tutti_request_t *rq = q, *sq = q + W + 1;
   struct seg sg;
-  for (long k = 0; prev >= 0 && k < 2 && k < S && !rc; k++)
+  for (long k = 0; prev >= 0 && k <= W && k < S && !rc; k++)
     sg = seg(buf, m, S, k), rc = tutti_irecv(r, sg.p, sg.n, TUTTI_BYTE, prev, tag, &rq[k]);
   for (long k = 0; k < S && !rc; k++) {
-    if (prev >= 0 && (rc = tutti_wait(r, &rq[k % 2], TUTTI_STATUS_IGNORE))) break;
+    if (prev >= 0 && (rc = tutti_wait(r, &rq[k % (W + 1)], TUTTI_STATUS_IGNORE))) break;
     if (next >= 0) {
-      if ((rc = tutti_wait(r, &sq, TUTTI_STATUS_IGNORE))) break;
+      if ((rc = tutti_wait(r, &sq[k % W], TUTTI_STATUS_IGNORE))) break;
       sg = seg(buf, m, S, k);
-      if ((rc = tutti_isend(r, sg.p, sg.n, TUTTI_BYTE, next, tag, &sq))) break;
+      if ((rc = tutti_isend(r, sg.p, sg.n, TUTTI_BYTE, next, tag, &sq[k % W]))) break;
     }
-    if (prev >= 0 && k + 2 < S)
-      sg = seg(buf, m, S, k + 2),
-      rc = tutti_irecv(r, sg.p, sg.n, TUTTI_BYTE, prev, tag, &rq[k % 2]);
+    if (prev >= 0 && k + W + 1 < S)
+      sg = seg(buf, m, S, k + W + 1),
+      rc = tutti_irecv(r, sg.p, sg.n, TUTTI_BYTE, prev, tag, &rq[k % (W + 1)]);
   }
-  KEEP_FIRST_ERROR(rc, tutti_wait(r, &sq, TUTTI_STATUS_IGNORE));
-  KEEP_FIRST_ERROR(rc, tutti_waitall(r, 2, rq, NULL));
+  KEEP_FIRST_ERROR(rc, tutti_waitall(r, (int)W, sq, NULL));
+  KEEP_FIRST_ERROR(rc, tutti_waitall(r, (int)W + 1, rq, NULL));
+  if (q != small) free(q);
   return rc;
 }
 

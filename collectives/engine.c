@@ -62,11 +62,21 @@ static void segments(long count, size_t esz, size_t segment, long *segn, long *n
 
 /* ------------------------------------------------------------------ bcast */
 
+int tutti__tree_in_turn(int kind) {
+  return kind == TUTTI_TREE_BINOMIAL || kind == TUTTI_TREE_LAMBDA || kind == TUTTI_TREE_POSTAL;
+}
+
 /* n elements at p to every child of nd, and wait for the sends (none at
- * leaves); q has room for a request per child. */
+ * leaves): one after the other, or posted at once (tutti__tree_in_turn);
+ * q has room for a request per child. */
 static int send_children(tutti_rank_t *r, const tutti__node_t *nd, void *p, long n,
                          tutti_datatype_t type, int tag, tutti_request_t *q) {
   int rc = 0, sent = 0;
+  if (nd->in_turn) {
+    for (; sent < nd->nchildren && !rc; sent++)
+      rc = tutti_send(r, p, n, type, nd->child[sent].rank, tag);
+    return rc;
+  }
   for (; sent < nd->nchildren; sent++)
     if ((rc = tutti_isend(r, p, n, type, nd->child[sent].rank, tag, &q[sent]))) break;
   if (sent) KEEP_FIRST_ERROR(rc, tutti_waitall(r, sent, q, NULL));

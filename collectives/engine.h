@@ -52,6 +52,7 @@ typedef struct tutti__node {
   int parent;      /* absolute, -1 at the root */
   int lo, count;   /* own subtree [lo, lo+count) relative (count for every kind) */
   int contiguous;  /* subtrees are contiguous relative ranges */
+  int in_turn;     /* a bcast serves its children one send after the other (below) */
   int nchildren;
   tutti__child_t *child; /* send order */
 } tutti__node_t;
@@ -123,6 +124,17 @@ void tutti__param_fault(const tutti_algo_t *a, const char *name);
 int tutti__node_get(const tutti_treespec_t *spec, tutti_rank_t *r, int root, tutti__node_t *own,
                     const tutti__node_t **nd);
 void tutti__node_free(tutti__node_t *own);
+/* Whether a bcast on trees of `kind` serves a rank's children in turn,
+ * each send done before the next starts, as MPICH's binomial broadcast
+ * (MPIR_Bcast_intra_binomial: MPIC_Send in a loop) and the postal model
+ * behind lambda and postal trees do: binomial, lambda, postal. The other
+ * kinds post the sends to all children at once and wait for them all, as
+ * Open MPI's linear and generic tree broadcasts do. Under fifo sharing
+ * the two give the same times (a port serves one message at a time in
+ * send order, and a send returns no later than its port is free, S >=
+ * O_s); under fair sharing the sends at once share the sender's
+ * bandwidth, and the farthest child no longer gets its data first. */
+int tutti__tree_in_turn(int kind);
 /* qsort's order of children by increasing lo. */
 int tutti__child_cmp_lo(const void *a, const void *b);
 
@@ -130,8 +142,9 @@ int tutti__child_cmp_lo(const void *a, const void *b);
 
 /* Push buf (count elements) from root down the tree, in segments of
  * `segment` bytes (whole elements, at least one; 0: one message). Each
- * rank forwards segment s to its children in send order while the receive
- * of segment s+1 is already posted, so segments pipeline down the tree.
+ * rank forwards segment s to its children in send order (in turn or at
+ * once: tutti__tree_in_turn) while the receive of segment s+1 is already
+ * posted, so segments pipeline down the tree.
  * count 0 still sends one empty message per edge (the postal-model
  * broadcast, barriers). */
 int tutti__tree_bcast(tutti_rank_t *r, const tutti_treespec_t *spec, void *buf, long count,

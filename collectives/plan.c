@@ -313,6 +313,7 @@ static int node_build(const tutti_treespec_t *spec, int rank, int size, int root
   nd->vrank = rel(rank, root, size);
   nd->parent = parent;
   nd->contiguous = tutti_tree_contiguous(spec->kind) == 1;
+  nd->in_turn = tutti__tree_in_turn(spec->kind);
   nd->nchildren = n;
   for (int i = 0; i < n; i++)
     nd->child[i] = (tutti__child_t){ranks[i], rel(ranks[i], root, size), 0};

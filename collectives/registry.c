@@ -93,6 +93,13 @@ static const char *const barrier_words[] = {"lambda-tree",    "flat",          "
         "(rank order without one), or an explicit list starting at the root",                      \
         FIELD(order), order_words, tutti__check_order                                              \
   }
+#define P_WINDOW                                                                                   \
+  {                                                                                                \
+    "window", TUTTI_PARAM_INT, 1, 0, 1 << 30, 0,                                                   \
+        "sends a rank keeps in flight, one receive more posted: 1 the paper's pipeline; 0 "        \
+        "every segment posted at once (SMPI's NTSL)",                                              \
+        FIELD(window), NULL, NULL                                                                  \
+  }
 #define P_ALLGATHER                                                                                \
   {                                                                                                \
     "allgather", TUTTI_PARAM_CHOICE, TUTTI_ALLGATHER_RING, 0, 1, 0,                                \
@@ -187,7 +194,7 @@ static const char *const barrier_words[] = {"lambda-tree",    "flat",          "
        "a chain from the root, the message in S segments: each rank forwards one while it "        \
        "receives the next",                                                                        \
        SRC_PFY, "(S + P - 2)(alpha + beta m/S), best S = sqrt((P-2) beta m / alpha)", P_SEGMENTS,  \
-       P_SEGMENT, P_ORDER)                                                                         \
+       P_SEGMENT, P_ORDER, P_WINDOW)                                                               \
   ALGO(bcast, scatter_allgather, "scatter-allgather", 0,                                           \
        "binomial scatter of one block per rank, then an allgather of the blocks", SRC_VDG,         \
        "(ceil(log2 P) + P - 1) alpha + 2 ((P-1)/P) beta m (ring)", P_ALLGATHER)                    \

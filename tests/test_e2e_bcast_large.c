@@ -207,6 +207,43 @@ Test(scatter_allgather, cost_past_10000_ranks, .timeout = 30) {
   }
 }
 
+/* ------------------------------------------------------ window= */
+
+/* window=W changes nothing under fifo sharing (a port serves one message
+ * at a time, so the recurrence holds whatever W), nor window=1 under fair
+ * (a rank's one send and its receive use different ports); window=0
+ * posts every segment at once, and under fair sharing they share each
+ * hop and arrive together: P - 1 hops of the whole message, no pipeline,
+ * as SMPI's NTSL runs. alpha = 0.1 us, beta = 1 ns/B, m = 10000 B, S = 10:
+ * the pipeline (S + P - 2) 1.1 us, window=0 under fair (P - 1) 10.1 us. */
+Test(chain, window_pipelines_unless_segments_share, .timeout = 60) {
+  tutti_model_t h = hockney(0.1 * US, 1e-9), hf = h;
+  hf.sharing = TUTTI_SHARING_FAIR;
+  const char *ws[] = {"segments=10,window=0", "segments=10,window=1", "segments=10,window=2",
+                      "segments=10,window=5", "segments=10,window=64"};
+  const int Ps[] = {2, 3, 4, 7};
+  for (size_t pi = 0; pi < sizeof Ps / sizeof *Ps; pi++) {
+    int P = Ps[pi];
+    double pipe = chain_dp(P, 10000, 10, 0.1 * US, 1e-9), whole = (P - 1) * 10.1 * US;
+    for (size_t wi = 0; wi < sizeof ws / sizeof *ws; wi++) {
+      const tutti_algo_t *a = chain(ws[wi]);
+      for (int root = 0; root < P; root += P - 1 ? P - 1 : 1) {
+        double t = timed(P, &h, TUTTI_COLL_BCAST, a, 10000, TUTTI_BYTE, root);
+        cr_expect(close_to(t, pipe), "fifo P=%d %s root %d: %.9g us, want %.9g", P, ws[wi], root,
+                  t / US, pipe / US);
+      }
+      double f = timed(P, &hf, TUTTI_COLL_BCAST, a, 10000, TUTTI_BYTE, 0);
+      double want = wi == 0 ? whole : wi == 1 ? pipe : -1;
+      if (want >= 0)
+        cr_expect(le(dbl, fabs(f - want), 1e-12 * P), "fair P=%d %s: %.9g us, want %.9g", P, ws[wi],
+                  f / US, want / US);
+      else /* W in between: between the two */
+        cr_expect(f >= fmin(pipe, whole) - 1e-12 && f <= fmax(pipe, whole) + 1e-12,
+                  "fair P=%d %s: %.9g us", P, ws[wi], f / US);
+    }
+  }
+}
+
 /* ----------------------------------------------------- segments=auto */
 
 /* segments=auto is within 1% of the best S of a sweep, under three
@@ -433,7 +470,7 @@ Test(errors, messages, .timeout = 10) {
   a = chain("order=list: 0, 3-1 ,4,segments=2");
   char s[256];
   cr_assert(eq(int, tutti_algo_format(a, s, sizeof s), 0));
-  cr_expect(eq(str, s, "pipelined-chain:segments=2,segment=0,order=list:0,3-1,4"));
+  cr_expect(eq(str, s, "pipelined-chain:segments=2,segment=0,order=list:0,3-1,4,window=1"));
   const tutti_algo_t *b = pick(TUTTI_COLL_BCAST, s, NULL);
   cr_expect(eq(ptr, (void *)a, (void *)b)); /* the same values: the same handle */
   cr_expect(eq(str, (char *)tutti_param_list(b, "order"), "0,3-1,4"));

@@ -303,6 +303,8 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   static const char *segment[] = {"0", "16", "1000"};
   static const char *segments[] = {"1", "2", "3", "auto"}; /* at most the 4 bytes of one int32 */
   static const char *blocks[] = {"1", "2", "3", "16", "auto"};
+  /* a window matters only with segments: each with three of them */
+  static const char *window[] = {"0,segments=3", "1,segments=3", "2,segments=3"};
   static char gen_v[3][32];
   int n = 0;
 #define COPY(arr)                                                                                  \
@@ -322,6 +324,9 @@ static int param_values(const tutti_param_desc_t *p, const char *v[8]) {
   }
   if (!strcmp(p->name, "blocks")) {
     COPY(blocks);
+  }
+  if (!strcmp(p->name, "window")) {
+    COPY(window);
   }
 #undef COPY
   if (p->type == TUTTI_PARAM_CHOICE) { /* every word; "list:" alone: build_cases adds the list */

@@ -73,7 +73,7 @@ Test(worked_examples, hockney_1us_1ns_1000B, .timeout = 60) {
   near_us(timed(8, &h, TUTTI_COLL_BCAST, bflat, 1000, TUTTI_BYTE, 0), 14, "bcast flat fifo");
   near_us(timed(8, &hf, TUTTI_COLL_BCAST, bflat, 1000, TUTTI_BYTE, 0), 8, "bcast flat fair");
   near_us(timed(8, &h, TUTTI_COLL_BCAST, bbin, 1000, TUTTI_BYTE, 0), 6, "bcast binomial fifo");
-  near_us(timed(8, &hf, TUTTI_COLL_BCAST, bbin, 1000, TUTTI_BYTE, 0), 9, "bcast binomial fair");
+  near_us(timed(8, &hf, TUTTI_COLL_BCAST, bbin, 1000, TUTTI_BYTE, 0), 6, "bcast binomial fair");
   h.eager_limit = hf.eager_limit = TUTTI_EAGER_ALL;
   double e[3];
   run_time(&h, 3, two_isends, NULL, 0, 0, e);

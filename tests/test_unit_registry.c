@@ -218,7 +218,7 @@ Test(select, choice_parameters) {
   cr_expect(eq(str, (char *)tutti_param_list(a, "order"), "2,0-1,5-3"));
   cr_expect(eq(int, (int)tutti__params(a)->segments, 4));
   cr_assert(eq(int, tutti_algo_format(a, s, sizeof s), 0));
-  cr_expect(eq(str, s, "pipelined-chain:segments=4,segment=0,order=list:2,0-1,5-3"));
+  cr_expect(eq(str, s, "pipelined-chain:segments=4,segment=0,order=list:2,0-1,5-3,window=1"));
   cr_expect(eq(int, tutti_algo_check_call(a, 6, 2, 100, NULL, err, sizeof err), 0), "%s", err);
   cr_expect(eq(int, tutti_algo_check_call(a, 6, 0, 100, NULL, err, sizeof err), TUTTI_EINVAL));
   /* a number is not a word; a list must be one */
