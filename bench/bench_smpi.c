@@ -10,8 +10,8 @@
  * path, is off), tutti with a profile of the same links (smpi/cm02.ini:
  * tree:64, --links 10us/1Gbps, LogGP with no cost at the ends, SMPI's
  * protocol: its 16-byte header, every transfer from the receive's post,
- * sends detached below 64 KiB). Both files are compiled into the command
- * and written out with the SMPI program (smpi/coll.c) when the bench runs.
+ * sends detached below 64 KiB, links shared max-min fairly). Both files are compiled into the
+ * command and written out with the SMPI program (smpi/coll.c) when the bench runs.
  *
  * The pairs. Each tutti algorithm is paired with the SMPI algorithm that
  * sends the same messages -- the same peers and sizes, in the same order
@@ -67,151 +67,117 @@ static const char *const smpi_cfg[] = {"--cfg=network/model:CM02", "--cfg=networ
                                        "--cfg=smpi/simulate-computation:0", "--cfg=smpi/wtime:0"};
 #define NCFG (sizeof smpi_cfg / sizeof *smpi_cfg)
 
-/* How SMPI sends a message where tutti's model (cm02.ini) does not, the
- * reasons a pair's times part (each checked on its smallest case). */
-#define ENV_WHY                                                                                    \
-  "SMPI puts a 16-byte envelope on every message, 0.128 us at 1 Gbps: 0.64% of an empty "          \
-  "message's 20 us alone; messages at once on one link share it, P - 1 of them (P - 1) x "         \
-  "0.128 us, the root's in and out: 3.84 us at P = 16"
-#define FAIR_WHY                                                                                   \
-  "below 64 KiB SMPI's sends return at once and share the sender's link fairly: a rank's "         \
-  "messages posted together arrive together; tutti's link carries them one after another"
-#define MATCH_WHY                                                                                  \
-  "below 64 KiB SMPI's transfer starts when the receive is posted, tutti's eager one when the "    \
-  "send is: a rank that receives from its partners one after another gets each 20 us after "       \
-  "the one before"
-
 /* A pair: the tutti algorithm (with parameters), the SMPI one, the further
- * --cfg flags SMPI needs (or NULL), why they send the same messages, and
- * why their times part where they do (NULL: not analysed). */
+ * --cfg flags SMPI needs (or NULL), and why they send the same messages
+ * in the same way. */
 struct pair {
-  const char *coll, *tutti, *smpi, *cfg[2], *why, *apart;
+  const char *coll, *tutti, *smpi, *cfg[2], *why;
 };
 
 static const struct pair pairs[] = {
-    {"bcast", "flat", "flattree", {NULL}, "the root sends to 1, 2, .., P-1 in turn", NULL},
+    {"bcast", "flat", "flattree", {NULL}, "the root posts its sends to 1, 2, .., P-1 at once"},
     {"bcast",
      "binomial",
      "binomial_tree",
      {NULL},
      "MPICH's binomial tree: from rank - 2^k (its lowest set bit), then to rank + 2^j, j < k, "
-     "farthest first",
-     NULL},
+     "farthest first, each send done before the next"},
     {"bcast",
-     "pipelined-chain:segment=8KiB",
+     "pipelined-chain:segment=8KiB,window=0",
      "NTSL",
      {NULL},
-     "a chain in rank order, 8 KiB segments (SMPI's NTSL segment), each forwarded once received",
-     FAIR_WHY ": the root's 8 KiB segments reach rank 1 all at the time of the whole message, and "
-              "so on down the chain, which does not pipeline"},
+     "a chain in rank order, 8 KiB segments (SMPI's NTSL segment), every receive and the root's "
+     "sends posted at once, each segment forwarded once received (window=0)"},
     {"bcast",
      "pipelined-chain:segment=128KiB",
      "ompi_pipeline",
      {NULL},
      "Open MPI's pipeline: a chain in rank order, 128 KiB segments (SMPI's choice for these "
-     "sizes)",
-     NULL},
+     "sizes)"},
     {"bcast",
      "scatter-allgather:allgather=ring",
      "scatter_LR_allgather",
      {NULL},
      "a binomial scatter of P blocks, then a ring allgather; SMPI's blocks are ceil(m/P) bytes, "
-     "the last shorter, tutti's differ by one byte at most: the same when P divides m",
-     FAIR_WHY ": the root's scatter messages (m/2, m/4, .., below 64 KiB at m = 64 KiB) arrive "
-              "together, the largest, which its receiver scatters on, last instead of first"},
+     "the last shorter, tutti's differ by one byte at most: the same when P divides m"},
     {"bcast",
      "scatter-allgather:allgather=recursive-doubling",
      "scatter_rdb_allgather",
      {NULL},
      "a binomial scatter, then recursive doubling of the blocks (P a power of two; tutti runs "
-     "the ring on other P)",
-     FAIR_WHY ": the root's scatter messages (m/2, m/4, .., below 64 KiB at m = 64 KiB) arrive "
-              "together, the largest, which its receiver scatters on, last instead of first"},
-    {"reduce", "flat", "flat_tree", {NULL}, "every rank sends its vector to the root", NULL},
+     "the ring on other P)"},
+    {"reduce", "flat", "flat_tree", {NULL}, "every rank sends its vector to the root"},
     {"reduce",
      "binomial",
      "binomial",
      {NULL},
-     "MPICH's binomial tree: from rank + 2^j, nearest first, then to rank - 2^k",
-     NULL},
+     "MPICH's binomial tree: from rank + 2^j, nearest first, then to rank - 2^k"},
     {"allreduce",
      "reduce-bcast",
      "redbcast",
      {"--cfg=smpi/reduce:binomial", "--cfg=smpi/bcast:binomial_tree"},
      "SMPI's redbcast is its reduce to rank 0, then its bcast: set to binomial and "
-     "binomial_tree (--cfg), tutti's binomial reduce, then binomial bcast",
-     NULL},
+     "binomial_tree (--cfg), tutti's binomial reduce, then binomial bcast"},
     {"allreduce",
      "recursive-doubling",
      "rdb",
      {NULL},
      "MPICH's recursive doubling: the P - p' extra ranks fold in and get the result back, whole "
-     "vectors exchanged with rank XOR 2^k",
-     NULL},
+     "vectors exchanged with rank XOR 2^k"},
     {"allreduce",
      "ring",
      "lr",
      {NULL},
      "a ring reduce-scatter of P blocks, then a ring allgather; SMPI's lr does the count mod P "
-     "elements left over by another allreduce: the same when P divides the count",
-     NULL},
+     "elements left over by another allreduce: the same when P divides the count"},
     {"allgather",
      "ring",
      "NTSLR",
      {NULL},
-     "each rank sends to rank + 1 the block it received last, P - 1 steps",
-     NULL},
+     "each rank sends to rank + 1 the block it received last, P - 1 steps"},
     {"allgather",
      "recursive-doubling",
      "rdb",
      {NULL},
-     "exchanges with rank XOR 2^k of 2^k blocks (P a power of two; tutti refuses others)",
-     NULL},
+     "exchanges with rank XOR 2^k of 2^k blocks (P a power of two; tutti refuses others)"},
     {"allgather",
      "bruck",
      "bruck",
      {NULL},
-     "Bruck's: to rank - 2^k the first min(2^k, P - 2^k) blocks, ceil(log2 P) rounds",
-     NULL},
+     "Bruck's: to rank - 2^k the first min(2^k, P - 2^k) blocks, ceil(log2 P) rounds"},
     {"reduce_scatter",
      "ring",
      "ompi_ring",
      {NULL},
-     "Open MPI's ring: each rank sends its partial block to rank + 1, P - 1 steps",
-     NULL},
+     "Open MPI's ring: each rank sends its partial block to rank + 1, P - 1 steps"},
     {"reduce_scatter",
      "recursive-halving",
      "ompi_basic_recursivehalving",
      {NULL},
      "Open MPI's recursive halving: the extra ranks fold in, halves exchanged with rank XOR "
-     "p'/2, .., 1, the blocks sent back",
-     NULL},
+     "p'/2, .., 1, the blocks sent back"},
     {"barrier",
      "flat",
      "ompi_basic_linear",
      {NULL},
-     "every rank sends to rank 0, which then sends to every rank",
-     ENV_WHY},
+     "every rank sends to rank 0, which posts every receive at once, then sends to every rank"},
     {"barrier",
      "binomial",
      "ompi_tree",
      {NULL},
-     "empty messages up a binomial tree to rank 0 and down it (tutti's tournament sends the "
-     "same)",
-     MATCH_WHY},
+     "empty messages up a binomial tree to rank 0, received one after the other, nearest "
+     "first, and down it (tutti's tournament sends the same)"},
     {"barrier",
      "dissemination",
      "ompi_bruck",
      {NULL},
-     "round k: to rank + 2^k, from rank - 2^k (SMPI's mpich barrier is the same)",
-     NULL},
+     "round k: to rank + 2^k, from rank - 2^k (SMPI's mpich barrier is the same)"},
     {"barrier",
      "recursive-doubling",
      "ompi_recursivedoubling",
      {NULL},
      "exchanges with rank XOR 2^k, the extra ranks folded in (SMPI's mvapich2_pair is the "
-     "same)",
-     MATCH_WHY},
+     "same)"},
 };
 #define NPAIRS (sizeof pairs / sizeof *pairs)
 
@@ -472,7 +438,6 @@ static int same_sends(const struct sends *s, const tutti_explain_t *ex, char *bu
 struct tally {
   int cases, same, close, envelope, failed;
   char far[4096]; /* the cases more than CLOSE apart */
-  unsigned char pair_far[NPAIRS];
 };
 
 /* One case on both sides, its row printed. 0, or 3 when a world fails. */
@@ -527,7 +492,6 @@ static int run_case(const struct sim *s, int pi, int P, size_t bytes, tutti_worl
         size_t len = strlen(t->far);
         snprintf(t->far + len, sizeof t->far - len, "%s%s %s P=%d %s (%+.1f%%)", len ? ", " : "",
                  pr->coll, name, P, sz, d);
-        t->pair_far[pi] = 1;
       }
     }
   }
@@ -644,12 +608,6 @@ static int run_all(const struct sim *s, const char *profile, const int *ranks, i
   printf("\n");
   if (t.close < t.same) {
     printf("more than %.0f%% apart: %s\n", CLOSE, t.far);
-    printf("why (each checked on its smallest case; the model has no envelope, no detached\n"
-           "sends, no fair sharing):\n");
-    for (size_t i = 0; i < NPAIRS; i++)
-      if (t.pair_far[i])
-        printf("  %s %s / %s: %s\n", pairs[i].coll, pairs[i].tutti, pairs[i].smpi,
-               pairs[i].apart ? pairs[i].apart : "not analysed");
   }
   return t.failed ? 3 : 0;
 }

@@ -7,13 +7,16 @@
  *   to install;
  * - with SimGrid's smpicc and smpirun, a tiny run (4 ranks, 64 KiB) has a
  *   row per bcast and barrier pair, each with a positive time on both
- *   sides and SMPI's message count, and the pairs that are one pattern at
- *   every P (binomial, dissemination) say their messages are the same; a
- *   summary closes it. No timing is asserted: the times are the two
- *   simulators' to compare, which the results page does.
+ *   sides and SMPI's message count; five pairs that send the same
+ *   messages the same way at P = 4 (flat, binomial and NTSL's chain
+ *   bcasts, the flat and dissemination barriers) say so, and their two
+ *   simulated times are within 2% (issue 39's target; both simulators
+ *   are deterministic, so this is no timing of the machine); a summary
+ *   closes it. The whole table is the results page's.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +81,13 @@ Test(bench_smpi, tiny_run_end_to_end, .timeout = 600) {
   cr_assert(eq(int, c.status, 0), "exit %d: %s", c.status, c.err);
   HAS(c.out, "SimGrid version");
   HAS(c.out, "network/model:CM02");
-  static const char *const rows[][3] = {
-      {"bcast", "flat / flattree", NULL},
-      {"bcast", "binomial / binomial_tree", "same"},
-      {"bcast", "pipelined-chain:segment=8KiB / NTSL", NULL},
-      {"barrier", "flat / ompi_basic_linear", NULL},
-      {"barrier", "dissemination / ompi_bruck", "same"},
+  /* each the same messages, sent the same way: within the 2% of issue 39 */
+  static const char *const rows[][2] = {
+      {"bcast", "flat / flattree"},
+      {"bcast", "binomial / binomial_tree"},
+      {"bcast", "pipelined-chain:segment=8KiB,window=0 / NTSL"},
+      {"barrier", "flat / ompi_basic_linear"},
+      {"barrier", "dissemination / ompi_bruck"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     double ts = 0, tt = 0;
@@ -94,7 +98,8 @@ Test(bench_smpi, tiny_run_end_to_end, .timeout = 600) {
     cr_assert(gt(dbl, ts, 0), "%s: SMPI's time", rows[i][1]);
     cr_assert(gt(dbl, tt, 0), "%s: tutti's time", rows[i][1]);
     cr_assert(gt(int, msgs, 0), "%s: SMPI's messages", rows[i][1]);
-    if (rows[i][2]) cr_assert(eq(str, verdict, (char *)rows[i][2]), "%s: %s", rows[i][1], verdict);
+    cr_assert(eq(str, verdict, "same"), "%s: %s", rows[i][1], verdict);
+    cr_assert(le(dbl, fabs(tt - ts), 0.02 * ts), "%s: tutti %g s, SMPI %g s", rows[i][1], tt, ts);
   }
   HAS(c.out, "summary: ");
   cli_free(&c);
