@@ -31,6 +31,7 @@ void cli_config(const struct cli_opts *o, tutti_config_t *cfg, size_t max_bytes)
   cfg->bind = o->bind;
   cfg->stack_size = o->stack;
   cfg->max_events = o->max_events;
+  cfg->max_memory = o->max_memory; /* 0: the runtime's own default */
   if (o->no_data) cfg->flags |= TUTTI_NO_DATA;
 }
 

@@ -126,6 +126,31 @@ Test(budget, stacks_past_the_budget_fail_before_the_run, .timeout = 60) {
   tutti_world_destroy(w);
 }
 
+/* A fiber's stack is charged at the pages a collective touches, not its
+ * reservation: 4096 fibers of 32 KiB stacks (128 MiB reserved, which
+ * the budget would refuse) run a barrier in 64 MiB, a thread's stacks
+ * are charged whole and 4096 threads are refused; the text names them. */
+static int barrier(tutti_rank_t *r, void *arg) {
+  (void)arg;
+  return tutti_barrier(r, NULL);
+}
+
+Test(budget, fiber_stacks_are_charged_as_touched, .timeout = 120) {
+  tutti_config_t c = tutti_config_default(4096);
+  c.ranks_as = TUTTI_RANKS_AS_FIBERS;
+  c.stack_size = (size_t)32 << 10;
+  c.max_memory = (uint64_t)64 << 20;
+  tutti_world_t *w = NULL;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  cr_assert(eq(int, tutti_world_run(w, barrier, NULL), 0), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+  c.ranks_as = TUTTI_RANKS_AS_THREADS;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  cr_assert(eq(int, tutti_world_run(w, barrier, NULL), TUTTI_EMEMORY));
+  cr_assert(has(tutti_world_error(w), "rank stacks would take"), "%s", tutti_world_error(w));
+  tutti_world_destroy(w);
+}
+
 /* In a child whose address space RLIMIT_AS (ulimit -v) holds to 1 GiB more
  * than it has: the automatic budget is half of that and names it, and a
  * run that would hold 4 GiB stops at it with TUTTI_EMEMORY -- as it does
