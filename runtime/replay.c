@@ -163,8 +163,17 @@ enum { AHEAD_FAR = 8, AHEAD_NEAR = 3 }; /* entries ahead: the fetch's two steps 
  * the message), nearer the messages those ops name (or the receiver), once
  * the line read for it has arrived. */
 static inline void prefetch_next(const struct sim *s) {
-  if (!s->q.n) return;
-  uint64_t k = qpeek(&s->q).k;
+  const struct queue *q = &s->q;
+  const struct hent *far = NULL, *near = NULL;
+  uint64_t k;
+  if (!q->n) return;
+  if (q->early.n) {
+    k = q->early.a[0].k;
+  } else { /* qpeek and qahead, the lowest bucket found once */
+    const struct qbucket *b = &q->b[qlowest(q)];
+    k = b->min.k;
+    if (b->sorted) far = qrun_at(b, AHEAD_FAR), near = qrun_at(b, AHEAD_NEAR);
+  }
   if (k & HK_PORT) {
     __builtin_prefetch(&s->msgs[(uint32_t)k], 1);
   } else {
@@ -172,7 +181,6 @@ static inline void prefetch_next(const struct sim *s) {
     __builtin_prefetch(&s->ranks[r], 1);
     __builtin_prefetch(s->rp->ops + s->rp->evoff[r] + (uint32_t)k);
   }
-  const struct hent *far = qahead(&s->q, AHEAD_FAR), *near = qahead(&s->q, AHEAD_NEAR);
   if (far) {
     if (far->k & HK_PORT) {
       __builtin_prefetch(&s->msgs[(uint32_t)far->k], 1);

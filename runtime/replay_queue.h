@@ -166,18 +166,23 @@ static inline struct hent qpeek(const struct queue *q) {
   return q->early.n ? q->early.a[0] : q->b[qlowest(q)].min;
 }
 
-/* The entry d places after the next one, when the next ones are a run's
- * (so that they are taken in this order unless something earlier is
- * pushed meanwhile); NULL when that is not known cheaply. */
-static inline const struct hent *qahead(const struct queue *q, uint32_t d) {
-  if (q->early.n || !q->n) return NULL;
-  const struct qbucket *b = &q->b[qlowest(q)];
-  if (!b->sorted) return NULL;
+/* Entry d of bucket b's run counted from its next one (d = 0), or NULL
+ * past its end. The run's entries are taken in this order unless
+ * something earlier is pushed meanwhile. */
+static inline const struct hent *qrun_at(const struct qbucket *b, uint32_t d) {
   const struct qchunk *c = b->head;
   uint32_t j = b->first + d;
   if (j < c->n) return &c->e[j];
   j -= c->n;
   return c->next && j < c->next->n ? &c->next->e[j] : NULL;
+}
+
+/* The entry d places after the next one, when the next ones are a run's;
+ * NULL when that is not known cheaply. */
+static inline const struct hent *qahead(const struct queue *q, uint32_t d) {
+  if (q->early.n || !q->n) return NULL;
+  const struct qbucket *b = &q->b[qlowest(q)];
+  return b->sorted ? qrun_at(b, d) : NULL;
 }
 
 static inline void qempty(struct queue *q, unsigned i) {
