@@ -100,8 +100,10 @@
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
  * checking the logs, replay_prep.c) rather than the 24-byte log entry, and a WAIT names
  * its message directly. It is bound by memory latency (ranks interleave in
- * time), so a woken rank, the queue's next entry and the messages a rank is
- * about to touch are prefetched, and the big arrays ask for huge pages.
+ * time), so what is read next is prefetched: a woken rank, the queue's
+ * next entry (and, in a run, the entries a few places further), the
+ * messages a rank is about to touch, and -- as a rank stops -- what it
+ * reads when it resumes; the big arrays ask for huge pages.
  *
  * Memory: the replay state is 8 B per event (ops) + 64 B per message +
  * 64 B per rank (freed at the end) + the queue (16 B an activity pending:
