@@ -100,8 +100,10 @@
  * Speed: the simulation reads an 8-byte op per event (RPO_*, built while
  * checking the logs, replay_prep.c) rather than the 24-byte log entry, and a WAIT names
  * its message directly. It is bound by memory latency (ranks interleave in
- * time), so a woken rank, the queue's next entry and the messages a rank is
- * about to touch are prefetched, and the big arrays ask for huge pages.
+ * time), so what is read next is prefetched: a woken rank, the queue's
+ * next entry (and, in a run, the entries a few places further), the
+ * messages a rank is about to touch, and -- as a rank stops -- what it
+ * reads when it resumes; the big arrays ask for huge pages.
  *
  * Memory: the replay state is 8 B per event (ops) + 64 B per message +
  * 64 B per rank (freed at the end) + the queue (16 B an activity pending:
@@ -154,17 +156,53 @@ int tutti__replay_fail(struct sim *s, int err, const char *fmt, ...) {
   return s->err = err;
 }
 
-/* The queue's next entry will most likely be handled next: start fetching
- * what it reads (the simulation is bound by memory latency). */
+enum { AHEAD_FAR = 8, AHEAD_NEAR = 3 }; /* entries ahead: the fetch's two steps */
+
+/* The queue's next entries will most likely be handled next: start fetching
+ * what they read (the simulation is bound by memory latency). The next
+ * one's rank or message; and when the next ones are a run (replay_queue.h),
+ * further ahead in two steps: far ahead the rank and its line of ops (or
+ * the message), nearer the messages those ops name (or the receiver), once
+ * the line read for it has arrived. */
 static inline void prefetch_next(const struct sim *s) {
-  if (!s->q.n) return;
-  uint64_t k = qpeek(&s->q).k;
+  const struct queue *q = &s->q;
+  const struct hent *far = NULL, *near = NULL;
+  uint64_t k;
+  if (!q->n) return;
+  if (q->early.n) {
+    k = q->early.a[0].k;
+  } else { /* qpeek and qahead, the lowest bucket found once */
+    const struct qbucket *b = &q->b[qlowest(q)];
+    k = b->min.k;
+    if (b->sorted) far = qrun_at(b, AHEAD_FAR), near = qrun_at(b, AHEAD_NEAR);
+  }
   if (k & HK_PORT) {
     __builtin_prefetch(&s->msgs[(uint32_t)k], 1);
   } else {
     uint32_t r = (uint32_t)(k >> 32);
     __builtin_prefetch(&s->ranks[r], 1);
     __builtin_prefetch(s->rp->ops + s->rp->evoff[r] + (uint32_t)k);
+  }
+  if (far) {
+    if (far->k & HK_PORT) {
+      __builtin_prefetch(&s->msgs[(uint32_t)far->k], 1);
+    } else {
+      uint32_t r = (uint32_t)(far->k >> 32);
+      __builtin_prefetch(&s->ranks[r], 1);
+      __builtin_prefetch(s->rp->ops + s->rp->evoff[r] + (uint32_t)far->k);
+    }
+  }
+  if (near) {
+    if (near->k & HK_PORT) {
+      if ((uint32_t)near->k != NONE) /* not fair's refill (replay_fair.c) */
+        __builtin_prefetch(&s->ranks[s->msgs[(uint32_t)near->k].dst], 1);
+    } else {
+      uint32_t r = (uint32_t)(near->k >> 32);
+      const uint64_t *op = s->rp->ops + s->rp->evoff[r];
+      uint32_t pos = (uint32_t)near->k, n = (uint32_t)(s->rp->evoff[r + 1] - s->rp->evoff[r]);
+      for (uint32_t i = pos; i < pos + 3 && i < n; i++)
+        if (RPO_KIND(op[i]) <= RPO_WAIT_RECV) __builtin_prefetch(&s->msgs[RPO_ID(op[i])], 1);
+    }
   }
 }
 
@@ -439,6 +477,23 @@ static inline int post_recv(struct sim *s, int src, uint32_t id, tutti__tu_t C) 
   return qpush(&s->q, ctl_at(s, src, msg, req, C), hkey_port(src, id));
 }
 
+/* A rank stops at pos (it waits, or yields): what it reads when it
+ * resumes is in cache now (its ops) or can be fetched now (the messages
+ * they name, its next line of ops), long before it is taken again -- the
+ * ranks interleave at random, so no hardware prefetcher sees the pattern. */
+static inline void suspend_prefetch(const struct sim *s, const uint64_t *ops, uint32_t pos,
+                                    uint32_t n) {
+  uint32_t end = pos + 4 < n ? pos + 4 : n;
+  uintptr_t line = (uintptr_t)&ops[pos] >> 6;
+  for (uint32_t i = pos + 1; i < end; i++) {
+    if ((uintptr_t)&ops[i] >> 6 != line) { /* not read yet: fetched, read at resume */
+      __builtin_prefetch(&ops[i]);
+      break;
+    }
+    if (RPO_KIND(ops[i]) <= RPO_WAIT_RECV) __builtin_prefetch(&s->msgs[RPO_ID(ops[i])], 1);
+  }
+}
+
 /* A RANK activity: run rank r's log from where it stopped. Only its posts
  * (SEND, RECV) are seen by others and must come in (clock, rank) order:
  * before one, the rank yields if its clock has moved past the queue's next
@@ -516,6 +571,7 @@ static int run_rank(struct sim *s, int r) {
   }
   R->clock = C;
   R->pos = pos;
+  suspend_prefetch(s, ops, pos, n);
   return rc;
 }
 

@@ -36,8 +36,11 @@ struct heap { /* a binary heap */
   size_t n, cap;
 };
 
-#define QBUCKETS 193 /* 1 + 64 digits x 3 values (replay_queue.h) */
-#define QCHUNK 127   /* entries a chunk: 2 KiB with its header */
+#define QDIGIT 4                                    /* bits a digit (replay_queue.h) */
+#define QWAYS (1u << QDIGIT)                        /* values a digit */
+#define QBUCKETS (1 + (128 / QDIGIT) * (QWAYS - 1)) /* 1 + 32 digits x 15 values */
+#define QWORDS ((QBUCKETS + 63) / 64)               /* of the nonempty bitmap */
+#define QCHUNK 127                                  /* entries a chunk: 2 KiB with its header */
 
 struct qchunk {
   struct qchunk *next;
@@ -55,8 +58,8 @@ struct qbucket {
 /* The event queue (replay_queue.h): a radix heap of (t, k) over the
  * buckets b, and early for the entries below last. */
 struct queue {
-  struct hent last;     /* no entry of the buckets is below it */
-  uint64_t nonempty[4]; /* bit i: b[i] holds entries */
+  struct hent last;          /* no entry of the buckets is below it */
+  uint64_t nonempty[QWORDS]; /* bit i: b[i] holds entries */
   struct qbucket b[QBUCKETS];
   struct heap early;
   struct qchunk *spare; /* chunks free for any bucket */

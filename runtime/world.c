@@ -149,12 +149,17 @@ int tutti_world_create(tutti_world_t **out, const tutti_config_t *cfg) {
   w->asym = !fibers && w->nranks <= ncpu && tutti__membarrier_ready();
   /* The ranks in one mapping, zeroed by the kernel: one call instead of an
    * allocation and a free a rank, and no allocator headers between them
-   * (fewer pages to touch). */
+   * (fewer pages to touch). Every rank is initialized right away, so all
+   * of it is touched: in huge pages where the kernel allows them (advice,
+   * mm/transparent_hugepage), a fault every 2 MiB, not every 4 KiB. */
   w->ranks = calloc((size_t)w->nranks, sizeof *w->ranks);
   if (!w->ranks) goto nomem;
   size_t len = (size_t)w->nranks * sizeof *w->rank_store;
   void *store = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (store == MAP_FAILED) goto nomem;
+#ifdef MADV_HUGEPAGE
+  if (len >= (size_t)4 << 20) madvise(store, len, MADV_HUGEPAGE); /* failure is harmless */
+#endif
   w->rank_store = store, w->rank_store_len = len;
   for (int i = 0; i < w->nranks; i++) {
     w->ranks[i] = &w->rank_store[i];

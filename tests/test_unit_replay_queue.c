@@ -1,9 +1,10 @@
 /*
  * test_unit_replay_queue.c -- the replay's event queue (runtime/
  * replay_queue.h) against a plain sorted reference: every entry comes out
- * in (time, key) order, qpeek shows the entry qpop then takes, and the
- * chunks of emptied buckets are reused, so the queue's memory follows its
- * live entries. The sequences are driven the way the replay drives it:
+ * in (time, key) order, qpeek shows the entry qpop then takes, qahead
+ * (where it answers) the one taken d takes later, and the chunks of
+ * emptied buckets are reused, so the queue's memory follows its live
+ * entries. The sequences are driven the way the replay drives it:
  * each push no earlier than the entry last taken, except a few equal-time
  * pushes of a lower key (rule 8's zero-cost wake-ups, the `early` heap).
  */
@@ -111,6 +112,40 @@ Test(replay_queue, one_time_runs_and_reversed, .timeout = 30) {
   while (r.n) take(&q, &r);
   qfree(&q);
   free(r.a);
+}
+
+/* qahead(d), where it answers, names the entry taken d takes after the
+ * next one when nothing is pushed meanwhile -- within a run, across its
+ * chunks, and among entries moved down. */
+static void check_ahead(struct queue *q, struct ref *r, uint32_t d) {
+  while (r->n > d) {
+    const struct hent *a = qahead(q, d);
+    if (!a) {
+      take(q, r);
+      continue;
+    }
+    struct hent want = *a;
+    for (uint32_t i = 0; i < d; i++) take(q, r);
+    struct hent got = take(q, r);
+    cr_assert(eq(u64, got.t, want.t));
+    cr_assert(eq(u64, got.k, want.k));
+  }
+  while (r->n) take(q, r);
+}
+
+Test(replay_queue, ahead_names_what_is_taken_later, .timeout = 30) {
+  static const uint32_t ds[] = {1, 3, 8, 200};
+  uint64_t seed = 7;
+  for (size_t j = 0; j < sizeof ds / sizeof ds[0]; j++) {
+    struct queue q = {0};
+    struct ref r = {malloc(4000 * sizeof *r.a), 0};
+    for (uint64_t i = 0; i < 1000; i++) push(&q, &r, 5, i << 32);                   /* a run */
+    for (uint64_t i = 0; i < 1000; i++) push(&q, &r, 6 + xorshift(&seed) % 999, i); /* not */
+    cr_assert(ne(ptr, (void *)qahead(&q, ds[j]), NULL), "a run's entries are known ahead");
+    check_ahead(&q, &r, ds[j]);
+    qfree(&q);
+    free(r.a);
+  }
 }
 
 /* A stream that keeps 1000 entries pending through 10^6 takes holds the
