@@ -131,7 +131,7 @@ int tutti__cpus(void) {
  * of at least THREADS_BYTES per rank on THREADS_RANKS to THREADS_MAX
  * ranks. */
 #define THREADS_BYTES ((size_t)1 << 20)
-#define THREADS_RANKS 8
+#define THREADS_RANKS 32
 #define THREADS_MAX 1024
 
 int tutti_ranks_as_choose(int nranks, size_t max_bytes, int ncpu) {
@@ -140,8 +140,10 @@ int tutti_ranks_as_choose(int nranks, size_t max_bytes, int ncpu) {
    * with the message in its cache; a thread that waits sleeps and is
    * woken by the kernel, tens of microseconds across cores. That is
    * paid back only where copies of a megabyte or more run on several
-   * cores at once, and a tree's rounds have several of them (8 ranks and
-   * more: 4 at once in a binomial tree's last round). Past 1024 ranks the
+   * cores at once, and a call has many of them at once: 32 ranks and more
+   * (16 at once in a binomial tree's last round; with fewer, one worker's
+   * copies, each into a cache the last one warmed, keep up with two
+   * cores' and their wake-ups). Past 1024 ranks the
    * fibers have a worker thread per 1024 (world.c), on several cores
    * too, and threads near the system's limits on them. */
   bool threads =

@@ -380,7 +380,7 @@ Test(config, a_world_runs_with_what_the_check_read, .init = clean_env, .timeout 
 
 /* ------------------------------------------------------- tutti's choice */
 
-static const int Ps[] = {1, 2, 3, 4, 7, 8, 9, 16, 64, 1024, 1025, 4096, 1 << 20};
+static const int Ps[] = {1, 2, 3, 4, 7, 8, 9, 16, 31, 32, 64, 1024, 1025, 4096, 1 << 20};
 static const size_t Ms[] = {0, 8, 64 << 10, (1 << 20) - 1, 1 << 20, (size_t)1 << 30, SIZE_MAX};
 static const int Cpus[] = {1, 2, 3, 8, 64, 1024};
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -426,7 +426,7 @@ Test(ranks_as, the_choice_follows_its_documented_rule, .init = clean_env, .timeo
       int was_threads = 0;
       for (size_t m = 0; m < N(Ms); m++) {
         int a = tutti_ranks_as_choose(Ps[p], Ms[m], Cpus[c]);
-        if (Ms[m] < (1 << 20) || Ps[p] < 8 || Cpus[c] < 2)
+        if (Ms[m] < (1 << 20) || Ps[p] < 32 || Cpus[c] < 2)
           cr_expect(eq(int, a, TUTTI_RANKS_AS_FIBERS), "P=%d m=%zu ncpu=%d", Ps[p], Ms[m], Cpus[c]);
         if (was_threads)
           cr_expect(eq(int, a, TUTTI_RANKS_AS_THREADS), "P=%d m=%zu ncpu=%d: fibers again", Ps[p],
@@ -434,7 +434,8 @@ Test(ranks_as, the_choice_follows_its_documented_rule, .init = clean_env, .timeo
         was_threads = a == TUTTI_RANKS_AS_THREADS;
       }
     }
-  cr_expect(eq(int, tutti_ranks_as_choose(16, 1 << 20, 2), TUTTI_RANKS_AS_THREADS));
-  cr_expect(eq(int, tutti_ranks_as_choose(16, 64 << 10, 2), TUTTI_RANKS_AS_FIBERS));
+  cr_expect(eq(int, tutti_ranks_as_choose(32, 1 << 20, 2), TUTTI_RANKS_AS_THREADS));
+  cr_expect(eq(int, tutti_ranks_as_choose(16, 1 << 20, 2), TUTTI_RANKS_AS_FIBERS));
+  cr_expect(eq(int, tutti_ranks_as_choose(32, 64 << 10, 2), TUTTI_RANKS_AS_FIBERS));
   cr_expect(eq(int, tutti_ranks_as_choose(2, 1 << 20, 2), TUTTI_RANKS_AS_FIBERS));
 }

@@ -86,7 +86,7 @@ enum tutti_ranks_as {
  * a pure function of its arguments. max_bytes: the bytes per rank of the
  * largest call the ranks will make (0: unknown, or none moved, as in a
  * timing-only run); ncpu: the CPUs the ranks may use (<= 0: those this
- * process may use now). Threads for calls of 1 MiB per rank or more on 8
+ * process may use now). Threads for calls of 1 MiB per rank or more on 32
  * to 1024 ranks and 2 CPUs or more: there the copies of a call run on
  * several cores at once, which pays for the threads' wake-ups. Else
  * fibers, on one worker thread per 1024 ranks (tutti_config_t.workers):
