@@ -30,10 +30,9 @@
  * The pipeline: with window=W (default 1) a rank keeps at most W sends
  * in flight and W+1 receives posted (segments k+1 .. k+W+1 while it
  * forwards k; window=0: every segment), so no posting waits on the rank's
- * own progress:
- * under Hockney (all rendezvous) link i starts segment k at max(end of k
- * on link i-1, end of k-1 on link i), whatever W, since a port or link
- * serves one message at a time. W = 1 is the paper's pipeline; W = 0
+ * own progress: under Hockney (all rendezvous) link i starts segment k at
+ * max(end of k on link i-1, end of k-1 on link i), whatever W, since a
+ * port or link serves one message at a time. W = 1 is the paper's pipeline; W = 0
  * posts every segment at once, as SMPI's NTSL does (bcast-NTSL.cpp:
  * every irecv first, an isend as each segment arrives, the root's isends
  * all at once). They differ where messages share bandwidth (runtime/
