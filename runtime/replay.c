@@ -599,18 +599,14 @@ static int check_finished(struct sim *s) {
 
 /* ------------------------------------------------------------------ API */
 
-void tutti__replay_free(struct tutti_replay *rp) {
-  if (!rp) return;
-  free(rp->logs);
-  free(rp->evoff);
-  free(rp->ops);
-  free(rp->msgs);
-  free(rp->calls);
-  free(rp->rank_last_call);
-  free(rp->rank_end);
-  tutti_linkset_free(rp->links);
-  free(rp->hops);
-  free(rp);
+/* The simulation's own state, none of it in the result. */
+static void sim_free(struct sim *s) {
+  qfree(&s->q);
+  free(s->ranks);
+  free(s->calls);
+  free(s->last_call);
+  free(s->owner);
+  tutti__fair_free(s->fair);
 }
 
 int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
@@ -676,14 +672,8 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
     c->finish_max = tutti__tu_to_s(u->finish_max);
     c->time = tutti__tu_to_s(u->finish_max - u->entry_max); /* exact difference */
   }
-  rp->state_bytes += s.q.bytes;
-  qfree(&s.q);
-  free(s.ranks);
-  free(s.calls);
-  free(s.last_call);
-  free(s.owner);
-  rp->state_bytes += tutti__fair_bytes(s.fair);
-  tutti__fair_free(s.fair);
+  rp->state_bytes += s.q.bytes + tutti__fair_bytes(s.fair);
+  sim_free(&s);
   rp->hops = s.hops;
   rp->nhops = s.nhops;
   rp->wall_time = tutti__now() - t0;
@@ -694,12 +684,7 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
 nomem:
   fail(&s, TUTTI_ENOMEM, "out of memory (%llu events)", (unsigned long long)rp->events);
 out:
-  qfree(&s.q);
-  free(s.ranks);
-  free(s.calls);
-  free(s.last_call);
-  free(s.owner);
-  tutti__fair_free(s.fair);
+  sim_free(&s);
   free(s.hops);
   tutti__replay_free(s.rp);
   return s.err;

@@ -7,7 +7,8 @@
  * that carry one rank's messages only. Every error names the rank and the
  * event; the first in rank and event order is the one reported. The logs
  * are read, never written. With millions of events the pass runs on one
- * thread per CPU (first touching memory is most of its cost).
+ * thread per CPU (first touching memory is most of its cost). What it
+ * makes, tutti__replay_free frees.
  */
 #include "replay_sim.h"
 
@@ -484,4 +485,18 @@ int tutti__replay_prepare(struct sim *s, const tutti_model_t *m, int nranks,
   return 0;
 nomem:
   return fail(s, TUTTI_ENOMEM, "out of memory (%llu events)", (unsigned long long)rp->events);
+}
+
+void tutti__replay_free(struct tutti_replay *rp) {
+  if (!rp) return;
+  free(rp->logs);
+  free(rp->evoff);
+  free(rp->ops);
+  free(rp->msgs);
+  free(rp->calls);
+  free(rp->rank_last_call);
+  free(rp->rank_end);
+  tutti_linkset_free(rp->links);
+  free(rp->hops);
+  free(rp);
 }
