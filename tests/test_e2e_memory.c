@@ -191,10 +191,15 @@ Test(buffers, a_run_holds_its_buffers_and_little_more, .timeout = 300) {
 }
 
 /* The algorithms whose messages need more than 1.3 times their users'
- * buffers, and the bound each keeps (why: each algorithm's header
- * comment; the tree gathers and scatters and exscan's binomial reach 1.3
- * in some runs and not in others, as ranks finish and free their
- * buffers sooner or later). Every other algorithm keeps 1.3. */
+ * buffers, and the bound each keeps: what the algorithm's scratch holds
+ * at worst, plus 0.1 for the process itself. Most hold it at once on
+ * every rank. The tree gathers and scatters hold a subtree's blocks
+ * while they pass through, so their peak depends on how the ranks' runs
+ * overlap: each block sits in at most two ranks' scratch at once, two
+ * only while one copies it to the other, so the scratch is at most
+ * 2 (P-1) blocks beside the 2 P of the users' buffers; how near a run
+ * comes to that depends on the machine's cores and load.
+ * Every other algorithm keeps 1.3. */
 static const struct {
   const char *coll, *algo;
   double bound;
@@ -202,11 +207,11 @@ static const struct {
     {"allreduce", "recursive-doubling", 1.6}, /* the vector received, beside in and out */
     {"scan", "recursive-doubling", 1.6},      /* the window received */
     {"exscan", "recursive-doubling", 2.1},    /* the window and the one received */
-    {"exscan", "binomial", 1.5},              /* the prefix beside the result */
-    {"gather", "binomial", 1.6},              /* subtrees forwarded whole */
-    {"gather", "lambda-tree", 1.6},
-    {"scatter", "binomial", 1.6},
-    {"scatter", "lambda-tree", 1.6},
+    {"exscan", "binomial", 1.6},              /* the prefix beside the result */
+    {"gather", "binomial", 2.1},              /* subtrees forwarded whole */
+    {"gather", "lambda-tree", 2.1},
+    {"scatter", "binomial", 2.1},
+    {"scatter", "lambda-tree", 2.1},
     {"reduce_scatter", "recursive-halving", 1.85}, /* 3/4 of the P blocks */
 };
 
