@@ -96,8 +96,9 @@ static void print_split(const struct cli_result *res) {
   printf("; %llu wake-ups, %llu sleeps", (unsigned long long)res->stats.wakeups,
          (unsigned long long)res->stats.sleeps);
   if (res->stats.workers > 0)
-    printf("; fibers on %d worker thread%s", res->stats.workers,
-           res->stats.workers == 1 ? "" : "s");
+    printf("; fibers on %d worker thread%s, %llu stack%s", res->stats.workers,
+           res->stats.workers == 1 ? "" : "s", (unsigned long long)res->stats.stacks,
+           res->stats.stacks == 1 ? "" : "s");
   printf("\n");
 }
 
@@ -302,7 +303,8 @@ void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti
   cli_json_num(f, res->ranks_cpu);
   fputs(",\"check_cpu_time\":", f);
   cli_json_num(f, res->check_cpu);
-  fprintf(f, ",\"workers\":%d", res->stats.workers);
+  fprintf(f, ",\"workers\":%d,\"stacks\":%llu", res->stats.workers,
+          (unsigned long long)res->stats.stacks);
   fprintf(f, ",\"wakeups\":%llu,\"sleeps\":%llu", (unsigned long long)res->stats.wakeups,
           (unsigned long long)res->stats.sleeps);
   fprintf(f, ",\"verified\":%s,\"no_data\":%s",

@@ -19,17 +19,35 @@
  * algorithms pair most, share a worker and its cache) and each worker alone
  * resumes its fibers, so a fiber's context is never touched by two threads.
  *
- * The run queue is a wait-free concurrent queue (urcu's wfcqueue, as the
- * inboxes): wakers on any worker push, the worker alone pops. `queued`
- * keeps a rank in it at most once. With one worker, whose thread is the
- * only one that runs, a waker pushes with plain stores. A wake-up may be
- * stale (the fiber saw its doorbell cleared and went on before it was
+ * What a worker runs next (next_to_run): a rank one of its own ranks
+ * woke, the last woken first; then one another worker woke (the run
+ * queue); then one that yielded for its eager buffers, the last first;
+ * then one of its ranks that has not started; then one that yielded to
+ * every other, the first first. The run queue is a wait-free concurrent
+ * queue (urcu's wfcqueue, as the inboxes): wakers on any worker push, the
+ * worker alone pops; the other lists are the worker's own. `queued` keeps
+ * a rank in one of them at most once. With one worker, whose thread is
+ * the only one that runs, a waker pushes with plain stores. A wake-up may
+ * be stale (the fiber saw its doorbell cleared and went on before it was
  * resumed); it then finds its doorbell nonzero again and suspends, so
  * stale runs are harmless.
  * A worker with nothing to run polls its queue briefly while another
  * worker runs (IDLE_POLLS), then sleeps on its `idle` futex: idle = 1,
  * full barrier, re-check the queue; a waker pushes (a full barrier) and
  * clears idle if set -- one of the two sees the other.
+ *
+ * Starting. A fiber gets its stack when it first runs and gives it back
+ * when it ends: the next fiber its worker starts takes it (fiber_make), so
+ * a run touches the stacks of the fibers alive at once, not one a rank.
+ * Its first message makes an unstarted fiber runnable (wake, wait.h:
+ * doorbell TUTTI__UNSTARTED), a rank about to wait for one that has not
+ * started starts it (tutti__block, tutti_test), and the last woken runs
+ * first: work goes depth first, a rank runs on as soon as it has
+ * something to do, and one that would only wait is started only when its
+ * worker has nothing else. A binomial broadcast then holds the stacks
+ * along one path of its tree, some log2 P, where starting every fiber
+ * first would hold all P. A yield that waits for anything (a poll, a
+ * gate) goes after the unstarted ranks, which may be what it waits for.
  *
  * Context switching is boost.context's make_fcontext/jump_fcontext (a few
  * instructions, no system call: Debian's libboost-context-dev) when the
@@ -93,6 +111,10 @@ fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 #define CANARY_WORDS 8
 #define CANARY_EVERY 64 /* with guard pages, switches between checks */
 
+struct fifo {
+  struct tutti_rank *first, *last; /* linked by next_woken */
+};
+
 struct tutti_worker {
   struct __cds_wfcq_head head TUTTI_ALIGNED; /* the run queue */
   struct cds_wfcq_tail tail TUTTI_ALIGNED;
@@ -105,7 +127,14 @@ struct tutti_worker {
   int nall;
   pthread_t thread;
   bool started;
-  int first, n, live; /* its ranks [first, first + n), those not ended */
+  int first, n, live;           /* its ranks [first, first + n), those not ended */
+  int next;                     /* ranks before first + next were started or queued */
+  int fresh;                    /* stack slots first .. first + fresh - 1 have been used */
+  int nfree;                    /* ... of which these are free again, the last freed first */
+  int *free_slots;              /* room for n */
+  struct tutti_rank *woken;     /* ranks its own ranks woke, the last woken first */
+  struct tutti_rank *throttled; /* ranks that yielded for their buffers, the last first */
+  struct fifo yielded;          /* ranks that yielded to every other (after) */
   struct tutti_rank *cur;
   void *scratch_kept[TUTTI__SCRATCH_KEEP]; /* blocks its ranks freed (scratch.c) */
   sigjmp_buf overflow;                     /* where the SIGSEGV handler returns to */
@@ -134,9 +163,12 @@ struct tutti_rank *tutti__fiber_current(void) {
   return self ? self->cur : NULL;
 }
 
+/* A fiber's stack is the slot it was given when it started; a rank
+ * thread's is the slot of its rank. */
 static char *stack_lo(const struct tutti_rank *r) {
   const struct tutti_world *w = r->world;
-  return w->stacks + (size_t)r->rank * w->stack_slot + w->stack_guard;
+  size_t slot = (size_t)(w->fibers ? r->slot : r->rank);
+  return w->stacks + slot * w->stack_slot + w->stack_guard;
 }
 
 #define CANARY_BYTES (CANARY_WORDS * sizeof(uint64_t))
@@ -245,26 +277,66 @@ static void futex(int32_t *addr, int op, int32_t val) {
   syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
 }
 
-void tutti__fiber_ready(struct tutti_rank *r, bool local) {
-  struct tutti_worker *k = r->worker;
+/* Whether r was queued already; else it is now, in neither list yet. */
+static bool claim(struct tutti_rank *r, bool alone) {
+  if (!alone) return __atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&r->queued, __ATOMIC_RELAXED)) return true;
+  __atomic_store_n(&r->queued, 1, __ATOMIC_RELAXED);
+  return false;
+}
+
+/* r onto its worker's run queue, from k's own thread (local) or any. */
+static void push_queue(struct tutti_worker *k, struct tutti_rank *r, bool local) {
   if (local && tutti__one_thread(r->world)) {
-    if (__atomic_load_n(&r->queued, __ATOMIC_RELAXED)) return;
-    __atomic_store_n(&r->queued, 1, __ATOMIC_RELAXED);
     wfcq_append_alone(&k->tail, &r->runq);
     return;
   }
-  if (__atomic_exchange_n(&r->queued, 1, __ATOMIC_SEQ_CST)) return; /* already queued */
   cds_wfcq_node_init(&r->runq);
   cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
-  if (local) return;                       /* the caller runs on k: k is not idle */
+}
+
+void tutti__fiber_ready(struct tutti_rank *r, bool local) {
+  struct tutti_worker *k = r->worker;
+  if (claim(r, local && tutti__one_thread(r->world))) return; /* already queued */
+  if (local) { /* the caller runs on k: k is not idle, and alone touches `woken` */
+    r->next_woken = k->woken;
+    k->woken = r;
+    return;
+  }
+  push_queue(k, r, false);
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the push, before reading idle */
   if (__atomic_load_n(&k->idle, __ATOMIC_SEQ_CST) == 1 &&
       __atomic_exchange_n(&k->idle, 0, __ATOMIC_SEQ_CST) == 1)
     futex(&k->idle, FUTEX_WAKE_PRIVATE, 1);
 }
 
+void tutti__fiber_start_soon(struct tutti_rank *waker, struct tutti_rank *r) {
+  int32_t unstarted = TUTTI__UNSTARTED; /* else its worker started it, or another waker queued it */
+  if (__atomic_compare_exchange_n(&r->doorbell, &unstarted, 0, false, __ATOMIC_SEQ_CST,
+                                  __ATOMIC_SEQ_CST))
+    tutti__fiber_ready(r, waker && waker->world->fibers && waker->worker == r->worker);
+}
+
+static void fifo_push(struct fifo *f, struct tutti_rank *r) {
+  r->next_woken = NULL;
+  *(f->first ? &f->last->next_woken : &f->first) = r;
+  f->last = r;
+}
+
+static struct tutti_rank *fifo_pop(struct fifo *f) {
+  struct tutti_rank *r = f->first;
+  if (r) f->first = r->next_woken;
+  return r;
+}
+
 void tutti__fiber_yield(struct tutti_rank *r) {
-  tutti__fiber_ready(r, true);
+  if (!claim(r, tutti__one_thread(r->world))) fifo_push(&r->worker->yielded, r);
+  tutti__fiber_suspend(r);
+}
+
+void tutti__fiber_yield_to_started(struct tutti_rank *r) {
+  struct tutti_worker *k = r->worker;
+  if (!claim(r, tutti__one_thread(r->world))) r->next_woken = k->throttled, k->throttled = r;
   tutti__fiber_suspend(r);
 }
 
@@ -369,9 +441,14 @@ void tutti__segv_install(void) {
 
 /* --------------------------------------------------------------- workers */
 
+/* r's stack, as it starts: the slot its worker's last ended fiber left,
+ * else a slot of the worker's range not used yet. */
 static void fiber_make(struct tutti_worker *k, struct tutti_rank *r) {
-  r->fdone = false;
-  r->queued = 1;
+  r->slot = k->nfree ? k->free_slots[--k->nfree] : k->first + k->fresh++;
+#ifdef TUTTI_ASAN
+  /* the frames its last fiber left on it when it ended never returned */
+  __asan_unpoison_memory_region(stack_lo(r), stack_size(r->world));
+#endif
   uint64_t *c = canary_of(r);
   for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
 #ifdef TUTTI_HAVE_FCONTEXT
@@ -390,8 +467,41 @@ static void fiber_make(struct tutti_worker *k, struct tutti_rank *r) {
 #else
   r->san_fiber = NULL;
 #endif
-  cds_wfcq_node_init(&r->runq);
-  cds_wfcq_enqueue(&k->head, &k->tail, &r->runq);
+}
+
+/* The next of k's ranks that nothing has started or queued yet, started
+ * by k now; NULL when there is none. */
+static struct tutti_rank *next_unstarted(struct tutti_worker *k) {
+  while (k->next < k->n) {
+    struct tutti_rank *r = k->world->ranks[k->first + k->next++];
+    int32_t unstarted = TUTTI__UNSTARTED;
+    if (__atomic_compare_exchange_n(&r->doorbell, &unstarted, 0, false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST))
+      return r;
+  }
+  return NULL;
+}
+
+/* What k runs next: a rank its ranks woke, the last first; one other
+ * workers woke; one that yielded for its buffers; one not started yet;
+ * one that yielded to all. NULL: none. */
+static struct tutti_rank *next_to_run(struct tutti_worker *k) {
+  for (;;) {
+    struct cds_wfcq_node *n;
+    struct tutti_rank *r = NULL;
+    if ((r = k->woken))
+      k->woken = r->next_woken;
+    else if ((n = __cds_wfcq_dequeue_blocking(&k->head, &k->tail)))
+      r = caa_container_of(n, struct tutti_rank, runq);
+    else if ((r = k->throttled))
+      k->throttled = r->next_woken;
+    else if ((r = next_unstarted(k)))
+      return r;
+    else if (!(r = fifo_pop(&k->yielded)))
+      return NULL;
+    __atomic_store_n(&r->queued, 0, __ATOMIC_SEQ_CST); /* a wake-up from now on queues it again */
+    if (!r->fdone) return r;                           /* else a stale wake-up of an ended rank */
+  }
 }
 
 void **tutti__fiber_kept(struct tutti_rank *r) {
@@ -410,8 +520,8 @@ static void *worker_main(void *arg) {
 #ifdef TUTTI_TSAN
   k->tsan_sched = __tsan_get_current_fiber();
 #endif
-  for (int i = k->first; i < k->first + k->n; i++) fiber_make(k, w->ranks[i]);
   k->live = k->n;
+  k->free_slots = malloc((size_t)k->n * sizeof *k->free_slots); /* NULL: no slot is reused */
   if (sigsetjmp(k->overflow, 1)) { /* on_segv: k->cur ran into its guard page */
 #ifdef TUTTI_TSAN
     __tsan_switch_to_fiber(k->tsan_sched, 0);
@@ -422,24 +532,28 @@ static void *worker_main(void *arg) {
     k->live--;
   }
   while (k->live > 0) {
-    struct cds_wfcq_node *n = __cds_wfcq_dequeue_blocking(&k->head, &k->tail);
-    if (!n) {
+    struct tutti_rank *r = next_to_run(k);
+    if (!r) {
       idle_wait(k);
       continue;
     }
-    struct tutti_rank *r = caa_container_of(n, struct tutti_rank, runq);
-    __atomic_store_n(&r->queued, 0, __ATOMIC_SEQ_CST); /* a wake-up from now on pushes it again */
-    if (r->fdone) continue;                            /* a stale wake-up of an ended rank */
+    if (r->slot < 0) fiber_make(k, r);
     resume(k, r);
     bool due = r->fdone || !w->stack_guard || ++r->switches % CANARY_EVERY == 0;
-    if (due && !canary_intact(r)) overflowed(k, r, "its canary at the bottom was overwritten");
-    if (r->fdone) k->live--;
+    bool bad = due && !canary_intact(r);
+    if (bad) overflowed(k, r, "its canary at the bottom was overwritten");
+    if (!r->fdone) continue;
+    k->live--;
+    if (!bad && k->free_slots) k->free_slots[k->nfree++] = r->slot; /* a lost stack is not reused */
   }
   __atomic_store_n(&k->gone, 1, __ATOMIC_RELAXED);
   tutti__scratch_drop(k->scratch_kept);
 #ifdef TUTTI_TSAN
-  for (int i = k->first; i < k->first + k->n; i++) __tsan_destroy_fiber(w->ranks[i]->san_fiber);
+  for (int i = k->first; i < k->first + k->n; i++)
+    if (w->ranks[i]->san_fiber) __tsan_destroy_fiber(w->ranks[i]->san_fiber);
 #endif
+  __atomic_add_fetch(&w->stacks_used, (uint64_t)k->fresh, __ATOMIC_RELAXED);
+  free(k->free_slots);
   if (k->altstack.ss_sp) {
     stack_t off = {.ss_flags = SS_DISABLE};
     sigaltstack(&off, NULL);
@@ -471,6 +585,7 @@ void tutti__fibers_run(struct tutti_world *w) {
 #endif
   if (w->stack_guard) tutti__segv_install();
   memset(ks, 0, (size_t)W * sizeof *ks);
+  w->stacks_used = 0;
   for (int j = 0; j < W; j++) {
     struct tutti_worker *k = &ks[j];
     __cds_wfcq_init(&k->head, &k->tail);
@@ -480,7 +595,12 @@ void tutti__fibers_run(struct tutti_world *w) {
     k->n = (int)((int64_t)w->nranks * (j + 1) / W) - k->first;
     /* here, before any worker runs: senders read a peer's worker
      * (same_worker, wait.h) while the other workers make their fibers */
-    for (int i = k->first; i < k->first + k->n; i++) w->ranks[i]->worker = k;
+    for (int i = k->first; i < k->first + k->n; i++) {
+      struct tutti_rank *r = w->ranks[i];
+      r->worker = k;
+      r->fdone = false, r->queued = 0, r->slot = -1, r->san_fiber = NULL;
+      r->doorbell = TUTTI__UNSTARTED; /* started by its first message or by k */
+    }
   }
   pthread_attr_t attr;
   pthread_attr_init(&attr);

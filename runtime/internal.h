@@ -8,7 +8,10 @@
  *   inbox (wfcqueue)                any sender: enqueue   d only: dequeue,
  *                                   (tail, last link)     links read in place
  *   doorbell                        d (-1 before sleep),  d, senders, aborter
- *                                   wakers: -1 -> 1 -> 0
+ *                                   wakers: -1 -> 1 -> 0;
+ *                                   an unstarted fiber's:
+ *                                   -2 -> 0 by its first
+ *                                   waker or its worker
  *   retbufs (lfstack)               receivers: push       d only: pop_all
  *   runq, queued (fibers)           wakers: 0 -> 1, push  d's worker: pop, 1 -> 0
  *   everything else                 d only                d; the world thread
@@ -229,7 +232,9 @@ struct tutti_rank {
   /* Shared: written by other threads. Each on its own cache line. */
   struct cds_wfcq_head inbox_head TUTTI_ALIGNED;
   struct cds_wfcq_tail inbox_tail TUTTI_ALIGNED;
-  int32_t doorbell TUTTI_ALIGNED; /* 0 awake, -1 sleeping or about to, 1 being woken */
+  /* 0 awake, -1 sleeping or about to, 1 being woken, TUTTI__UNSTARTED a
+   * fiber that has not run yet (fiber.c) */
+  int32_t doorbell TUTTI_ALIGNED;
   struct __cds_lfs_stack retbufs TUTTI_ALIGNED;
   /* Fibers (fiber.c): the link in its worker's run queue, and 1 while it
    * is there (a waker that swaps 0 -> 1 pushes it). */
@@ -246,7 +251,9 @@ struct tutti_rank {
   void *fctx;
   struct tutti_worker *worker; /* set before the workers start; senders read it (same_worker) */
   bool fdone;
-  void *san_fiber; /* ThreadSanitizer's fiber, or AddressSanitizer's fake stack */
+  int slot;                      /* the stack slot it runs on, -1 before it starts (fiber.c) */
+  struct tutti_rank *next_woken; /* the link in its worker's `woken` (fiber.c) */
+  void *san_fiber;               /* ThreadSanitizer's fiber, or AddressSanitizer's fake stack */
 
   struct chan *chans;    /* open-addressed table keyed by src */
   struct chan *lastchan; /* the one chan_get found last (into chans) */
@@ -308,10 +315,11 @@ struct tutti_world {
    * stack_guard is 0 when fibers are too many for a guard page each */
   char *stacks;
   size_t stack_slot, stacks_len, stack_guard, stacks_pad; /* pad: a page below, if no guards */
-  size_t stack_alt;   /* threads: the alternate signal stack above each stack in its slot */
-  bool no_guards;     /* test hook TUTTI__NO_GUARDS */
-  bool fibers;        /* ranks are fibers (fiber.c), not threads */
-  int nworkers;       /* fibers: the worker threads */
+  size_t stack_alt;     /* threads: the alternate signal stack above each stack in its slot */
+  bool no_guards;       /* test hook TUTTI__NO_GUARDS */
+  bool fibers;          /* ranks are fibers (fiber.c), not threads */
+  int nworkers;         /* fibers: the worker threads */
+  uint64_t stacks_used; /* fibers: the stack slots the last run's workers gave out (fiber.c) */
   uint32_t run_ahead; /* fibers: bytes of buffers of a size a rank makes before yielding (pool.h) */
   int *bind_cpus;     /* thread i runs on bind_cpus[i % nbind] (tutti_bind); NULL: unpinned */
   int nbind;
@@ -506,8 +514,17 @@ void tutti__bind_attr(const struct tutti_world *w, pthread_attr_t *attr, int i);
 void tutti__fibers_run(struct tutti_world *w);
 /* any thread: make r runnable; local: the caller runs on r's worker */
 void tutti__fiber_ready(struct tutti_rank *r, bool local);
+/* The doorbell of a fiber that has not run yet: the first message to it
+ * (wake, wait.h) makes it runnable, else its worker starts it when it has
+ * nothing else to run. */
+#define TUTTI__UNSTARTED (-2)
+void tutti__fiber_start_soon(struct tutti_rank *waker, struct tutti_rank *r);
 void tutti__fiber_suspend(struct tutti_rank *r); /* r: to the worker, until made runnable */
-void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after the others */
+void tutti__fiber_yield(struct tutti_rank *r);   /* r: runnable again, after every other */
+/* r: runnable again after the ranks that run already, before those its
+ * worker has not started (a sender waiting for its receivers to give
+ * back its buffers: they are woken already) */
+void tutti__fiber_yield_to_started(struct tutti_rank *r);
 __attribute__((noreturn)) void tutti__fiber_exit(struct tutti_rank *r);
 bool tutti__fiber_here(void);                          /* the caller is a fiber rank */
 struct tutti_rank *tutti__fiber_current(void);         /* the fiber rank running here, or NULL */

@@ -182,7 +182,7 @@ static inline void pool_throttle(struct tutti_rank *r, size_t bytes) {
   int c = size_class(bytes);
   struct pool_stack *ps = &r->pool[c];
   if (!ps->n) reclaim(r);
-  if (!ps->n && ps->made >= r->world->run_ahead >> (6 + c)) tutti__fiber_yield(r);
+  if (!ps->n && ps->made >= r->world->run_ahead >> (6 + c)) tutti__fiber_yield_to_started(r);
 }
 
 /* -------------------------------------------------------------- hand-backs */

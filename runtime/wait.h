@@ -49,10 +49,16 @@ static inline void publish_barrier(const struct tutti_rank *r, const struct tutt
  * blocked count, and only then lets it go (1 -> 0): were the sleeper
  * released first, it could block again and be counted twice before the
  * waker's decrement, and the count would report a deadlock that is not.
+ * A fiber that has not run yet (TUTTI__UNSTARTED, on no count) is made
+ * runnable by its first message, so that a rank with work starts before
+ * ranks that would only wait (fiber.c "Starting").
  * waker: the rank that counts the wake-up, or NULL. */
 static inline void wake(struct tutti_rank *waker, struct tutti_rank *d) {
-  int32_t expect = -1;
-  if (__atomic_load_n(&d->doorbell, __ATOMIC_SEQ_CST) != -1) return;
+  int32_t expect = -1, now = __atomic_load_n(&d->doorbell, __ATOMIC_SEQ_CST);
+  if (now != -1) {
+    if (now == TUTTI__UNSTARTED) tutti__fiber_start_soon(waker, d);
+    return;
+  }
   if (waker && tutti__one_thread(d->world)) {
     /* The waker's thread is the only one that runs, and the sleeper a
      * suspended fiber of it: the same steps, with plain loads and stores

@@ -221,7 +221,9 @@ int tutti_world_waitinfo(const tutti_world_t *w, int rank, tutti_waitinfo_t *out
 int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out) {
   if (!w || !out) return TUTTI_EINVAL;
   if (w->running) return TUTTI_EBUSY;
-  *out = (tutti_stats_t){.wall_time = w->wall_time, .workers = w->fibers ? w->nworkers : 0};
+  *out = (tutti_stats_t){.wall_time = w->wall_time,
+                         .workers = w->fibers ? w->nworkers : 0,
+                         .stacks = w->fibers ? w->stacks_used : (uint64_t)w->nranks};
   for (int i = 0; i < w->nranks; i++) {
     const struct tutti_rank *r = w->ranks[i];
     out->messages += r->n_msgs;

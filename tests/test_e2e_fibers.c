@@ -151,6 +151,45 @@ Test(scale, forty_thousand_fiber_ranks_match_the_registered_cost, .timeout = 300
   tutti_world_destroy(w);
 }
 
+/* Fibers share the stacks of ranks that ended (fiber.c "Starting"): a
+ * binomial broadcast on one worker runs depth first, on the stacks of one
+ * path of its tree, however many ranks and whatever the root, where
+ * threads hold one a rank. That is with rendezvous sends; an eager sender
+ * out of buffers waits until its worker has run every rank it woke
+ * (pool.h pool_throttle), so more ranks are alive at once. A second
+ * worker with nothing to run starts its ranks in order, which then wait
+ * for their parents on the first: more again. Both still a small share of
+ * the ranks. A world's second run counts anew. */
+Test(stack, a_tree_holds_the_stacks_of_one_path, .timeout = 120) {
+  const int P = SANITIZED ? 1 << 10 : 1 << 14, LOG = SANITIZED ? 10 : 14;
+  tutti_model_t rdv = hockney(1e-6, 1e-9), eager = rdv;
+  eager.eager_limit = 1 << 20;
+  const tutti_model_t *models[] = {&rdv, &eager};
+  for (int W = 1; W <= 2; W++)
+    for (int k = 0; k < 2; k++) {
+      tutti_world_t *w = fworld(P, TUTTI_RANKS_AS_FIBERS, W, models[k]);
+      for (int root = 0; root < P; root += P / 3 + 1) {
+        struct one o = {TUTTI_COLL_BCAST, pick(TUTTI_COLL_BCAST, "binomial", NULL), 2, TUTTI_INT32,
+                        root};
+        cr_assert(eq(int, tutti_world_run(w, one_call, &o), 0), "%s", tutti_world_error(w));
+        tutti_stats_t st;
+        cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+        cr_assert(ge(u64, st.stacks, (uint64_t)W), "W=%d", W);
+        uint64_t most = W == 2 ? (uint64_t)P / 4 : k ? (uint64_t)P / 16 : (uint64_t)(2 * (LOG + 1));
+        cr_assert(le(u64, st.stacks, most), "%d ranks on %d workers, root %d, %s: %llu stacks", P,
+                  W, root, k ? "eager" : "rendezvous", (unsigned long long)st.stacks);
+      }
+      tutti_world_destroy(w);
+    }
+  tutti_world_t *w = fworld(64, TUTTI_RANKS_AS_THREADS, 0, NULL);
+  struct one o = {TUTTI_COLL_BCAST, pick(TUTTI_COLL_BCAST, "binomial", NULL), 2, TUTTI_INT32, 0};
+  cr_assert(eq(int, tutti_world_run(w, one_call, &o), 0), "%s", tutti_world_error(w));
+  tutti_stats_t st;
+  cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+  cr_assert(eq(u64, st.stacks, 64));
+  tutti_world_destroy(w);
+}
+
 /* ---------------------------------------------------- M ranks on N threads */
 
 struct seen {
@@ -604,7 +643,7 @@ Test(cli, bench_fibers_runs_both_modes, .timeout = 120) {
   /* run's report counts its workers in the singular too */
   c = CLI_ENV("TUTTI_WORKERS=1", "run", "bcast", "binomial", "-n", "4", "--ranks-as", "fibers");
   cr_assert(eq(int, c.status, 0), "%s", c.err);
-  HAS(c.out, "; fibers on 1 worker thread\n");
+  HAS(c.out, "; fibers on 1 worker thread, ");
   cli_free(&c);
   fails_with(CLI("bench", "fibers", "--workers", "0"), 2, "--workers");
   fails_with(CLI("bench", "fibers", "--rounds", "0"), 2, "--rounds");

@@ -123,9 +123,10 @@ extern TUTTI_API const struct tutti_op tutti_builtin_op_sum, tutti_builtin_op_pr
 
 /* A user op computes inout[i] = in[i] (op) inout[i] for i < count, exactly
  * as an MPI_User_function does. ctx is the pointer given at creation. It
- * cannot return an error: one that finds its input bad notes it (in
- * thread-local state, or per rank through ctx) and the rank returns an
- * error after the call, which ends the run naming that rank. */
+ * cannot return an error: one that finds its input bad notes it through
+ * ctx (each rank creating its own op, with a ctx of its own: ranks that
+ * are fibers share their worker's thread-local state) and the rank
+ * returns an error after the call, which ends the run naming that rank. */
 typedef void tutti_user_fn(const void *in, void *inout, size_t count, tutti_datatype_t type,
                            void *ctx);
 TUTTI_API int tutti_op_create(tutti_user_fn *fn, int commute, void *ctx, tutti_op_t *out);

@@ -217,6 +217,7 @@ typedef struct tutti_stats {
   uint64_t events;  /* events recorded for replay */
   double wall_time; /* seconds from the first thread start to the last join */
   int workers;      /* the worker threads that ran the ranks as fibers; 0: ranks were threads */
+  uint64_t stacks;  /* rank stacks in use at once, at most: one a rank thread; fibers share */
 } tutti_stats_t;
 TUTTI_API int tutti_world_stats(const tutti_world_t *w, tutti_stats_t *out);
 /* TUTTI_WALLCLOCK: how far `rank` has come in the running (or last) run,
