@@ -19,18 +19,19 @@
  * algorithms pair most, share a worker and its cache) and each worker alone
  * resumes its fibers, so a fiber's context is never touched by two threads.
  *
- * What a worker runs next (next_to_run): a rank one of its own ranks
- * woke, the last woken first; then one another worker woke (the run
- * queue); then one that yielded for its eager buffers, the last first;
- * then one of its ranks that has not started; then one that yielded to
- * every other, the first first. The run queue is a wait-free concurrent
- * queue (urcu's wfcqueue, as the inboxes): wakers on any worker push, the
- * worker alone pops; the other lists are the worker's own. `queued` keeps
- * a rank in one of them at most once. With one worker, whose thread is
- * the only one that runs, a waker pushes with plain stores. A wake-up may
- * be stale (the fiber saw its doorbell cleared and went on before it was
- * resumed); it then finds its doorbell nonzero again and suspends, so
- * stale runs are harmless.
+ * What a worker runs next (next_to_run), first to last: a rank one of its
+ * own ranks woke (depth first: the last woken first); one another worker
+ * woke, or, breadth first, any rank made runnable (the run queue); one
+ * that yielded for its eager buffers (depth first: the last first); one of
+ * its ranks that has not started (depth first); one that yielded to every
+ * other (depth first; breadth first it is back in the run queue). The run
+ * queue is a wait-free concurrent queue (urcu's wfcqueue, as the inboxes):
+ * wakers on any worker push, the worker alone pops; the other lists are
+ * the worker's own. `queued` keeps a rank in one of them at most once.
+ * With one worker, whose thread is the only one that runs, a waker pushes
+ * with plain stores. A wake-up may be stale (the fiber saw its doorbell
+ * cleared and went on before it was resumed); it then finds its doorbell
+ * nonzero again and suspends, so stale runs are harmless.
  * A worker with nothing to run polls its queue briefly while another
  * worker runs (IDLE_POLLS), then sleeps on its `idle` futex: idle = 1,
  * full barrier, re-check the queue; a waker pushes (a full barrier) and
@@ -38,16 +39,20 @@
  *
  * Starting. A fiber gets its stack when it first runs and gives it back
  * when it ends: the next fiber its worker starts takes it (fiber_make), so
- * a run touches the stacks of the fibers alive at once, not one a rank.
- * Its first message makes an unstarted fiber runnable (wake, wait.h:
- * doorbell TUTTI__UNSTARTED), a rank about to wait for one that has not
- * started starts it (tutti__block, tutti_test), and the last woken runs
- * first: work goes depth first, a rank runs on as soon as it has
- * something to do, and one that would only wait is started only when its
- * worker has nothing else. A binomial broadcast then holds the stacks
- * along one path of its tree, some log2 P, where starting every fiber
- * first would hold all P. A yield that waits for anything (a poll, a
- * gate) goes after the unstarted ranks, which may be what it waits for.
+ * a run touches the stacks of the fibers alive at once. A worker of fewer
+ * than DEPTH_FIRST_FROM ranks runs them breadth first: all are queued in
+ * order at the start, and each runs in turn, so the ranks a message wakes
+ * have their next messages waiting when they run (fewer switches and
+ * sleeps). With more, holding every stack at once would cost gigabytes, so
+ * its ranks run depth first: an unstarted fiber's doorbell is
+ * TUTTI__UNSTARTED; its first message makes it runnable (wake, wait.h), a
+ * rank about to wait for it starts it (tutti__block, tutti_test), and the
+ * worker starts the rest in order only when it has nothing else; the last
+ * woken runs first, so a rank runs on as soon as it has something to do.
+ * A binomial broadcast then holds the stacks along one path of its tree,
+ * some log2 P, where starting every fiber first holds all P. A yield that
+ * waits for anything (a poll, a gate) goes after the unstarted ranks,
+ * which may be what it waits for.
  *
  * Context switching is boost.context's make_fcontext/jump_fcontext (a few
  * instructions, no system call: Debian's libboost-context-dev) when the
@@ -109,7 +114,8 @@ fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(transfer_t));
 
 #define CANARY 0x7475747469737461ull /* "tuttista" */
 #define CANARY_WORDS 8
-#define CANARY_EVERY 64 /* with guard pages, switches between checks */
+#define CANARY_EVERY 64       /* with guard pages, switches between checks */
+#define DEPTH_FIRST_FROM 8192 /* a worker's ranks, whose stacks take 64 MiB ("Starting") */
 
 struct fifo {
   struct tutti_rank *first, *last; /* linked by next_woken */
@@ -128,6 +134,7 @@ struct tutti_worker {
   pthread_t thread;
   bool started;
   int first, n, live;           /* its ranks [first, first + n), those not ended */
+  bool depth;                   /* its ranks run depth first ("Starting") */
   int next;                     /* ranks before first + next were started or queued */
   int fresh;                    /* stack slots first .. first + fresh - 1 have been used */
   int nfree;                    /* ... of which these are free again, the last freed first */
@@ -298,12 +305,13 @@ static void push_queue(struct tutti_worker *k, struct tutti_rank *r, bool local)
 void tutti__fiber_ready(struct tutti_rank *r, bool local) {
   struct tutti_worker *k = r->worker;
   if (claim(r, local && tutti__one_thread(r->world))) return; /* already queued */
-  if (local) { /* the caller runs on k: k is not idle, and alone touches `woken` */
+  if (local && k->depth) { /* the caller runs on k, which alone touches `woken` */
     r->next_woken = k->woken;
     k->woken = r;
     return;
   }
-  push_queue(k, r, false);
+  push_queue(k, r, local);
+  if (local) return;                       /* the caller runs on k: k is not idle */
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the push, before reading idle */
   if (__atomic_load_n(&k->idle, __ATOMIC_SEQ_CST) == 1 &&
       __atomic_exchange_n(&k->idle, 0, __ATOMIC_SEQ_CST) == 1)
@@ -330,13 +338,24 @@ static struct tutti_rank *fifo_pop(struct fifo *f) {
 }
 
 void tutti__fiber_yield(struct tutti_rank *r) {
-  if (!claim(r, tutti__one_thread(r->world))) fifo_push(&r->worker->yielded, r);
+  struct tutti_worker *k = r->worker;
+  if (!claim(r, tutti__one_thread(r->world))) {
+    if (k->depth)
+      fifo_push(&k->yielded, r);
+    else
+      push_queue(k, r, true);
+  }
   tutti__fiber_suspend(r);
 }
 
 void tutti__fiber_yield_to_started(struct tutti_rank *r) {
   struct tutti_worker *k = r->worker;
-  if (!claim(r, tutti__one_thread(r->world))) r->next_woken = k->throttled, k->throttled = r;
+  if (!claim(r, tutti__one_thread(r->world))) {
+    if (k->depth)
+      r->next_woken = k->throttled, k->throttled = r;
+    else
+      push_queue(k, r, true);
+  }
   tutti__fiber_suspend(r);
 }
 
@@ -595,11 +614,15 @@ void tutti__fibers_run(struct tutti_world *w) {
     k->n = (int)((int64_t)w->nranks * (j + 1) / W) - k->first;
     /* here, before any worker runs: senders read a peer's worker
      * (same_worker, wait.h) while the other workers make their fibers */
+    k->depth = k->n >= DEPTH_FIRST_FROM;
+    k->next = k->depth ? 0 : k->n;
     for (int i = k->first; i < k->first + k->n; i++) {
       struct tutti_rank *r = w->ranks[i];
       r->worker = k;
-      r->fdone = false, r->queued = 0, r->slot = -1, r->san_fiber = NULL;
-      r->doorbell = TUTTI__UNSTARTED; /* started by its first message or by k */
+      r->fdone = false, r->slot = -1, r->san_fiber = NULL;
+      r->queued = !k->depth;
+      r->doorbell = k->depth ? TUTTI__UNSTARTED : 0; /* depth: started by a message, or by k */
+      if (!k->depth) push_queue(k, r, false);        /* every rank, in order */
     }
   }
   pthread_attr_t attr;
