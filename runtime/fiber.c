@@ -563,6 +563,10 @@ static void *worker_main(void *arg) {
     if (bad) overflowed(k, r, "its canary at the bottom was overwritten");
     if (!r->fdone) continue;
     k->live--;
+#ifdef TUTTI_TSAN
+    __tsan_destroy_fiber(r->san_fiber); /* ThreadSanitizer counts its fibers as threads */
+    r->san_fiber = NULL;
+#endif
     if (!bad && k->free_slots) k->free_slots[k->nfree++] = r->slot; /* a lost stack is not reused */
   }
   __atomic_store_n(&k->gone, 1, __ATOMIC_RELAXED);
@@ -614,7 +618,7 @@ void tutti__fibers_run(struct tutti_world *w) {
     k->n = (int)((int64_t)w->nranks * (j + 1) / W) - k->first;
     /* here, before any worker runs: senders read a peer's worker
      * (same_worker, wait.h) while the other workers make their fibers */
-    k->depth = k->n >= DEPTH_FIRST_FROM;
+    k->depth = k->n >= (w->depth_first_from ? w->depth_first_from : DEPTH_FIRST_FROM);
     k->next = k->depth ? 0 : k->n;
     for (int i = k->first; i < k->first + k->n; i++) {
       struct tutti_rank *r = w->ranks[i];

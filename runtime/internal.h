@@ -317,6 +317,7 @@ struct tutti_world {
   size_t stack_slot, stacks_len, stack_guard, stacks_pad; /* pad: a page below, if no guards */
   size_t stack_alt;     /* threads: the alternate signal stack above each stack in its slot */
   bool no_guards;       /* test hook TUTTI__NO_GUARDS */
+  int depth_first_from; /* test hook TUTTI__DEPTH_FIRST; 0: fiber.c's */
   bool fibers;          /* ranks are fibers (fiber.c), not threads */
   int nworkers;         /* fibers: the worker threads */
   uint64_t stacks_used; /* fibers: the stack slots the last run's workers gave out (fiber.c) */
@@ -573,6 +574,9 @@ static inline void tutti__relax(struct tutti_rank *r) {
  *                       0; rank and err unused);
  *   TUTTI__NO_GUARDS:   fiber stacks without guard pages, as past some
  *                       32000 fibers (before the first run; rank, k, err
+ *                       unused);
+ *   TUTTI__DEPTH_FIRST: a worker of k fibers or more runs them depth first
+ *                       (fiber.c "Starting"; 0: the default; rank, err
  *                       unused).
  * rank -1 clears the fault of that kind. Returns 0 or TUTTI_EINVAL. */
 enum tutti__fault {
@@ -580,7 +584,8 @@ enum tutti__fault {
   TUTTI__FAULT_EVLOG,
   TUTTI__FAULT_THREAD,
   TUTTI__FAULT_BUDGET,
-  TUTTI__NO_GUARDS
+  TUTTI__NO_GUARDS,
+  TUTTI__DEPTH_FIRST
 };
 int tutti__world_inject(tutti_world_t *w, int kind, int rank, uint64_t k, int err);
 /* Messages rank posted in the last run (what TUTTI__FAULT_MSG counts). */

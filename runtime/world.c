@@ -259,6 +259,9 @@ int tutti__world_inject(tutti_world_t *w, int kind, int rank, uint64_t k, int er
   } else if (kind == TUTTI__NO_GUARDS) {
     if (w->stacks) return TUTTI_EINVAL; /* reserved at the first run */
     w->no_guards = true;
+  } else if (kind == TUTTI__DEPTH_FIRST) {
+    if (k > INT_MAX) return TUTTI_EINVAL;
+    w->depth_first_from = (int)k;
   } else if (kind == TUTTI__FAULT_BUDGET) {
     if (!w->ev_budget_total) return TUTTI_EINVAL; /* max_events set, or no budget */
     set_event_budget(w, k);

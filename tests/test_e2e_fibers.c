@@ -59,10 +59,14 @@ struct outcome {
   tutti_stats_t st;
 };
 
-static struct outcome run_one(int P, int ranks_as, const tutti_model_t *m, struct one *o) {
+/* depth: fibers run depth first (fiber.c "Starting"), as from 8192 ranks
+ * a worker, else breadth first */
+static struct outcome run_one(int P, int ranks_as, const tutti_model_t *m, struct one *o,
+                              bool depth) {
   /* two workers, not the default (one up to 1024 ranks): the hand-offs
    * between workers must not change a modeled time either */
   tutti_world_t *w = fworld(P, ranks_as, ranks_as == TUTTI_RANKS_AS_FIBERS ? 2 : 0, m);
+  if (depth) cr_assert(eq(int, tutti__world_inject(w, TUTTI__DEPTH_FIRST, -1, 1, 0), 0));
   char spec[128] = "";
   tutti_algo_format(o->algo, spec, sizeof spec);
   cr_assert(eq(int, tutti_world_run(w, one_call, o), 0), "%s %s P=%d (%s): %s",
@@ -79,7 +83,8 @@ static struct outcome run_one(int P, int ranks_as, const tutti_model_t *m, struc
 }
 
 /* Every registered algorithm, threads against fibers: the modeled time,
- * every rank's end and the message and event counts, to the bit. BIG:
+ * every rank's end and the message and event counts, to the bit; the
+ * fibers breadth first and depth first, every other point. BIG:
  * a power of two (restricted algorithms run there), 16 under the
  * sanitizers, whose thread starts make most of this test's time. */
 #define BIG (SANITIZED ? 16 : 64)
@@ -104,8 +109,8 @@ Test(determinism, every_algorithm_same_times_as_threads, .timeout = 600) {
       struct one o = {d->coll, a, data ? (long)(pts[p].m / 4) : 0, TUTTI_INT32, P / 2};
       if (tutti_algo_check_call(a, P, o.root, (size_t)o.count * 4, TUTTI_SUM, NULL, 0))
         continue; /* a restriction (a power of two only, say) */
-      struct outcome t = run_one(P, TUTTI_RANKS_AS_THREADS, m, &o);
-      struct outcome f = run_one(P, TUTTI_RANKS_AS_FIBERS, m, &o);
+      struct outcome t = run_one(P, TUTTI_RANKS_AS_THREADS, m, &o, false);
+      struct outcome f = run_one(P, TUTTI_RANKS_AS_FIBERS, m, &o, p % 2);
       cr_assert(eq(int, memcmp(&t.modeled, &f.modeled, sizeof t.modeled), 0),
                 "%s %s P=%d: %.17g s with threads, %.17g with fibers", tutti_coll_name(d->coll),
                 d->name, P, t.modeled, f.modeled);
@@ -157,26 +162,32 @@ Test(scale, forty_thousand_fiber_ranks_match_the_registered_cost, .timeout = 300
  * whatever the root, where threads hold one a rank. That is with
  * rendezvous sends; an eager sender out of buffers waits until its worker
  * has run every rank it woke (pool.h pool_throttle), so more ranks are
- * alive at once. A second worker with nothing to run starts its ranks in
- * order, which then wait for their parents on the first: more again. Both
- * still a small share of the ranks. Fewer ranks a worker run breadth
+ * alive at once, still a small share of them. A second worker with
+ * nothing to run starts its ranks in order, which then wait for their
+ * parents on the first: how many depends on how the two run, all of its
+ * own at worst beside the first's path. Fewer ranks a worker run breadth
  * first, every rank started. A world's second run counts anew. */
 Test(stack, a_tree_holds_the_stacks_of_one_path, .timeout = 300) {
-  const int P = 1 << 14, LOG = 14;
+  /* the sanitizers' fibers are slow to make: fewer, depth first all the same */
+  const int P = SANITIZED ? 1 << 9 : 1 << 14, LOG = SANITIZED ? 9 : 14;
   tutti_model_t rdv = hockney(1e-6, 1e-9), eager = rdv;
   eager.eager_limit = 1 << 20;
   const tutti_model_t *models[] = {&rdv, &eager};
-  for (int W = 1; W <= (SANITIZED ? 1 : 2); W++)
+  for (int W = 1; W <= 2; W++)
     for (int k = 0; k < 2; k++) {
       tutti_world_t *w = fworld(P, TUTTI_RANKS_AS_FIBERS, W, models[k]);
-      for (int root = 0; root < P; root += P / 3 + 1) {
+      if (SANITIZED)
+        cr_assert(eq(int, tutti__world_inject(w, TUTTI__DEPTH_FIRST, -1, P / 2, 0), 0));
+      for (int root = 0; root < P; root += P / (SANITIZED ? 2 : 3) + 1) {
         struct one o = {TUTTI_COLL_BCAST, pick(TUTTI_COLL_BCAST, "binomial", NULL), 2, TUTTI_INT32,
                         root};
         cr_assert(eq(int, tutti_world_run(w, one_call, &o), 0), "%s", tutti_world_error(w));
         tutti_stats_t st;
         cr_assert(eq(int, tutti_world_stats(w, &st), 0));
         cr_assert(ge(u64, st.stacks, (uint64_t)W), "W=%d", W);
-        uint64_t most = W == 2 ? (uint64_t)P / 4 : k ? (uint64_t)P / 16 : (uint64_t)(2 * (LOG + 1));
+        uint64_t path = 2 * (LOG + 1), most = W == 2 ? (uint64_t)P / 2 + path
+                                              : k    ? (uint64_t)P / 16
+                                                     : path;
         cr_assert(le(u64, st.stacks, most), "%d ranks on %d workers, root %d, %s: %llu stacks", P,
                   W, root, k ? "eager" : "rendezvous", (unsigned long long)st.stacks);
       }
