@@ -555,11 +555,7 @@ int tutti_test(tutti_rank_t *r, tutti_request_t *req, int *flag, tutti_status_t 
     /* A fiber that polls gives its worker to the rank it waits for,
      * which it starts if it has not started (fiber.c "Starting"). */
     if (r->world->fibers) {
-      const struct tutti_request *q = *req;
-      int peer = q->kind == REQ_RECV ? q->src : q->dest;
-      if (peer >= 0 &&
-          __atomic_load_n(&r->world->ranks[peer]->doorbell, __ATOMIC_RELAXED) == TUTTI__UNSTARTED)
-        tutti__fiber_start_soon(r, r->world->ranks[peer]);
+      start_awaited(r, (*req)->kind == REQ_RECV ? (*req)->src : (*req)->dest);
       tutti__fiber_yield(r);
     }
     return 0;

@@ -66,13 +66,7 @@ static void declare_deadlock(struct tutti_world *w);
 void tutti__block(struct tutti_rank *r, const int *done) {
   struct tutti_world *w = r->world;
   flush_returns(r); /* a sender may be short of buffers while we sleep */
-  /* A fiber about to wait for a rank that has not started starts it
-   * (fiber.c "Starting"): its worker would else start ranks in order,
-   * each of which may only come to wait as well. */
-  int peer = r->waiting.blocked ? r->waiting.peer : -1;
-  if (w->fibers && peer >= 0 && peer < w->nranks &&
-      __atomic_load_n(&w->ranks[peer]->doorbell, __ATOMIC_RELAXED) == TUTTI__UNSTARTED)
-    tutti__fiber_start_soon(r, w->ranks[peer]);
+  start_awaited(r, r->waiting.blocked ? r->waiting.peer : -1);
   if (tutti__one_thread(w)) {
     /* Every sender is a fiber of our own thread and none runs until we
      * suspend: no barrier to pay. */

@@ -83,6 +83,16 @@ static inline void wake(struct tutti_rank *waker, struct tutti_rank *d) {
   if (waker) waker->n_wakeups++;
 }
 
+/* A fiber about to wait for rank `peer` (negative: any) starts it if it
+ * has not started (fiber.c "Starting"): its worker would else start
+ * ranks in order, each of which may only come to wait as well. */
+static inline void start_awaited(struct tutti_rank *r, int peer) {
+  struct tutti_world *w = r->world;
+  if (w->fibers && peer >= 0 && peer < w->nranks &&
+      __atomic_load_n(&w->ranks[peer]->doorbell, __ATOMIC_RELAXED) == TUTTI__UNSTARTED)
+    tutti__fiber_start_soon(r, w->ranks[peer]);
+}
+
 static inline struct cds_wfcq_node *link_of(struct cds_wfcq_node *n) {
   return __atomic_load_n(&n->next, __ATOMIC_ACQUIRE); /* a plain load on x86 */
 }
