@@ -198,7 +198,11 @@ Test(buffers, a_run_holds_its_buffers_and_little_more, .timeout = 300) {
  * overlap: each block sits in at most two ranks' scratch at once, two
  * only while one copies it to the other, so the scratch is at most
  * 2 (P-1) blocks beside the 2 P of the users' buffers; how near a run
- * comes to that depends on the machine's cores and load.
+ * comes to that depends on the machine's cores and load. The tree
+ * reduces likewise: an inner rank holds two blocks of scratch (its
+ * partial result and the next child's) until its parent has taken its
+ * result, so at worst 2 I blocks (I inner ranks of the 64: binomial's and
+ * binary's 32, lambda-tree's 30, postal-optimal's 24) beside the 2 P.
  * Every other algorithm keeps 1.3. */
 static const struct {
   const char *coll, *algo;
@@ -213,6 +217,10 @@ static const struct {
     {"scatter", "binomial", 2.1},
     {"scatter", "lambda-tree", 2.1},
     {"reduce_scatter", "recursive-halving", 1.85}, /* 3/4 of the P blocks */
+    {"reduce", "binomial", 1.6},                   /* 1 + I/P, + 0.1 */
+    {"reduce", "binary", 1.6},
+    {"reduce", "lambda-tree", 1.57},
+    {"reduce", "postal-optimal", 1.48},
 };
 
 static double bound_of(const char *coll, const char *algo) {
