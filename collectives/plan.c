@@ -58,7 +58,8 @@ struct plan {
   const tutti_algo_t *choice; /* `auto`'s (tutti__plan_choice), NULL until made */
 };
 
-/* A rank's plans, in tutti_rank_coll_cache: one allocation (the runtime
+/* A rank's plans, in tutti_rank_coll_cache: in the rank's room
+ * (tutti_rank_coll_room) while they fit, else one allocation (the runtime
  * frees it with free()), some 300 bytes and its node's children. */
 struct rank_plans {
   int depth;                      /* collective calls under way on the rank */
@@ -93,12 +94,28 @@ static struct rank_plans *plans_make(tutti_rank_t *r) {
   void **slot = tutti_rank_coll_cache(r);
   if (!slot) return NULL;
   if (!*slot) {
-    struct rank_plans *m = calloc(1, sizeof *m);
-    if (!m) return NULL; /* nothing kept, nothing lost */
+    size_t room;
+    struct rank_plans *m = tutti_rank_coll_room(r, &room);
+    if (room >= sizeof *m)
+      memset(m, 0, sizeof *m);
+    else if (!(m = calloc(1, sizeof *m)))
+      return NULL; /* nothing kept, nothing lost */
     for (int d = 0; d < DEPTHS; d++) m->plan[d].coll = -1;
     *slot = m;
   }
   return *slot;
+}
+
+/* realloc for the plans: in the rank's room while they fit, out of it
+ * (copied) when they outgrow it. */
+static struct rank_plans *plans_resize(tutti_rank_t *r, struct rank_plans *m, size_t bytes) {
+  size_t room;
+  void *own = tutti_rank_coll_room(r, &room);
+  if (m != own) return realloc(m, bytes);
+  if (bytes <= room) return m;
+  struct rank_plans *g = malloc(bytes);
+  if (g) memcpy(g, m, room); /* all it holds: it fitted */
+  return g;
 }
 
 /* The algorithm a call of coll with algo NULL runs (coll.h's selection
@@ -277,11 +294,11 @@ static bool same_spec(const tutti_treespec_t *a, const tutti_treespec_t *b) {
  * (outside a call, nested, asked already, more than 16 children, out of
  * memory: then it is built for the caller alone). It may move: the
  * caller re-points node.child. */
-static struct rank_plans *plans_room(void **slot, int n) {
+static struct rank_plans *plans_room(tutti_rank_t *r, void **slot, int n) {
   struct rank_plans *m = slot ? *slot : NULL;
   if (!m || m->depth != 1 || m->node_valid || n > 16) return NULL;
   if (m->cap < n) { /* the state moves up behind the longer child[] */
-    struct rank_plans *g = realloc(m, STATE_OFF(n) + m->state_cap);
+    struct rank_plans *g = plans_resize(r, m, STATE_OFF(n) + m->state_cap);
     if (!g) return NULL;
     memmove((char *)g + STATE_OFF(n), (char *)g + STATE_OFF(g->cap), g->state_cap);
     *slot = m = g;
@@ -295,7 +312,7 @@ void *tutti_plan_state(tutti_rank_t *r, size_t size) {
   struct rank_plans *m = slot ? *slot : NULL;
   if (!m || m->depth != 1 || size > STATE_MAX) return NULL;
   if (m->state_cap < size) {
-    struct rank_plans *g = realloc(m, STATE_OFF(m->cap) + size);
+    struct rank_plans *g = plans_resize(r, m, STATE_OFF(m->cap) + size);
     if (!g) return NULL;
     memset((char *)g + STATE_OFF(g->cap) + g->state_cap, 0, size - g->state_cap);
     *slot = m = g;
@@ -351,7 +368,7 @@ static __attribute__((noinline)) int node_make(const tutti_treespec_t *spec, tut
   int rc = tutti_tree_node(spec, rank, size, root, &parent, small, 16, &n);
   if (rc) return rc;
   tutti__node_t *nd = own;
-  if ((m = plans_room(slot, n))) {
+  if ((m = plans_room(r, slot, n))) {
     nd = &m->node;
     nd->child = m->child;
   } else { /* a node of more than 16 children (a flat root's) is rebuilt every call */

@@ -8,13 +8,15 @@
 
 struct chan *tutti__chan_add(struct tutti_rank *r, int peer) {
   if ((r->nchans + 1) * 2 > r->chancap) {
-    uint32_t cap = r->chancap ? r->chancap * 2 : 8;
-    /* the budget counts what the table grows by (the old one is freed) */
-    if (!tutti__rank_charge(r, TUTTI__MEM_CHANNELS,
-                            (uint64_t)(cap - r->chancap) * sizeof(struct chan)))
-      return NULL;
-    struct chan *t = line_alloc(cap * sizeof *t);
-    if (!t) return NULL;
+    uint32_t cap = r->chancap ? r->chancap * 2 : CHAN_FIRST;
+    struct chan *t = r->chan0; /* the first table is the rank's own, not charged */
+    if (r->chancap) {
+      /* the budget counts what the table grows by (the old one is freed) */
+      uint32_t held = r->chans == r->chan0 ? 0 : r->chancap;
+      if (!tutti__rank_charge(r, TUTTI__MEM_CHANNELS, (uint64_t)(cap - held) * sizeof *t))
+        return NULL;
+      if (!(t = line_alloc(cap * sizeof *t))) return NULL;
+    }
     for (uint32_t i = 0; i < cap; i++) t[i] = (struct chan){.peer = -1};
     for (uint32_t j = 0; j < r->chancap; j++) {
       if (r->chans[j].peer < 0) continue;
@@ -22,7 +24,7 @@ struct chan *tutti__chan_add(struct tutti_rank *r, int peer) {
       while (t[i].peer >= 0) i = (i + 1) & (cap - 1);
       t[i] = r->chans[j];
     }
-    free(r->chans);
+    if (r->chans != r->chan0) free(r->chans);
     r->chans = t;
     r->lastchan = NULL; /* pointed into the old table */
     r->chancap = cap;

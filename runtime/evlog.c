@@ -2,7 +2,9 @@
  * evlog.c -- the per-rank event log: an array that doubles, owned by one
  * rank thread, read by the replay engine after the threads are joined.
  *
- * Where the arrays live. A small log (up to 512 events, 12 KiB) is
+ * Where the arrays live. Its first EVLOG_LENT events go in a room its
+ * owner may lend (a rank's own, so that a tree's ranks, a few events
+ * each, allocate nothing). A small log (up to 512 events, 12 KiB) is
  * malloc'd, so the many small logs of a huge world cost what they did.
  * A bigger one is a block of one process-wide arena: an address range
  * reserved once and marked for transparent huge pages, cut into
@@ -230,6 +232,11 @@ static uint32_t refuse(struct tutti_evlog *log, uint8_t why) {
 
 #define EV sizeof(struct tutti_ev)
 
+/* The bytes of the log charged to its memory budget: none for the lent room. */
+static uint64_t charged(const struct tutti_evlog *log) {
+  return log->ev == log->lent ? 0 : (uint64_t)log->cap * EV;
+}
+
 /* The next capacity: twice the last (at least 16). Once twice the array
  * reaches 2^ARENA_FROM bytes it is what a power-of-two block holds, so a
  * block is all log: the first block is the largest power of two within
@@ -238,7 +245,7 @@ static uint32_t refuse(struct tutti_evlog *log, uint8_t why) {
  * when it grew). */
 static uint64_t next_cap(const struct tutti_evlog *log) {
   uint64_t c = log->cap;
-  if (!c) return 16;
+  if (!c) return EVLOG_LENT;
   if (log->order) { /* the rest of its block first (a limit may have cut it short) */
     uint64_t whole = ((uint64_t)1 << log->order) / EV;
     return c < whole ? whole : ((uint64_t)1 << (log->order + 1)) / EV;
@@ -260,31 +267,34 @@ uint32_t tutti__evlog_push(struct tutti_evlog *log, const struct tutti_ev *ev) {
       if (!got) return refuse(log, TUTTI_EVLOG_BUDGET);
       cap = log->cap + (uint32_t)got;
     }
-    uint64_t grow = (uint64_t)(cap - log->cap) * EV;
+    bool lend = !log->cap && log->lent && cap <= EVLOG_LENT && (!log->refuse || cap <= log->refuse);
+    uint64_t grow = lend ? 0 : (uint64_t)cap * EV - charged(log);
     if (log->mem && !tutti__mem_charge(log->mem, TUTTI__MEM_LOGS, grow)) {
       if (log->budget) budget_give(log->budget, cap - log->cap);
       return refuse(log, TUTTI_EVLOG_MEMORY);
     }
     struct tutti_ev *p = NULL;
     int order = 0;
-    if (!log->refuse || cap <= log->refuse) { /* else the test hook's refusal */
+    if (lend) {
+      p = log->lent;
+    } else if (!log->refuse || cap <= log->refuse) { /* else the test hook's refusal */
       size_t bytes = (size_t)cap * EV;
       if (bytes > ((size_t)3 << (ARENA_FROM - 2))) { /* a block, over 3/4 used */
         order = order_of(bytes);
         p = (struct tutti_ev *)arena_grow(log->order ? (char *)log->ev : NULL, log->order, order,
                                           (size_t)log->n * EV);
-        if (p && !log->order) { /* it moves from malloc */
+        if (p && !log->order) { /* it moves from malloc, or from the lent room */
           if (log->n) memcpy(p, log->ev, (size_t)log->n * EV);
-          free(log->ev);
+          if (log->ev != log->lent) free(log->ev);
         }
       }
       if (!p) { /* small, or no arena: malloc */
         order = 0;
-        if (log->order) {
+        if (log->order || log->ev == log->lent) {
           p = malloc(bytes);
           if (p) {
-            memcpy(p, log->ev, (size_t)log->n * EV);
-            arena_free((char *)log->ev, log->order);
+            if (log->n) memcpy(p, log->ev, (size_t)log->n * EV);
+            if (log->order) arena_free((char *)log->ev, log->order);
           }
         } else {
           p = realloc(log->ev, bytes);
@@ -312,10 +322,10 @@ void tutti__evlog_clear(struct tutti_evlog *log) {
 
 void tutti__evlog_free(struct tutti_evlog *log) {
   budget_give(log->budget, log->cap);
-  if (log->mem) tutti__mem_uncharge(log->mem, TUTTI__MEM_LOGS, (uint64_t)log->cap * EV);
+  if (log->mem) tutti__mem_uncharge(log->mem, TUTTI__MEM_LOGS, charged(log));
   if (log->order)
     arena_free((char *)log->ev, log->order);
-  else
+  else if (log->ev != log->lent)
     free(log->ev);
   log->ev = NULL;
   log->n = log->cap = log->nsend = 0;

@@ -63,6 +63,9 @@ struct tutti_ev {
 };
 _Static_assert(sizeof(struct tutti_ev) == 24, "runtime/MODEL.md \"Memory\" says 24 bytes");
 
+/* A log's first capacity, in events: the size of a lent buffer. */
+#define EVLOG_LENT 16
+
 enum tutti_evlog_refusal {
   TUTTI_EVLOG_FULL = 1, /* n == max */
   TUTTI_EVLOG_BUDGET,   /* the shared budget is spent */
@@ -83,8 +86,11 @@ struct tutti_evlog {
   /* The world's memory budget, charged with what the log grows by and
    * given back when it is freed; NULL: none. */
   struct tutti__budget *mem;
+  /* EVLOG_LENT events' room its owner lends for the first events, never
+   * freed nor charged to mem (a rank's: counted with the rank); NULL: none */
+  struct tutti_ev *lent;
   uint8_t refusal; /* why the last push failed, enum tutti_evlog_refusal */
-  uint8_t order;   /* ev is a block of 2^order bytes of evlog.c's arena; 0: malloc'd */
+  uint8_t order;   /* ev is a block of 2^order bytes of evlog.c's arena; 0: malloc'd or lent */
   uint32_t nsend;  /* SENDs among the n events */
 };
 

@@ -461,22 +461,33 @@ void tutti__segv_install(void) {
 /* --------------------------------------------------------------- workers */
 
 /* r's stack, as it starts: the slot its worker's last ended fiber left,
- * else a slot of the worker's range not used yet. */
+ * else a slot of the worker's range not used yet, charged to the budget
+ * then (a refusal fails the run; r runs on, to see it aborted). */
 static void fiber_make(struct tutti_worker *k, struct tutti_rank *r) {
-  r->slot = k->nfree ? k->free_slots[--k->nfree] : k->first + k->fresh++;
+  struct tutti_world *w = k->world;
+  if (k->nfree) {
+    r->slot = k->free_slots[--k->nfree];
+  } else {
+    r->slot = k->first + k->fresh++;
+    uint64_t touch =
+        w->stack_size < TUTTI__FIBER_STACK_TOUCH ? w->stack_size : TUTTI__FIBER_STACK_TOUCH;
+    if (!tutti__mem_charge(&w->mem, TUTTI__MEM_STACKS, touch) &&
+        !__atomic_load_n(&w->aborted, __ATOMIC_RELAXED))
+      tutti__mem_refused(w, r->rank, TUTTI__MEM_STACKS, touch);
+  }
 #ifdef TUTTI_ASAN
   /* the frames its last fiber left on it when it ended never returned */
-  __asan_unpoison_memory_region(stack_lo(r), stack_size(r->world));
+  __asan_unpoison_memory_region(stack_lo(r), stack_size(w));
 #endif
   uint64_t *c = canary_of(r);
   for (int i = 0; i < CANARY_WORDS; i++) c[i] = CANARY;
 #ifdef TUTTI_HAVE_FCONTEXT
-  r->fctx = make_fcontext(stack_lo(r) + stack_size(r->world), stack_size(r->world), fiber_entry);
+  r->fctx = make_fcontext(stack_lo(r) + stack_size(w), stack_size(w), fiber_entry);
 #else
   ucontext_t *uc = r->fctx;
   getcontext(uc);
   uc->uc_stack.ss_sp = stack_lo(r);
-  uc->uc_stack.ss_size = stack_size(r->world);
+  uc->uc_stack.ss_size = stack_size(w);
   uc->uc_link = NULL;
   uintptr_t p = (uintptr_t)r;
   makecontext(uc, (void (*)(void))fiber_entry, 2, (unsigned)p, (unsigned)(p >> 32));

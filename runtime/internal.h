@@ -47,6 +47,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -64,6 +65,21 @@
 
 #define TUTTI_CACHELINE 64
 #define TUTTI_ALIGNED __attribute__((aligned(TUTTI_CACHELINE)))
+
+/* What the budget charges for a fiber's stack, when its worker first
+ * hands the stack out (fiber.c). Fiber stacks are reserved (MAP_NORESERVE)
+ * and committed page by page as a rank touches them; a built-in
+ * collective's call chain touches two pages, so the budget counts two,
+ * where a rank thread's reservation is counted whole (its alternate
+ * signal stack and glibc's thread block share it). A rank whose own code
+ * goes deeper commits more than is charged (runtime/MODEL.md "Memory").
+ * Charging the reservation would refuse a million fibers on a machine
+ * whose memory holds them. */
+#define TUTTI__FIBER_STACK_TOUCH ((size_t)8 << 10)
+
+/* Bytes of tutti_rank_coll_room: the collectives' plans (collectives/plan.c)
+ * and the children of a node of up to 10. */
+#define TUTTI__COLL_ROOM 384
 
 #if defined(__SANITIZE_THREAD__)
 #define TUTTI_TSAN 1
@@ -200,13 +216,27 @@ struct tutti_request {
  * sender (then the receiver's receive fails with TUTTI_EABORTED). */
 enum { RTS_POSTED = 0, RTS_COPYING, RTS_CANCELLED };
 
+/* A rank's requests: chunks that double from 4 to 64 requests (a rank of
+ * a tree algorithm needs a few, and a first chunk of 64, 16 KiB, was most
+ * of the memory and start-up time of worlds of 10^4-10^5 ranks). The
+ * first chunk is the rank's own (req0); the rest are malloc'd. */
+#define REQ_CHUNK_MIN 4
+#define REQ_CHUNK_MAX 64
+struct req_chunk {
+  struct req_chunk *next;
+  int n;
+  struct tutti_request *reqs;
+};
+
 /* The large scratch blocks a fiber worker keeps for its ranks' next
  * requests (scratch.c). */
 #define TUTTI__SCRATCH_KEEP 4
 
 /* A rank's private state for one peer: created the first time it sends to
  * the peer, a message from it arrives or a receive names it, so memory
- * grows with the pairs that actually talk, never with P x P. */
+ * grows with the pairs that actually talk, never with P x P. The table
+ * starts with CHAN_FIRST entries (chan.c). */
+#define CHAN_FIRST 8
 struct chan {
   int peer;
   /* from the peer */
@@ -301,6 +331,18 @@ struct tutti_rank {
   uint64_t n_posts; /* sends and receives posted this run (the fault hook counts them) */
   int err;          /* its rank function's return value */
   bool mem_refused; /* the memory budget refused it (its calls then return TUTTI_EMEMORY) */
+
+  /* The first of each thing a rank grows, in the rank itself: its first
+   * channel table, requests, event log and collectives' cache. A rank
+   * that needs no more -- every rank of a tree -- then allocates nothing,
+   * so a world of 10^6 ranks takes no small allocation a rank (4 KiB page
+   * faults, and free() trimming its arenas a madvise at a time at the
+   * end). They are counted with the ranks' memory, not charged again. */
+  struct chan chan0[CHAN_FIRST] TUTTI_ALIGNED;
+  struct req_chunk req0;
+  struct tutti_request req0s[REQ_CHUNK_MIN] TUTTI_ALIGNED;
+  struct tutti_ev ev0[EVLOG_LENT] TUTTI_ALIGNED;
+  max_align_t coll0[TUTTI__COLL_ROOM / sizeof(max_align_t)] TUTTI_ALIGNED;
 };
 
 /* ------------------------------------------------------------------ world */

@@ -262,17 +262,6 @@ static inline void pool_return(struct tutti_rank *r, struct msg *m) {
 
 /* ----------------------------------------------------------------- requests */
 
-/* Request storage grows by chunks that double from 4 to 64 requests: a
- * rank of a tree algorithm needs a few, and a first chunk of 64 (16 KiB)
- * was most of the memory and start-up time of worlds of 10^4-10^5 ranks. */
-#define REQ_CHUNK_MIN 4
-#define REQ_CHUNK_MAX 64
-struct req_chunk {
-  struct req_chunk *next;
-  int n;
-  struct tutti_request reqs[];
-};
-
 /* Field by field: the rest is set by isend or irecv before it is read. */
 static inline void req_init(struct tutti_request *q, struct tutti_rank *r, int kind) {
   q->owner = r;
@@ -288,15 +277,20 @@ static inline void req_init(struct tutti_request *q, struct tutti_rank *r, int k
 
 static inline struct tutti_request *req_alloc(struct tutti_rank *r, int kind) {
   struct tutti_request *q = r->freereqs;
-  if (!q) {
-    int n = r->reqchunks ? 2 * r->reqchunks->n : REQ_CHUNK_MIN;
-    if (n > REQ_CHUNK_MAX) n = REQ_CHUNK_MAX;
-    size_t size = sizeof(struct req_chunk) + (size_t)n * sizeof(struct tutti_request);
-    /* kept until the next run: a rendezvous envelope is in its request */
-    if (!tutti__rank_charge(r, TUTTI__MEM_MESSAGES, size)) return NULL;
-    struct req_chunk *c = line_alloc(size);
-    if (!c) return NULL;
-    memset(c, 0, size);
+  if (!q) { /* a chunk (internal.h): the rank's own first, not charged */
+    struct req_chunk *c = &r->req0;
+    int n = REQ_CHUNK_MIN;
+    if (r->reqchunks) {
+      n = 2 * r->reqchunks->n < REQ_CHUNK_MAX ? 2 * r->reqchunks->n : REQ_CHUNK_MAX;
+      size_t size = sizeof *c + (size_t)n * sizeof(struct tutti_request);
+      /* kept until the next run: a rendezvous envelope is in its request */
+      if (!tutti__rank_charge(r, TUTTI__MEM_MESSAGES, size)) return NULL;
+      if (!(c = line_alloc(size))) return NULL;
+      c->reqs = (struct tutti_request *)(c + 1);
+    } else {
+      c->reqs = r->req0s;
+    }
+    memset(c->reqs, 0, (size_t)n * sizeof *c->reqs);
     c->n = n;
     c->next = r->reqchunks;
     r->reqchunks = c;

@@ -11,6 +11,7 @@ void tutti__rank_init(struct tutti_rank *r, struct tutti_world *w, int rank) {
   r->world = w;
   r->rank = rank;
   r->size = w->nranks;
+  r->log.lent = r->ev0;
 }
 
 static void free_msg_list(struct msg *m) {
@@ -41,7 +42,7 @@ void tutti__rank_drop_messages(struct tutti_rank *r) {
   for (uint32_t i = 0; i < r->nret; i++) free(r->ret[i]);
   r->nret = 0;
   r->nboxes = 0; /* the boxes are their senders' */
-  free(r->chans);
+  if (r->chans != r->chan0) free(r->chans);
   r->chans = r->lastchan = NULL;
   r->chancap = r->nchans = 0;
   r->wq_head = r->wq_tail = NULL;
@@ -58,7 +59,7 @@ static void rank_free_storage(struct tutti_rank *r) {
   while (r->reqchunks) {
     struct req_chunk *c = r->reqchunks;
     r->reqchunks = c->next;
-    free(c);
+    if (c != &r->req0) free(c);
   }
   r->freereqs = NULL;
 }
@@ -72,7 +73,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
   r->grp = NULL; /* a view its last run left entered (the rank failed in it) */
   /* What the collectives derived in the last run (the algorithm a call
    * with algo NULL takes from the environment) is derived anew. */
-  free(r->coll_cache);
+  if (r->coll_cache != (void *)r->coll0) free(r->coll_cache);
   r->coll_cache = NULL;
   r->doing = NULL;
   r->vclock = r->vsport = 0;
@@ -91,7 +92,7 @@ void tutti__rank_reset(struct tutti_rank *r) {
 void tutti__rank_fini(struct tutti_rank *r) {
   rank_free_storage(r); /* after tutti__rank_drop_messages on every rank */
   tutti__evlog_free(&r->log);
-  free(r->coll_cache);
+  if (r->coll_cache != (void *)r->coll0) free(r->coll_cache);
   r->coll_cache = NULL;
   cds_wfcq_destroy(&r->inbox_head, &r->inbox_tail);
 }

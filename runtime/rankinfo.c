@@ -35,6 +35,11 @@ void **tutti_rank_coll_cache(tutti_rank_t *r) {
   return r ? &r->coll_cache : NULL;
 }
 
+void *tutti_rank_coll_room(tutti_rank_t *r, size_t *size) {
+  *size = r ? sizeof r->coll0 : 0;
+  return r ? r->coll0 : NULL;
+}
+
 void tutti_rank_doing(tutti_rank_t *r, const char *what) {
   if (r) r->doing = what;
 }

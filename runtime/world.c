@@ -460,16 +460,6 @@ static int guard_page(char *p, size_t len, bool *madv) {
 #define THREAD_ALTSTACK ((size_t)16 << 10)
 #endif
 
-/* What the budget charges for a fiber's stack. Fiber stacks are reserved
- * (MAP_NORESERVE) and committed page by page as a rank touches them; a
- * built-in collective's call chain touches two pages, so the budget
- * counts two, where a rank thread's reservation is counted whole (its
- * alternate signal stack and glibc's thread block share it). A rank whose
- * own code goes deeper commits more than is charged (runtime/MODEL.md
- * "Memory"). Charging the reservation would refuse a million fibers on a
- * machine whose memory holds them. */
-#define FIBER_STACK_TOUCH ((size_t)8 << 10)
-
 static void stacks_reserve(struct tutti_world *w) {
 #ifdef __SANITIZE_THREAD__
   if (!w->fibers) return;
@@ -609,19 +599,16 @@ int tutti_world_run(tutti_world_t *w, tutti_rank_fn *fn, void *arg) {
   /* The budget: what the reset freed is given back (messages, channels,
    * the last replay), the logs and the ranks stay; the stacks, reserved
    * once (glibc's: a stack a rank; fibers: their workers' too), are
-   * charged before anything runs: a thread's whole reservation, a fiber's
-   * FIBER_STACK_TOUCH of it (below). */
+   * charged before anything runs: a thread's whole reservation; a fiber's
+   * TUTTI__FIBER_STACK_TOUCH of it when its worker first hands it out. */
   w->mem.by[TUTTI__MEM_MESSAGES] = w->mem.by[TUTTI__MEM_CHANNELS] = 0;
   w->mem.by[TUTTI__MEM_REPLAY] = w->mem.by[TUTTI__MEM_STACKS] = 0;
   w->mem.used = w->mem.by[TUTTI__MEM_LOGS] + w->mem.by[TUTTI__MEM_RANKS];
   double t0 = tutti__now();
   stacks_reserve(w);
   uint64_t stacks = w->stacks ? w->stacks_len : (uint64_t)w->nranks * w->stack_size;
-  if (w->fibers) {
-    size_t touch = w->stack_size < FIBER_STACK_TOUCH ? w->stack_size : FIBER_STACK_TOUCH;
-    stacks = (uint64_t)w->nranks * touch +
-             (uint64_t)w->nworkers * (((size_t)1 << 20) + ((size_t)64 << 10));
-  }
+  if (w->fibers) /* the workers'; each fiber stack as it is first used (fiber.c) */
+    stacks = (uint64_t)w->nworkers * (((size_t)1 << 20) + ((size_t)64 << 10));
   if (!tutti__mem_charge(&w->mem, TUTTI__MEM_STACKS, stacks)) {
     tutti__mem_refused(w, -1, TUTTI__MEM_STACKS, stacks);
     w->running = false;

@@ -151,6 +151,50 @@ Test(budget, fiber_stacks_are_charged_as_touched, .timeout = 120) {
   tutti_world_destroy(w);
 }
 
+/* A fiber's stack is charged when its worker first hands it out. On one
+ * worker, 16384 fibers run a binomial broadcast depth first on at most
+ * P/16 stacks (test_e2e_fibers: eager sends): the run fits a budget of the
+ * ranks' state and P/16 stacks, where charging each rank's 8 KiB
+ * (128 MiB) would not. 4096 fibers run
+ * breadth first (fiber.c) start all at once, and the first rank whose
+ * stack passes the same kind of budget is named. */
+static int bcast_one(tutti_rank_t *r, void *arg) {
+  int v = tutti_rank(r) ? 0 : 42;
+  int rc = tutti_bcast(r, &v, 1, TUTTI_INT32, 0, NULL);
+  return rc ? rc : v == 42 ? 0 : TUTTI_EINVAL;
+}
+
+static uint64_t state_and(int P, int stacks) {
+  uint64_t state = (uint64_t)P * (sizeof(struct tutti_rank) + sizeof(void *));
+  uint64_t worker = ((uint64_t)1 << 20) + ((uint64_t)64 << 10);
+  return state + worker + (uint64_t)stacks * TUTTI__FIBER_STACK_TOUCH;
+}
+
+Test(budget, fiber_stacks_are_charged_as_handed_out, .timeout = 120) {
+  tutti_config_t c = tutti_config_default(16384);
+  c.ranks_as = TUTTI_RANKS_AS_FIBERS;
+  c.workers = 1;
+  c.max_memory = state_and(16384, 1024) + ((uint64_t)4 << 20); /* 4 MiB: channels, requests */
+  tutti_world_t *w = NULL;
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  cr_assert(eq(int, tutti_world_run(w, bcast_one, NULL), 0), "%s", tutti_world_error(w));
+  tutti_stats_t st;
+  cr_assert(eq(int, tutti_world_stats(w, &st), 0));
+  cr_assert(le(u64, st.stacks, 1024));
+  tutti_world_destroy(w);
+
+  c = tutti_config_default(4096);
+  c.ranks_as = TUTTI_RANKS_AS_FIBERS;
+  c.workers = 1;
+  c.max_memory = state_and(4096, 200);
+  cr_assert(eq(int, tutti_world_create(&w, &c), 0));
+  cr_assert(eq(int, tutti_world_run(w, barrier, NULL), TUTTI_EMEMORY), "%s", tutti_world_error(w));
+  const char *e = tutti_world_error(w);
+  cr_assert(eq(int, strncmp(e, "rank ", 5), 0), "names the rank: %s", e);
+  cr_assert(has(e, "rank stacks would take 8.0 KiB more"), "%s", e);
+  tutti_world_destroy(w);
+}
+
 /* In a child whose address space RLIMIT_AS (ulimit -v) holds to 1 GiB more
  * than it has: the automatic budget is half of that and names it, and a
  * run that would hold 4 GiB stops at it with TUTTI_EMEMORY -- as it does

@@ -1,6 +1,7 @@
 /*
- * test_unit_evlog.c -- the event log's storage (runtime/evlog.c): small
- * logs malloc'd, bigger ones blocks of the huge-page arena. Many logs
+ * test_unit_evlog.c -- the event log's storage (runtime/evlog.c): the
+ * first events in a room its owner lends, small logs malloc'd, bigger
+ * ones blocks of the huge-page arena. Many logs
  * growing side by side (what the ranks of a run do) keep every event, the
  * capacity rules of runtime/MODEL.md "Memory", the budget, and the limit;
  * freed logs give their blocks back so new ones reuse them; the arena
@@ -115,6 +116,45 @@ Test(evlog, small_logs_stay_malloced, .timeout = 30) {
   cr_assert(eq(u32, tutti__evlog_push(&L, &e), 512));
   cr_assert(eq(int, L.order, 14));
   cr_assert(eq(u32, L.cap, 16384 / sizeof(struct tutti_ev)));
+  tutti__evlog_free(&L);
+}
+
+/* A lent room (a rank's own) takes the first EVLOG_LENT events, charged
+ * to no memory budget; the next event moves the log to malloc, keeping
+ * every event, and charges the whole array; freeing gives back exactly
+ * what was charged and leaves the room alone. A log that has the room
+ * again (cleared, not freed) reuses it only after a free. */
+Test(evlog, a_lent_room_takes_the_first_events_uncharged, .timeout = 30) {
+  struct tutti_ev room[EVLOG_LENT + 1];
+  room[EVLOG_LENT] = ev_of(99, 99); /* past the room: must stay as it is */
+  struct tutti__budget mem = {0};
+  uint64_t budget = 1000;
+  struct tutti_evlog L = {.lent = room, .mem = &mem, .budget = &budget};
+  for (uint32_t i = 0; i < EVLOG_LENT; i++) {
+    struct tutti_ev e = ev_of(3, i);
+    cr_assert(eq(u32, tutti__evlog_push(&L, &e), i));
+  }
+  cr_assert(eq(ptr, (void *)L.ev, (void *)room));
+  cr_assert(eq(u64, mem.used, 0), "the room is the rank's memory: not charged again");
+  cr_assert(eq(u64, budget, 1000 - EVLOG_LENT), "events are taken from the budget all the same");
+  struct tutti_ev e = ev_of(3, EVLOG_LENT);
+  cr_assert(eq(u32, tutti__evlog_push(&L, &e), EVLOG_LENT));
+  cr_assert(ne(ptr, (void *)L.ev, (void *)room));
+  cr_assert(eq(u32, L.cap, 2 * EVLOG_LENT));
+  cr_assert(eq(u64, mem.used, (uint64_t)L.cap * sizeof(struct tutti_ev)));
+  for (uint32_t i = 0; i <= EVLOG_LENT; i++) {
+    struct tutti_ev want = ev_of(3, i);
+    cr_assert(eq(u64, L.ev[i].bytes, want.bytes), "event %u", i);
+  }
+  cr_assert(eq(u64, room[EVLOG_LENT].bytes, ev_of(99, 99).bytes));
+  tutti__evlog_free(&L);
+  cr_assert(eq(u64, mem.used, 0));
+  cr_assert(eq(u64, budget, 1000));
+  cr_assert(eq(u64, mem.by[TUTTI__MEM_LOGS], 0));
+  /* freed: the room serves again */
+  cr_assert(eq(u32, tutti__evlog_push(&L, &e), 0));
+  cr_assert(eq(ptr, (void *)L.ev, (void *)room));
+  cr_assert(eq(u64, mem.used, 0));
   tutti__evlog_free(&L);
 }
 

@@ -340,6 +340,13 @@ TUTTI_API const struct tutti_rules *tutti_rank_rules(const tutti_rank_t *r);
  * NULL rank. */
 TUTTI_API void **tutti_rank_coll_cache(tutti_rank_t *r);
 
+/* Room inside the rank for what tutti_rank_coll_cache points to while it
+ * is small: *size bytes, aligned for any type, their contents unspecified;
+ * a cache pointing here is not freed. So a world of a million ranks keeps
+ * its collectives' memo without a million small allocations. NULL and
+ * *size 0 where there is none (over MPI, or a NULL rank). */
+TUTTI_API void *tutti_rank_coll_room(tutti_rank_t *r, size_t *size);
+
 /* A block of `size` zeroed bytes the collectives share among the ranks of
  * r's world (over MPI: of r's process), for what every rank of a call
  * would otherwise work out alike (`auto`'s model choice). The first call
