@@ -9,7 +9,7 @@
  *
  * How a figure is made. Every (collective, P, size) is a block with a
  * world per way of running the ranks (the default way's is the world the
- * command would make for a run of that size: cli_world.c cli_ranks_as). Each world's first run
+ * command would make for a run of that size: cli_world.c cli_default_way). Each world's first run
  * sizes a batch of each algorithm (about TARGET seconds of calls, from a batch of at least an
  * eighth of it: the first calls of a run are slow). Then rounds follow, each a run of every world
  * and a batch of Open MPI's, in an order that rotates from round to round; no side runs while
@@ -197,7 +197,7 @@ static int world_of(int mode, int P, size_t bytes, tutti_world_t **w) {
   tutti_config_t c = tutti_config_default(P);
   if (mode == THR) c.ranks_as = TUTTI_RANKS_AS_THREADS;
   if (mode == FIB) c.ranks_as = TUTTI_RANKS_AS_FIBERS;
-  if (mode == DEF) c.ranks_as = cli_ranks_as(TUTTI_RANKS_AS_DEFAULT, P, bytes);
+  if (mode == DEF) cli_default_way(&c, TUTTI_RANKS_AS_DEFAULT, bytes);
   return tutti_world_create(w, &c);
 }
 

@@ -307,8 +307,13 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
 /* cli_world.c: what every command's worlds take from the options: --ranks-as, --stack,
  * --no-data, --max-events; max_bytes: the bytes per rank of the largest
  * call the world will run (0: unknown), for tutti's choice of how ranks
- * run (cli_ranks_as). */
+ * run (cli_default_way). */
 void cli_config(const struct cli_opts *o, tutti_config_t *cfg, size_t max_bytes);
+/* cfg's way of running its ranks: cli_ranks_as's, and where that is
+ * tutti's choice of fibers (and TUTTI_WORKERS unset), their workers,
+ * tutti_workers_choose's for calls of up to max_bytes. Set cfg->nranks
+ * and cfg->flags first. */
+void cli_default_way(tutti_config_t *cfg, int ranks_as, size_t max_bytes);
 /* How a world of nranks ranks runs them: `ranks_as` when set (--ranks-as),
  * else TUTTI_RANKS_AS_DEFAULT when TUTTI_RANKS_AS is set (the world reads
  * it), else tutti_ranks_as_choose for calls of up to max_bytes per rank. */

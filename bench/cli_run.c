@@ -176,6 +176,7 @@ int tutti_cli_run(int argc, char **argv) {
   if (o.realtime > 0 && timeline && isatty(fileno(stdout))) live_frame(&j, &cfg, &frame, &frame_T);
   if (o.realtime > 0) {
     cfg.ranks_as = TUTTI_RANKS_AS_THREADS; /* whatever $TUTTI_RANKS_AS says: checked above */
+    cfg.workers = 0;
     cfg.flags |= TUTTI_WALLCLOCK;
     cfg.time_scale = o.realtime;
   }

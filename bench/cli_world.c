@@ -1,13 +1,15 @@
 /*
  * cli_world.c -- the options of a command that runs worlds: what its worlds
  * take from them (cli_config), how their ranks run by default
- * (cli_ranks_as: tutti's choice for the sizes the command will run), and
+ * (cli_default_way: tutti's choice of way and workers for the sizes the
+ * command will run), and
  * the environment those worlds read, checked by the library itself
  * (tutti_config_check): the command names a bad variable and exits 2
  * accepting exactly what a world accepts, with no parser of its own. And
  * --rules FILE (cli_rules), the rules the worlds of run, suite and sweep
  * give `auto`, loaded and checked by the library (tutti_rules_load).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -16,6 +18,17 @@ int cli_ranks_as(int ranks_as, int nranks, size_t max_bytes) {
   const char *env = getenv("TUTTI_RANKS_AS");
   if (ranks_as != TUTTI_RANKS_AS_DEFAULT || (env && *env)) return ranks_as;
   return tutti_ranks_as_choose(nranks, max_bytes, 0);
+}
+
+void cli_default_way(tutti_config_t *cfg, int ranks_as, size_t max_bytes) {
+  const char *env = getenv("TUTTI_RANKS_AS"), *wenv = getenv("TUTTI_WORKERS");
+  bool chosen = ranks_as == TUTTI_RANKS_AS_DEFAULT && !(env && *env);
+  cfg->ranks_as = cli_ranks_as(ranks_as, cfg->nranks, max_bytes);
+  /* tutti's way for these sizes: its workers too, unless the variable
+   * names them (a paced world's ranks are threads: no workers) */
+  if (chosen && cfg->ranks_as == TUTTI_RANKS_AS_FIBERS && !(wenv && *wenv) &&
+      !(cfg->flags & TUTTI_WALLCLOCK))
+    cfg->workers = tutti_workers_choose(cfg->nranks, max_bytes, 0);
 }
 
 size_t cli_max_size(const size_t *sizes, int n) {
@@ -27,7 +40,7 @@ size_t cli_max_size(const size_t *sizes, int n) {
 void cli_config(const struct cli_opts *o, tutti_config_t *cfg, size_t max_bytes) {
   /* a timing-only run copies no payload: tutti's choice for no bytes
    * (modeled times do not depend on it, tested) */
-  cfg->ranks_as = cli_ranks_as(o->ranks_as, cfg->nranks, o->no_data ? 0 : max_bytes);
+  cli_default_way(cfg, o->ranks_as, o->no_data ? 0 : max_bytes);
   cfg->bind = o->bind;
   cfg->stack_size = o->stack;
   cfg->max_events = o->max_events;

@@ -9,8 +9,8 @@
  * A config field decides where it is set; its variable is read only when
  * the field is left at its default (TUTTI_PERTURB, a switch of its own, is
  * read always). Where neither decides how ranks run, tutti does
- * (tutti_ranks_as_choose, also what the tutti command asks for the sizes
- * it will run).
+ * (tutti_ranks_as_choose and tutti_workers_choose, also what the tutti
+ * command asks for the sizes it will run).
  */
 #include <errno.h>
 #include <sched.h>
@@ -127,28 +127,39 @@ int tutti__cpus(void) {
   return n > 0 ? (int)n : 1;
 }
 
-/* Where threads pay for their wake-ups (tutti_ranks_as_choose): calls
- * of at least THREADS_BYTES per rank on THREADS_RANKS to THREADS_MAX
- * ranks. */
-#define THREADS_BYTES ((size_t)1 << 20)
-#define THREADS_RANKS 32
-#define THREADS_MAX 1024
+/* Ranks per fiber worker below which one more worker is not worth its
+ * core. Workers depend on each other in every round of a call: a worker
+ * with nothing to run sleeps and costs its waker a futex call and a
+ * cross-core wake-up (30+ us), and on a shared machine it waits whenever
+ * the host gives its peer less time -- the whole call then runs at the
+ * pace of the slower worker's time slices. One cache-hot worker runs a
+ * call of a thousand ranks steadily, with no wake-up across cores; only
+ * past that does a second core pay for its wake-ups -- or where a call's
+ * copies are large and many at once: calls of SPREAD_BYTES per rank or
+ * more on SPREAD_RANKS ranks or more (a binomial tree's last round copies
+ * 8 megabytes at once there), which run on every CPU. */
+#define RANKS_PER_WORKER 1024
+#define SPREAD_BYTES ((size_t)1 << 20)
+#define SPREAD_RANKS 16
 
 int tutti_ranks_as_choose(int nranks, size_t max_bytes, int ncpu) {
-  if (ncpu <= 0) ncpu = tutti__cpus();
   /* Fibers of one worker hand a message over by a switch on one core,
    * with the message in its cache; a thread that waits sleeps and is
-   * woken by the kernel, tens of microseconds across cores. That is
-   * paid back only where copies of a megabyte or more run on several
-   * cores at once, and a call has many of them at once: 32 ranks and more
-   * (16 at once in a binomial tree's last round; with fewer, one worker's
-   * copies, each into a cache the last one warmed, keep up with two
-   * cores' and their wake-ups). Past 1024 ranks the
-   * fibers have a worker thread per 1024 (world.c), on several cores
-   * too, and threads near the system's limits on them. */
-  bool threads =
-      ncpu >= 2 && nranks >= THREADS_RANKS && nranks <= THREADS_MAX && max_bytes >= THREADS_BYTES;
-  return threads ? TUTTI_RANKS_AS_THREADS : TUTTI_RANKS_AS_FIBERS;
+   * woken by the kernel, tens of microseconds across cores. Where copies
+   * are large enough to want several cores, fibers take them on several
+   * workers (tutti_workers_choose), which then wake each other less often
+   * than a thread a rank would. */
+  (void)nranks, (void)max_bytes, (void)ncpu;
+  return TUTTI_RANKS_AS_FIBERS;
+}
+
+int tutti_workers_choose(int nranks, size_t max_bytes, int ncpu) {
+  if (nranks < 1) return TUTTI_EINVAL;
+  if (ncpu <= 0) ncpu = tutti__cpus();
+  long n = ((long)nranks + RANKS_PER_WORKER - 1) / RANKS_PER_WORKER;
+  if (max_bytes >= SPREAD_BYTES && nranks >= SPREAD_RANKS) n = ncpu;
+  if (n > ncpu) n = ncpu;
+  return (int)(n > nranks ? nranks : n);
 }
 
 /* TUTTI_RANKS_AS when the config leaves ranks_as at its default: 1

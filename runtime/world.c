@@ -14,7 +14,8 @@
  * With fibers (config ranks_as) the ranks run on fiber.c's workers instead;
  * everything else here is the same for both. Which of the two a world gets
  * when neither its config nor TUTTI_RANKS_AS says is config.c's
- * tutti_ranks_as_choose (fibers for a world that knows no sizes).
+ * tutti_ranks_as_choose (fibers), on tutti_workers_choose's workers for a
+ * world that knows no sizes.
  *
  * What the config leaves to the environment (TUTTI_RANKS_AS, TUTTI_BIND,
  * TUTTI_WORKERS, TUTTI_STACK, TUTTI_PERTURB) is read and checked in
@@ -54,24 +55,11 @@ static bool bind_cores(int bind, int threads, int ncpu) {
   return threads >= 2 && threads <= ncpu;
 }
 
-/* Ranks per fiber worker below which one more worker is not worth its
- * core. Workers depend on each other in every round of a call: a worker
- * with nothing to run sleeps and costs its waker a futex call and a
- * cross-core wake-up (30+ us), and on a shared machine it waits whenever
- * the host gives its peer less time -- the whole call then runs at the
- * pace of the slower worker's time slices. One cache-hot worker runs a
- * call of a thousand ranks steadily, with no wake-up across cores; only
- * past that does a second core pay for its wake-ups. */
-#define RANKS_PER_WORKER 1024
-
-/* The fiber workers: the config's or $TUTTI_WORKERS (config.c), else one
- * per RANKS_PER_WORKER ranks up to one per CPU; at most one per rank. */
+/* The fiber workers: the config's or $TUTTI_WORKERS (config.c), else
+ * tutti_workers_choose's for a world that knows no sizes; at most one per
+ * rank. */
 static int workers_of(int nranks, int workers, long ncpu) {
-  long n = workers;
-  if (!n) {
-    n = (nranks + RANKS_PER_WORKER - 1) / RANKS_PER_WORKER;
-    if (n > ncpu) n = ncpu;
-  }
+  long n = workers ? workers : tutti_workers_choose(nranks, 0, (int)ncpu);
   return (int)(n > nranks ? nranks : n);
 }
 

@@ -5,7 +5,8 @@
  *   sizes says (fibers), a paced world (TUTTI_WALLCLOCK) as threads, and
  *   TUTTI_RANKS_AS still decides when set;
  * - `tutti run` without --ranks-as runs them as the choice says for its
- *   rank count and size (the JSON's workers: 0 for threads);
+ *   rank count and size, on the workers tutti_workers_choose gives (the
+ *   JSON's workers: 0 for threads);
  * - ranks that wait for each other outside tutti calls finish when they
  *   yield (tutti_rank_yield), as threads and as fibers of one worker;
  * - modeled times do not depend on the way: a few algorithms' modeled
@@ -112,10 +113,13 @@ Test(ranks_as, run_chooses_by_size_and_modeled_times_do_not_depend_on_it, .init 
         struct cli c = modeled(algos[a].coll, algos[a].algo, P, data ? sizes[s] : NULL, NULL, as);
         struct jp p = json_parse(c.out);
         int threads = json_num(&p, "workers") == 0;
-        if (k == 0)
+        if (k == 0) {
           cr_assert(eq(int, threads, chosen == TUTTI_RANKS_AS_THREADS), "%s %s at %s: default",
                     algos[a].coll, sizes[s], P);
-        else
+          if (!threads) /* and on the workers tutti chooses for the size */
+            cr_assert(eq(int, (int)json_num(&p, "workers"), tutti_workers_choose(BIG, bytes, 0)),
+                      "%s %s at %s: workers", algos[a].coll, sizes[s], P);
+        } else
           cr_assert(eq(int, threads, k == 1));
         mt[k] = text_of(&p, "modeled_time");
         ends[k] = text_of(&p, "per_rank");

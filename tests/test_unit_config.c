@@ -6,8 +6,8 @@
  * the config sets hides its variable; err may be NULL or short. And the
  * values it accepts are those a world then runs with (tutti__settings_of,
  * the reader both share: runtime/config.c). And how ranks run when nothing
- * names a way (tutti_ranks_as_choose): a function of the ranks, the bytes
- * and the CPUs alone, by world.h's rule.
+ * names a way (tutti_ranks_as_choose, tutti_workers_choose): a function of
+ * the ranks, the bytes and the CPUs alone, by world.h's rule.
  *
  * Each Test runs in a process of its own (Criterion, and nocriterion under
  * TSan, fork per test), so setenv here never reaches another test; each
@@ -390,7 +390,7 @@ static const int Cpus[] = {1, 2, 3, 8, 64, 1024};
  * the same; it never depends on this machine when ncpu is given, and
  * ncpu <= 0 means this process's CPUs. */
 Test(ranks_as, the_choice_depends_on_ranks_bytes_and_cpus_only, .init = clean_env, .timeout = 30) {
-  int first[N(Ps)][N(Ms)][N(Cpus)];
+  int first[N(Ps)][N(Ms)][N(Cpus)], firstw[N(Ps)][N(Ms)][N(Cpus)];
   for (int pass = 0; pass < 2; pass++) {
     if (pass) {
       setenv("TUTTI_RANKS_AS", "threads", 1);
@@ -401,9 +401,12 @@ Test(ranks_as, the_choice_depends_on_ranks_bytes_and_cpus_only, .init = clean_en
         for (size_t c = 0; c < N(Cpus); c++) {
           int a = tutti_ranks_as_choose(Ps[p], Ms[m], Cpus[c]);
           cr_assert(a == TUTTI_RANKS_AS_THREADS || a == TUTTI_RANKS_AS_FIBERS, "%d", a);
-          if (!pass) first[p][m][c] = a;
+          int k = tutti_workers_choose(Ps[p], Ms[m], Cpus[c]);
+          if (!pass) first[p][m][c] = a, firstw[p][m][c] = k;
           cr_assert(eq(int, a, first[p][m][c]), "P=%d m=%zu ncpu=%d changed", Ps[p], Ms[m],
                     Cpus[c]);
+          cr_assert(eq(int, k, firstw[p][m][c]), "P=%d m=%zu ncpu=%d: workers changed", Ps[p],
+                    Ms[m], Cpus[c]);
         }
   }
   int here = tutti__cpus();
@@ -414,28 +417,44 @@ Test(ranks_as, the_choice_depends_on_ranks_bytes_and_cpus_only, .init = clean_en
                    tutti_ranks_as_choose(Ps[p], Ms[m], here)));
       cr_expect(eq(int, tutti_ranks_as_choose(Ps[p], Ms[m], -1),
                    tutti_ranks_as_choose(Ps[p], Ms[m], here)));
+      cr_expect(
+          eq(int, tutti_workers_choose(Ps[p], Ms[m], 0), tutti_workers_choose(Ps[p], Ms[m], here)));
     }
 }
 
-/* What world.h promises of it: fibers where the copies are small, the
- * ranks few or the CPU one; threads for the documented case; more bytes
- * never turn threads back into fibers. */
+/* What world.h promises: fibers at every size; one worker per 1024 ranks,
+ * but one per CPU for calls of 1 MiB or more on 16 ranks or more; never
+ * more workers than ranks or CPUs, never fewer than one; more bytes never
+ * fewer workers. A world that knows no sizes runs the choice for 0 bytes. */
 Test(ranks_as, the_choice_follows_its_documented_rule, .init = clean_env, .timeout = 30) {
   for (size_t p = 0; p < N(Ps); p++)
     for (size_t c = 0; c < N(Cpus); c++) {
-      int was_threads = 0;
+      int P = Ps[p], ncpu = Cpus[c], last = 0;
       for (size_t m = 0; m < N(Ms); m++) {
-        int a = tutti_ranks_as_choose(Ps[p], Ms[m], Cpus[c]);
-        if (Ms[m] < (1 << 20) || Ps[p] < 32 || Cpus[c] < 2)
-          cr_expect(eq(int, a, TUTTI_RANKS_AS_FIBERS), "P=%d m=%zu ncpu=%d", Ps[p], Ms[m], Cpus[c]);
-        if (was_threads)
-          cr_expect(eq(int, a, TUTTI_RANKS_AS_THREADS), "P=%d m=%zu ncpu=%d: fibers again", Ps[p],
-                    Ms[m], Cpus[c]);
-        was_threads = a == TUTTI_RANKS_AS_THREADS;
+        cr_expect(eq(int, tutti_ranks_as_choose(P, Ms[m], ncpu), TUTTI_RANKS_AS_FIBERS));
+        int k = tutti_workers_choose(P, Ms[m], ncpu), want = (P + 1023) / 1024;
+        if (Ms[m] >= (1 << 20) && P >= 16) want = ncpu;
+        want = want < ncpu ? want : ncpu;
+        want = want < P ? want : P;
+        cr_expect(eq(int, k, want), "P=%d m=%zu ncpu=%d", P, Ms[m], ncpu);
+        cr_expect(ge(int, k, last), "P=%d m=%zu ncpu=%d: fewer workers for more bytes", P, Ms[m],
+                  ncpu);
+        last = k;
       }
     }
-  cr_expect(eq(int, tutti_ranks_as_choose(32, 1 << 20, 2), TUTTI_RANKS_AS_THREADS));
-  cr_expect(eq(int, tutti_ranks_as_choose(16, 1 << 20, 2), TUTTI_RANKS_AS_FIBERS));
-  cr_expect(eq(int, tutti_ranks_as_choose(32, 64 << 10, 2), TUTTI_RANKS_AS_FIBERS));
-  cr_expect(eq(int, tutti_ranks_as_choose(2, 1 << 20, 2), TUTTI_RANKS_AS_FIBERS));
+  cr_expect(eq(int, tutti_workers_choose(16, 1 << 20, 2), 2));
+  cr_expect(eq(int, tutti_workers_choose(15, 1 << 20, 2), 1));
+  cr_expect(eq(int, tutti_workers_choose(16, (1 << 20) - 1, 2), 1));
+  cr_expect(eq(int, tutti_workers_choose(4096, 8, 2), 2));
+  cr_expect(eq(int, tutti_workers_choose(4096, 8, 64), 4));
+  cr_expect(eq(int, tutti_workers_choose(0, 8, 2), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_workers_choose(-1, 8, 2), TUTTI_EINVAL));
+  /* a default world: the choice for no sizes */
+  for (int P = 1; P <= 4096; P *= 8) {
+    tutti_config_t cfg = tutti_config_default(P);
+    tutti_world_t *w = NULL;
+    cr_assert(eq(int, tutti_world_create(&w, &cfg), 0));
+    cr_expect(eq(int, tutti_world_workers(w), tutti_workers_choose(P, 0, 0)), "P=%d", P);
+    tutti_world_destroy(w);
+  }
 }

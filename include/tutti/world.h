@@ -86,15 +86,23 @@ enum tutti_ranks_as {
  * a pure function of its arguments. max_bytes: the bytes per rank of the
  * largest call the ranks will make (0: unknown, or none moved, as in a
  * timing-only run); ncpu: the CPUs the ranks may use (<= 0: those this
- * process may use now). Threads for calls of 1 MiB per rank or more on 32
- * to 1024 ranks and 2 CPUs or more: there the copies of a call run on
- * several cores at once, which pays for the threads' wake-ups. Else
- * fibers, on one worker thread per 1024 ranks (tutti_config_t.workers):
- * a hand-off between two ranks of a worker is a switch on one core, with
- * the message in its cache, where a thread would sleep and be woken by
- * the kernel, often from the other core. `tutti bench coll` measures the
- * default beside both on a machine (bench/CLI.md). */
+ * process may use now). Fibers, at every size: a hand-off between two
+ * ranks of a worker is a switch on one core, with the message in its
+ * cache, where a thread would sleep and be woken by the kernel, often
+ * from the other core; where a call's copies want several cores, fibers
+ * run on several workers (tutti_workers_choose), which wake each other
+ * far less often than a thread a rank would. `tutti bench coll` measures
+ * the default beside both on a machine (bench/CLI.md). */
 TUTTI_API int tutti_ranks_as_choose(int nranks, size_t max_bytes, int ncpu);
+
+/* The worker threads tutti gives `nranks` fibers that nothing else
+ * decides for (tutti_config_t.workers 0, TUTTI_WORKERS unset), with
+ * max_bytes and ncpu as for tutti_ranks_as_choose; a pure function of its
+ * arguments, at least 1 and at most nranks and ncpu. One per 1024 ranks
+ * (a world of 0 max_bytes: tutti_world_create's), but one per CPU for
+ * calls of 1 MiB per rank or more on 16 ranks or more, whose copies then
+ * run on every core at once. TUTTI_EINVAL for nranks < 1. */
+TUTTI_API int tutti_workers_choose(int nranks, size_t max_bytes, int ncpu);
 
 /* Where rank threads (fibers: worker threads) run (tutti_config_t.bind).
  * Cores: thread i is pinned to the i-th CPU the process may use (round
@@ -144,10 +152,12 @@ typedef struct tutti_config {
    * copied: it must outlive the world. */
   const struct tutti_rules *rules;
   int ranks_as; /* enum tutti_ranks_as */
-  /* fibers: worker threads; 0: $TUTTI_WORKERS, else one per 1024 ranks up
-   * to one per CPU the process may use (a small world runs on one: its
-   * hand-offs stay on one core, where a second worker's cross-core
-   * wake-ups cost more than its core brings) */
+  /* fibers: worker threads; 0: $TUTTI_WORKERS, else
+   * tutti_workers_choose(nranks, 0, 0): one per 1024 ranks up to one per
+   * CPU the process may use (a small world runs on one: its hand-offs stay
+   * on one core, where a second worker's cross-core wake-ups cost more
+   * than its core brings). A program that knows its sizes may set the
+   * choice for them, as the tutti command does. */
   int workers;
   int bind; /* enum tutti_bind */
   /* Bytes the run may hold: rank stacks and state, messages in flight
