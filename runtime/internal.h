@@ -334,10 +334,11 @@ struct tutti_rank {
 
   /* The first of each thing a rank grows, in the rank itself: its first
    * channel table, requests, event log and collectives' cache. A rank
-   * that needs no more -- every rank of a tree -- then allocates nothing,
-   * so a world of 10^6 ranks takes no small allocation a rank (4 KiB page
-   * faults, and free() trimming its arenas a madvise at a time at the
-   * end). They are counted with the ranks' memory, not charged again. */
+   * that needs no more -- a tree's ranks of up to three children -- then
+   * allocates nothing, so a world of 10^6 ranks takes no small allocation
+   * a rank (4 KiB page faults, and free() trimming its arenas a madvise at
+   * a time at the end). They are counted with the ranks' memory, not
+   * charged again. */
   struct chan chan0[CHAN_FIRST] TUTTI_ALIGNED;
   struct req_chunk req0;
   struct tutti_request req0s[REQ_CHUNK_MIN] TUTTI_ALIGNED;
