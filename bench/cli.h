@@ -309,15 +309,12 @@ int cli_model(const char *cmd, const struct cli_opts *o, int nranks, tutti_machi
  * call the world will run (0: unknown), for tutti's choice of how ranks
  * run (cli_default_way). */
 void cli_config(const struct cli_opts *o, tutti_config_t *cfg, size_t max_bytes);
-/* cfg's way of running its ranks: cli_ranks_as's, and where that is
- * tutti's choice of fibers (and TUTTI_WORKERS unset), their workers,
- * tutti_workers_choose's for calls of up to max_bytes. Set cfg->nranks
- * and cfg->flags first. */
+/* cfg's way of running its ranks: `ranks_as` when set (--ranks-as), else
+ * TUTTI_RANKS_AS_DEFAULT when TUTTI_RANKS_AS is set (the world reads it),
+ * else tutti_ranks_as_choose's for calls of up to max_bytes per rank and,
+ * for fibers (TUTTI_WORKERS unset), tutti_workers_choose's workers. Set
+ * cfg->nranks and cfg->flags first. */
 void cli_default_way(tutti_config_t *cfg, int ranks_as, size_t max_bytes);
-/* How a world of nranks ranks runs them: `ranks_as` when set (--ranks-as),
- * else TUTTI_RANKS_AS_DEFAULT when TUTTI_RANKS_AS is set (the world reads
- * it), else tutti_ranks_as_choose for calls of up to max_bytes per rank. */
-int cli_ranks_as(int ranks_as, int nranks, size_t max_bytes);
 /* The largest of sizes[0..n) (0 for none). */
 size_t cli_max_size(const size_t *sizes, int n);
 /* cli_links.c: the lines "topology ..." and "links ..." of the run,

@@ -9,25 +9,18 @@
  * --rules FILE (cli_rules), the rules the worlds of run, suite and sweep
  * give `auto`, loaded and checked by the library (tutti_rules_load).
  */
-#include <stdbool.h>
 #include <stdlib.h>
 
 #include "cli.h"
 
-int cli_ranks_as(int ranks_as, int nranks, size_t max_bytes) {
-  const char *env = getenv("TUTTI_RANKS_AS");
-  if (ranks_as != TUTTI_RANKS_AS_DEFAULT || (env && *env)) return ranks_as;
-  return tutti_ranks_as_choose(nranks, max_bytes, 0);
-}
-
 void cli_default_way(tutti_config_t *cfg, int ranks_as, size_t max_bytes) {
   const char *env = getenv("TUTTI_RANKS_AS"), *wenv = getenv("TUTTI_WORKERS");
-  bool chosen = ranks_as == TUTTI_RANKS_AS_DEFAULT && !(env && *env);
-  cfg->ranks_as = cli_ranks_as(ranks_as, cfg->nranks, max_bytes);
+  cfg->ranks_as = ranks_as;
+  if (ranks_as != TUTTI_RANKS_AS_DEFAULT || (env && *env)) return; /* named: no choice */
+  cfg->ranks_as = tutti_ranks_as_choose(cfg->nranks, max_bytes, 0);
   /* tutti's way for these sizes: its workers too, unless the variable
    * names them (a paced world's ranks are threads: no workers) */
-  if (chosen && cfg->ranks_as == TUTTI_RANKS_AS_FIBERS && !(wenv && *wenv) &&
-      !(cfg->flags & TUTTI_WALLCLOCK))
+  if (cfg->ranks_as == TUTTI_RANKS_AS_FIBERS && !(wenv && *wenv) && !(cfg->flags & TUTTI_WALLCLOCK))
     cfg->workers = tutti_workers_choose(cfg->nranks, max_bytes, 0);
 }
 
