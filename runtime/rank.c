@@ -62,6 +62,10 @@ static void rank_free_storage(struct tutti_rank *r) {
     if (c != &r->req0) free(c);
   }
   r->freereqs = NULL;
+  /* What the collectives derived in the last run (the algorithm a call
+   * with algo NULL takes from the environment) is derived anew. */
+  if (r->coll_cache != (void *)r->coll0) free(r->coll_cache);
+  r->coll_cache = NULL;
 }
 
 void tutti__rank_reset(struct tutti_rank *r) {
@@ -71,10 +75,6 @@ void tutti__rank_reset(struct tutti_rank *r) {
   r->coll_seq = 0;
   r->coll_tags_all = false;
   r->grp = NULL; /* a view its last run left entered (the rank failed in it) */
-  /* What the collectives derived in the last run (the algorithm a call
-   * with algo NULL takes from the environment) is derived anew. */
-  if (r->coll_cache != (void *)r->coll0) free(r->coll_cache);
-  r->coll_cache = NULL;
   r->doing = NULL;
   r->vclock = r->vsport = 0;
   double zero = 0;
@@ -92,7 +92,5 @@ void tutti__rank_reset(struct tutti_rank *r) {
 void tutti__rank_fini(struct tutti_rank *r) {
   rank_free_storage(r); /* after tutti__rank_drop_messages on every rank */
   tutti__evlog_free(&r->log);
-  if (r->coll_cache != (void *)r->coll0) free(r->coll_cache);
-  r->coll_cache = NULL;
   cds_wfcq_destroy(&r->inbox_head, &r->inbox_tail);
 }
