@@ -148,7 +148,7 @@ struct tutti_replay {
   double modeled_time; /* max of rank_end, seconds */
   tutti__tu_t modeled; /* the same in units */
   double wall_time;    /* seconds spent in tutti__replay_run */
-  double cpu_time;     /* of which its thread ran (CPU seconds) */
+  double cpu_time;     /* CPU seconds of its thread and its helpers */
   size_t state_bytes;  /* memory the replay allocated (peak,
                           logs not counted) */
 };

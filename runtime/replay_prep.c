@@ -15,9 +15,11 @@
 #include "replay_fair.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OP(kind, peer, id) ((uint64_t)(id) << 32 | (uint64_t)(uint32_t)(peer) << 8 | (kind))
@@ -166,6 +168,8 @@ struct pass {
   int r0, r1;
   int shared;            /* other threads set bits of recvd too: atomic */
   uint64_t eager, bytes; /* of its ranks' sends */
+  pthread_t by;          /* the thread that ran it */
+  double cpu;            /* and that thread's CPU seconds in it */
   struct sim e;          /* its errors */
   char errbuf[512];
 };
@@ -179,13 +183,12 @@ static int received(struct pass *x, uint32_t id) {
   return (old & bit) != 0;
 }
 
-#define PASS_FAIL(...) return fail(e, TUTTI_EINVAL, __VA_ARGS__), NULL
+#define PASS_FAIL(...) return (void)fail(e, TUTTI_EINVAL, __VA_ARGS__)
 
 /* Ranks [r0, r1): check every event and write its op (and a SEND's
  * message); spans must match rank 0's (the calls, named beforehand).
  * Errors go to x->e: the first of the range, in rank and event order. */
-static void *index_ranks(void *arg) {
-  struct pass *x = arg;
+static void index_range(struct pass *x) {
   struct sim *s = x->s, *e = &x->e;
   struct tutti_replay *rp = s->rp;
   int P = rp->nranks;
@@ -304,6 +307,22 @@ static void *index_ranks(void *arg) {
     if (open) PASS_FAIL("rank %d: span '%s' never ends", r, nm(rp->calls[k].name));
     if (k != rp->ncalls) PASS_FAIL("rank %d has %d calls (spans), rank 0 has %d", r, k, rp->ncalls);
   }
+}
+
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A part of the pass, on whichever thread tutti__run_wide gives it, with
+ * that thread's CPU time: the replay's CPU is every thread's. */
+static void *index_ranks(void *arg) {
+  struct pass *x = arg;
+  double c0 = thread_cpu();
+  x->by = pthread_self();
+  index_range(x);
+  x->cpu = thread_cpu() - c0;
   return NULL;
 }
 
@@ -338,6 +357,9 @@ static int index_all(struct sim *s, const uint64_t *first) {
   }
   tutti__run_wide(index_ranks, x, sizeof *x, n);
   int rc = 0;
+  pthread_t me = pthread_self();
+  for (int k = 0; k < n; k++) /* the helpers' CPU; the caller's own counts already */
+    if (!pthread_equal(x[k].by, me)) s->helper_cpu += x[k].cpu;
   for (int k = 0; k < n; k++) {
     if (x[k].e.err) {
       rc = fail(s, x[k].e.err, "%s", x[k].errbuf);

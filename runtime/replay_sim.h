@@ -139,8 +139,9 @@ struct sim {
   int in_port;              /* handling a PORT activity (not a rank's run) */
   struct tutti_replay_hop *hops;
   size_t nhops, hopcap;
-  uint64_t *recvd; /* replay_prep.c: a bit a message, set once received
-                      (in the block of ranks) */
+  uint64_t *recvd;   /* replay_prep.c: a bit a message, set once received
+                        (in the block of ranks) */
+  double helper_cpu; /* CPU seconds of the threads that helped the caller's */
   int err;
   char *errbuf;
   size_t errlen;
