@@ -87,10 +87,11 @@ void cli_print_links(FILE *f, const tutti_world_t *w, const tutti_model_t *m, in
     free(l);
     return;
   }
-  fprintf(f, "busiest links (%d of the %d that carried messages; queue: the most at once)\n", n,
-          used);
-  fprintf(f, "  %-30s %9s %11s %11s %11s %6s\n", "link", "messages", "bytes", "busy", "queued",
-          "queue");
+  int fair = m->sharing == TUTTI_SHARING_FAIR; /* flows share, none queues */
+  fprintf(f, "busiest links (%d of the %d that carried messages; %s: the most at once)\n", n, used,
+          fair ? "flows" : "queue");
+  fprintf(f, "  %-30s %9s %11s %11s %11s %6s\n", "link", "messages", "bytes", "busy",
+          fair ? "shared" : "queued", fair ? "flows" : "queue");
   for (int i = 0; i < n; i++) {
     char b[32], busy[32], wait[32];
     fprintf(f, "  %-30s %9llu %11s %11s %11s %6d\n", l[i].name, (unsigned long long)l[i].messages,

@@ -392,6 +392,9 @@ int tutti__fair_launch(struct sim *s, int src, uint32_t id) {
   tutti__tu_t lam;
   int k = way(s, src, msg, f->wres, f->wb, &lam);
   msg->arrive = tadd(msg->start, lam);
+  if (s->topo) /* the links' statistics: it crosses every link of its path */
+    for (int i = 0, link; (link = tutti_topo_path_link_ranks(s->topo, src, msg->dst, i)) >= 0; i++)
+      tutti__linkset_carry(s->links, link, (double)RP_WIRE(s, msg->bytes));
   if (k == 0) return 1; /* nothing to share: delivered after its latency */
   msg->flags |= RPM_TRANSIT;
   msg->hop = 0; /* in its latency phase */
@@ -419,6 +422,7 @@ static int flow_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
     f->mem[i * K + j] = (struct fmem){f->wres[j], NONE, r->head, f->wb[j]};
     if (r->head != NONE) f->mem[r->head].prev = i * K + j;
     r->head = i * K + j;
+    if (s->topo) tutti__linkset_flow_tu(s->links, (int)f->wres[j], t, +1);
     if (seed(s, f->wres[j], t)) return TUTTI_ENOMEM;
   }
   msg->hop = 1; /* in its bandwidth phase */
@@ -442,6 +446,7 @@ static int flow_end(struct sim *s, uint32_t id, tutti__tu_t t) {
     else
       r->head = mm->next;
     if (mm->next != NONE) f->mem[mm->next].prev = mm->prev;
+    if (s->topo) tutti__linkset_flow_tu(s->links, (int)mm->res, t, -1);
     if (seed(s, mm->res, t)) return TUTTI_ENOMEM;
   }
   f->freenext[i] = f->freelist;

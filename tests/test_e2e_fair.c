@@ -4,9 +4,9 @@
  * broadcast, two isends sharing a send port), bit-identical repeats under
  * both sharings and under perturbed scheduling (with and without a
  * topology), every registered algorithm verified under fair sharing
- * through `tutti sweep`, and the model field through --model and
- * profiles, with its errors. The rules on hand-built logs:
- * test_unit_fair.c.
+ * through `tutti sweep`, the model field through --model and
+ * profiles, with its errors, and the run table's links (flows shared).
+ * The rules on hand-built logs: test_unit_fair.c.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -206,5 +206,35 @@ Test(field, spec_profile_describe_and_errors, .timeout = 60) {
           "hockney:alpha=1us,beta=1ns,sharing=fair");
   cr_assert(eq(int, r.status, 0), "%s", r.err);
   cr_assert(ne(ptr, strstr(r.out, "sharing fair"), NULL), "%s", r.out);
+  cli_free(&r);
+}
+
+/* The run table's links under fair: flat gather on tree:4 (links at the
+ * model's 1 ns/B), the three 1000 B flows share the root's link down from
+ * 0 to 3 us, each sender's own link alone. */
+Test(links, the_table_counts_flows, .timeout = 60) {
+  struct cli r = CLI("run", "gather", "flat", "-n", "4", "-m", "1000", "--model",
+                     "hockney:alpha=1us,beta=1ns,sharing=fair", "--topology", "tree:4");
+  cr_assert(eq(int, r.status, 0), "%s", r.err);
+  cr_assert(ne(ptr, strstr(r.out, "flows: the most at once"), NULL), "%s", r.out);
+  char *root = strstr(r.out, "  s0 -> leaf 0 (rank 0) ");
+  cr_assert(ne(ptr, root, NULL), "%s", r.out);
+  char line[160];
+  snprintf(line, sizeof line, "%.*s", (int)strcspn(root, "\n"), root);
+  unsigned long msgs;
+  char bytes[16], busy[16], shared[16], bu[8], su[8];
+  int flows;
+  cr_assert(eq(int,
+               sscanf(line, " s0 -> leaf 0 (rank 0) %lu %15s B %15s %7s %15s %7s %d", &msgs, bytes,
+                      busy, bu, shared, su, &flows),
+               7),
+            "%s", line);
+  cr_assert(eq(u64, msgs, 3), "%s", line);
+  cr_assert(eq(str, busy, "3"), "%s", line);
+  cr_assert(eq(str, shared, "3"), "%s", line);
+  cr_assert(eq(int, flows, 3), "%s", line);
+  char *own = strstr(r.out, "  leaf 1 (rank 1) -> s0 ");
+  cr_assert(ne(ptr, own, NULL), "%s", r.out);
+  cr_assert(ne(ptr, strstr(own, " 0 s      1\n"), NULL), "%s", own);
   cli_free(&r);
 }

@@ -4,7 +4,8 @@
  * equal flows on one link (each gets 1/2, 1/3), unequal sizes (the short
  * one ends, the long one speeds up), max-min on a two-level tree (a flow
  * limited elsewhere leaves its share to the others), the ports without a
- * topology, and a message alone costing exactly what fifo gives. Whole
+ * topology, a message alone costing exactly what fifo gives, and the
+ * links' statistics (flows instead of queues). Whole
  * runs under fair sharing: test_e2e_fair.c.
  */
 #include "internal.h"
@@ -103,6 +104,43 @@ Test(fair, a_flow_joins_later, .timeout = 10) {
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, arrive(rp, 1, 1), 25));
   cr_assert(eq(dbl, arrive(rp, 0, 0), 30));
+  tutti__replay_free(rp);
+  bld_free(b);
+  tutti_topo_free(t);
+}
+
+/* The links' statistics under fair sharing (topo.h): the flow of
+ * a_flow_joins_later above. On s0 -> leaf 2 both flows: busy from 0 to
+ * 30, shared from 5 to 25, two at once, idle from 30; rank 1's own link
+ * up carries its flow alone from 5 to 25. */
+Test(fair, links_count_their_flows, .timeout = 10) {
+  tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
+  tutti_model_t m = wire_fair(1.0);
+  m.topo = t;
+  struct bld *b = bld_new(3);
+  b_send(b, 0, 2, 0, 20);
+  b_compute(b, 1, 5);
+  b_send(b, 1, 2, 0, 10);
+  b_recv(b, 2, 0, 0);
+  b_recv(b, 2, 1, 0);
+  struct tutti_replay *rp = replay(b, &m);
+  int path[4];
+  cr_assert(eq(int, tutti_topo_route_ranks(t, 1, 2, path, 4), 2));
+  tutti_link_stats_t up, down;
+  cr_assert(eq(int, tutti_linkset_stats(rp->links, path[0], &up), 0));
+  cr_assert(eq(int, tutti_linkset_stats(rp->links, path[1], &down), 0));
+  cr_assert(eq(u64, down.messages, 2));
+  cr_assert(eq(dbl, down.bytes, 30));
+  cr_assert(eq(dbl, down.busy, 30));
+  cr_assert(eq(dbl, down.wait, 20));
+  cr_assert(eq(int, down.max_queue, 2));
+  cr_assert(eq(dbl, down.free, 30));
+  cr_assert(eq(u64, up.messages, 1));
+  cr_assert(eq(dbl, up.bytes, 10));
+  cr_assert(eq(dbl, up.busy, 20));
+  cr_assert(eq(dbl, up.wait, 0));
+  cr_assert(eq(int, up.max_queue, 1));
+  cr_assert(eq(dbl, up.free, 25));
   tutti__replay_free(rp);
   bld_free(b);
   tutti_topo_free(t);

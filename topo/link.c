@@ -32,7 +32,11 @@
  * one; since arrivals come in order and a link's end times never decrease
  * (each message starts after the previous one ended), those are the last
  * few ends, kept in a FIFO per link that grows only as long as the longest
- * queue.
+ * queue. Under sharing = fair (runtime/replay_fair.c) no message queues:
+ * the replay counts the messages and bytes a link carried, and the flows
+ * on it as they start and end (tutti__linkset_flow_tu), and the busy time
+ * is the time one or more flows crossed it, the waiting time the time two
+ * or more shared it, the longest queue the most flows at once.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -77,7 +81,9 @@ struct lstate {
   double bytes;
   uint64_t messages;
   int max_queue;
-  int qhead, qcount, qcap; /* FIFO of the ends still ahead; qcap a power of 2 */
+  int flows;                 /* sharing = fair: flows on it now, */
+  tutti__tu_t since, since2; /* since when one, two or more were */
+  int qhead, qcount, qcap;   /* FIFO of the ends still ahead; qcap a power of 2 */
   tutti__tu_t *q;
 };
 
@@ -164,6 +170,25 @@ int tutti__linkset_hop_tu(tutti_linkset_t *s, int link, tutti__tu_transit_t *tr,
   tr->tail = tutti__tu_add(h.end, p->lat);
   if (hop) *hop = h;
   return 0;
+}
+
+void tutti__linkset_carry(tutti_linkset_t *s, int link, double bytes) {
+  s->l[link].messages++;
+  s->l[link].bytes += bytes;
+}
+
+void tutti__linkset_flow_tu(tutti_linkset_t *s, int link, tutti__tu_t t, int delta) {
+  struct lstate *L = &s->l[link];
+  int was = L->flows;
+  L->flows += delta;
+  if (was == 0) L->since = t;
+  if (was < 2 && L->flows >= 2) L->since2 = t;
+  if (was >= 2 && L->flows < 2) L->wait = tutti__tu_add(L->wait, t - L->since2);
+  if (L->flows == 0) {
+    L->busy = tutti__tu_add(L->busy, t - L->since);
+    L->free = t;
+  }
+  if (L->flows > L->max_queue) L->max_queue = L->flows;
 }
 
 int tutti_linkset_hop(tutti_linkset_t *s, int link, tutti_transit_t *tr, double bytes,

@@ -146,4 +146,10 @@ typedef struct tutti__tu_hop {
 int tutti__linkset_hop_tu(tutti_linkset_t *s, int link, tutti__tu_transit_t *tr, double bytes,
                           tutti__tu_hop_t *hop);
 
+/* Under sharing = fair, the statistics instead of hops (topo/link.c):
+ * a message of `bytes` crosses the link; one of its flows starts
+ * (delta +1) or ends (-1) at t, in the replay's order of time. */
+void tutti__linkset_carry(tutti_linkset_t *s, int link, double bytes);
+void tutti__linkset_flow_tu(tutti_linkset_t *s, int link, tutti__tu_t t, int delta);
+
 #endif /* TUTTI_TIMEBASE_H */

@@ -323,6 +323,10 @@ typedef struct tutti_transit {
  * statistics, for one replay. */
 typedef struct tutti_linkset tutti_linkset_t;
 
+/* Under sharing = fair no message queues (runtime/MODEL.md "Sharing"):
+ * busy is the time one or more flows crossed the link, wait the time two
+ * or more shared it, max_queue the most flows at once, free the time it
+ * last became idle. */
 typedef struct tutti_link_stats {
   uint64_t messages; /* messages carried */
   double bytes;      /* bytes carried */
