@@ -241,8 +241,8 @@ static inline int transfer_launch(struct sim *s, int src, uint32_t id) {
   return link_hop(s, src, id); /* its first link is the sender's own */
 }
 
-static int record_hop(struct sim *s, uint32_t id, int link, tutti__tu_t arrive,
-                      const tutti__tu_hop_t *h) {
+int tutti__replay_record_hop(struct sim *s, uint32_t id, int link, tutti__tu_t arrive,
+                             const tutti__tu_hop_t *h) {
   if (s->nhops == s->hopcap) {
     size_t cap = s->hopcap ? 2 * s->hopcap : 1024;
     struct tutti_replay_hop *p = realloc(s->hops, cap * sizeof *p);
@@ -285,7 +285,7 @@ static int link_hop(struct sim *s, int src, uint32_t id) {
       return fail(s, TUTTI_EINVAL,
                   "internal error: link %d refused message %u from rank %d at %lld ps", link, id,
                   src, (long long)arrived);
-    if (s->record && record_hop(s, id, link, arrived, &h)) return TUTTI_ENOMEM;
+    if (s->record && tutti__replay_record_hop(s, id, link, arrived, &h)) return TUTTI_ENOMEM;
     /* -1: past the path's end (src and dst are bound ranks: never an error) */
     link = tutti_topo_path_link_ranks(s->topo, src, msg->dst, ++msg->hop);
     if (link >= 0 && s->owner[link] != src && !next_anyway(s, tr.head, hkey_port(src, id))) {

@@ -86,7 +86,9 @@ enum {
 };
 
 /* One message's passage over one link (runtime/MODEL.md "Topology"), recorded only
- * by a replay asked for it (TUTTI__REPLAY_HOPS: the traces). */
+ * by a replay asked for it (TUTTI__REPLAY_HOPS: the traces). Under sharing
+ * = fair, its flow's bandwidth phase on each link that costs bytes:
+ * arrive = head = the phase's start, end = its end (replay_fair.c). */
 struct tutti_replay_hop {
   uint32_t msg;       /* message id (index into msgs) */
   int32_t link;       /* link id (topo.h "Ids") */

@@ -90,6 +90,7 @@ struct fflow {
   uint16_t k; /* its resources: members[slot * maxk ..][0..k) */
   uint8_t frozen;
   tutti__tu_t anchor, end;
+  tutti__tu_t t0;      /* its bandwidth phase began */
   double rem, p, pnew; /* bytes left at anchor; units per byte (0: new) */
 };
 
@@ -415,6 +416,7 @@ static int flow_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
                                .src = src,
                                .k = (uint16_t)k,
                                .anchor = t,
+                               .t0 = t,
                                .rem = (double)RP_WIRE(s, msg->bytes),
                                .stamp = 0}; /* 0: no search's */
   for (uint32_t j = 0; j < (uint32_t)k; j++) {
@@ -440,6 +442,10 @@ static int flow_end(struct sim *s, uint32_t id, tutti__tu_t t) {
   const struct fflow *fl = &f->flows[i];
   for (uint32_t j = 0; j < fl->k; j++) {
     const struct fmem *mm = &f->mem[i * K + j];
+    if (s->record && s->topo) { /* its passage over the link, for the traces */
+      tutti__tu_hop_t h = {fl->t0, t};
+      if (tutti__replay_record_hop(s, id, (int)mm->res, fl->t0, &h)) return TUTTI_ENOMEM;
+    }
     struct fres *r = &f->res[mm->res];
     if (mm->prev != NONE)
       f->mem[mm->prev].next = mm->next;

@@ -152,6 +152,12 @@ int tutti__replay_fail(struct sim *s, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define fail(...) tutti__replay_fail(__VA_ARGS__)
 
+/* Append one passage of message id over link to s->hops (s->record):
+ * its head arrived at `arrive`, the link carried it over h. 0 or
+ * TUTTI_ENOMEM. */
+int tutti__replay_record_hop(struct sim *s, uint32_t id, int link, tutti__tu_t arrive,
+                             const tutti__tu_hop_t *h);
+
 /* replay_prep.c: check the model, the topology and the logs, and build
  * what the simulation reads: s->rp (its logs, ops, messages -- unknown
  * times but for size, destination and flags --, calls, and with a

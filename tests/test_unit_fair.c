@@ -109,10 +109,10 @@ Test(fair, a_flow_joins_later, .timeout = 10) {
   tutti_topo_free(t);
 }
 
-/* The links' statistics under fair sharing (topo.h): the flow of
- * a_flow_joins_later above. On s0 -> leaf 2 both flows: busy from 0 to
- * 30, shared from 5 to 25, two at once, idle from 30; rank 1's own link
- * up carries its flow alone from 5 to 25. */
+/* The links' statistics under fair sharing (topo.h), and the passages
+ * the traces draw: the flows of a_flow_joins_later above. On s0 -> leaf 2
+ * both flows: busy from 0 to 30, shared from 5 to 25, two at once, idle
+ * from 30; rank 1's own link up carries its flow alone from 5 to 25. */
 Test(fair, links_count_their_flows, .timeout = 10) {
   tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
   tutti_model_t m = wire_fair(1.0);
@@ -141,6 +141,26 @@ Test(fair, links_count_their_flows, .timeout = 10) {
   cr_assert(eq(dbl, up.wait, 0));
   cr_assert(eq(int, up.max_queue, 1));
   cr_assert(eq(dbl, up.free, 25));
+  /* asked for them (the traces), each flow's passages: 1 -> 2 over both
+   * of its links from 5 to 25 */
+  struct tutti_replay *hr = NULL;
+  char err[256];
+  cr_assert(
+      eq(int, tutti__replay_run_ex(&m, 3, b->ptrs, TUTTI__REPLAY_HOPS, &hr, err, sizeof err), 0),
+      "%s", err);
+  cr_assert(eq(u64, hr->nhops, 4)); /* two flows, two links each */
+  int seen = 0;
+  for (uint64_t i = 0; i < hr->nhops; i++) {
+    const struct tutti_replay_hop *h = &hr->hops[i];
+    if (h->msg != (uint32_t)(tutti__replay_msg(hr, 1, 1) - hr->msgs)) continue;
+    cr_assert(h->link == path[0] || h->link == path[1], "link %d", h->link);
+    cr_assert(eq(dbl, tutti__tu_to_s(h->arrive), 5));
+    cr_assert(eq(dbl, tutti__tu_to_s(h->head), 5));
+    cr_assert(eq(dbl, tutti__tu_to_s(h->end), 25));
+    seen++;
+  }
+  cr_assert(eq(int, seen, 2));
+  tutti__replay_free(hr);
   tutti__replay_free(rp);
   bld_free(b);
   tutti_topo_free(t);
