@@ -279,6 +279,19 @@ static uint32_t slot_get(struct fair *f) {
 
 /* ----------------------------------------------------------- the filling */
 
+/* Flow fl moves at p units per byte from t on: its end predicted anew,
+ * queued at it (the message's arrive holds it). */
+static int predict(struct sim *s, struct fflow *fl, tutti__tu_t t, double p) {
+  fl->anchor = t;
+  fl->p = p;
+  /* after t: the refill is the instant's last activity (a bandwidth
+   * phase of 0 units alone is not a flow, way()) */
+  fl->end = tadd(t, tutti__tu_bytes(p, fl->rem));
+  if (fl->end <= t) fl->end = t + 1;
+  s->msgs[fl->msg].arrive = fl->end;
+  return qpush(&s->q, fl->end, hkey_port(fl->src, fl->msg));
+}
+
 /* Find the component of the seeds f->cres[0 .. ncres) (stamped with
  * f->stamp), set every rate in it max-min fairly, and predict anew the end
  * of every flow whose rate changed (queued at it). */
@@ -353,14 +366,7 @@ static int refill(struct sim *s, tutti__tu_t t) {
       fl->rem -= (double)(t - fl->anchor) / fl->p;
       if (fl->rem < 0) fl->rem = 0;
     }
-    fl->anchor = t;
-    fl->p = fl->pnew;
-    /* after t: this refill is the instant's last activity (a bandwidth
-     * phase of 0 units alone is not a flow, way()) */
-    fl->end = tadd(t, tutti__tu_bytes(fl->p, fl->rem));
-    if (fl->end <= t) fl->end = t + 1;
-    s->msgs[fl->msg].arrive = fl->end;
-    if (qpush(&s->q, fl->end, hkey_port(fl->src, fl->msg))) return TUTTI_ENOMEM;
+    if (predict(s, fl, t, fl->pnew)) return TUTTI_ENOMEM;
   }
   f->ncres = 0;
   f->stamp++; /* the next instant's seeds */
@@ -403,7 +409,10 @@ int tutti__fair_launch(struct sim *s, int src, uint32_t id) {
 }
 
 /* Its flow starts at t: on its resources' lists, then their component
- * filled anew. */
+ * filled anew -- unless it is alone on every one of them: then it moves
+ * at b_max, what the filling would give it, and no other flow's rate
+ * changes, so its end is predicted now and no refill is due (one that is
+ * due at t for another reason finds the same rate and leaves it). */
 static int flow_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
   struct fair *f = s->fair;
   struct tutti_replay_msg *msg = &s->msgs[id];
@@ -419,21 +428,27 @@ static int flow_start(struct sim *s, int src, uint32_t id, tutti__tu_t t) {
                                .t0 = t,
                                .rem = (double)RP_WIRE(s, msg->bytes),
                                .stamp = 0}; /* 0: no search's */
+  int alone = 1;
+  double bmax = 0;
+  for (int j = 0; j < k; j++) {
+    alone &= f->res[f->wres[j]].head == NONE;
+    bmax = f->wb[j] > bmax ? f->wb[j] : bmax;
+  }
   for (uint32_t j = 0; j < (uint32_t)k; j++) {
     struct fres *r = &f->res[f->wres[j]];
     f->mem[i * K + j] = (struct fmem){f->wres[j], NONE, r->head, f->wb[j]};
     if (r->head != NONE) f->mem[r->head].prev = i * K + j;
     r->head = i * K + j;
     if (s->topo) tutti__linkset_flow_tu(s->links, (int)f->wres[j], t, +1);
-    if (seed(s, f->wres[j], t)) return TUTTI_ENOMEM;
+    if (!alone && seed(s, f->wres[j], t)) return TUTTI_ENOMEM;
   }
   msg->hop = 1; /* in its bandwidth phase */
   msg->rdone = i;
-  return 0;
+  return alone ? predict(s, &f->flows[i], t, bmax) : 0;
 }
 
-/* Its flow ends at t: off its resources' lists, their component filled
- * anew; the message is delivered. */
+/* Its flow ends at t: off its resources' lists, the component of those
+ * that other flows still cross filled anew; the message is delivered. */
 static int flow_end(struct sim *s, uint32_t id, tutti__tu_t t) {
   struct fair *f = s->fair;
   struct tutti_replay_msg *msg = &s->msgs[id];
@@ -453,7 +468,7 @@ static int flow_end(struct sim *s, uint32_t id, tutti__tu_t t) {
       r->head = mm->next;
     if (mm->next != NONE) f->mem[mm->next].prev = mm->prev;
     if (s->topo) tutti__linkset_flow_tu(s->links, (int)mm->res, t, -1);
-    if (seed(s, mm->res, t)) return TUTTI_ENOMEM;
+    if (r->head != NONE && seed(s, mm->res, t)) return TUTTI_ENOMEM; /* empty: no rate to change */
   }
   f->freenext[i] = f->freelist;
   f->freelist = i;
