@@ -62,7 +62,7 @@ typedef struct tutti_report {
   int nlinks;                     /* the topology's directed links; 0
                                      without a topology */
   int links_used;                 /* links that carried a message */
-  double replay_cpu_time;         /* CPU seconds the replay's thread ran
+  double replay_cpu_time;         /* CPU seconds the replay's threads ran
                                      (its wall time on a loaded machine
                                      counts the other processes too) */
 } tutti_report_t;
