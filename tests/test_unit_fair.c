@@ -91,16 +91,21 @@ Test(fair, short_flow_ends_long_one_speeds_up, .timeout = 10) {
 /* A flow that starts later: 0 -> 2 (20 B) alone from 0 to 5 moves 5 B;
  * 1 -> 2 (10 B) starts at 5 (rank 1 computes 5 s first): both at 1/2,
  * 1 -> 2 ends at 25, then 0 -> 2 has 20 - 5 - 10 = 5 B left, alone: 30. */
-Test(fair, a_flow_joins_later, .timeout = 10) {
-  tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
-  tutti_model_t m = wire_fair(1.0);
-  m.topo = t;
+static struct bld *joining_flows(void) {
   struct bld *b = bld_new(3);
   b_send(b, 0, 2, 0, 20);
   b_compute(b, 1, 5);
   b_send(b, 1, 2, 0, 10);
   b_recv(b, 2, 0, 0);
   b_recv(b, 2, 1, 0);
+  return b;
+}
+
+Test(fair, a_flow_joins_later, .timeout = 10) {
+  tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
+  tutti_model_t m = wire_fair(1.0);
+  m.topo = t;
+  struct bld *b = joining_flows();
   struct tutti_replay *rp = replay(b, &m);
   cr_assert(eq(dbl, arrive(rp, 1, 1), 25));
   cr_assert(eq(dbl, arrive(rp, 0, 0), 30));
@@ -117,12 +122,7 @@ Test(fair, links_count_their_flows, .timeout = 10) {
   tutti_topo_t *t = mktopo("tree:4", NULL, 3, NULL, 1.0);
   tutti_model_t m = wire_fair(1.0);
   m.topo = t;
-  struct bld *b = bld_new(3);
-  b_send(b, 0, 2, 0, 20);
-  b_compute(b, 1, 5);
-  b_send(b, 1, 2, 0, 10);
-  b_recv(b, 2, 0, 0);
-  b_recv(b, 2, 1, 0);
+  struct bld *b = joining_flows();
   struct tutti_replay *rp = replay(b, &m);
   int path[4];
   cr_assert(eq(int, tutti_topo_route_ranks(t, 1, 2, path, 4), 2));
