@@ -645,4 +645,11 @@ static inline double tutti__now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The calling thread's CPU seconds (CLOCK_THREAD_CPUTIME_ID). */
+static inline double tutti__thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 #endif

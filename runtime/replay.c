@@ -122,16 +122,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-/* The replaying thread's CPU seconds: on a loaded machine its wall time
- * says more about the other processes than about the replay (the threads
- * that help index the logs add theirs, replay_prep.c). */
-static double replay_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 #define tmax tutti__tu_max
 #define tadd tutti__tu_add
@@ -617,7 +607,10 @@ int tutti__replay_run(const tutti_model_t *m, int nranks, const struct tutti_evl
 
 int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_evlog *const logs[],
                          unsigned flags, struct tutti_replay **out, char *err, size_t errlen) {
-  double t0 = tutti__now(), c0 = replay_cpu();
+  /* and CPU seconds: on a loaded machine the wall time says more about
+   * the other processes than about the replay (the threads that help
+   * index the logs add theirs, replay_prep.c) */
+  double t0 = tutti__now(), c0 = tutti__thread_cpu();
   struct sim s = {.errbuf = err, .errlen = errlen};
   if (err && errlen) err[0] = '\0';
   if (out) *out = NULL;
@@ -678,7 +671,7 @@ int tutti__replay_run_ex(const tutti_model_t *m, int nranks, const struct tutti_
   rp->hops = s.hops;
   rp->nhops = s.nhops;
   rp->wall_time = tutti__now() - t0;
-  rp->cpu_time = replay_cpu() - c0 + s.helper_cpu;
+  rp->cpu_time = tutti__thread_cpu() - c0 + s.helper_cpu;
   *out = rp;
   return 0;
 

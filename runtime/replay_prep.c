@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define OP(kind, peer, id) ((uint64_t)(id) << 32 | (uint64_t)(uint32_t)(peer) << 8 | (kind))
@@ -309,20 +308,14 @@ static void index_range(struct pass *x) {
   }
 }
 
-static double thread_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* A part of the pass, on whichever thread tutti__run_wide gives it, with
  * that thread's CPU time: the replay's CPU is every thread's. */
 static void *index_ranks(void *arg) {
   struct pass *x = arg;
-  double c0 = thread_cpu();
+  double c0 = tutti__thread_cpu();
   x->by = pthread_self();
   index_range(x);
-  x->cpu = thread_cpu() - c0;
+  x->cpu = tutti__thread_cpu() - c0;
   return NULL;
 }
 
