@@ -7,7 +7,9 @@
  * Inputs: element i of rank r's input in call k is a hash of (r, i, k),
  * shaped per op so that the result does not depend on the order of
  * evaluation an algorithm picks:
- *   no op (bcast, gather, scatter, allgather, alltoall)  raw hash bytes
+ *   no op (bcast, gather, scatter, allgather, alltoall)  raw hash bytes:
+ *                byte o of the input is byte o mod 8 of the hash of
+ *                (r, o / 8, k), eight bytes a hash, whatever the type
  *   sum          integers -8..7 (byte: 0..15): float sums stay exact
  *   prod         odd integers -3..5 (wrapping, as the runtime does);
  *                float and double: +1 or -1 (products stay exact)
@@ -67,8 +69,8 @@ static uint64_t mix(uint64_t x) { /* splitmix64's finalizer */
   return x ^ (x >> 31);
 }
 
-/* hash(rank, idx, call) = mix(base(rank, call) + idx): a run of elements
- * costs one mix each. */
+/* hash(rank, idx, call) = mix(base(rank, call) + idx): a run of typed
+ * elements costs one mix each, a run of raw bytes one mix per eight. */
 static uint64_t hash_base(int rank, int call) {
   return mix((uint64_t)(unsigned)rank * 0x100000001b3ull ^ (uint64_t)call);
 }
@@ -105,8 +107,8 @@ static void store(int vt, int64_t x, union elem *e) {
   }
 }
 
-/* The typed input value of op kind vk for hash h. */
-static void gen_value(int vk, int vt, uint64_t h, union elem *e) {
+/* The typed input value of op kind vk for hash h, before its store. */
+static inline int64_t gen_x(int vk, int vt, uint64_t h) {
   int fl = vt == VT_F32 || vt == VT_F64;
   int64_t x = 0;
   switch (vk) {
@@ -143,7 +145,16 @@ static void gen_value(int vk, int vt, uint64_t h, union elem *e) {
     break;
   }
   }
-  store(vt, x, e);
+  return x;
+}
+
+static void gen_value(int vk, int vt, uint64_t h, union elem *e) {
+  store(vt, gen_x(vk, vt, h), e);
+}
+
+/* Byte o of the raw input whose hash base is `base`. */
+static unsigned char raw_byte(uint64_t base, uint64_t o) {
+  return (unsigned char)(mix(base + (o >> 3)) >> (8 * (o & 7)));
 }
 
 /* 2x2 matrices [a0 a1; a2 a3], a0 in the low bits: returns x * y mod p. */
@@ -245,39 +256,90 @@ static void apply(int vk, int vt, const union elem *in, union elem *inout) {
 
 /* Element idx of rank's input in call `call` (already reduced mod nvar). */
 static void input_elem(const struct verify *v, int rank, long idx, int call, union elem *e) {
-  uint64_t h = mix(hash_base(rank, call) + (uint64_t)idx);
+  uint64_t base = hash_base(rank, call);
   if (v->kind < 0) {
     memset(e, 0, sizeof *e);
     for (size_t j = 0; j < v->tsize && j < sizeof e->b; j++)
-      e->b[j] = (unsigned char)(h >> (8 * j));
+      e->b[j] = raw_byte(base, (uint64_t)idx * v->tsize + j);
     return;
   }
-  gen_value(v->kind, vt_of(v->type), h, e);
+  gen_value(v->kind, vt_of(v->type), mix(base + (uint64_t)idx), e);
 }
 
 static int var(const struct verify *v, int call) {
   return v->nvar > 1 ? call % v->nvar : 0;
 }
 
-/* Elements [first, first + n) of rank's input of call `call` (reduced mod
- * nvar) into p: raw bytes straight from the hash, typed values through
- * gen_value. */
-static void fill(const struct verify *v, int rank, int call, unsigned char *p, long first, long n) {
-  uint64_t base = hash_base(rank, call) + (uint64_t)first;
-  if (v->kind < 0 && v->tsize == 1) {
-    for (long i = 0; i < n; i++) p[i] = (unsigned char)mix(base + (uint64_t)i);
-    return;
+/* Bytes [o, o + len) of the raw input of hash base `base` into p, a
+ * whole hash at a time where they are aligned (byte j of a hash is its
+ * bits 8j to 8j + 7, on any machine). */
+static void fill_raw(uint64_t base, unsigned char *p, uint64_t o, size_t len) {
+  for (; len && (o & 7); len--) *p++ = raw_byte(base, o++);
+  for (; len >= 8; len -= 8, p += 8, o += 8) {
+    uint64_t h = mix(base + (o >> 3));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    h = __builtin_bswap64(h);
+#endif
+    memcpy(p, &h, 8);
   }
+  for (; len; len--) *p++ = raw_byte(base, o++);
+}
+
+/* n typed elements from hash base `base` (the first's) into p, as
+ * gen_value and store make them: one loop per type, so that the store
+ * is no branch of the loop. */
+#define FILL_AS(T, VT, CAST)                                                                       \
+  for (long i = 0; i < n; i++) {                                                                   \
+    int64_t x = gen_x(vk, VT, mix(base + (uint64_t)i));                                            \
+    T y = CAST;                                                                                    \
+    memcpy(p + (size_t)i * sizeof y, &y, sizeof y);                                                \
+  }
+static void fill_typed(int vk, int vt, uint64_t base, unsigned char *p, long n) {
+  switch (vt) {
+  case VT_BYTE:
+    FILL_AS(uint8_t, VT_BYTE, (uint8_t)x);
+    break;
+  case VT_I32:
+    FILL_AS(int32_t, VT_I32, (int32_t)(uint32_t)x);
+    break;
+  case VT_I64:
+    FILL_AS(int64_t, VT_I64, x);
+    break;
+  case VT_F32:
+    FILL_AS(float, VT_F32, (float)x);
+    break;
+  case VT_F64:
+    FILL_AS(double, VT_F64, (double)x);
+    break;
+  }
+}
+#undef FILL_AS
+
+/* Elements [first, first + n) of rank's input of call `call` (reduced mod
+ * nvar) into p. */
+static void fill(const struct verify *v, int rank, int call, unsigned char *p, long first, long n) {
+  uint64_t base = hash_base(rank, call);
+  if (v->kind < 0)
+    fill_raw(base, p, (uint64_t)first * v->tsize, (size_t)n * v->tsize);
+  else
+    fill_typed(v->kind, vt_of(v->type), base + (uint64_t)first, p, n);
+}
+
+/* The chunk the reference folds at a time, on the calling thread's stack
+ * (the main thread's: the reference is built before the ranks run). */
+#define FOLD_CHUNK 4096
+
+/* inout[i] = in[i] op inout[i] for n packed elements. */
+static void apply_run(const struct verify *v, const unsigned char *in, unsigned char *inout,
+                      long n) {
   int vt = vt_of(v->type);
-  for (long i = 0; i < n; i++, p += v->tsize) {
-    uint64_t h = mix(base + (uint64_t)i);
-    union elem e;
-    if (v->kind < 0) {
-      for (size_t j = 0; j < v->tsize; j++) p[j] = (unsigned char)(h >> (8 * j));
-      continue;
-    }
-    gen_value(v->kind, vt, h, &e);
-    memcpy(p, e.b, v->tsize);
+  for (long i = 0; i < n; i++) {
+    union elem a, b;
+    size_t at = (size_t)i * v->tsize;
+    memcpy(a.b, in + at, v->tsize);
+    memcpy(b.b, inout + at, v->tsize);
+    apply(v->kind, vt, &a, &b);
+    memcpy(inout + at, b.b, v->tsize);
   }
 }
 
@@ -317,16 +379,17 @@ int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op
   if (!op || count == 0) return 0;
   v->expect = malloc((size_t)v->nvar * (size_t)count * v->tsize);
   if (!v->expect) return TUTTI_ENOMEM;
-  int vt = vt_of(type);
+  unsigned char x[FOLD_CHUNK];
+  long per = (long)(sizeof x / v->tsize);
   for (int k = 0; k < v->nvar; k++)
-    for (long i = 0; i < count; i++) {
-      union elem acc, x;
-      input_elem(v, nranks - 1, i, k, &acc);
+    for (long i = 0; i < count; i += per) { /* folded a chunk of elements at a time */
+      long n = count - i < per ? count - i : per;
+      unsigned char *acc = v->expect + ((size_t)k * (size_t)count + (size_t)i) * v->tsize;
+      fill(v, nranks - 1, k, acc, i, n);
       for (int r = nranks - 2; r >= 0; r--) {
-        input_elem(v, r, i, k, &x);
-        apply(v->kind, vt, &x, &acc);
+        fill(v, r, k, x, i, n);
+        apply_run(v, x, acc, n);
       }
-      memcpy(v->expect + ((size_t)k * (size_t)count + (size_t)i) * v->tsize, acc.b, v->tsize);
     }
   return 0;
 }
@@ -434,30 +497,27 @@ static void prefix_elem(const struct verify *v, int upto, long i, int k, union e
   }
 }
 
-/* Every rank's prefix digest, for every variant: one pass over the ranks
- * with one running prefix of count elements. */
+/* Every rank's prefix digest, for every variant: a chunk of elements at
+ * a time, the running prefix through the ranks in order, each rank's
+ * digest carried from chunk to chunk. */
 static int prefix_digests(struct verify *v) {
-  int P = v->nranks, vt = vt_of(v->type);
-  union elem *acc = malloc(sizeof *acc * (size_t)(v->count ? v->count : 1));
-  v->digest = malloc(sizeof *v->digest * (size_t)v->nvar * (size_t)P);
-  if (!acc || !v->digest) {
-    free(acc);
-    return TUTTI_ENOMEM;
-  }
-  for (int k = 0; k < v->nvar; k++) {
-    for (int r = 0; r < P; r++) {
-      uint64_t h = (uint64_t)v->count;
-      for (long i = 0; i < v->count; i++) {
-        union elem x;
-        input_elem(v, r, i, k, &x);
-        if (r) apply(v->kind, vt, &acc[i], &x); /* x = prefix op x_r */
-        acc[i] = x;
-        h = digest_step(h, acc[i].b, v->tsize);
+  int P = v->nranks;
+  size_t nd = (size_t)v->nvar * (size_t)P;
+  if (!(v->digest = malloc(sizeof *v->digest * nd))) return TUTTI_ENOMEM;
+  for (size_t d = 0; d < nd; d++) v->digest[d] = (uint64_t)v->count;
+  unsigned char acc[FOLD_CHUNK], x[FOLD_CHUNK];
+  long per = (long)(sizeof x / v->tsize);
+  for (int k = 0; k < v->nvar; k++)
+    for (long i = 0; i < v->count; i += per) {
+      long n = v->count - i < per ? v->count - i : per;
+      for (int r = 0; r < P; r++) {
+        fill(v, r, k, x, i, n);
+        if (r) apply_run(v, acc, x, n); /* x = prefix op x_r */
+        memcpy(acc, x, (size_t)n * v->tsize);
+        uint64_t *h = &v->digest[(size_t)k * (size_t)P + (size_t)r];
+        for (long j = 0; j < n; j++) *h = digest_step(*h, acc + (size_t)j * v->tsize, v->tsize);
       }
-      v->digest[(size_t)k * (size_t)P + (size_t)r] = h;
     }
-  }
-  free(acc);
   return 0;
 }
 
