@@ -108,7 +108,7 @@ static void store(int vt, int64_t x, union elem *e) {
 }
 
 /* The typed input value of op kind vk for hash h, before its store. */
-static inline int64_t gen_x(int vk, int vt, uint64_t h) {
+static inline __attribute__((always_inline)) int64_t gen_x(int vk, int vt, uint64_t h) {
   int fl = vt == VT_F32 || vt == VT_F64;
   int64_t x = 0;
   switch (vk) {
@@ -270,19 +270,20 @@ static int var(const struct verify *v, int call) {
   return v->nvar > 1 ? call % v->nvar : 0;
 }
 
-/* Bytes [o, o + len) of the raw input of hash base `base` into p, a
- * whole hash at a time where they are aligned (byte j of a hash is its
- * bits 8j to 8j + 7, on any machine). */
-static void fill_raw(uint64_t base, unsigned char *p, uint64_t o, size_t len) {
-  for (; len && (o & 7); len--) *p++ = raw_byte(base, o++);
+/* Bytes [o, o + len) of the raw input of hash base `base` into p, each
+ * xor `flip` (0, or all ones for the poison), a whole hash at a time
+ * where they are aligned (byte j of a hash is its bits 8j to 8j + 7, on
+ * any machine). */
+static void fill_raw(uint64_t base, unsigned char *p, uint64_t o, size_t len, uint64_t flip) {
+  for (; len && (o & 7); len--) *p++ = (unsigned char)(raw_byte(base, o++) ^ flip);
   for (; len >= 8; len -= 8, p += 8, o += 8) {
-    uint64_t h = mix(base + (o >> 3));
+    uint64_t h = mix(base + (o >> 3)) ^ flip;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     h = __builtin_bswap64(h);
 #endif
     memcpy(p, &h, 8);
   }
-  for (; len; len--) *p++ = raw_byte(base, o++);
+  for (; len; len--) *p++ = (unsigned char)(raw_byte(base, o++) ^ flip);
 }
 
 /* n typed elements from hash base `base` (the first's) into p, as
@@ -320,7 +321,7 @@ static void fill_typed(int vk, int vt, uint64_t base, unsigned char *p, long n) 
 static void fill(const struct verify *v, int rank, int call, unsigned char *p, long first, long n) {
   uint64_t base = hash_base(rank, call);
   if (v->kind < 0)
-    fill_raw(base, p, (uint64_t)first * v->tsize, (size_t)n * v->tsize);
+    fill_raw(base, p, (uint64_t)first * v->tsize, (size_t)n * v->tsize, 0);
   else
     fill_typed(v->kind, vt_of(v->type), base + (uint64_t)first, p, n);
 }
@@ -329,10 +330,42 @@ static void fill(const struct verify *v, int rank, int call, unsigned char *p, l
  * (the main thread's: the reference is built before the ranks run). */
 #define FOLD_CHUNK 4096
 
-/* inout[i] = in[i] op inout[i] for n packed elements. */
+/* inout[i] = in[i] + inout[i] for n packed elements of type T, added as U
+ * (INT_OP's and FLOAT_OP's sum). */
+#define SUM_RUN(T, U)                                                                              \
+  for (long i = 0; i < n; i++) {                                                                   \
+    T a, b;                                                                                        \
+    memcpy(&a, in + (size_t)i * sizeof a, sizeof a);                                               \
+    memcpy(&b, inout + (size_t)i * sizeof b, sizeof b);                                            \
+    b = (T)((U)a + (U)b);                                                                          \
+    memcpy(inout + (size_t)i * sizeof b, &b, sizeof b);                                            \
+  }
+
+/* inout[i] = in[i] op inout[i] for n packed elements: sums (what the
+ * commands use unless told) in a loop of their own, the rest through
+ * apply. */
 static void apply_run(const struct verify *v, const unsigned char *in, unsigned char *inout,
                       long n) {
   int vt = vt_of(v->type);
+  if (v->kind == VK_SUM) {
+    switch (vt) {
+    case VT_BYTE:
+      SUM_RUN(uint8_t, unsigned);
+      return;
+    case VT_I32:
+      SUM_RUN(int32_t, uint32_t);
+      return;
+    case VT_I64:
+      SUM_RUN(int64_t, uint64_t);
+      return;
+    case VT_F32:
+      SUM_RUN(float, float);
+      return;
+    case VT_F64:
+      SUM_RUN(double, double);
+      return;
+    }
+  }
   for (long i = 0; i < n; i++) {
     union elem a, b;
     size_t at = (size_t)i * v->tsize;
@@ -342,6 +375,7 @@ static void apply_run(const struct verify *v, const unsigned char *in, unsigned 
     memcpy(inout + at, b.b, v->tsize);
   }
 }
+#undef SUM_RUN
 
 /* The first of the n elements where a and b differ, or -1: memcmp at
  * memory speed, then the element inside the first differing 64 bytes. */
@@ -409,13 +443,29 @@ void verify_input(const struct verify *v, int rank, int call, void *buf, long fi
   fill(v, rank, var(v, call), buf, first, n);
 }
 
+/* dst = ~src, eight bytes at a time (dst == src: in place). */
+static void complement_of(unsigned char *dst, const unsigned char *src, size_t len) {
+  size_t i = 0;
+  for (uint64_t w; i + 8 <= len; i += 8) {
+    memcpy(&w, src + i, 8);
+    w = ~w;
+    memcpy(dst + i, &w, 8);
+  }
+  for (; i < len; i++) dst[i] = (unsigned char)~src[i];
+}
+
 static void complement(unsigned char *p, size_t len) {
-  for (size_t i = 0; i < len; i++) p[i] = (unsigned char)~p[i];
+  complement_of(p, p, len);
 }
 
 void verify_poison(const struct verify *v, int rank, int call, void *buf, long first, long n) {
-  verify_input(v, rank, call, buf, first, n);
-  complement(buf, (size_t)n * v->tsize);
+  if (v->kind < 0) /* raw: the complement generated in the same pass */
+    fill_raw(hash_base(rank, var(v, call)), buf, (uint64_t)first * v->tsize, (size_t)n * v->tsize,
+             ~(uint64_t)0);
+  else {
+    verify_input(v, rank, call, buf, first, n);
+    complement(buf, (size_t)n * v->tsize);
+  }
 }
 
 void verify_poison_fold(const struct verify *v, int call, void *buf) {
@@ -426,8 +476,7 @@ void verify_poison_fold_range(const struct verify *v, int call, void *buf, long 
   if (!v->expect) return;
   const unsigned char *e =
       v->expect + ((size_t)var(v, call) * (size_t)v->count + (size_t)first) * v->tsize;
-  unsigned char *p = buf;
-  for (size_t i = 0; i < (size_t)n * v->tsize; i++) p[i] = (unsigned char)~e[i];
+  complement_of(buf, e, (size_t)n * v->tsize);
 }
 
 /* Elements are generated a chunk at a time and compared a chunk at a time,
