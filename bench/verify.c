@@ -10,7 +10,8 @@
  *   no op (bcast, gather, scatter, allgather, alltoall)  raw hash bytes:
  *                byte o of the input is byte o mod 8 of the hash of
  *                (r, o / 8, k), eight bytes a hash, whatever the type
- *   sum          integers -8..7 (byte: 0..15): float sums stay exact
+ *   sum          integers -8..7 (byte: 0..15): float sums stay exact;
+ *                element i is nibble i mod 16 of the hash of (r, i / 16, k)
  *   prod         odd integers -3..5 (wrapping, as the runtime does);
  *                float and double: +1 or -1 (products stay exact)
  *   min, max     integers -1000..1000 (byte: 0..255)
@@ -255,6 +256,12 @@ static void apply(int vk, int vt, const union elem *in, union elem *inout) {
 }
 
 /* Element idx of rank's input in call `call` (already reduced mod nvar). */
+/* The hash gen_x shapes into typed element idx: a sum takes only its low
+ * four bits, so a hash gives sixteen sums' elements, a nibble each. */
+static uint64_t elem_hash(int vk, uint64_t base, uint64_t idx) {
+  return vk == VK_SUM ? mix(base + (idx >> 4)) >> (4 * (idx & 15)) : mix(base + idx);
+}
+
 static void input_elem(const struct verify *v, int rank, long idx, int call, union elem *e) {
   uint64_t base = hash_base(rank, call);
   if (v->kind < 0) {
@@ -263,7 +270,7 @@ static void input_elem(const struct verify *v, int rank, long idx, int call, uni
       e->b[j] = raw_byte(base, (uint64_t)idx * v->tsize + j);
     return;
   }
-  gen_value(v->kind, vt_of(v->type), mix(base + (uint64_t)idx), e);
+  gen_value(v->kind, vt_of(v->type), elem_hash(v->kind, base, (uint64_t)idx), e);
 }
 
 static int var(const struct verify *v, int call) {
@@ -286,16 +293,24 @@ static void fill_raw(uint64_t base, unsigned char *p, uint64_t o, size_t len, ui
   for (; len; len--) *p++ = (unsigned char)(raw_byte(base, o++) ^ flip);
 }
 
-/* n typed elements from hash base `base` (the first's) into p, as
- * gen_value and store make them: one loop per type, so that the store
- * is no branch of the loop. */
+/* Typed elements [first, first + n) from hash base `base` into p, as
+ * input_elem makes them: one loop per type, so that the store is no
+ * branch of the loop, and a sum's hash made once for its sixteen. */
 #define FILL_AS(T, VT, CAST)                                                                       \
   for (long i = 0; i < n; i++) {                                                                   \
-    int64_t x = gen_x(vk, VT, mix(base + (uint64_t)i));                                            \
+    uint64_t idx = first + (uint64_t)i, h;                                                         \
+    if (vk != VK_SUM)                                                                              \
+      h = mix(base + idx);                                                                         \
+    else {                                                                                         \
+      if (i == 0 || !(idx & 15)) g = mix(base + (idx >> 4));                                       \
+      h = g >> (4 * (idx & 15));                                                                   \
+    }                                                                                              \
+    int64_t x = gen_x(vk, VT, h);                                                                  \
     T y = CAST;                                                                                    \
     memcpy(p + (size_t)i * sizeof y, &y, sizeof y);                                                \
   }
-static void fill_typed(int vk, int vt, uint64_t base, unsigned char *p, long n) {
+static void fill_typed(int vk, int vt, uint64_t base, uint64_t first, unsigned char *p, long n) {
+  uint64_t g = 0; /* a sum's hash of the sixteen */
   switch (vt) {
   case VT_BYTE:
     FILL_AS(uint8_t, VT_BYTE, (uint8_t)x);
@@ -323,7 +338,7 @@ static void fill(const struct verify *v, int rank, int call, unsigned char *p, l
   if (v->kind < 0)
     fill_raw(base, p, (uint64_t)first * v->tsize, (size_t)n * v->tsize, 0);
   else
-    fill_typed(v->kind, vt_of(v->type), base + (uint64_t)first, p, n);
+    fill_typed(v->kind, vt_of(v->type), base, (uint64_t)first, p, n);
 }
 
 /* The chunk the reference folds at a time, on the calling thread's stack

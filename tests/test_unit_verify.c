@@ -111,21 +111,30 @@ Test(verify, chunked_inputs_equal_the_per_element_definition, .timeout = 30) {
     }
   struct verify v;
   unsigned char b[300];
+  int32_t s[300];
   cr_assert(eq(int, verify_init(&v, TUTTI_COLL_BCAST, TUTTI_BYTE, NULL, 4, 300, 1), 0));
   verify_input(&v, 3, 0, b, 0, 300);
-  for (int i = 0; i < 300; i++) { /* splitmix64's finalizer, written out again */
-    uint64_t x = 3 * 0x100000001b3ull ^ 0, y;
-    for (int round = 0; round < 2; round++) {
-      x += 0x9e3779b97f4a7c15ull;
-      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-      x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-      x ^= x >> 31;
-      if (round == 0) x += (uint64_t)(i / 8);
-    }
-    y = x >> (8 * (i % 8));
-    cr_assert(eq(u8, b[i], (uint8_t)y), "byte %d", i);
-  }
   verify_free(&v);
+  cr_assert(eq(int, verify_init(&v, TUTTI_COLL_ALLREDUCE, TUTTI_INT32, TUTTI_SUM, 4, 300, 1), 0));
+  verify_input(&v, 3, 0, s, 0, 300);
+  verify_free(&v);
+  for (int i = 0; i < 300; i++) { /* splitmix64's finalizer, written out again */
+    uint64_t x = 3 * 0x100000001b3ull ^ 0, y = 0;
+    for (int round = 0; round < 3; round++) {
+      uint64_t z = round == 2 ? y : x;
+      z += 0x9e3779b97f4a7c15ull;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      z ^= z >> 31;
+      if (round == 0) x = z + (uint64_t)(i / 8), y = z + (uint64_t)(i / 16);
+      if (round == 1) x = z;
+      if (round == 2) y = z;
+    }
+    /* raw byte i: byte i mod 8 of hash i / 8; int32 sum element i: nibble
+     * i mod 16 of hash i / 16, less 8 */
+    cr_assert(eq(u8, b[i], (uint8_t)(x >> (8 * (i % 8)))), "byte %d", i);
+    cr_assert(eq(i32, s[i], (int32_t)(y >> (4 * (i % 16)) & 15) - 8), "sum element %d", i);
+  }
 }
 
 /* Every check finds a single wrong byte wherever it is, including across
