@@ -63,9 +63,10 @@
  * collective's auto (which may choose them), counts its scratch, 3 P^2
  * m / 4 and P^2 m / 2 (more_scratch).
  *
- * Time: about 25 us per unit of cli_point_weight (a rank, and 4 KiB of
+ * Time: about 60 us per unit of cli_point_weight (a rank, and 48 KiB of
  * buffer traffic per rank with data), on 2 cores: an estimate, said as
- * "about".
+ * "about". It counts no messages: an algorithm of P^2 messages (a ring
+ * of many ranks) takes longer, about a microsecond a message.
  *
  * State: one job per process (the process runs one command), as the
  * progress line; main thread only.
@@ -83,7 +84,7 @@
 #define MEM_STARTUP ((uint64_t)10 << 20)
 #define MEM_RANK ((uint64_t)12 << 10)
 #define MEM_MESSAGE 160
-#define SECONDS_PER_WEIGHT 2.5e-5
+#define SECONDS_PER_WEIGHT 6e-5
 
 /* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
  * mantissa; wider elsewhere), so one formula serves the bytes and, past

@@ -64,8 +64,9 @@ double cli_point_weight(int coll, int P, size_t bytes, int no_data) {
    * (allgather, reduce_scatter), or 2P (alltoall: P sent, P received) */
   if (tr & TUTTI_COLL_BLOCKS)
     per_rank *= (tr & TUTTI_COLL_ROOTED) ? 2 : (tr & TUTTI_COLL_EXCHANGE) ? 2.0 * P : (double)P;
-  /* a rank's sends cost about what 4 KiB of buffer traffic does */
-  return (double)P * (1 + (no_data ? 0 : per_rank / 4096));
+  /* a rank (its start, its messages, its share of the replay) costs about
+   * what 48 KiB of its buffers' traffic (writing, copying, checking) does */
+  return (double)P * (1 + (no_data ? 0 : per_rank / (48 << 10)));
 }
 
 void cli_progress_start(const char *cmd, int total, double weight, int quiet) {
