@@ -255,13 +255,13 @@ static void apply(int vk, int vt, const union elem *in, union elem *inout) {
   }
 }
 
-/* Element idx of rank's input in call `call` (already reduced mod nvar). */
 /* The hash gen_x shapes into typed element idx: a sum takes only its low
  * four bits, so a hash gives sixteen sums' elements, a nibble each. */
 static uint64_t elem_hash(int vk, uint64_t base, uint64_t idx) {
   return vk == VK_SUM ? mix(base + (idx >> 4)) >> (4 * (idx & 15)) : mix(base + idx);
 }
 
+/* Element idx of rank's input in call `call` (already reduced mod nvar). */
 static void input_elem(const struct verify *v, int rank, long idx, int call, union elem *e) {
   uint64_t base = hash_base(rank, call);
   if (v->kind < 0) {
