@@ -65,8 +65,9 @@
  *
  * Time: about 60 us per unit of cli_point_weight (a rank, and 48 KiB of
  * buffer traffic per rank with data), on 2 cores: an estimate, said as
- * "about". It counts no messages: an algorithm of P^2 messages (a ring
- * of many ranks) takes longer, about a microsecond a message.
+ * "about". It counts no messages (the registry knows no algorithm's
+ * message count), so an algorithm of P^2 messages on many ranks (a ring,
+ * a pairwise exchange) takes longer than it says.
  *
  * State: one job per process (the process runs one command), as the
  * progress line; main thread only.
