@@ -5,12 +5,12 @@
  * cli_list.c holds list, tree and profiles); a command file calls no
  * function of another command file, only the lower pieces below --
  * options (cli_opts.c, cli_world.c), one job made, run and verified
- * (cli_exec.c, verify.c), run's report (cli_report.c), topology and link
- * reports (cli_links.c), --html pages (cli_html.c, html.c), points of the
- * suite and a sweep (cli_point.c), JSON (cli_json.c), the live timeline
- * (cli_live.c), every output file (cli_out.c), the memory and time a
- * job will take (cli_estimate.c) -- which call no command file either
- * (tests/test_unit_cli_calls.c keeps it so).
+ * (cli_exec.c, verify.c, verify_call.c), run's report (cli_report.c),
+ * topology and link reports (cli_links.c), --html pages (cli_html.c,
+ * html.c), suite and sweep points (cli_point.c), JSON (cli_json.c), the
+ * live timeline (cli_live.c), every output file (cli_out.c), the memory
+ * and time a job will take (cli_estimate.c) -- which call no command file
+ * either (tests/test_unit_cli_calls.c keeps it so).
  *
  * Every command function takes the arguments after its name and returns
  * the exit status of bench/CLI.md: CLI_OK, CLI_EVERIFY (a result failed
@@ -679,11 +679,11 @@ long verify_check_poison(const struct verify *v, int rank, int call, const void 
  * call `call` (scan's result at rank upto, exscan's at upto + 1), else
  * the first bad index. Checked by digest (verify.c). */
 long verify_check_prefix(const struct verify *v, int upto, int call, const void *buf);
-/* One call of job's collective (its algorithm, count, type, op) rooted at
- * `root`: a is the send buffer, b the receive buffer, big the P blocks
- * (gather's result and scatter's source at the root, allgather's result,
- * reduce_scatter's input; alltoall's 2P: the P to send, then the P
- * received; NULL where this rank has none). The call's code. */
+/* One call (verify_call.c) of job's collective (algorithm, count, type,
+ * op) rooted at `root`: a is the send buffer, b the receive buffer, big
+ * the P blocks (gather's result and scatter's source at the root,
+ * allgather's result, reduce_scatter's input; alltoall's 2P: the P to
+ * send, then the P received; NULL where none). The call's code. */
 int cli_call(tutti_rank_t *r, const struct cli_job *job, int root, void *a, void *b, void *big);
 /* One call `call` of the reference's collective at rank `me` (root: the
  * call's), on cli_call's buffer layout with blocks of blk bytes: before

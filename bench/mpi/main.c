@@ -11,7 +11,8 @@
  *
  * What it shares with `tutti`: the option parser and its error texts
  * (bench/cli_opts.c), the JSON writers (bench/cli_json.c), the registry
- * listing (bench/cli_list.c) and the sequential reference (bench/verify.c),
+ * listing (bench/cli_list.c) and the sequential reference (bench/verify.c,
+ * verify_call.c),
  * linked in as they are. What it cannot share is cli_exec, whose ranks are
  * threads of one world; its MPI twin is mpi_exec below.
  *
