@@ -329,14 +329,30 @@ static void fill_typed(int vk, int vt, uint64_t base, uint64_t first, unsigned c
 }
 #undef FILL_AS
 
+/* dst = ~src, eight bytes at a time (dst == src: in place). */
+static void complement_of(unsigned char *dst, const unsigned char *src, size_t len) {
+  size_t i = 0;
+  for (uint64_t w; i + 8 <= len; i += 8) {
+    memcpy(&w, src + i, 8);
+    w = ~w;
+    memcpy(dst + i, &w, 8);
+  }
+  for (; i < len; i++) dst[i] = (unsigned char)~src[i];
+}
+
 /* Elements [first, first + n) of rank's input of call `call` (reduced mod
- * nvar) into p. */
-static void fill(const struct verify *v, int rank, int call, unsigned char *p, long first, long n) {
+ * nvar) into p, each byte xor `flip` (0, or all ones: the poison; raw
+ * bytes get it in the same pass). */
+static void fill(const struct verify *v, int rank, int call, unsigned char *p, long first, long n,
+                 uint64_t flip) {
   uint64_t base = hash_base(rank, call);
-  if (v->kind < 0)
-    fill_raw(base, p, (uint64_t)first * v->tsize, (size_t)n * v->tsize, 0);
-  else
-    fill_typed(v->kind, vt_of(v->type), base, (uint64_t)first, p, n);
+  size_t len = (size_t)n * v->tsize;
+  if (v->kind < 0) {
+    fill_raw(base, p, (uint64_t)first * v->tsize, len, flip);
+    return;
+  }
+  fill_typed(v->kind, vt_of(v->type), base, (uint64_t)first, p, n);
+  if (flip) complement_of(p, p, len);
 }
 
 /* The chunk the reference folds at a time, on the calling thread's stack
@@ -432,9 +448,9 @@ int verify_init(struct verify *v, int coll, tutti_datatype_t type, tutti_op_t op
     for (long i = 0; i < count; i += per) { /* folded a chunk of elements at a time */
       long n = count - i < per ? count - i : per;
       unsigned char *acc = v->expect + ((size_t)k * (size_t)count + (size_t)i) * v->tsize;
-      fill(v, nranks - 1, k, acc, i, n);
+      fill(v, nranks - 1, k, acc, i, n, 0);
       for (int r = nranks - 2; r >= 0; r--) {
-        fill(v, r, k, x, i, n);
+        fill(v, r, k, x, i, n, 0);
         apply_run(v, x, acc, n);
       }
     }
@@ -453,32 +469,11 @@ void verify_free(struct verify *v) {
 }
 
 void verify_input(const struct verify *v, int rank, int call, void *buf, long first, long n) {
-  fill(v, rank, var(v, call), buf, first, n);
-}
-
-/* dst = ~src, eight bytes at a time (dst == src: in place). */
-static void complement_of(unsigned char *dst, const unsigned char *src, size_t len) {
-  size_t i = 0;
-  for (uint64_t w; i + 8 <= len; i += 8) {
-    memcpy(&w, src + i, 8);
-    w = ~w;
-    memcpy(dst + i, &w, 8);
-  }
-  for (; i < len; i++) dst[i] = (unsigned char)~src[i];
-}
-
-static void complement(unsigned char *p, size_t len) {
-  complement_of(p, p, len);
+  fill(v, rank, var(v, call), buf, first, n, 0);
 }
 
 void verify_poison(const struct verify *v, int rank, int call, void *buf, long first, long n) {
-  if (v->kind < 0) /* raw: the complement generated in the same pass */
-    fill_raw(hash_base(rank, var(v, call)), buf, (uint64_t)first * v->tsize, (size_t)n * v->tsize,
-             ~(uint64_t)0);
-  else {
-    verify_input(v, rank, call, buf, first, n);
-    complement(buf, (size_t)n * v->tsize);
-  }
+  fill(v, rank, var(v, call), buf, first, n, ~(uint64_t)0);
 }
 
 void verify_poison_fold(const struct verify *v, int call, void *buf) {
@@ -508,8 +503,7 @@ static long check_chunks(const struct verify *v, int rank, int call, const void 
   long per = (long)(sizeof ref / v->tsize);
   for (long i = 0; i < n; i += per) {
     long k = n - i < per ? n - i : per, at;
-    fill(v, rank, var(v, call), ref, first + i, k);
-    if (poison) complement(ref, (size_t)k * v->tsize);
+    fill(v, rank, var(v, call), ref, first + i, k, poison ? ~(uint64_t)0 : 0);
     if ((at = first_diff(p + (size_t)i * v->tsize, ref, k, v->tsize)) >= 0) return i + at;
   }
   return -1;
@@ -573,7 +567,7 @@ static int prefix_digests(struct verify *v) {
     for (long i = 0; i < v->count; i += per) {
       long n = v->count - i < per ? v->count - i : per;
       for (int r = 0; r < P; r++) {
-        fill(v, r, k, x, i, n);
+        fill(v, r, k, x, i, n, 0);
         if (r) apply_run(v, acc, x, n); /* x = prefix op x_r */
         memcpy(acc, x, (size_t)n * v->tsize);
         uint64_t *h = &v->digest[(size_t)k * (size_t)P + (size_t)r];
@@ -613,9 +607,8 @@ const struct verify_ref *verify_ref_get(struct verify *v, int rank, int call) {
   if (!f && idle) { /* nobody holds it: rebuild it for this (rank, call) */
     f = idle;
     f->rank = rank, f->var = k;
-    fill(v, rank, k, f->data, 0, v->count);
-    memcpy(f->inv, f->data, len);
-    complement(f->inv, len);
+    fill(v, rank, k, f->data, 0, v->count, 0);
+    complement_of(f->inv, f->data, len);
   } else if (!f && (f = calloc(1, sizeof *f)) != NULL) {
     if (!(f->data = malloc(len ? 2 * len : 1))) {
       free(f);
@@ -623,9 +616,8 @@ const struct verify_ref *verify_ref_get(struct verify *v, int rank, int call) {
     } else {
       f->inv = f->data + len;
       f->rank = rank, f->var = k;
-      fill(v, rank, k, f->data, 0, v->count);
-      memcpy(f->inv, f->data, len);
-      complement(f->inv, len);
+      fill(v, rank, k, f->data, 0, v->count, 0);
+      complement_of(f->inv, f->data, len);
       f->next = v->refs;
       v->refs = f;
     }
