@@ -638,18 +638,21 @@ static inline int tutti__load_acq(const int *p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* CLOCK_MONOTONIC in seconds. */
-static inline double tutti__now(void) {
+/* Clock c in seconds. */
+static inline double tutti__clock_s(clockid_t c) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(c, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The calling thread's CPU seconds (CLOCK_THREAD_CPUTIME_ID). */
+/* CLOCK_MONOTONIC in seconds. */
+static inline double tutti__now(void) {
+  return tutti__clock_s(CLOCK_MONOTONIC);
+}
+
+/* The calling thread's CPU seconds. */
 static inline double tutti__thread_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  return tutti__clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 #endif
