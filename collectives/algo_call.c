@@ -141,6 +141,14 @@ double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const t
   return t;
 }
 
+double tutti_algo_messages(const tutti_algo_t *a, int P, int root, size_t m,
+                           const tutti_hockney_t *h) {
+  if (!tutti__algo_valid(a) || !a->e->d.msgs_fn || !h || P < 1 || P > TUTTI_COST_MAX_RANKS ||
+      root < 0 || root >= P)
+    return NAN;
+  return a->e->d.msgs_fn(a, P, root, m, h);
+}
+
 int tutti_algo_treespec(const tutti_algo_t *a, int L_auto, tutti_treespec_t *spec) {
   if (!tutti__algo_valid(a) || a->e->tree < 0 || !spec) return TUTTI_EINVAL;
   const struct tutti__entry *e = a->e;

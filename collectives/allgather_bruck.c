@@ -81,3 +81,13 @@ double tutti__allgather_bruck_cost(const tutti_algo_t *a, int P, int root, size_
   while ((1 << rounds) < P) rounds++;
   return rounds * h->alpha + (P - 1) * h->beta * (double)m;
 }
+
+/* Every rank sends once a round. */
+double tutti__allgather_bruck_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                   const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)h;
+  if (m == 0 || P == 1) return 0;
+  int rounds = 0;
+  while ((1 << rounds) < P) rounds++;
+  return (double)P * rounds;
+}

@@ -36,3 +36,10 @@ double tutti__allgather_ring_cost(const tutti_algo_t *a, int P, int root, size_t
   if (m == 0 || P == 1) return 0;
   return (P - 1) * (h->alpha + h->beta * (double)m);
 }
+
+/* Every rank sends once a step. */
+double tutti__allgather_ring_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                  const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)h;
+  return m == 0 || P == 1 ? 0 : (double)P * (P - 1);
+}

@@ -23,6 +23,7 @@
  * exchanges
  * (exact when every element size cuts m into b equal blocks, else a bound
  * with blocks of ceil(m/b) + 16 bytes, pipetree.h's convention).
+ * Messages: 2 (P - 1) b.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -165,17 +166,28 @@ static double brb_time(void *ctx, long b) {
   return tutti__schedule_hockney(c->P, sched_op, &s, c->h);
 }
 
+/* The run's blocks for m > 0 bytes under h, as the cost and the message
+ * count take them: *count elements, bytes if the element size is not
+ * known (tutti__cost_blocks). */
+static long cost_blocks_of(const tutti_algo_t *a, int P, size_t m, const tutti_hockney_t *h,
+                           long *count) {
+  long b = tutti__params(a)->blocks;
+  double blk;
+  int exact;
+  *count = (long)m;
+  tutti__cost_blocks(m, 1, &blk, &exact, count);
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, *count);
+  return clamp_blocks(b, *count);
+}
+
 double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                                  const tutti_hockney_t *h, int *bound) {
   (void)root;
   *bound = 0;
   if (m == 0 || P == 1) return 0;
-  long b = tutti__params(a)->blocks, count = (long)m; /* elements: bytes if not known */
+  long count, b = cost_blocks_of(a, P, m, h, &count);
   double blk;
   int exact;
-  tutti__cost_blocks(m, 1, &blk, &exact, &count);
-  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, count);
-  b = clamp_blocks(b, count);
   if (!tutti__cost_blocks(m, b, &blk, &exact, NULL)) {
     exact = b == 1 || m % (16 * (size_t)b) == 0;
     blk = exact ? (double)m / (double)b : ceil((double)m / (double)b) + 16;
@@ -185,4 +197,13 @@ double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, i
   double T = tutti__pipeline_cost_bounded(P, b, brb_time, &ctx, bound);
   if (!exact) *bound = 1;
   return T;
+}
+
+/* A message per tree edge per block, up in the reduce and down in the broadcast. */
+double tutti__allreduce_binary_reduce_bcast_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                                 const tutti_hockney_t *h) {
+  (void)root;
+  if (m == 0 || P == 1) return 0;
+  long count;
+  return 2.0 * (double)(P - 1) * (double)cost_blocks_of(a, P, m, h, &count);
 }

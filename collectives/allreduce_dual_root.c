@@ -17,7 +17,8 @@
  * Cost under Hockney, P = 2^k - 2 (H = k - 2 the trees' height), b blocks
  * dividing m: (4H + 1 + 3(b-1))(alpha + beta m/b), plus the roots' three
  * reductions per round, 3 gamma m/b, on the critical path. The registered
- * cost follows every exchange (pipetree.c), for any P.
+ * cost follows every exchange (pipetree.c), for any P. Messages:
+ * 2 sum_v (b + min(d_v, b)) over the P - 2 non-roots v (d_v: depth) + 2b.
  */
 #include "algo.h"
 #include "pipetree.h"
@@ -31,4 +32,11 @@ double tutti__allreduce_dual_root_cost(const tutti_algo_t *a, int P, int root, s
                                        const tutti_hockney_t *h, int *bound) {
   (void)root;
   return tutti__pipetree_cost(tutti__params(a)->blocks, 2, P, m, h, bound);
+}
+
+/* Two messages (a sendrecv) per tree edge per round it carries a block, and the roots' 2b. */
+double tutti__allreduce_dual_root_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                       const tutti_hockney_t *h) {
+  (void)root;
+  return tutti__pipetree_msgs(tutti__params(a)->blocks, 2, P, m, h);
 }

@@ -92,3 +92,13 @@ double tutti__allreduce_rabenseifner_cost(const tutti_algo_t *a, int P, int root
   if (pof2 < P) t += 2 * (h->alpha + h->beta * (double)m) + h->gamma * (double)m;
   return t;
 }
+
+/* pof2 ranks exchange every round of both halvings; each extra rank sends in and gets back. */
+double tutti__allreduce_rabenseifner_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                          const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)h;
+  if (m == 0 || P == 1) return 0;
+  int pof2 = 1, lg = 0;
+  while (pof2 * 2 <= P) pof2 *= 2, lg++;
+  return 2.0 * pof2 * lg + 2.0 * (P - pof2);
+}

@@ -69,3 +69,13 @@ double tutti__allreduce_recursive_doubling_cost(const tutti_algo_t *a, int P, in
   double c = h->alpha + h->beta * (double)m, g = h->gamma * (double)m;
   return lg * (c + g) + (pof2 < P ? 2 * c + g : 0);
 }
+
+/* pof2 ranks exchange every round; each extra rank sends in and gets back. */
+double tutti__allreduce_recursive_doubling_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                                const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)h;
+  if (m == 0 || P == 1) return 0;
+  int pof2 = 1, lg = 0;
+  while (pof2 * 2 <= P) pof2 *= 2, lg++;
+  return (double)pof2 * lg + 2.0 * (P - pof2);
+}

@@ -52,3 +52,10 @@ double tutti__allreduce_ring_cost(const tutti_algo_t *a, int P, int root, size_t
   }
   return (P - 1) * (2 * (h->alpha + h->beta * blk) + h->gamma * blk);
 }
+
+/* Every rank sends once a step, in both phases. */
+double tutti__allreduce_ring_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                  const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)h;
+  return m == 0 || P == 1 ? 0 : 2.0 * P * (P - 1);
+}

@@ -13,7 +13,8 @@
  *
  * Cost under Hockney, P = 2^h - 1 (H = h - 1 the height), b blocks dividing
  * m: (4H + 3(b-1))(alpha + beta m/b) + reductions; the registered cost
- * follows every exchange (pipetree.c), for any P.
+ * follows every exchange (pipetree.c), for any P. Messages:
+ * 2 sum_v (b + min(d_v, b)) over the P - 1 non-roots v (d_v: depth).
  */
 #include "algo.h"
 #include "pipetree.h"
@@ -27,4 +28,11 @@ double tutti__allreduce_single_tree_cost(const tutti_algo_t *a, int P, int root,
                                          const tutti_hockney_t *h, int *bound) {
   (void)root;
   return tutti__pipetree_cost(tutti__params(a)->blocks, 1, P, m, h, bound);
+}
+
+/* Two messages (a sendrecv) per tree edge per round it carries a block up or down. */
+double tutti__allreduce_single_tree_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                         const tutti_hockney_t *h) {
+  (void)root;
+  return tutti__pipetree_msgs(tutti__params(a)->blocks, 1, P, m, h);
 }

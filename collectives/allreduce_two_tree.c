@@ -57,6 +57,7 @@
  * large b. The registered cost replays the steps (schedule.h): exact when
  * 32 b divides m (every element size cuts both halves into b equal
  * blocks), else a bound with blocks of ceil(m/2b) + 32 bytes.
+ * Messages: 4 (P - 1) b.
  */
 #include <math.h>
 #include <pthread.h>
@@ -453,17 +454,28 @@ static double two_tree_time(void *ctx, long b) {
   return T;
 }
 
+/* The run's blocks for m > 0 bytes under h, as the cost and the message
+ * count take them: *count elements, bytes if the element size is not
+ * known (tutti__cost_blocks). */
+static long cost_blocks_of(const tutti_algo_t *a, int P, size_t m, const tutti_hockney_t *h,
+                           long *count) {
+  long b = tutti__params(a)->blocks;
+  double blk;
+  int exact;
+  *count = (long)m;
+  tutti__cost_blocks(m, 1, &blk, &exact, count);
+  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, (*count + 1) / 2);
+  return clamp_blocks(b, *count);
+}
+
 double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                       const tutti_hockney_t *h, int *bound) {
   (void)root;
   *bound = 0;
   if (m == 0 || P == 1) return 0;
-  long b = tutti__params(a)->blocks, count = (long)m; /* elements: bytes if not known */
+  long count, b = cost_blocks_of(a, P, m, h, &count);
   double blk;
   int exact;
-  tutti__cost_blocks(m, 1, &blk, &exact, &count);
-  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, (count + 1) / 2);
-  b = clamp_blocks(b, count);
   /* two halves of ceil and floor count/2 elements, each in b blocks: the
    * element size known, 2b blocks of whole elements (equal when 2b divides
    * count); else equal for every element size up to 16 when 32 b divides m */
@@ -475,4 +487,13 @@ double tutti__allreduce_two_tree_cost(const tutti_algo_t *a, int P, int root, si
   double T = tutti__pipeline_cost_bounded(P, b, two_tree_time, &c, bound);
   if (!exact) *bound = 1;
   return T;
+}
+
+/* A message per block per parent edge, up then down, on both trees' P - 1 edges. */
+double tutti__allreduce_two_tree_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                      const tutti_hockney_t *h) {
+  (void)root;
+  if (m == 0 || P == 1) return 0;
+  long count;
+  return 4.0 * (double)(P - 1) * (double)cost_blocks_of(a, P, m, h, &count);
 }

@@ -102,6 +102,18 @@ static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, i
                         tutti_op_t op, const tutti_algo_t **chosen, char *why, size_t whylen,
                         size_t used);
 
+int tutti_algo_hockney_view(const tutti_model_t *m, size_t bytes, tutti_hockney_t *h) {
+  if (!m || !h) return TUTTI_EINVAL;
+  *h = (tutti_hockney_t){1, 0, 0}; /* the none model: count message rounds */
+  if (m->preset != TUTTI_MODEL_NONE) {
+    double m1 = bytes ? (double)bytes : 1;
+    h->alpha = one_message(m, 0);
+    h->beta = (one_message(m, m1) - h->alpha) / m1;
+    h->gamma = m->gamma;
+  }
+  return 0;
+}
+
 int tutti_auto_choose(int coll, const tutti_model_t *m, const tutti_rules_t *rules, int P,
                       size_t bytes, int root, tutti_op_t op, const tutti_algo_t **chosen, char *why,
                       size_t whylen) {
@@ -181,14 +193,9 @@ static int model_choice(int coll, const tutti_model_t *m, int P, size_t bytes, i
                                        why && used < whylen ? whylen - used : 0);
     return rc;
   }
-  tutti_hockney_t h = {1, 0, 0}; /* the none model: count message rounds */
+  tutti_hockney_t h;
   char a[64], b[64];
-  if (m->preset != TUTTI_MODEL_NONE) {
-    double m1 = bytes ? (double)bytes : 1;
-    h.alpha = one_message(m, 0);
-    h.beta = (one_message(m, m1) - h.alpha) / m1;
-    h.gamma = m->gamma;
-  }
+  tutti_algo_hockney_view(m, bytes, &h);
   int steps = m->preset == TUTTI_MODEL_POSTAL; /* times in steps, not seconds */
   if (steps)
     snprintf(a, sizeof a, "%g steps", h.alpha), snprintf(b, sizeof b, "%g steps", h.beta);
@@ -210,6 +217,17 @@ static double auto_cost(int coll, int P, int root, size_t m, const tutti_hockney
   size_t used = 0;
   *bound = 0;
   return least(coll, P, root, m, m, NULL, h, &c, &t, bound, NULL, 0, &used, 0) ? NAN : t;
+}
+
+/* The registered message count: the chosen candidate's. */
+static double auto_msgs(int coll, int P, int root, size_t m, const tutti_hockney_t *h) {
+  const tutti_algo_t *c;
+  double t;
+  size_t used = 0;
+  int bound = 0;
+  return least(coll, P, root, m, m, NULL, h, &c, &t, &bound, NULL, 0, &used, 0)
+             ? NAN
+             : tutti_algo_messages(c, P, root, m, h);
 }
 
 /* Each `auto` takes its tag first, unconditionally (engine.h "Tags"); the
@@ -298,13 +316,20 @@ AUTO_NO_OP(alltoall, ALLTOALL)
     (void)a;                                                                                       \
     return auto_cost(TUTTI_COLL_##C, P, root, m, h, bound);                                        \
   }
-AUTO_COST(bcast, BCAST)
-AUTO_COST(reduce, REDUCE)
-AUTO_COST(allreduce, ALLREDUCE)
-AUTO_COST(gather, GATHER)
-AUTO_COST(scatter, SCATTER)
-AUTO_COST(allgather, ALLGATHER)
-AUTO_COST(reduce_scatter, REDUCE_SCATTER)
-AUTO_COST(alltoall, ALLTOALL)
-AUTO_COST(scan, SCAN)
-AUTO_COST(exscan, EXSCAN)
+#define AUTO_MSGS(c, C)                                                                            \
+  double tutti__##c##_auto_msgs(const tutti_algo_t *a, int P, int root, size_t m,                  \
+                                const tutti_hockney_t *h) {                                        \
+    (void)a;                                                                                       \
+    return auto_msgs(TUTTI_COLL_##C, P, root, m, h);                                               \
+  }
+#define AUTO_BOTH(c, C) AUTO_COST(c, C) AUTO_MSGS(c, C)
+AUTO_BOTH(bcast, BCAST)
+AUTO_BOTH(reduce, REDUCE)
+AUTO_BOTH(allreduce, ALLREDUCE)
+AUTO_BOTH(gather, GATHER)
+AUTO_BOTH(scatter, SCATTER)
+AUTO_BOTH(allgather, ALLGATHER)
+AUTO_BOTH(reduce_scatter, REDUCE_SCATTER)
+AUTO_BOTH(alltoall, ALLTOALL)
+AUTO_BOTH(scan, SCAN)
+AUTO_BOTH(exscan, EXSCAN)

@@ -189,20 +189,36 @@ int tutti__barrier_auto(tutti_rank_t *r, const tutti_algo_t *a) {
   return rc ? rc : c->e->d.fn.barrier(r, c);
 }
 
-/* Hockney: the least of the candidates' exact costs (what it chooses). */
-double tutti__barrier_auto_cost(const tutti_algo_t *a, int P, int root, size_t m,
-                                const tutti_hockney_t *h, int *bound) {
-  (void)a, (void)m;
+/* Hockney: the least of the candidates' exact costs (what it chooses);
+ * *chosen (may be NULL) gets that candidate. */
+static double least_exact(int P, int root, const tutti_hockney_t *h, const tutti_algo_t **chosen) {
   const tutti_algo_desc_t *d;
   double best = INFINITY;
-  *bound = 0;
   for (int i = 0; (d = tutti_algo_desc_at(i)); i++) {
     if (d->coll != TUTTI_COLL_BARRIER || is_self(d)) continue;
     const tutti_algo_t *c;
     int b = 0;
     if (tutti_algo_select(TUTTI_COLL_BARRIER, d->name, NULL, &c, NULL, 0)) continue;
     double t = tutti_algo_cost(c, P, root, 0, h, &b);
-    if (!b && t < best * (1 - 1e-12)) best = t;
+    if (!b && t < best * (1 - 1e-12)) {
+      best = t;
+      if (chosen) *chosen = c;
+    }
   }
   return isfinite(best) ? best : NAN;
+}
+
+double tutti__barrier_auto_cost(const tutti_algo_t *a, int P, int root, size_t m,
+                                const tutti_hockney_t *h, int *bound) {
+  (void)a, (void)m;
+  *bound = 0;
+  return least_exact(P, root, h, NULL);
+}
+
+/* Hockney: the messages of the candidate it chooses. */
+double tutti__barrier_auto_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                const tutti_hockney_t *h) {
+  (void)a, (void)m;
+  const tutti_algo_t *c = NULL;
+  return isnan(least_exact(P, root, h, &c)) ? NAN : tutti_algo_messages(c, P, root, 0, h);
 }

@@ -72,3 +72,15 @@ double tutti__barrier_dissemination_cost(const tutti_algo_t *a, int P, int root,
   *bound = 0;
   return sends * h->alpha;
 }
+
+/* Every rank sends the same: the cost's sends. */
+double tutti__barrier_dissemination_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                         const tutti_hockney_t *h) {
+  (void)root, (void)m, (void)h;
+  double sends = 0;
+  for (long d = 1; d < P; d *= tutti__params(a)->k) {
+    long n = (P + d - 1) / d - 1;
+    sends += (double)(n < tutti__params(a)->k - 1 ? n : tutti__params(a)->k - 1);
+  }
+  return P * sends;
+}

@@ -88,3 +88,13 @@ double tutti__barrier_fibonacci_cost(const tutti_algo_t *a, int P, int root, siz
   int f = tutti_postal_f(L, P);
   return f < 0 ? NAN : (double)(f - L + 1) * h->alpha;
 }
+
+/* Every rank sends once a step (L = auto is 1 under Hockney, as the cost's). */
+double tutti__barrier_fibonacci_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                     const tutti_hockney_t *h) {
+  (void)root, (void)m, (void)h;
+  int L = tutti__params(a)->L == TUTTI_PARAM_AUTO ? 1 : (int)tutti__params(a)->L;
+  if (P <= 1) return 0;
+  int f = tutti_postal_f(L, P);
+  return f < 0 ? NAN : (double)P * (f - L + 1);
+}

@@ -60,3 +60,12 @@ double tutti__barrier_recursive_doubling_cost(const tutti_algo_t *a, int P, int 
   *bound = 0;
   return (double)(lg + (P > p2 ? 2 : 0)) * h->alpha;
 }
+
+/* p2 ranks exchange every round; each extra rank sends in and is released. */
+double tutti__barrier_recursive_doubling_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                              const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  int p2 = pow2_floor(P), lg = 0;
+  while ((1 << lg) < p2) lg++;
+  return (double)p2 * lg + 2.0 * (P - p2);
+}

@@ -161,3 +161,12 @@ double tutti__bcast_pipelined_chain_cost(const tutti_algo_t *a, int P, int root,
   if (m && (size_t)S > m) return NAN; /* the call is refused */
   return chain_time(P, m, S, h->alpha, h->beta);
 }
+
+/* A segment a link of the chain. */
+double tutti__bcast_pipelined_chain_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                         const tutti_hockney_t *h) {
+  (void)root;
+  if (P <= 1) return 0;
+  long S = chain_segments(a, P, m, h->alpha, h->beta);
+  return m && (size_t)S > m ? NAN : (double)(P - 1) * (double)S;
+}

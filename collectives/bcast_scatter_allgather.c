@@ -160,3 +160,13 @@ out:
   free(C), free(N), free(kids);
   return T;
 }
+
+/* The scatter a tree edge, then the allgather: a block a rank a round. */
+double tutti__bcast_scatter_allgather_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                           const tutti_hockney_t *h) {
+  (void)root, (void)m, (void)h;
+  if (P <= 1) return 0;
+  double lg = 0;
+  while ((1L << (int)lg) < P) lg++;
+  return (P - 1) + (use_recdbl(a, P) ? P * lg : (double)P * (P - 1));
+}

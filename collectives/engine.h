@@ -311,7 +311,8 @@ size_t tutti__segment_bytes(long count, tutti_datatype_t type, size_t segment);
 
 /* What every TREE(coll, ...) line of the registry runs: the collective on
  * a->desc->tree (bcast_tree.c, reduce_tree.c, gather_tree.c,
- * scatter_tree.c, barrier_tree.c), and its Hockney cost (tree_cost.c).
+ * scatter_tree.c, barrier_tree.c), and its Hockney cost and message count
+ * (tree_cost.c).
  * One per collective, never one per algorithm. */
 tutti_bcast_fn tutti__bcast_tree;
 tutti_reduce_fn tutti__reduce_tree;
@@ -320,6 +321,7 @@ tutti_scatter_fn tutti__scatter_tree;
 tutti_barrier_fn tutti__barrier_tree;
 tutti_cost_fn tutti__bcast_tree_cost, tutti__reduce_tree_cost, tutti__gather_tree_cost,
     tutti__scatter_tree_cost, tutti__barrier_tree_cost;
+tutti_msgs_fn tutti__tree_msgs;
 
 /* Hockney time of a bcast / reduce of m bytes on `spec` (tree_cost.c),
  * for composed algorithms' cost functions; *bound as tutti_cost_fn. */

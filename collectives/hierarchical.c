@@ -321,3 +321,27 @@ double tutti__barrier_hierarchical_cost(const tutti_algo_t *a, int P, int root, 
                                         const tutti_hockney_t *h, int *bound) {
   return one_level(a, TUTTI_COLL_BARRIER, P, root, m, h, bound);
 }
+
+/* Hockney knows no hosts: the one-level fallback's messages, inter's on P. */
+static double one_level_msgs(const tutti_algo_t *a, int coll, int P, int root, size_t m,
+                             const tutti_hockney_t *h) {
+  const tutti_algo_t *inter;
+  if (level_algo(a, "inter", coll, &inter)) return NAN;
+  return tutti_algo_messages(inter, P, root, m, h);
+}
+double tutti__bcast_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                      const tutti_hockney_t *h) {
+  return one_level_msgs(a, TUTTI_COLL_BCAST, P, root, m, h);
+}
+double tutti__reduce_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                       const tutti_hockney_t *h) {
+  return one_level_msgs(a, TUTTI_COLL_REDUCE, P, root, m, h);
+}
+double tutti__allreduce_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                          const tutti_hockney_t *h) {
+  return one_level_msgs(a, TUTTI_COLL_ALLREDUCE, P, root, m, h);
+}
+double tutti__barrier_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                        const tutti_hockney_t *h) {
+  return one_level_msgs(a, TUTTI_COLL_BARRIER, P, root, m, h);
+}

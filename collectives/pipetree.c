@@ -30,6 +30,7 @@
  * from sbuf to rbuf anyway), and receives the dual's partial straight into
  * rbuf, so Y[j] = t0 (op) Y[j] is again in place.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -244,18 +245,36 @@ static double pipetree_time(void *ctx, long b) {
   return simulate(c->P, c->ntrees, b, c->blk, &c->hk);
 }
 
+/* The blocks the run cuts count elements of esz bytes into: `blocks`, or
+ * for auto tutti__pipetree_auto_blocks with alpha and beta; within
+ * [1, count]. The run, the cost and the message count all take it. */
+static long run_blocks(long blocks, int ntrees, int P, long count, size_t esz, double alpha,
+                       double beta) {
+  long b = blocks == TUTTI_PARAM_AUTO
+               ? tutti__pipetree_auto_blocks(P, ntrees, count, esz, alpha, beta)
+               : blocks;
+  if (b > count) b = count;
+  return b < 1 ? 1 : b;
+}
+
+/* run_blocks for m > 0 bytes under h: count elements of the call's size,
+ * bytes when the element size is not known (tutti__cost_blocks). */
+static long cost_blocks_of(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h,
+                           long *count) {
+  double blk;
+  int exact;
+  *count = (long)m;
+  tutti__cost_blocks(m, 1, &blk, &exact, count);
+  return run_blocks(blocks, ntrees, P, *count, m / (size_t)*count, h->alpha, h->beta);
+}
+
 double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h,
                             int *bound) {
   *bound = 0;
   if (m == 0) return 0; /* nothing moves */
-  long count = (long)m; /* elements: bytes when the element size is not known */
+  long count, b = cost_blocks_of(blocks, ntrees, P, m, h, &count);
   double blk;
   int exact;
-  tutti__cost_blocks(m, 1, &blk, &exact, &count);
-  long b = blocks == TUTTI_PARAM_AUTO
-               ? tutti__pipetree_auto_blocks(P, ntrees, count, m / (size_t)count, h->alpha, h->beta)
-               : blocks;
-  if (b > count) b = count;
   /* The run cuts elements, not bytes: with the element size known, blocks
    * of whole elements (equal when b divides the count); otherwise every
    * element size up to 16 cuts m into b equal blocks when 16 b divides m
@@ -272,6 +291,43 @@ double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutt
   return T;
 }
 
+/* One tree's messages over its n ranks: a child at depth d exchanges with
+ * its parent (a sendrecv, two messages) in its rounds j with j in [0, b)
+ * (its block up) or j - d in [0, b) (a result block down), b + min(d, b)
+ * rounds. Level by level: the subtrees at a depth have at most two sizes,
+ * s and s + 1, so the sum takes O(log n). */
+static double tree_msgs(long n, long b) {
+  long sz[2] = {n, n + 1}, cnt[2] = {1, 0}; /* cnt[i] subtrees of sz[i] ranks at depth d */
+  double x = 0;
+  for (long d = 0;; d++) {
+    long nodes = 0, csz[4], ccnt[4], lo = LONG_MAX;
+    int k = 0;
+    for (int i = 0; i < 2; i++) {
+      if (sz[i] < 1 || cnt[i] == 0) continue;
+      nodes += cnt[i];
+      /* the first child roots ceil((s-1)/2) ranks, the second floor((s-1)/2) */
+      csz[k] = sz[i] / 2, ccnt[k++] = cnt[i];
+      csz[k] = (sz[i] - 1) / 2, ccnt[k++] = cnt[i];
+    }
+    if (nodes == 0) break;
+    if (d > 0) x += (double)nodes * (double)(b + (d < b ? d : b));
+    for (int i = 0; i < k; i++)
+      if (csz[i] > 0 && csz[i] < lo) lo = csz[i];
+    sz[0] = lo, sz[1] = lo + 1, cnt[0] = cnt[1] = 0;
+    for (int i = 0; i < k; i++)
+      if (csz[i] > 0) cnt[csz[i] - lo] += ccnt[i];
+  }
+  return 2 * x;
+}
+
+double tutti__pipetree_msgs(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h) {
+  if (m == 0) return 0; /* the run returns before its rounds */
+  long count, b = cost_blocks_of(blocks, ntrees, P, m, h, &count);
+  if (ntrees != 2) return tree_msgs(P, b);
+  long half = (P + 1) / 2; /* tutti__pipetree_range's trees, their roots exchanging b blocks */
+  return tree_msgs(half, b) + tree_msgs(P - half, b) + (P >= 2 ? 2.0 * (double)b : 0);
+}
+
 /* ------------------------------------------------------------ the rounds */
 
 int tutti__pipetree_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, long count,
@@ -282,14 +338,9 @@ int tutti__pipetree_allreduce(tutti_rank_t *r, const void *sbuf, void *rbuf, lon
   int P = tutti_size(r), me = tutti_rank(r);
   size_t esz = tutti_type_size(type);
   if (sbuf == TUTTI_IN_PLACE) sbuf = rbuf;
-  long b = blocks;
-  if (b == TUTTI_PARAM_AUTO) {
-    double alpha, beta;
-    model_hockney(tutti_rank_model(r), &alpha, &beta);
-    b = tutti__pipetree_auto_blocks(P, ntrees, count, esz, alpha, beta);
-  }
-  if (b > count) b = count;
-  if (b < 1) b = 1;
+  double alpha = 0, beta = 0;
+  if (blocks == TUTTI_PARAM_AUTO) model_hockney(tutti_rank_model(r), &alpha, &beta);
+  long b = run_blocks(blocks, ntrees, P, count, esz, alpha, beta);
 
   int lo, hi;
   tutti__ponode_t nd;

@@ -71,6 +71,12 @@ long tutti__pipetree_auto_blocks(int P, int ntrees, long count, size_t esz, doub
 double tutti__pipetree_cost(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h,
                             int *bound);
 
+/* How many messages the algorithm sends, all ranks together, for the same
+ * arguments (blocks resolved as the cost resolves them), as tutti_msgs_fn:
+ * 2 (b + min(d, b)) for each non-root rank at depth d in its tree, and
+ * 2b between dual roots. O(log P). */
+double tutti__pipetree_msgs(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h);
+
 /* The Hockney time of a pipelined allreduce's b equal blocks, replayed by
  * time(ctx, b') for any b' blocks of the same size, within a bounded work:
  * exact (time(ctx, b)) while P b is at most TUTTI__COST_WORK; beyond, an

@@ -129,3 +129,14 @@ double tutti__reduce_scatter_recursive_halving_cost(const tutti_algo_t *a, int P
   if (!s.rem) return s.lg * h->alpha + (P - 1) * (h->beta + h->gamma) * (double)m;
   return tutti__schedule_hockney(P, halving_op, &s, h);
 }
+
+/* The schedule's sends. */
+double tutti__reduce_scatter_recursive_halving_msgs(const tutti_algo_t *a, int P, int root,
+                                                    size_t m, const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)h;
+  if (m == 0 || P == 1) return 0;
+  struct sched s = {.P = P, .pof2 = 1, .m = (double)m};
+  while (s.pof2 * 2 <= P) s.pof2 *= 2, s.lg++;
+  s.rem = P - s.pof2;
+  return tutti__schedule_sends(P, halving_op, &s);
+}

@@ -210,6 +210,7 @@ static void tree_fns(int coll, tutti_algo_desc_t *d) {
     d->fn.barrier = tutti__barrier_tree;
     break;
   }
+  if (!d->msgs_fn) d->msgs_fn = tutti__tree_msgs;
   if (d->cost_fn) return;
   switch (coll) {
   case TUTTI_COLL_BCAST:

@@ -168,11 +168,12 @@ static const char *const barrier_words[] = {"lambda-tree",    "flat",          "
  *
  *   TREE(coll, "name", kind, restrictions, summary, source, cost, params...)
  *     a tree algorithm: the collective's generic tree mover (engine.h) on
- *     tree.h's kind, its Hockney cost from the tree itself (tree_cost.c);
+ *     tree.h's kind, its Hockney cost and message count from the tree itself (tree_cost.c);
  *     nothing else to write.
  *   ALGO(coll, id, "name", restrictions, summary, source, cost, params...)
  *     any other algorithm: one file defining tutti__<coll>_<id> and its
- *     cost function tutti__<coll>_<id>_cost (declared by this list).
+ *     cost function tutti__<coll>_<id>_cost and its message count
+ *     tutti__<coll>_<id>_msgs (declared by this list).
  *
  * params: P_* above, at most TUTTI_MAX_PARAMS. Order within a collective
  * is the order of `tutti list` and the suite. */
@@ -415,14 +416,15 @@ static const char *const barrier_words[] = {"lambda-tree",    "flat",          "
 #define DECLARE_TREE(...)
 #define DECLARE_ALGO(c, id, ...)                                                                   \
   tutti_##c##_fn tutti__##c##_##id;                                                                \
-  tutti_cost_fn tutti__##c##_##id##_cost;
+  tutti_cost_fn tutti__##c##_##id##_cost;                                                          \
+  tutti_msgs_fn tutti__##c##_##id##_msgs;
 TUTTI_ALGOS(DECLARE_TREE, DECLARE_ALGO)
 
 /* Pass 2: the descriptions, as any algorithm's author writes one. NPARAMS
  * counts the P_* given (none is fine). */
 #define NPARAMS(...)                                                                               \
   ((int)(sizeof((tutti_param_desc_t[]){{0}, ##__VA_ARGS__}) / sizeof(tutti_param_desc_t)) - 1)
-#define ENTRY(c, nm, fn_, cost_fn_, tree_, restr, sum, src, cst, ...)                              \
+#define ENTRY(c, nm, fn_, cost_fn_, msgs_fn_, tree_, restr, sum, src, cst, ...)                    \
   {.abi = TUTTI_ALGO_ABI,                                                                          \
    .coll = COLL_##c,                                                                               \
    .name = nm,                                                                                     \
@@ -435,10 +437,12 @@ TUTTI_ALGOS(DECLARE_TREE, DECLARE_ALGO)
    .summary = sum,                                                                                 \
    .source = src,                                                                                  \
    .cost = cst,                                                                                    \
-   .cost_fn = cost_fn_},
-#define ENTRY_TREE(c, nm, kind, ...) ENTRY(c, nm, NULL, NULL, #kind, __VA_ARGS__)
+   .cost_fn = cost_fn_,                                                                            \
+   .msgs_fn = msgs_fn_},
+#define ENTRY_TREE(c, nm, kind, ...) ENTRY(c, nm, NULL, NULL, NULL, #kind, __VA_ARGS__)
 #define ENTRY_ALGO(c, id, nm, ...)                                                                 \
-  ENTRY(c, nm, tutti__##c##_##id, tutti__##c##_##id##_cost, NULL, __VA_ARGS__)
+  ENTRY(c, nm, tutti__##c##_##id, tutti__##c##_##id##_cost, tutti__##c##_##id##_msgs, NULL,        \
+        __VA_ARGS__)
 static const tutti_algo_desc_t builtins[] = {TUTTI_ALGOS(ENTRY_TREE, ENTRY_ALGO)};
 #define NBUILTINS ((int)(sizeof builtins / sizeof *builtins))
 _Static_assert(NBUILTINS > 0, "the registry is empty");

@@ -149,6 +149,12 @@ static double cost(int P, size_t m, const tutti_hockney_t *h, int exclusive, int
   return tutti__schedule_hockney(P, op_at, &s, h);
 }
 
+/* The schedule's sends. */
+static double msgs(int P, int exclusive) {
+  struct sched s = {P, exclusive, 0};
+  return tutti__schedule_sends(P, op_at, &s);
+}
+
 double tutti__scan_binomial_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                  const tutti_hockney_t *h, int *bound) {
   (void)a, (void)root;
@@ -159,4 +165,16 @@ double tutti__exscan_binomial_cost(const tutti_algo_t *a, int P, int root, size_
                                    const tutti_hockney_t *h, int *bound) {
   (void)a, (void)root;
   return cost(P, m, h, 1, bound);
+}
+
+double tutti__scan_binomial_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  return msgs(P, 0);
+}
+
+double tutti__exscan_binomial_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                   const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  return msgs(P, 1);
 }

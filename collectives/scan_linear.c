@@ -84,10 +84,24 @@ double tutti__scan_linear_cost(const tutti_algo_t *a, int P, int root, size_t m,
   return (P - 1) * (h->alpha + (h->beta + h->gamma) * (double)m);
 }
 
+/* A message a link of the chain. */
+double tutti__scan_linear_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                               const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  return P - 1;
+}
+
 double tutti__exscan_linear_cost(const tutti_algo_t *a, int P, int root, size_t m,
                                  const tutti_hockney_t *h, int *bound) {
   (void)a, (void)root;
   *bound = 0;
   if (P == 1) return 0;
   return (P - 1) * (h->alpha + h->beta * (double)m) + (P - 2) * h->gamma * (double)m;
+}
+
+/* A message a link of the chain. */
+double tutti__exscan_linear_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  return P - 1;
 }

@@ -60,3 +60,13 @@ double tutti__schedule_hockney(int P, tutti__bop_fn *fn, const void *ctx,
   free(c);
   return T;
 }
+
+double tutti__schedule_sends(int P, tutti__bop_fn *fn, const void *ctx) {
+  double n = 0;
+  for (int rank = 0; rank < P; rank++) {
+    tutti__bop_t o;
+    int more;
+    for (long k = 0; (more = fn(ctx, rank, k, &o)) != 0; k++) n += more == 1 && o.speer >= 0;
+  }
+  return n;
+}

@@ -33,4 +33,7 @@ typedef int tutti__bop_fn(const void *ctx, int rank, long k, tutti__bop_t *o);
  * or memory runs out. */
 double tutti__schedule_hockney(int P, tutti__bop_fn *fn, const void *ctx, const tutti_hockney_t *h);
 
+/* How many messages the schedule sends, all ranks together: its sends. */
+double tutti__schedule_sends(int P, tutti__bop_fn *fn, const void *ctx);
+
 #endif /* TUTTI_COLL_SCHEDULE_H */

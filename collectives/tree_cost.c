@@ -222,3 +222,20 @@ double tutti__barrier_tree_cost(const tutti_algo_t *a, int P, int root, size_t m
   *bound = b1 || b2;
   return T;
 }
+
+/* Every TREE line's message count: a message an edge, P - 1 edges (a
+ * barrier's twice, up and down), each cut into its segments (bcast and
+ * reduce). */
+double tutti__tree_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                        const tutti_hockney_t *h) {
+  (void)root, (void)h;
+  switch (a->e->d.coll) {
+  case TUTTI_COLL_BCAST:
+  case TUTTI_COLL_REDUCE:
+    return (P - 1) * nsegs(m, tutti__tree_segment(a));
+  case TUTTI_COLL_BARRIER:
+    return 2.0 * (P - 1);
+  default: /* gather, scatter: a subtree's blocks in one message */
+    return P - 1;
+  }
+}

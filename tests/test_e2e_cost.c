@@ -2,7 +2,8 @@
  * test_e2e_cost.c -- every registered algorithm's Hockney cost function
  * (tutti_algo_cost, the registry's cost_fn) against the modeled time the
  * engine gives the same call: equal where the registry says the cost is
- * exact, never below it where it says it is an upper bound. Driven by the
+ * exact, never below it where it says it is an upper bound; and its
+ * message count (tutti_algo_messages, msgs_fn) equal to the engine's. Driven by the
  * registry, so a new algorithm is checked by being registered; over many
  * rank counts (1, 2, 3, primes, non-powers of two, 64; up to 13 under
  * ASan), roots, sizes and every registered parameter's values (including
@@ -166,6 +167,9 @@ static int check_setting(const tutti_algo_t *a, int *exact) {
         else
           cr_expect(fabs(got - want) <= tol, "%s P=%d root=%d m=%zu: modeled %.9g us, cost %.9g us",
                     name, P, c.root, m, got * 1e6, want * 1e6);
+        double msgs = tutti_algo_messages(a, P, c.root, m, &H);
+        cr_expect(msgs == (double)rep.messages, "%s P=%d root=%d m=%zu: %llu messages, counted %g",
+                  name, P, c.root, m, (unsigned long long)rep.messages, msgs);
         *exact += !bound;
         checked++;
       }
@@ -199,9 +203,11 @@ static void check_algorithm(const tutti_algo_desc_t *d) {
 
 Test(cost, every_algorithm_has_a_cost_function) {
   int n = 0;
-  for (const tutti_algo_desc_t *d; (d = tutti_algo_desc_at(n)); n++)
+  for (const tutti_algo_desc_t *d; (d = tutti_algo_desc_at(n)); n++) {
     cr_expect(d->cost_fn && d->cost && *d->cost, "%s %s: no cost", tutti_coll_name(d->coll),
               d->name);
+    cr_expect(d->msgs_fn != NULL, "%s %s: no message count", tutti_coll_name(d->coll), d->name);
+  }
   cr_assert(gt(int, n, 10));
 }
 

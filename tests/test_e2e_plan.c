@@ -67,10 +67,10 @@ static const tutti_algo_t *sel(int coll, const char *name) {
 static void reg(int coll, const char *name, void (*fn)(void), const char *tree, int np,
                 const tutti_param_desc_t *ps, size_t size) {
   /* abi, coll, name, fn, tree, nparams, params, params_size, restrictions, summary,
-   * source, cost, cost_fn */
+   * source, cost, cost_fn, msgs_fn */
   tutti_algo_desc_t d = {
       TUTTI_ALGO_ABI,          coll, name, {.any = fn}, tree, np, ps, size, 0, "mine",
-      "tests/test_e2e_plan.c", NULL, NULL};
+      "tests/test_e2e_plan.c", NULL, NULL, NULL};
   char err[512];
   cr_assert(eq(int, tutti_algo_register(&d, err, sizeof err), 0), "%s: %s", name, err);
 }

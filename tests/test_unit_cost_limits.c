@@ -6,7 +6,9 @@
  * finite, >= 0 and comes back within the test's timeout (the pipelined
  * allreduces once replayed 10^9 rank-blocks); past the replay's work
  * budget their cost is the stated extrapolation (pipetree.h), an upper
- * bound of the exact replay wherever that can be checked.
+ * bound of the exact replay wherever that can be checked. The message
+ * count (tutti_algo_messages) has the same limits and is finite at the
+ * rank limit; tutti_algo_hockney_view gives the model's Hockney view.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -40,7 +42,45 @@ Test(cost_limits, ranks_beyond_the_limit_are_refused, .timeout = 60) {
     }
     cr_expect(eq(int, isnan(tutti_algo_cost(a, 8, 8, 1000, &H, NULL)) != 0, 1), "root 8 of 8");
     cr_expect(eq(int, isnan(tutti_algo_cost(a, 8, -1, 1000, &H, NULL)) != 0, 1), "root -1");
+    /* the message count has the same limits */
+    for (size_t k = 0; k < sizeof bad_P / sizeof *bad_P; k++)
+      cr_expect(eq(int, isnan(tutti_algo_messages(a, bad_P[k], 0, 1000, &H)) != 0, 1), "%s P=%d",
+                d->name, bad_P[k]);
+    cr_expect(eq(int, isnan(tutti_algo_messages(a, 8, 8, 1000, &H)) != 0, 1), "root 8 of 8");
+    cr_expect(eq(int, isnan(tutti_algo_messages(a, 8, 0, 1000, NULL)) != 0, 1), "no view");
+    cr_expect(eq(int, isnan(tutti_algo_messages(NULL, 8, 0, 1000, &H)) != 0, 1), "no algorithm");
   }
+}
+
+/* Every built-in's count at 2^20 ranks and 1 TiB: finite, at least the
+ * P - 1 messages it takes to reach every rank. */
+Test(cost_limits, every_message_count_at_the_rank_limit, .timeout = 120) {
+  for (int i = 0; tutti_algo_desc_at(i); i++) {
+    const tutti_algo_desc_t *d = tutti_algo_desc_at(i);
+    const tutti_algo_t *a = defaults(d, NULL);
+    if (tutti_algo_check(a, TUTTI_COST_MAX_RANKS, TUTTI_SUM, NULL, 0)) continue;
+    double n = tutti_algo_messages(a, TUTTI_COST_MAX_RANKS, 0, (size_t)1 << 40, &H);
+    cr_expect(isfinite(n) && n >= TUTTI_COST_MAX_RANKS - 1, "%s %s: %g", tutti_coll_name(d->coll),
+              d->name, n);
+  }
+}
+
+/* The view `auto` weighs: the Hockney preset's own constants, the none
+ * model's rounds; a NULL argument is refused. */
+Test(cost_limits, hockney_view, .timeout = 10) {
+  tutti_model_t m;
+  tutti_hockney_t h;
+  cr_assert(eq(int, tutti_model_hockney(&m, 2e-6, 3e-9), 0));
+  m.gamma = 1e-10;
+  cr_assert(eq(int, tutti_algo_hockney_view(&m, 4096, &h), 0));
+  cr_expect(ieee_ulp_eq(dbl, h.alpha, 2e-6, 4));
+  cr_expect(ieee_ulp_eq(dbl, h.beta, 3e-9, 64));
+  cr_expect(ieee_ulp_eq(dbl, h.gamma, 1e-10, 4));
+  tutti_model_t none = {.preset = TUTTI_MODEL_NONE};
+  cr_assert(eq(int, tutti_algo_hockney_view(&none, 4096, &h), 0));
+  cr_expect(h.alpha == 1 && h.beta == 0 && h.gamma == 0);
+  cr_expect(eq(int, tutti_algo_hockney_view(NULL, 8, &h), TUTTI_EINVAL));
+  cr_expect(eq(int, tutti_algo_hockney_view(&m, 8, NULL), TUTTI_EINVAL));
 }
 
 Test(cost_limits, every_cost_at_16384_ranks_and_one_tib, .timeout = 300) {

@@ -396,9 +396,9 @@ Test(register, errors_of_the_description) {
   tutti_algo_desc_t d;
   REFUSED(NULL, "NULL", "no algorithm description");
   d = one("abi-one", 0, NULL, 0), d.abi = 1;
-  REFUSED(&d, "abi 1", "'abi-one'", "ABI version 1", "older tutti", "accepts 4");
+  REFUSED(&d, "abi 1", "'abi-one'", "ABI version 1", "older tutti", "accepts 5");
   d = one("abi-99", 0, NULL, 0), d.abi = 99;
-  REFUSED(&d, "abi 99", "ABI version 99", "newer tutti", "accepts 4", "rebuild");
+  REFUSED(&d, "abi 99", "ABI version 99", "newer tutti", "accepts 5", "rebuild");
   d = one("coll-99", 0, NULL, 0), d.coll = 99;
   REFUSED(&d, "coll 99", "unknown collective 99", "accepted: bcast, reduce", "reduce_scatter",
           "alltoall, scan, exscan");
@@ -688,8 +688,8 @@ Test(plugin, bad_plugins_register_nothing) {
     const char *file, *want[3], *names[2];
   } cases[] = {
       {"bad_partial", {"bcast 'partial'", "min 8 > max 2"}, {"good", "partial"}},
-      {"bad_future", {"plugin ABI version 5 is newer than", "accepted: 4", "rebuild"}, {"fine"}},
-      {"bad_past", {"plugin ABI version 3 is older than", "accepted: 4"}, {"fine"}},
+      {"bad_future", {"plugin ABI version 6 is newer than", "accepted: 5", "rebuild"}, {"fine"}},
+      {"bad_past", {"plugin ABI version 4 is older than", "accepted: 5"}, {"fine"}},
       {"bad_noentry", {"not a tutti plugin", "tutti_plugin_abi", "TUTTI_PLUGIN"}, {"fine"}},
       {"bad_minmax", {"'minmax'", "min 8 > max 2"}, {"minmax"}},
       {"bad_default", {"default 99 is out of its range [2, 8]"}, {"default"}},

@@ -189,10 +189,19 @@ typedef struct tutti_hockney {
 typedef double tutti_cost_fn(const tutti_algo_t *a, int P, int root, size_t m,
                              const tutti_hockney_t *h, int *bound);
 
+/* How many messages one call of the algorithm sends, all ranks together,
+ * for the same arguments as its cost (h decides a parameter that is auto,
+ * as the model's Hockney view does in a run: tutti_algo_hockney_view).
+ * Exact under the Hockney preset, where the view is the model; NAN: not
+ * known. What an estimate of a run's time and memory counts before it runs
+ * (bench/CLI.md "Memory estimate"). Pure; any thread. */
+typedef double tutti_msgs_fn(const tutti_algo_t *a, int P, int root, size_t m,
+                             const tutti_hockney_t *h);
+
 /* The version of tutti_algo_desc_t and of the plugin entry point
  * (plugin.h): an algorithm sets desc.abi to the TUTTI_ALGO_ABI of the
  * headers it was compiled against, and registration refuses any other. */
-#define TUTTI_ALGO_ABI 4 /* 3: tutti_model_t's costs grew pieces; 4: header, protocols */
+#define TUTTI_ALGO_ABI 5 /* 4: header, protocols; 5: msgs_fn */
 
 /* An algorithm, as its author describes it. Built-ins and plugins alike
  * register one with tutti_algo_register; from then on it is enumerated
@@ -232,6 +241,7 @@ typedef struct tutti_algo_desc {
   const char *source;     /* paper, figure, or who wrote it */
   const char *cost;       /* Hockney cost formula, one line (may be NULL) */
   tutti_cost_fn *cost_fn; /* the same as a function (may be NULL; a tree's is its tree's) */
+  tutti_msgs_fn *msgs_fn; /* its message count (may be NULL; a tree's is its tree's) */
 } tutti_algo_desc_t;
 
 /* Register an algorithm. The description is copied (strings and
@@ -356,6 +366,17 @@ TUTTI_API double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
  * tutti_algo_cost. A plugin's cost function is not told elem. */
 TUTTI_API double tutti_algo_cost_elem(const tutti_algo_t *a, int P, int root, size_t m, size_t elem,
                                       const tutti_hockney_t *h, int *bound);
+/* The registered message count of `a` (tutti_msgs_fn) for P ranks, root
+ * and m bytes per rank: NAN if a is invalid or has none, or P or root is
+ * out of tutti_algo_cost's range. */
+TUTTI_API double tutti_algo_messages(const tutti_algo_t *a, int P, int root, size_t m,
+                                     const tutti_hockney_t *h);
+/* The Hockney view of model m for messages of `bytes` bytes, as `auto`
+ * weighs the algorithms (bench/CLI.md "Tune and auto"): alpha = t(0),
+ * beta = (t(bytes) - t(0)) / bytes, gamma the model's, where t(x) = L(x) +
+ * O_r(x) (+ O_s(x) when the model is eager); the none model counts rounds
+ * (alpha 1, beta 0). 0, or TUTTI_EINVAL for a NULL argument. */
+TUTTI_API int tutti_algo_hockney_view(const tutti_model_t *m, size_t bytes, tutti_hockney_t *h);
 /* The tree a tree algorithm uses (its desc's tree with its lambda, L and k),
  * "auto" resolved for a postal latency of L_auto send times (1 under
  * Hockney; tutti_algo_postal_L gives a run's). 0, or TUTTI_EINVAL if `a`
