@@ -248,9 +248,9 @@ void cli_progress_end(void);
  * says (a terminal, not quiet). */
 void cli_progress_watch(const char *what, const long *calls_done, int calls);
 void cli_progress_watch_stop(void);
-/* What a point weighs for the estimate of what is left: its ranks, and
- * with data the bytes its buffers hold per rank. */
-double cli_point_weight(int coll, int P, size_t bytes, int no_data);
+/* What a point of `algo` (its name, default parameters; NULL: its collective's typical
+ * one) weighs for the time left: its ranks and messages, with data its bytes. */
+double cli_point_weight(int coll, const char *algo, int P, size_t bytes, int no_data);
 
 /* ------------------------------------------------------------ output files */
 
@@ -386,7 +386,7 @@ struct cli_job {
   int no_data;           /* timing only: the world has TUTTI_NO_DATA; nothing is verified */
   int ungated;           /* calls do not start together (a paced run): no call_wall */
   char note[256];        /* how the call runs otherwise than asked (tutti_algo_check_call), or "" */
-  char timing_only[160]; /* why a data run went timing only (cli_mem_over), or "" */
+  char timing_only[160]; /* why a data run went timing only (cli_mem_over_algo), or "" */
   long *calls_done;      /* when set: rank 0 counts its finished calls here (atomically) */
 };
 
@@ -525,7 +525,8 @@ struct cli_point {
   struct cli_result res;
   char note[512];        /* skipped: the reason; failed: the error; not verified: why */
   char same_run_as[256]; /* an `auto` whose figures are this spec's run (cli_points_run) */
-  char timing_only[160]; /* over --max-memory: ran timing only, and why (cli_mem_over); or "" */
+  char
+      timing_only[160]; /* over --max-memory: ran timing only, and why (cli_mem_over_algo); or "" */
 };
 
 /* Run point r on *w (cfg made it; P ranks): reductions sum on int32 (byte
@@ -563,32 +564,31 @@ void cli_point_csv(FILE *f, const struct cli_point *r, int modeled);
 struct cli_mem {
   uint64_t buffers, reference, scratch, runtime, total;
 };
-/* The estimate of collective coll on P ranks moving `bytes` per rank:
- * 0, or -1 when it does not fit in 64 bits (*figure then the product that
- * overflowed, in bytes, as a double). */
-int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m, double *figure);
+/* The estimate of coll's `algo` (as cli_point_weight) on P ranks, `bytes` each: 0, or -1
+ * past 64 bits (*figure then the product that overflowed, in bytes). */
+int cli_mem_point(int coll, const char *algo, int P, size_t bytes, int no_data, struct cli_mem *m,
+                  double *figure);
 /* One command's job (one per process, as the progress line): begin with
  * the options (--max-memory, default half of physical memory, with a
  * warning line on stderr when it is more than the machine has;
  * --strict-memory; --no-data; --quiet; kept: a job of many points,
- * cli_keep_memory, whose points may run any algorithm), add every point
- * it will run, then plan before running anything. cli_mem_add: 0, or CLI_EUSAGE after the
- * line naming the point whose estimate overflows. cli_mem_plan: with
+ * cli_keep_memory, whose points may run any algorithm) and the model the
+ * points run under (kept), add every point it will run, then plan before
+ * running anything. cli_mem_add: 0, or CLI_EUSAGE after the line naming
+ * the point whose estimate overflows. cli_mem_plan: with
  * --strict-memory, CLI_EUSAGE after the line naming the first point that
  * does not fit and its bytes; else 0, after one line with the largest
  * point's memory, the points over the budget and about how long the job
  * takes, on stderr when it is a terminal and not --quiet (where the
  * progress line goes). */
-void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept);
+void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept, const tutti_model_t *model);
 int cli_mem_add(int coll, const char *algo, int P, size_t bytes);
 int cli_mem_plan(void);
-/* 1 when a data point of coll (P ranks, bytes per rank) would not fit the
- * budget: it runs timing only, and note gets "timing only: needs X >
- * --max-memory Y"; 0 otherwise (and always in a timing-only job). */
-int cli_mem_over(int coll, int P, size_t bytes, char *note, size_t n);
-/* The same for a point of algorithm `algo` (its name; NULL: the
- * collective's typical one): a job of many points counts the scratch of
- * the algorithms that hold more (cli_estimate.c). */
+/* 1 when a data point of coll's algorithm `algo` (as cli_point_weight; P
+ * ranks, bytes per rank) would not fit the budget: it runs timing only,
+ * and note gets "timing only: needs X > --max-memory Y"; 0 otherwise (and
+ * always in a timing-only job). A job of many points counts the scratch
+ * of the algorithms that hold more (cli_estimate.c). */
 int cli_mem_over_algo(int coll, const char *algo, int P, size_t bytes, char *note, size_t n);
 /* For the commands that run many points in one process (suite, sweep,
  * tune): while a point runs, memory it frees stays in the process for

@@ -48,12 +48,14 @@
  *
  * plus the runtime, with or without data: 4 MiB for the process (10 MiB
  * at the least: what it takes while starting), 12 KiB a rank (the touched
- * part of its stack, its signal stack, its state and channels) and 160 B
- * a message for the event logs and the replay, counting 2 P ceil(log2 P)
- * messages (P ceil(log2 P) for a rooted collective), a tree's count, and
- * P (P - 1) for alltoall, whose exchanges send a message a pair of ranks
- * (bruck's fewer): a ring's P (P - 1) logs more, and the runtime's own budget
- * (tutti_config_t.max_memory) stops a run whose logs outgrow memory.
+ * part of its stack, its signal stack, its state and channels) and 224 B
+ * a message for the event logs and the replay (alltoall's 352 B: each
+ * message opens a pair's channel), counting the messages of
+ * the point's algorithm (point_messages: its registered count under
+ * the job's model; for a plugin without one, 2 P ceil(log2 P), P
+ * ceil(log2 P) for a rooted collective, P (P - 1) for alltoall), and the
+ * runtime's own budget (tutti_config_t.max_memory) stops a run whose logs
+ * outgrow memory.
  * Measured against peak RSS by tests/test_e2e_memory.c.
  *
  * A job of many points (suite, sweep, tune) gives what a point frees
@@ -63,11 +65,9 @@
  * collective's auto (which may choose them), counts its scratch, 3 P^2
  * m / 4 and P^2 m / 2 (more_scratch).
  *
- * Time: about 60 us per unit of cli_point_weight (a rank, and 48 KiB of
- * buffer traffic per rank with data), on 2 cores: an estimate, said as
- * "about". It counts no messages (the registry knows no algorithm's
- * message count), so an algorithm of P^2 messages on many ranks (a ring,
- * a pairwise exchange) takes longer than it says.
+ * Time: about 60 us per unit of cli_point_weight (a rank, 60 messages,
+ * and 48 KiB of buffer traffic per rank with data), on 2 cores: an
+ * estimate, said as "about".
  *
  * State: one job per process (the process runs one command), as the
  * progress line; main thread only.
@@ -84,22 +84,68 @@
 #define MEM_PROCESS ((uint64_t)4 << 20)
 #define MEM_STARTUP ((uint64_t)10 << 20)
 #define MEM_RANK ((uint64_t)12 << 10)
-#define MEM_MESSAGE 160
+#define MEM_MESSAGE 224
+#define MEM_CHANNEL 128
 #define SECONDS_PER_WEIGHT 6e-5
 
 /* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
  * mantissa; wider elsewhere), so one formula serves the bytes and, past
  * 2^64, the figure of the refusal. */
-int cli_mem_point(int coll, int P, size_t bytes, int no_data, struct cli_mem *m, double *figure) {
-  memset(m, 0, sizeof *m);
-  long double p = P > 0 ? P : 1, b = no_data ? 0 : (long double)bytes, pm = p * b, ppm = p * pm;
-  long double buf = 0, ref = 0, scr = 0;
+static struct {
+  const char *cmd;
+  const tutti_model_t *model;
+  uint64_t budget;
+  int given, strict, no_data, quiet, kept;
+  int points, over;
+  double weight;
+  uint64_t most;        /* the largest point's estimate */
+  char most_label[256]; /* and which point */
+  uint64_t first_over;  /* the first point over the budget */
+  char first_over_label[256];
+} job;
+
+/* The messages one call of a point sends: its algorithm's registered
+ * count under the job's model, else a tree's (an exchange's: one a pair). */
+static double point_messages(int coll, const char *algo, int P, size_t bytes) {
+  const tutti_algo_t *a;
+  tutti_hockney_t h = {1e-6, 1e-9, 0}; /* teaching-hockney's, before a model is known */
+  if (job.model) tutti_algo_hockney_view(job.model, bytes, &h);
+  double n = algo && !tutti_algo_select(coll, algo, NULL, &a, NULL, 0)
+                 ? tutti_algo_messages(a, P, 0, bytes, &h)
+                 : NAN;
+  if (n >= 0) return n;
+  long double p = P > 0 ? P : 1; /* unknown: a tree's count, or a message a pair */
   int lg = 0;
   while (lg < 30 && (1L << lg) < (long)p) lg++;
   unsigned tr = tutti_coll_traits(coll);
-  long double msgs = p * (lg ? lg : 1) * (tr & TUTTI_COLL_ROOTED ? 1 : 2);
-  if (tr & TUTTI_COLL_EXCHANGE) msgs = p * (p > 1 ? p - 1 : 1); /* a message a pair */
-  long double rt = MEM_PROCESS + p * MEM_RANK + msgs * MEM_MESSAGE;
+  if (tr & TUTTI_COLL_EXCHANGE) return (double)(p * (p > 1 ? p - 1 : 1));
+  return (double)(p * (lg ? lg : 1) * (tr & TUTTI_COLL_ROOTED ? 1 : 2));
+}
+
+double cli_point_weight(int coll, const char *algo, int P, size_t bytes, int no_data) {
+  unsigned tr = tutti_coll_traits(coll);
+  double per_rank = (double)bytes;
+  /* the root's P blocks shared out (gather, scatter), every rank's P
+   * (allgather, reduce_scatter), or 2P (alltoall: P sent, P received) */
+  if (tr & TUTTI_COLL_BLOCKS)
+    per_rank *= (tr & TUTTI_COLL_ROOTED) ? 2 : (tr & TUTTI_COLL_EXCHANGE) ? 2.0 * P : (double)P;
+  /* a rank (its start, its share of the replay) costs about what 48 KiB
+   * of its buffers' traffic (writing, copying, checking) does, and a
+   * message (sent, received, replayed) a sixtieth of that */
+  return (double)P * (1 + (no_data ? 0 : per_rank / (48 << 10))) +
+         point_messages(coll, algo, P, bytes) / 60;
+}
+
+int cli_mem_point(int coll, const char *algo, int P, size_t bytes, int no_data, struct cli_mem *m,
+                  double *figure) {
+  memset(m, 0, sizeof *m);
+  long double p = P > 0 ? P : 1, b = no_data ? 0 : (long double)bytes, pm = p * b, ppm = p * pm;
+  long double buf = 0, ref = 0, scr = 0;
+  long double msgs = point_messages(coll, algo, P, bytes);
+  /* an exchange's messages each open the channel of a pair of its own */
+  unsigned tr = tutti_coll_traits(coll);
+  long double per = MEM_MESSAGE + (tr & TUTTI_COLL_EXCHANGE ? MEM_CHANNEL : 0);
+  long double rt = MEM_PROCESS + p * MEM_RANK + msgs * per;
   switch (coll) {
   case TUTTI_COLL_BCAST:
     buf = pm, ref = 2 * b;
@@ -168,21 +214,11 @@ static uint64_t physical_memory(void) {
   return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
-static struct {
-  const char *cmd;
-  uint64_t budget;
-  int given, strict, no_data, quiet, kept;
-  int points, over;
-  double weight;
-  uint64_t most;        /* the largest point's estimate */
-  char most_label[256]; /* and which point */
-  uint64_t first_over;  /* the first point over the budget */
-  char first_over_label[256];
-} job;
-
-void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept) {
+void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept,
+                   const tutti_model_t *model) {
   memset(&job, 0, sizeof job);
   job.cmd = cmd;
+  job.model = model;
   job.kept = kept;
   job.no_data = o->no_data;
   job.quiet = (o->given & CLI_O(QUIET)) != 0;
@@ -215,7 +251,7 @@ static const struct {
 static int job_point(int coll, const char *algo, int P, size_t bytes, int no_data, uint64_t *total,
                      double *figure) {
   struct cli_mem m;
-  if (cli_mem_point(coll, P, bytes, no_data, &m, figure)) return -1;
+  if (cli_mem_point(coll, algo, P, bytes, no_data, &m, figure)) return -1;
   *total = m.total;
   if (!job.kept || no_data || !algo) return 0;
   long double more = 0;
@@ -237,7 +273,7 @@ int cli_mem_add(int coll, const char *algo, int P, size_t bytes) {
   uint64_t total = 0;
   double figure = 0;
   job.points++;
-  job.weight += cli_point_weight(coll, P, bytes, job.no_data);
+  job.weight += cli_point_weight(coll, algo, P, bytes, job.no_data);
   char what[256];
   if (job_point(coll, algo, P, bytes, job.no_data, &total, &figure)) {
     point_label(coll, algo, P, bytes, what, sizeof what);
@@ -278,10 +314,6 @@ int cli_mem_plan(void) {
           cli_clock_text(fmax(1, job.weight * SECONDS_PER_WEIGHT), t, sizeof t),
           about(job.most, a, sizeof a), job.most_label, over);
   return 0;
-}
-
-int cli_mem_over(int coll, int P, size_t bytes, char *note, size_t n) {
-  return cli_mem_over_algo(coll, NULL, P, bytes, note, n);
 }
 
 int cli_mem_over_algo(int coll, const char *algo, int P, size_t bytes, char *note, size_t n) {

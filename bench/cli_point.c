@@ -85,7 +85,8 @@ void cli_point_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct c
   cli_progress_point(what);
   point_run(w, cfg, P, r);
   cli_release_memory(); /* the next point starts from what outlives this one */
-  cli_progress_done(cli_point_weight(r->coll, P, r->bytes, (cfg->flags & TUTTI_NO_DATA) != 0));
+  cli_progress_done(
+      cli_point_weight(r->coll, r->desc->name, P, r->bytes, (cfg->flags & TUTTI_NO_DATA) != 0));
 }
 
 /* An `auto` point of a timing-only run: the figures of the point among
@@ -121,7 +122,7 @@ void cli_points_run(tutti_world_t **w, const tutti_config_t *cfg, int P, struct 
       if (!r->failed && (!pass || !reuse(cfg, P, r, pts, n)))
         cli_point_run(w, cfg, P, r);
       else /* not selected, or auto's choice ran already: nothing to run */
-        cli_progress_done(cli_point_weight(r->coll, P, r->bytes, no_data));
+        cli_progress_done(cli_point_weight(r->coll, r->desc->name, P, r->bytes, no_data));
     }
 }
 

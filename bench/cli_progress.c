@@ -57,18 +57,6 @@ static void draw(const char *line) {
   cli_line_shown = 1;
 }
 
-double cli_point_weight(int coll, int P, size_t bytes, int no_data) {
-  unsigned tr = tutti_coll_traits(coll);
-  double per_rank = (double)bytes;
-  /* the root's P blocks shared out (gather, scatter), every rank's P
-   * (allgather, reduce_scatter), or 2P (alltoall: P sent, P received) */
-  if (tr & TUTTI_COLL_BLOCKS)
-    per_rank *= (tr & TUTTI_COLL_ROOTED) ? 2 : (tr & TUTTI_COLL_EXCHANGE) ? 2.0 * P : (double)P;
-  /* a rank (its start, its messages, its share of the replay) costs about
-   * what 48 KiB of its buffers' traffic (writing, copying, checking) does */
-  return (double)P * (1 + (no_data ? 0 : per_rank / (48 << 10)));
-}
-
 void cli_progress_start(const char *cmd, int total, double weight, int quiet) {
   memset(&pg, 0, sizeof pg);
   pg.on = !quiet && isatty(STDERR_FILENO);

@@ -318,7 +318,8 @@ void cli_json_run(const struct cli_job *j, const struct cli_opts *o, const tutti
   else
     fputs("null", f);
   struct cli_mem mem; /* the run as it ran: with data, or timing only */
-  if (cli_mem_point(j->coll, o->nranks, bytes, j->no_data, &mem, NULL))
+  if (cli_mem_point(j->coll, tutti_algo_desc(j->algo)->name, o->nranks, bytes, j->no_data, &mem,
+                    NULL))
     fputs(",\"memory_estimate\":null", f);
   else
     fprintf(f, ",\"memory_estimate\":%llu", (unsigned long long)mem.total);

@@ -106,18 +106,22 @@ int tutti_cli_run(int argc, char **argv) {
   /* the root of every call, rotating or not, and the note of a fallback */
   if ((st = cli_job_check("run", &j, o.nranks, bytes))) return st;
   /* its memory before anything runs: over --max-memory, timing only (below) */
-  cli_mem_begin("run", &o, 0);
+  tutti_machine_t mach;
+  if ((st = cli_model("run", &o, o.nranks, &mach))) return st;
+  cli_mem_begin("run", &o, 0, &mach.model);
   cli_give_back_memory(); /* one point: what a rank frees goes back at once */
   if ((st = cli_mem_add(coll, tutti_algo_desc(j.algo)->name, o.nranks, bytes)) ||
-      (st = cli_mem_plan()))
+      (st = cli_mem_plan())) {
+    tutti_machine_free(&mach);
     return st;
+  }
   int json = (o.given & CLI_O(JSON)) != 0, timeline = (o.given & CLI_O(TIMELINE)) != 0;
-  if (json && timeline)
+  if (json && timeline) {
+    tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run",
                     "--timeline: not with --json (the timeline is text); accepted: one of them, "
                     "or --trace FILE with --json");
-  tutti_machine_t mach;
-  if ((st = cli_model("run", &o, o.nranks, &mach))) return st;
+  }
   if (o.no_data && mach.model.preset == TUTTI_MODEL_NONE) {
     tutti_machine_free(&mach);
     return cli_fail(CLI_EUSAGE, "run",
@@ -164,7 +168,8 @@ int tutti_cli_run(int argc, char **argv) {
   cfg.rules = rules;
   if (trace.f || timeline) cfg.flags |= TUTTI_RECORD;
   j.no_data = o.no_data;
-  if (!j.no_data && cli_mem_over(coll, o.nranks, bytes, j.timing_only, sizeof j.timing_only)) {
+  if (!j.no_data && cli_mem_over_algo(coll, tutti_algo_desc(j.algo)->name, o.nranks, bytes,
+                                      j.timing_only, sizeof j.timing_only)) {
     j.no_data = 1; /* the same modeled times (runtime/MODEL.md "Timing-only runs") */
     cfg.flags |= TUTTI_NO_DATA;
   }

@@ -252,13 +252,13 @@ int tutti_cli_suite(int argc, char **argv) {
   }
   int npoints = 0;
   double weight = 0;
-  cli_mem_begin("suite", &o, 1);
+  cli_mem_begin("suite", &o, 1, model);
   for (int pi = 0; pi < nranks && !st; pi++)
     for (int i = 0; i < nalgos && !st; i++) {
       const tutti_algo_desc_t *d = tutti_algo_desc_at(i);
       int c = d->coll, data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
       for (int s = 0; s < (data ? nsizes : 1) && !st; s++, npoints++) {
-        weight += cli_point_weight(c, ranks[pi], data ? sizes[s] : 0, o.no_data);
+        weight += cli_point_weight(c, d->name, ranks[pi], data ? sizes[s] : 0, o.no_data);
         st = cli_mem_add(c, d->name, ranks[pi], data ? sizes[s] : 0);
       }
     }

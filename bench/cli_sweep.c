@@ -295,7 +295,9 @@ int tutti_cli_sweep(int argc, char **argv) {
         goto out;
       }
   /* the memory of every point and the job's time, before anything runs or is written */
-  cli_mem_begin("sweep", &o, 1);
+  if ((st = cli_model("sweep", &o, ranks[0], &mach))) goto out;
+  have_mach = 1;
+  cli_mem_begin("sweep", &o, 1, &mach.model);
   for (int i = 0; i < nranks && !st; i++)
     for (int s = 0; s < nsizes && !st; s++)
       for (int a = 0; a < al.n && !st; a++)
@@ -307,8 +309,6 @@ int tutti_cli_sweep(int argc, char **argv) {
   if (o.plot && (st = cli_out_open(&plot_out, "sweep", "--plot", o.plot, 0))) goto out;
 
   /* the first machine names the profile and model for the header */
-  if ((st = cli_model("sweep", &o, ranks[0], &mach))) goto out;
-  have_mach = 1;
   int modeled = mach.model.preset != TUTTI_MODEL_NONE;
   if (o.no_data && !modeled) {
     st = cli_fail(CLI_EUSAGE, "sweep",
@@ -369,7 +369,9 @@ int tutti_cli_sweep(int argc, char **argv) {
   double weight = 0;
   for (int i = 0; i < nranks; i++)
     for (int s = 0; s < nsizes; s++)
-      weight += al.n * cli_point_weight(coll, ranks[i], sizes[s], o.no_data);
+      for (int a = 0; a < al.n; a++)
+        weight +=
+            cli_point_weight(coll, tutti_algo_desc(al.v[a])->name, ranks[i], sizes[s], o.no_data);
   cli_progress_start("sweep", nranks * nsizes * al.n, weight, (o.given & CLI_O(QUIET)) != 0);
   int printed = 0;
   int runs = 0, nver = 0, nbad = 0, nskip = 0, nfail = 0;

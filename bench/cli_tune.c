@@ -250,7 +250,8 @@ static int measure(struct tune_run *g, int coll, int i) {
           (chain_in_dfs_order(cand[a]) || tutti_algo_is_two_level(tutti_algo_desc(cand[a])))) {
         /* not run: counted as done (hierarchical without hosts is its inter
          * algorithm's run to the event, REFERENCE.md "Hierarchical") */
-        cli_progress_done(cli_point_weight(coll, P, c->m, o->no_data));
+        cli_progress_done(
+            cli_point_weight(coll, tutti_algo_desc(cand[a])->name, P, c->m, o->no_data));
         continue;
       }
       struct cli_point r = {
@@ -499,16 +500,19 @@ int tutti_cli_tune(int argc, char **argv) {
   int npoints = 0;
   double weight = 0;
   layout(&t);
-  cli_mem_begin(cmd, &o, 1);
+  cli_mem_begin(cmd, &o, 1, &mach.model);
   for (int coll = 0; coll < TUTTI_COLL_N && !st; coll++) {
     const tutti_algo_t *cand[MAX_CANDIDATES];
     int nc = candidates(coll, cand, MAX_CANDIDATES);
     int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
     for (int i = 0; i < t.nranks && !st; i++)
       for (int s = 0; s < (data ? t.nsizes : 1) && !st; s++, npoints += nc) {
-        weight += nc * cli_point_weight(coll, t.ranks[i], data ? t.sizes[s] : 0, o.no_data);
-        for (int a = 0; a < nc && !st; a++)
-          st = cli_mem_add(coll, tutti_algo_desc(cand[a])->name, t.ranks[i], data ? t.sizes[s] : 0);
+        for (int a = 0; a < nc && !st; a++) {
+          const char *name = tutti_algo_desc(cand[a])->name;
+          size_t m = data ? t.sizes[s] : 0;
+          weight += cli_point_weight(coll, name, t.ranks[i], m, o.no_data);
+          st = cli_mem_add(coll, name, t.ranks[i], m);
+        }
       }
   }
   if (st || (st = cli_mem_plan())) {

@@ -3,7 +3,8 @@
  * estimate"; bench/cli_estimate.c), run as a user runs the commands:
  * - `run --json`'s memory_estimate is within 25% of the process's peak
  *   RSS (wait4 on the child) for every collective at two sizes where the
- *   buffers dominate (barrier: two rank counts);
+ *   buffers dominate (barrier: two rank counts), and timing only on 1024
+ *   ranks for algorithms of many messages (their registered counts);
  * - a point over --max-memory runs timing only, with the note in run's
  *   report, in sweep's JSON and CSV, in suite's table and after tune's,
  *   and the same modeled time as its data run;
@@ -61,8 +62,10 @@ static int run_peak(const char *const *args, char **out, double *peak) {
 }
 
 /* run COLL ALGO on `ranks` ranks with `size` bytes per rank (NULL: no
- * -m): its estimate within 25% of its peak. */
-static void within(const char *coll, const char *algo, const char *ranks, const char *size) {
+ * -m), timing only when `timing` is "--no-data" (else NULL): its estimate
+ * within 25% of its peak. */
+static void within_of(const char *coll, const char *algo, const char *ranks, const char *size,
+                      const char *timing) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   cr_skip("peak RSS is not meaningful under a sanitizer");
 #endif
@@ -71,11 +74,12 @@ static void within(const char *coll, const char *algo, const char *ranks, const 
   if (!tutti_algo_desc_find(c, algo)) cr_skip("no %s %s", coll, algo);
   char *out;
   double peak;
-  int st = size ? run_peak((const char *const[]){"run", coll, algo, "-n", ranks, "-m", size,
-                                                 "--json", NULL},
-                           &out, &peak)
-                : run_peak((const char *const[]){"run", coll, algo, "-n", ranks, "--json", NULL},
-                           &out, &peak);
+  int st =
+      size ? run_peak((const char *const[]){"run", coll, algo, "-n", ranks, "-m", size, "--json",
+                                            timing, NULL},
+                      &out, &peak)
+           : run_peak((const char *const[]){"run", coll, algo, "-n", ranks, "--json", timing, NULL},
+                      &out, &peak);
   cr_assert(eq(int, st, 0), "%s %s -n %s -m %s: exit %d", coll, algo, ranks, size, st);
   struct jp p = json_ok(out);
   double est = json_num(&p, "memory_estimate");
@@ -83,6 +87,10 @@ static void within(const char *coll, const char *algo, const char *ranks, const 
             "%s %s -n %s -m %s: estimate %.1f MiB, peak RSS %.1f MiB", coll, algo, ranks,
             size ? size : "-", est / 1048576, peak / 1048576);
   free(out);
+}
+
+static void within(const char *coll, const char *algo, const char *ranks, const char *size) {
+  within_of(coll, algo, ranks, size, NULL);
 }
 
 static void two_sizes(const char *coll, const char *algo) {
@@ -128,6 +136,17 @@ Test(estimate, barrier, .timeout = 120) {
   /* no data: two rank counts, the ranks' part of the runtime */
   within("barrier", "binomial", "8", NULL);
   within("barrier", "binomial", "1024", NULL);
+}
+/* timing only on 1024 ranks, where the event logs and the replay of the
+ * messages dominate: the algorithm's registered message count (P^2 for a
+ * ring or a pairwise exchange, P - 1 times the segments of a chain, P
+ * log P for bruck), not its collective's */
+Test(estimate, messages, .timeout = 300) {
+  within_of("allgather", "ring", "1024", "1MiB", "--no-data");
+  within_of("allgather", "bruck", "1024", "1MiB", "--no-data");
+  within_of("alltoall", "pairwise", "1024", "1MiB", "--no-data");
+  within_of("allreduce", "ring", "1024", "1MiB", "--no-data");
+  within_of("bcast", "pipelined-chain", "1024", "1MiB", "--no-data");
 }
 
 /* ------------------------------------------------------------ the users' buffers */
