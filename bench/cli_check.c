@@ -11,8 +11,9 @@
  * - cost: when the algorithm registers a Hockney cost, that cost against
  *   the engine's modeled time of the same call under Hockney (alpha 1 us,
  *   beta 1 ns/B, gamma 0.2 ns/B, all rendezvous): equal (to 1e-9
- *   relative) where it says exact, never below where it says bound; P as
- *   above, 0, 8, 1000 and 65536 bytes, the first and last root.
+ *   relative) where it says exact, never below where it says bound; and
+ *   when it registers a message count, that count equal to the engine's;
+ *   P as above, 0, 8, 1000 and 65536 bytes, the first and last root.
  *
  * A call the algorithm refuses for its parameters (more segments than
  * bytes, a power-of-two algorithm on 5 ranks) is skipped and counted, not
@@ -128,10 +129,10 @@ static void sweep_P(const tutti_algo_t *a, int P, struct tally *t) {
 
 /* ------------------------------------------------------------ cost */
 
-/* The engine's modeled time of one call of a rooted at root with m bytes
- * per rank, under H: 0, or -1 with why. */
+/* The engine's modeled time and message count of one call of a rooted at
+ * root with m bytes per rank, under H: 0, or -1 with why. */
 static int engine_time(tutti_world_t *w, const tutti_algo_t *a, int root, size_t m, double *t,
-                       char *why, size_t n) {
+                       double *msgs, char *why, size_t n) {
   const tutti_algo_desc_t *d = tutti_algo_desc(a);
   unsigned tr = tutti_coll_traits(d->coll);
   int reduces = (tr & TUTTI_COLL_REDUCES) != 0;
@@ -145,6 +146,7 @@ static int engine_time(tutti_world_t *w, const tutti_algo_t *a, int root, size_t
     return -1;
   }
   *t = res.report.modeled_time;
+  *msgs = (double)res.report.messages;
   return 0;
 }
 
@@ -173,16 +175,21 @@ static void cost_P(const tutti_algo_t *a, int P, struct tally *t) {
         t->skipped++;
         continue;
       }
-      double want = tutti_algo_cost(a, P, root, bytes, &H, &bound), got;
-      if (isnan(want)) {
-        t->skipped++; /* not defined here: the cost says so */
+      double want = d->cost_fn ? tutti_algo_cost(a, P, root, bytes, &H, &bound) : NAN, got;
+      double count = tutti_algo_messages(a, P, root, bytes, &H), sent;
+      if (isnan(want) && isnan(count)) {
+        t->skipped++; /* not defined here: the cost and the count say so */
         continue;
       }
       t->calls++;
-      if (engine_time(w, a, root, bytes, &got, why, sizeof why)) {
+      if (engine_time(w, a, root, bytes, &got, &sent, why, sizeof why)) {
         fail_once(t, "cost, P = %d, root %d, %zu B: the run failed: %s", P, root, bytes, why);
         continue;
       }
+      if (!isnan(count) && count != sent)
+        fail_once(t, "messages, P = %d, root %d, %zu B: the engine sent %.0f, the count says %g", P,
+                  root, bytes, sent, count);
+      if (isnan(want)) continue;
       double tol = 1e-9 * (want > got ? want : got) + 1e-15;
       char s1[32], s2[32];
       tutti_format_time(got, s1, sizeof s1), tutti_format_time(want, s2, sizeof s2);
@@ -212,7 +219,11 @@ static int check(const tutti_algo_t *a, const int *Ps, int nP) {
          !(tr & TUTTI_COLL_REDUCES)                 ? ""
          : d->restrictions & TUTTI_ALGO_COMMUTATIVE ? "sum, "
                                                     : "sum and matmul2, ",
-         d->cost_fn ? "the registered Hockney cost against the engine's time" : "none registered");
+         d->cost_fn && d->msgs_fn ? "the registered Hockney cost and message count against the "
+                                    "engine's time and messages"
+         : d->cost_fn             ? "the registered Hockney cost against the engine's time"
+         : d->msgs_fn             ? "the registered message count against the engine's messages"
+                                  : "none registered");
   printf("  %6s  %-12s  %8s  %8s  %s\n", "ranks", "correctness", "calls", "skipped", "cost");
   struct tally all = {0}, cost_all = {0};
   for (int i = 0; i < nP; i++) {
@@ -223,9 +234,10 @@ static int check(const tutti_algo_t *a, const int *Ps, int nP) {
       continue;
     }
     sweep_P(a, P, &t);
-    if (d->cost_fn) cost_P(a, P, &ct);
+    int checks = d->cost_fn || d->msgs_fn;
+    if (checks) cost_P(a, P, &ct);
     char cost[64] = "-";
-    if (d->cost_fn)
+    if (checks)
       snprintf(cost, sizeof cost, "%s (%ld points)", ct.failed ? "FAILED" : "passed", ct.calls);
     printf("  %6d  %-12s  %8ld  %8ld  %s\n", P,
            t.failed  ? "FAILED"
@@ -242,7 +254,7 @@ static int check(const tutti_algo_t *a, const int *Ps, int nP) {
   int bad = all.failed || cost_all.failed;
   printf("  %s: %ld calls verified, %ld skipped", bad ? "FAILED" : "passed", all.calls,
          all.skipped);
-  if (d->cost_fn)
+  if (d->cost_fn || d->msgs_fn)
     printf("; the cost at %ld points%s\n", cost_all.calls,
            cost_all.failed ? ", not all as the engine" : "");
   else
@@ -260,7 +272,8 @@ static void help(void) {
          "commutative ops only) the non-commutative matmul2, eager and rendezvous\n"
          "messages, ranks as threads and as fibers; and, when it registers a Hockney\n"
          "cost, that cost against the engine's modeled time of the same call (equal\n"
-         "where it says exact, never below where it says bound). ALGO may carry its\n"
+         "where it says exact, never below where it says bound), and its message\n"
+         "count, when it registers one, equal to the engine's. ALGO may carry its\n"
          "parameters (lambda-tree:lambda=0.7); a FILE (a plugin: .so or .c) checks\n"
          "every algorithm it registers; COLL alone checks every algorithm of COLL.\n"
          "Exit: 0 all passed, 1 a check failed (the first failure in full), 2 bad usage.\n\n"

@@ -482,7 +482,7 @@ Test(bad, missing_file_and_not_a_shared_object, .timeout = 30) {
   unlink(so), rmdir(dir);
   /* a plugin without the collective's algorithm, or with several */
   fails_with(CLI("run", "bcast", plug("rsag.so"), "-n", "4"), 2, "registers no bcast algorithm");
-  fails_with(CLI("run", "bcast", plug("fail.so"), "-n", "4"), 2, "registers 4 bcast algorithms");
+  fails_with(CLI("run", "bcast", plug("fail.so"), "-n", "4"), 2, "registers 5 bcast algorithms");
 }
 
 static const struct {
@@ -617,5 +617,15 @@ Test(runtime, wrong_result, .timeout = 60) {
   cr_assert(eq(int, c.status, 1), "exit %d: %s", c.status, c.err);
   HAS(c.out, "FAILED");
   HAS(c.out, "first failure: P = 2, root 0");
+  cli_free(&c);
+}
+
+/* A registered message count is held to the engine's, as a cost is. */
+Test(runtime, wrong_message_count, .timeout = 60) {
+  struct cli c = CLI("check", "bcast", "miscounts", "--plugin", plug("fail.so"), "--ranks", "2,4");
+  cr_assert(eq(int, c.status, 1), "exit %d: %s", c.status, c.err);
+  HAS(c.out, "cost: the registered message count against the engine's messages");
+  HAS(c.out,
+      "first cost failure: messages, P = 2, root 0, 0 B: the engine sent 1, the count says 2");
   cli_free(&c);
 }

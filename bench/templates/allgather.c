@@ -19,7 +19,7 @@
  *   tutti compare allgather bruck template_algo.c -n 16 --html page.html
  *
  * What to change: the neighbours and which block moves in step s; keep
- * template_algo_cost in step (tutti check compares it with the engine).
+ * template_algo_cost and _msgs in step (tutti check compares them with the engine).
  */
 #include <tutti/plugin.h>
 
@@ -52,6 +52,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return (P - 1) * (h->alpha + h->beta * (double)b);
 }
 
+/* The messages one call sends, all ranks together: every rank sends once a step. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t b,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)b, (void)h;
+  return (double)P * (P - 1);
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_ALLGATHER,
@@ -61,6 +70,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "Patarasuk, Yuan, JPDC 69(2), 2009",
     .cost = "(P-1)(alpha + beta b)",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

@@ -25,7 +25,7 @@
  * What to change: the two mask loops are the trees; keep a rank's own
  * part on the left when combining (tutti_reduce_local_r: in = in (op)
  * inout), or mark the algorithm TUTTI_ALGO_COMMUTATIVE; keep
- * template_algo_cost in step (tutti check compares it with the engine).
+ * template_algo_cost and _msgs in step (tutti check compares them with the engine).
  */
 #include <stdlib.h>
 #include <tutti/plugin.h>
@@ -80,6 +80,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return 2 * k * (h->alpha + h->beta * (double)m) + k * h->gamma * (double)m;
 }
 
+/* The messages one call sends, all ranks together: a message a tree edge, up and down. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  return 2.0 * (P - 1);
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_ALLREDUCE,
@@ -89,6 +98,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005",
     .cost = "2 ceil(log2 P)(alpha + beta m) + ceil(log2 P) gamma m",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

@@ -21,7 +21,7 @@
  *   tutti compare alltoall bruck template_algo.c -n 16 --html page.html
  *
  * What to change: the partners of step s (rank i XOR s on a power of
- * two, say); keep template_algo_cost in step (tutti check compares it
+ * two, say); keep template_algo_cost and _msgs in step (tutti check compares them
  * with the engine).
  */
 #include <tutti/plugin.h>
@@ -61,6 +61,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return (P - 1) * (h->alpha + h->beta * (double)b);
 }
 
+/* The messages one call sends, all ranks together: a message an ordered pair of ranks. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t b,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)b, (void)h;
+  return (double)P * (P - 1);
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_ALLTOALL,
@@ -70,6 +79,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.7",
     .cost = "(P-1)(alpha + beta b)",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

@@ -19,7 +19,7 @@
  *   tutti compare barrier binomial template_algo.c -n 16 --html page.html
  *
  * What to change: the partners of round j (to, from); keep
- * template_algo_cost in step (tutti check compares it with the engine).
+ * template_algo_cost and _msgs in step (tutti check compares them with the engine).
  */
 #include <tutti/plugin.h>
 
@@ -47,6 +47,17 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return rounds * h->alpha;
 }
 
+/* The messages one call sends, all ranks together: every rank sends once a round. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  int rounds = 0;
+  while ((1L << rounds) < P) rounds++;
+  return (double)P * rounds;
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_BARRIER,
@@ -56,6 +67,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "Hensgen, Finkel, Manber, IJPP 17(1), 1988",
     .cost = "ceil(log2 P) alpha",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

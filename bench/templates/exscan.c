@@ -24,7 +24,7 @@
  *
  * What to change: who sends to whom (a tree halves the line); the order
  * of combining is tutti_reduce_local_r's, inout = in (op) inout; keep
- * template_algo_cost in step (tutti check compares it with the engine).
+ * template_algo_cost and _msgs in step (tutti check compares them with the engine).
  */
 #include <tutti/plugin.h>
 
@@ -60,6 +60,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return (P - 1) * (h->alpha + h->beta * (double)b) + (P - 2) * h->gamma * (double)b;
 }
 
+/* The messages one call sends, all ranks together: a message a link of the chain. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t b,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)b, (void)h;
+  return P - 1;
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_EXSCAN,
@@ -69,6 +78,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "MPI-2 (1997) sec. 7.3.5, MPI_Exscan as defined",
     .cost = "(P-1)(alpha + beta b) + (P-2) gamma b",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

@@ -24,8 +24,8 @@
  * What to change: the tree is the mask loop; the order of combining is
  * tutti_reduce_local_r's, in = in (op) inout -- keep a rank's own part on
  * the left of what comes from higher ranks, or mark the algorithm
- * TUTTI_ALGO_COMMUTATIVE; keep template_algo_cost in step (tutti check
- * compares it with the engine).
+ * TUTTI_ALGO_COMMUTATIVE; keep template_algo_cost and _msgs in step (tutti check
+ * compares them with the engine).
  */
 #include <stdlib.h>
 #include <tutti/plugin.h>
@@ -79,6 +79,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return ceil_log2(P) * (c + h->gamma * (double)m) + (root != 0 ? c : 0);
 }
 
+/* The messages one call sends, all ranks together: a message a tree edge, and the result to a root
+ * other than 0. tutti check compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t m,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)m, (void)h;
+  return P - 1 + (root != 0);
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_REDUCE,
@@ -88,6 +97,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "MPICH's binomial reduce, rooted at 0",
     .cost = "ceil(log2 P)(alpha + beta m + gamma m) [+ alpha + beta m if the root is not 0]",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

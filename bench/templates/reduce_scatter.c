@@ -24,7 +24,7 @@
  * What to change: the partners of step s; the order of combining is
  * tutti_reduce_local_r's, inout = in (op) inout -- fold from the right to
  * keep rank order, or mark the algorithm TUTTI_ALGO_COMMUTATIVE; keep
- * template_algo_cost in step (tutti check compares it with the engine).
+ * template_algo_cost and _msgs in step (tutti check compares them with the engine).
  */
 #include <stdlib.h>
 #include <tutti/plugin.h>
@@ -66,6 +66,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return (P - 1) * (h->alpha + (h->beta + h->gamma) * (double)b);
 }
 
+/* The messages one call sends, all ranks together: a message an ordered pair of ranks. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t b,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)b, (void)h;
+  return (double)P * (P - 1);
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_REDUCE_SCATTER,
@@ -75,6 +84,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, sec. 4.5",
     .cost = "(P-1)(alpha + beta b + gamma b)",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

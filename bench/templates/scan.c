@@ -22,7 +22,7 @@
  *
  * What to change: who sends to whom (a tree halves the line); the order
  * of combining is tutti_reduce_local_r's, inout = in (op) inout; keep
- * template_algo_cost in step (tutti check compares it with the engine).
+ * template_algo_cost and _msgs in step (tutti check compares them with the engine).
  */
 #include <tutti/plugin.h>
 
@@ -57,6 +57,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return (P - 1) * (h->alpha + (h->beta + h->gamma) * (double)b);
 }
 
+/* The messages one call sends, all ranks together: a message a link of the chain. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t b,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)b, (void)h;
+  return P - 1;
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_SCAN,
@@ -66,6 +75,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "MPI-1 (1994) sec. 4.9, MPI_Scan as defined",
     .cost = "(P-1)(alpha + beta b + gamma b)",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

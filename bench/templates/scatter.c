@@ -17,7 +17,7 @@
  *   tutti compare scatter binomial template_algo.c -n 16 --html page.html
  *
  * What to change: the messages are the loop at the root and the receive
- * of the others; keep template_algo_cost in step (tutti check compares it
+ * of the others; keep template_algo_cost and _msgs in step (tutti check compares them
  * with the engine).
  */
 #include <stdlib.h>
@@ -54,6 +54,15 @@ static double template_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
   return (P - 1) * (h->alpha + h->beta * (double)b);
 }
 
+/* The messages one call sends, all ranks together: a block to every rank but the root. tutti check
+ * compares it with the engine; tutti's estimates of time and memory count
+ * it. */
+static double template_algo_msgs(const tutti_algo_t *a, int P, int root, size_t b,
+                                 const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)b, (void)h;
+  return P - 1;
+}
+
 static const tutti_algo_desc_t template_algo = {
     .abi = TUTTI_ALGO_ABI,
     .coll = TUTTI_COLL_SCATTER,
@@ -63,6 +72,7 @@ static const tutti_algo_desc_t template_algo = {
     .source = "PVM 3.3; MPICH's linear scatter",
     .cost = "(P-1)(alpha + beta b)",
     .cost_fn = template_algo_cost,
+    .msgs_fn = template_algo_msgs,
 };
 
 /* The plugin's entry point: tutti calls it when it loads the file. */

@@ -2,7 +2,8 @@
  * fuzz_api.c -- the public API's configuration and cost functions, with
  * their stated limits as the oracle: a random tutti_config_t (and model)
  * through tutti_config_check, and a random (algorithm, P, root, m,
- * parameters, Hockney constants) through tutti_algo_cost.
+ * parameters, Hockney constants) through tutti_algo_cost and
+ * tutti_algo_messages.
  *
  * Input: byte 0 chooses the call; the rest are the fields, read in order
  * (missing bytes are zero). What must hold:
@@ -13,7 +14,8 @@
  *   negative code and a reason.
  * - tutti_algo_cost never crashes; a P outside 1..TUTTI_COST_MAX_RANKS or
  *   a root outside 0..P-1 gives NAN at once; for finite constants >= 0 a
- *   cost is NAN or >= 0. Its time and memory are libFuzzer's -timeout and
+ *   cost is NAN or >= 0; so is a message count (the same limits, NAN or
+ *   >= 0 for any constants). Its time and memory are libFuzzer's -timeout and
  *   -rss_limit_mb (run.sh); P within the limit is kept to 256 here, so
  *   that a call is quick (P up to the limit: tests/test_unit_cost_limits.c).
  * The world is never created: nothing here starts a thread.
@@ -137,6 +139,10 @@ static void fuzz_cost(struct in *in) {
   if (bound != 0 && bound != 1) abort();
   if (!within && !isnan(t)) abort(); /* outside the limits: refused */
   if ((shape & 1) && !isnan(t) && !(t >= 0)) abort();
+  /* the message count: the same limits, never negative */
+  double n = tutti_algo_messages(a, P, root, m, &h);
+  if (!within && !isnan(n)) abort();
+  if (!isnan(n) && !(n >= 0)) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

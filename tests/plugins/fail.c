@@ -4,7 +4,9 @@
  * root wait for a second message the root never sends, 'undeclared' reads a parameter it does not
  * declare, 'corrupts' gets the last byte wrong on the last rank. Each run
  * must end with an error naming the rank, the algorithm and this file (or,
- * for 'corrupts', fail verification at that rank and element).
+ * for 'corrupts', fail verification at that rank and element). And
+ * 'miscounts' runs right but registers one message too many (P, where its
+ * flat tree sends P - 1): tutti check must say so.
  */
 #include <tutti/plugin.h>
 
@@ -59,6 +61,19 @@ static int corrupts(tutti_rank_t *r, void *buf, long count, tutti_datatype_t typ
   return rc;
 }
 
+static int miscounts(tutti_rank_t *r, void *buf, long count, tutti_datatype_t type, int root,
+                     const tutti_algo_t *a) {
+  (void)a;
+  int tag = tutti_coll_tag(r);
+  return tag < 0 ? tag : tree(r, buf, count, type, root, tag);
+}
+
+static double one_too_many(const tutti_algo_t *a, int P, int root, size_t m,
+                           const tutti_hockney_t *h) {
+  (void)a, (void)root, (void)m, (void)h;
+  return P;
+}
+
 static const tutti_param_desc_t k = {
     .name = "k", .type = TUTTI_PARAM_INT, .def = 2, .min = 2, .max = 8, .help = "unused"};
 
@@ -69,8 +84,17 @@ static const tutti_param_desc_t k = {
     .source = "tests/plugins/fail.c"                                                               \
   }
 
-static const tutti_algo_desc_t descs[] = {DESC(errs, 0, NULL), DESC(hangs, 0, NULL),
-                                          DESC(undeclared, 1, &k), DESC(corrupts, 0, NULL)};
+static const tutti_algo_desc_t descs[] = {DESC(errs, 0, NULL),
+                                          DESC(hangs, 0, NULL),
+                                          DESC(undeclared, 1, &k),
+                                          DESC(corrupts, 0, NULL),
+                                          {.abi = TUTTI_ALGO_ABI,
+                                           .coll = TUTTI_COLL_BCAST,
+                                           .name = "miscounts",
+                                           .fn.bcast = miscounts,
+                                           .summary = "fails: one message too many counted",
+                                           .source = "tests/plugins/fail.c",
+                                           .msgs_fn = one_too_many}};
 
 TUTTI_PLUGIN(p) {
   int rc = 0;
