@@ -50,7 +50,8 @@
  * at the least: what it takes while starting), 12 KiB a rank (the touched
  * part of its stack, its signal stack, its state and channels) and 224 B
  * a message for the event logs and the replay (alltoall's 352 B: each
- * message opens a pair's channel), counting the messages of
+ * message opens a pair's channel; its linear exchange's 800 B: every
+ * message is posted at once), counting the messages of
  * the point's algorithm (point_messages: its registered count under
  * the job's model; for a plugin without one, 2 P ceil(log2 P), P
  * ceil(log2 P) for a rooted collective, P (P - 1) for alltoall), and the
@@ -86,6 +87,7 @@
 #define MEM_RANK ((uint64_t)12 << 10)
 #define MEM_MESSAGE 224
 #define MEM_CHANNEL 128
+#define MEM_POSTED 448
 #define SECONDS_PER_WEIGHT 6e-5
 
 /* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
@@ -142,9 +144,12 @@ int cli_mem_point(int coll, const char *algo, int P, size_t bytes, int no_data, 
   long double p = P > 0 ? P : 1, b = no_data ? 0 : (long double)bytes, pm = p * b, ppm = p * pm;
   long double buf = 0, ref = 0, scr = 0;
   long double msgs = point_messages(coll, algo, P, bytes);
-  /* an exchange's messages each open the channel of a pair of its own */
+  /* an exchange's messages each open the channel of a pair of its own;
+   * the linear exchange posts them all at once, each held (its request,
+   * its envelope) until its receiver matches it */
   unsigned tr = tutti_coll_traits(coll);
   long double per = MEM_MESSAGE + (tr & TUTTI_COLL_EXCHANGE ? MEM_CHANNEL : 0);
+  if (tr & TUTTI_COLL_EXCHANGE && algo && !strcmp(algo, "linear")) per += MEM_POSTED;
   long double rt = MEM_PROCESS + p * MEM_RANK + msgs * per;
   switch (coll) {
   case TUTTI_COLL_BCAST:
