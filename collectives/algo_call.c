@@ -120,6 +120,14 @@ int tutti__cost_blocks(size_t m, long b, double *blk, int *even, long *count) {
   return 1;
 }
 
+long tutti__cost_count(size_t m) {
+  double blk;
+  int even;
+  long n = (long)m;
+  tutti__cost_blocks(m, 1, &blk, &even, &n);
+  return n;
+}
+
 double tutti_algo_cost_elem(const tutti_algo_t *a, int P, int root, size_t m, size_t elem,
                             const tutti_hockney_t *h, int *bound) {
   size_t was = cost_elem;

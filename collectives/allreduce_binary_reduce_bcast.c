@@ -168,16 +168,13 @@ static double brb_time(void *ctx, long b) {
 
 /* The run's blocks for m > 0 bytes under h, as the cost and the message
  * count take them: *count elements, bytes if the element size is not
- * known (tutti__cost_blocks). */
+ * known (tutti__cost_count). */
 static long cost_blocks_of(const tutti_algo_t *a, int P, size_t m, const tutti_hockney_t *h,
                            long *count) {
   long b = tutti__params(a)->blocks;
-  double blk;
-  int exact;
-  *count = (long)m;
-  tutti__cost_blocks(m, 1, &blk, &exact, count);
-  if (b == TUTTI_PARAM_AUTO) b = auto_blocks(P, (double)m, h->alpha, h->beta, *count);
-  return clamp_blocks(b, *count);
+  *count = tutti__cost_count(m);
+  return clamp_blocks(
+      b == TUTTI_PARAM_AUTO ? auto_blocks(P, (double)m, h->alpha, h->beta, *count) : b, *count);
 }
 
 double tutti__allreduce_binary_reduce_bcast_cost(const tutti_algo_t *a, int P, int root, size_t m,

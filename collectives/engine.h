@@ -337,6 +337,9 @@ double tutti__tree_reduce_time(const tutti_treespec_t *spec, int P, size_t m, si
  * 0 when it is not known -- the function then allows every element size
  * up to 16 bytes. *count (may be NULL): m in elements. */
 int tutti__cost_blocks(size_t m, long b, double *blk, int *even, long *count);
+/* The elements of m bytes as tutti__cost_blocks counts them: m when the
+ * element size is not known. */
+long tutti__cost_count(size_t m);
 
 /* Two-tree allreduce (allreduce_two_tree.c): the colour (0 or 1) of rank
  * v's parent edge in tree t for P ranks, by walking its path (whole 0) or

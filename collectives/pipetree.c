@@ -258,13 +258,10 @@ static long run_blocks(long blocks, int ntrees, int P, long count, size_t esz, d
 }
 
 /* run_blocks for m > 0 bytes under h: count elements of the call's size,
- * bytes when the element size is not known (tutti__cost_blocks). */
+ * bytes when the element size is not known (tutti__cost_count). */
 static long cost_blocks_of(long blocks, int ntrees, int P, size_t m, const tutti_hockney_t *h,
                            long *count) {
-  double blk;
-  int exact;
-  *count = (long)m;
-  tutti__cost_blocks(m, 1, &blk, &exact, count);
+  *count = tutti__cost_count(m);
   return run_blocks(blocks, ntrees, P, *count, m / (size_t)*count, h->alpha, h->beta);
 }
 
