@@ -310,6 +310,7 @@ static double tree_msgs(long n, long b) {
     if (d > 0) x += (double)nodes * (double)(b + (d < b ? d : b));
     for (int i = 0; i < k; i++)
       if (csz[i] > 0 && csz[i] < lo) lo = csz[i];
+    if (lo == LONG_MAX) break; /* leaves only: no deeper level */
     sz[0] = lo, sz[1] = lo + 1, cnt[0] = cnt[1] = 0;
     for (int i = 0; i < k; i++)
       if (csz[i] > 0) cnt[csz[i] - lo] += ccnt[i];
