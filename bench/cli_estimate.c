@@ -90,12 +90,9 @@
 #define MEM_POSTED 448
 #define SECONDS_PER_WEIGHT 6e-5
 
-/* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
- * mantissa; wider elsewhere), so one formula serves the bytes and, past
- * 2^64, the figure of the refusal. */
 static struct {
   const char *cmd;
-  const tutti_model_t *model;
+  const tutti_model_t *model; /* the points' model (NULL: teaching-hockney's view) */
   uint64_t budget;
   int given, strict, no_data, quiet, kept;
   int points, over;
@@ -138,6 +135,9 @@ double cli_point_weight(int coll, const char *algo, int P, size_t bytes, int no_
          point_messages(coll, algo, P, bytes) / 60;
 }
 
+/* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
+ * mantissa; wider elsewhere), so one formula serves the bytes and, past
+ * 2^64, the figure of the refusal. */
 int cli_mem_point(int coll, const char *algo, int P, size_t bytes, int no_data, struct cli_mem *m,
                   double *figure) {
   memset(m, 0, sizeof *m);
