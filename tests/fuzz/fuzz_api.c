@@ -140,9 +140,9 @@ static void fuzz_cost(struct in *in) {
   if (!within && !isnan(t)) abort(); /* outside the limits: refused */
   if ((shape & 1) && !isnan(t) && !(t >= 0)) abort();
   /* the message count: the same limits, never negative */
-  double n = tutti_algo_messages(a, P, root, m, &h);
-  if (!within && !isnan(n)) abort();
-  if (!isnan(n) && !(n >= 0)) abort();
+  double msgs = tutti_algo_messages(a, P, root, m, &h);
+  if (!within && !isnan(msgs)) abort();
+  if (!isnan(msgs) && !(msgs >= 0)) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
