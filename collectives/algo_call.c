@@ -6,6 +6,7 @@
  * tree (tutti_algo_treespec) and the postal L a model's latency and gap
  * make for a message (tutti_algo_postal_L).
  */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -152,7 +153,7 @@ double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t m, const t
 double tutti_algo_messages(const tutti_algo_t *a, int P, int root, size_t m,
                            const tutti_hockney_t *h) {
   if (!tutti__algo_valid(a) || !a->e->d.msgs_fn || !h || P < 1 || P > TUTTI_COST_MAX_RANKS ||
-      root < 0 || root >= P)
+      root < 0 || root >= P || m > (size_t)LONG_MAX)
     return NAN;
   return a->e->d.msgs_fn(a, P, root, m, h);
 }

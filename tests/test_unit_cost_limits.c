@@ -49,6 +49,8 @@ Test(cost_limits, ranks_beyond_the_limit_are_refused, .timeout = 60) {
     cr_expect(eq(int, isnan(tutti_algo_messages(a, 8, 8, 1000, &H)) != 0, 1), "root 8 of 8");
     cr_expect(eq(int, isnan(tutti_algo_messages(a, 8, 0, 1000, NULL)) != 0, 1), "no view");
     cr_expect(eq(int, isnan(tutti_algo_messages(NULL, 8, 0, 1000, &H)) != 0, 1), "no algorithm");
+    cr_expect(eq(int, isnan(tutti_algo_messages(a, 8, 0, (size_t)LONG_MAX + 1, &H)) != 0, 1),
+              "%s: m past LONG_MAX", d->name);
   }
 }
 

@@ -367,8 +367,8 @@ TUTTI_API double tutti_algo_cost(const tutti_algo_t *a, int P, int root, size_t 
 TUTTI_API double tutti_algo_cost_elem(const tutti_algo_t *a, int P, int root, size_t m, size_t elem,
                                       const tutti_hockney_t *h, int *bound);
 /* The registered message count of `a` (tutti_msgs_fn) for P ranks, root
- * and m bytes per rank: NAN if a is invalid or has none, or P or root is
- * out of tutti_algo_cost's range. */
+ * and m bytes per rank: NAN if a is invalid or has none, P or root is out
+ * of tutti_algo_cost's range, or m is above LONG_MAX (no call's bytes). */
 TUTTI_API double tutti_algo_messages(const tutti_algo_t *a, int P, int root, size_t m,
                                      const tutti_hockney_t *h);
 /* The Hockney view of model m for messages of `bytes` bytes, as `auto`
