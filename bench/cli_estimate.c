@@ -66,7 +66,7 @@
  * collective's auto (which may choose them), counts its scratch, 3 P^2
  * m / 4 and P^2 m / 2 (more_scratch).
  *
- * Time: about 60 us per unit of cli_point_weight (a rank, 60 messages,
+ * Time: about 60 us per unit of cli_point_weight (a rank, 120 messages,
  * and 48 KiB of buffer traffic per rank with data), on 2 cores: an
  * estimate, said as "about".
  *
@@ -130,9 +130,9 @@ double cli_point_weight(int coll, const char *algo, int P, size_t bytes, int no_
     per_rank *= (tr & TUTTI_COLL_ROOTED) ? 2 : (tr & TUTTI_COLL_EXCHANGE) ? 2.0 * P : (double)P;
   /* a rank (its start, its share of the replay) costs about what 48 KiB
    * of its buffers' traffic (writing, copying, checking) does, and a
-   * message (sent, received, replayed) a sixtieth of that */
+   * message (sent, received, replayed) a 120th of that */
   return (double)P * (1 + (no_data ? 0 : per_rank / (48 << 10))) +
-         point_messages(coll, algo, P, bytes) / 60;
+         point_messages(coll, algo, P, bytes) / 120;
 }
 
 /* The terms in long double, exact for integers below 2^64 (x86-64's 64-bit
