@@ -580,10 +580,10 @@ int cli_mem_point(int coll, const char *algo, int P, size_t bytes, int no_data, 
  * does not fit and its bytes; else 0, after one line with the largest
  * point's memory, the points over the budget and about how long the job
  * takes, on stderr when it is a terminal and not --quiet (where the
- * progress line goes). */
+ * progress line goes); *weight (may be NULL): the job's, cli_point_weight's sum. */
 void cli_mem_begin(const char *cmd, const struct cli_opts *o, int kept, const tutti_model_t *model);
 int cli_mem_add(int coll, const char *algo, int P, size_t bytes);
-int cli_mem_plan(void);
+int cli_mem_plan(double *weight);
 /* 1 when a data point of coll's algorithm `algo` (as cli_point_weight; P
  * ranks, bytes per rank) would not fit the budget: it runs timing only,
  * and note gets "timing only: needs X > --max-memory Y"; 0 otherwise (and

@@ -298,8 +298,9 @@ int cli_mem_add(int coll, const char *algo, int P, size_t bytes) {
   return 0;
 }
 
-int cli_mem_plan(void) {
+int cli_mem_plan(double *weight) {
   char a[32], b[32], t[32], over[160] = "";
+  if (weight) *weight = job.weight;
   if (job.strict && job.over)
     return cli_fail(CLI_EUSAGE, job.cmd,
                     "--strict-memory: %s needs about %s (%llu B) > --max-memory %s; accepted: a "

@@ -111,7 +111,7 @@ int tutti_cli_run(int argc, char **argv) {
   cli_mem_begin("run", &o, 0, &mach.model);
   cli_give_back_memory(); /* one point: what a rank frees goes back at once */
   if ((st = cli_mem_add(coll, tutti_algo_desc(j.algo)->name, o.nranks, bytes)) ||
-      (st = cli_mem_plan())) {
+      (st = cli_mem_plan(NULL))) {
     tutti_machine_free(&mach);
     return st;
   }

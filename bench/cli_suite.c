@@ -257,12 +257,10 @@ int tutti_cli_suite(int argc, char **argv) {
     for (int i = 0; i < nalgos && !st; i++) {
       const tutti_algo_desc_t *d = tutti_algo_desc_at(i);
       int c = d->coll, data = (tutti_coll_traits(c) & TUTTI_COLL_DATA) != 0;
-      for (int s = 0; s < (data ? nsizes : 1) && !st; s++, npoints++) {
-        weight += cli_point_weight(c, d->name, ranks[pi], data ? sizes[s] : 0, o.no_data);
+      for (int s = 0; s < (data ? nsizes : 1) && !st; s++, npoints++)
         st = cli_mem_add(c, d->name, ranks[pi], data ? sizes[s] : 0);
-      }
     }
-  if (st || (st = cli_mem_plan())) {
+  if (st || (st = cli_mem_plan(&weight))) {
     free(rows), free(tstart), plot_free(plot);
     tutti_machine_free(&mach);
     cli_out_discard(&csv_out), cli_out_discard(&plot_out);

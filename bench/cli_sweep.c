@@ -302,7 +302,8 @@ int tutti_cli_sweep(int argc, char **argv) {
     for (int s = 0; s < nsizes && !st; s++)
       for (int a = 0; a < al.n && !st; a++)
         st = cli_mem_add(coll, tutti_algo_desc(al.v[a])->name, ranks[i], sizes[s]);
-  if (st || (st = cli_mem_plan())) goto out;
+  double weight = 0;
+  if (st || (st = cli_mem_plan(&weight))) goto out;
   if (o.csv && strcmp(o.csv, "-") && (st = cli_out_open(&csv_out, "sweep", "--csv", o.csv, 0)))
     goto out;
   csv = csv_stdout ? stdout : csv_out.f;
@@ -366,12 +367,6 @@ int tutti_cli_sweep(int argc, char **argv) {
     st = cli_fail(CLI_ERUNTIME, "sweep", "%s", tutti_strerror(TUTTI_ENOMEM));
     goto out;
   }
-  double weight = 0;
-  for (int i = 0; i < nranks; i++)
-    for (int s = 0; s < nsizes; s++)
-      for (int a = 0; a < al.n; a++)
-        weight +=
-            cli_point_weight(coll, tutti_algo_desc(al.v[a])->name, ranks[i], sizes[s], o.no_data);
   cli_progress_start("sweep", nranks * nsizes * al.n, weight, (o.given & CLI_O(QUIET)) != 0);
   int printed = 0;
   int runs = 0, nver = 0, nbad = 0, nskip = 0, nfail = 0;

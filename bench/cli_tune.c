@@ -507,15 +507,11 @@ int tutti_cli_tune(int argc, char **argv) {
     int data = (tutti_coll_traits(coll) & TUTTI_COLL_DATA) != 0;
     for (int i = 0; i < t.nranks && !st; i++)
       for (int s = 0; s < (data ? t.nsizes : 1) && !st; s++, npoints += nc) {
-        for (int a = 0; a < nc && !st; a++) {
-          const char *name = tutti_algo_desc(cand[a])->name;
-          size_t m = data ? t.sizes[s] : 0;
-          weight += cli_point_weight(coll, name, t.ranks[i], m, o.no_data);
-          st = cli_mem_add(coll, name, t.ranks[i], m);
-        }
+        for (int a = 0; a < nc && !st; a++)
+          st = cli_mem_add(coll, tutti_algo_desc(cand[a])->name, t.ranks[i], data ? t.sizes[s] : 0);
       }
   }
-  if (st || (st = cli_mem_plan())) {
+  if (st || (st = cli_mem_plan(&weight))) {
     tutti_machine_free(&mach);
     goto out;
   }
