@@ -46,6 +46,5 @@ double tutti__allreduce_reduce_bcast_cost(const tutti_algo_t *a, int P, int root
 double tutti__allreduce_reduce_bcast_msgs(const tutti_algo_t *a, int P, int root, size_t m,
                                           const tutti_hockney_t *h) {
   (void)root, (void)h;
-  size_t seg = tutti__params(a)->segment;
-  return 2.0 * (P - 1) * (double)(seg && seg < m ? (m - 1) / seg + 1 : 1);
+  return 2.0 * (P - 1) * tutti__tree_nsegs(m, tutti__params(a)->segment);
 }

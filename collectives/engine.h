@@ -323,6 +323,9 @@ tutti_cost_fn tutti__bcast_tree_cost, tutti__reduce_tree_cost, tutti__gather_tre
     tutti__scatter_tree_cost, tutti__barrier_tree_cost;
 tutti_msgs_fn tutti__tree_msgs;
 
+/* The segments of m bytes cut into `segment`-byte pieces (0: one): a
+ * segmented tree's messages an edge (tree_cost.c). */
+double tutti__tree_nsegs(size_t m, size_t segment);
 /* Hockney time of a bcast / reduce of m bytes on `spec` (tree_cost.c),
  * for composed algorithms' cost functions; *bound as tutti_cost_fn. */
 double tutti__tree_bcast_time(const tutti_treespec_t *spec, int P, size_t m, size_t segment,

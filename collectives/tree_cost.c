@@ -139,7 +139,7 @@ static double scatter_at(const struct tree *t, int v, double t0, double b,
 }
 
 /* The number of segments of m bytes in pieces of `segment` (0: one). */
-static double nsegs(size_t m, size_t segment) {
+double tutti__tree_nsegs(size_t m, size_t segment) {
   return segment && segment < m ? ceil((double)m / (double)segment) : 1;
 }
 
@@ -147,7 +147,7 @@ double tutti__tree_bcast_time(const tutti_treespec_t *spec, int P, size_t m, siz
                               const tutti_hockney_t *h, int *bound) {
   struct tree t;
   if (tree_build(spec, P, &t)) return NAN;
-  double S = nsegs(m, segment), s = S > 1 ? (double)segment : (double)m;
+  double S = tutti__tree_nsegs(m, segment), s = S > 1 ? (double)segment : (double)m;
   double c = hockney(h, s);
   long steps; /* a rank serves its children one after the other: postal L = 1 */
   if (tutti_tree_postal_time(spec, P, 1, &steps)) return tree_free(&t), NAN;
@@ -161,7 +161,7 @@ double tutti__tree_reduce_time(const tutti_treespec_t *spec, int P, size_t m, si
                                const tutti_hockney_t *h, int *bound) {
   struct tree t;
   if (tree_build(spec, P, &t)) return NAN;
-  double S = nsegs(m, segment), s = S > 1 ? (double)segment : (double)m;
+  double S = tutti__tree_nsegs(m, segment), s = S > 1 ? (double)segment : (double)m;
   double per_child = hockney(h, s) + h->gamma * s;
   double T = reduce_done(&t, 0, per_child) + (S - 1) * max_degree(&t) * per_child;
   *bound = S > 1;
@@ -232,7 +232,7 @@ double tutti__tree_msgs(const tutti_algo_t *a, int P, int root, size_t m,
   switch (a->e->d.coll) {
   case TUTTI_COLL_BCAST:
   case TUTTI_COLL_REDUCE:
-    return (P - 1) * nsegs(m, tutti__tree_segment(a));
+    return (P - 1) * tutti__tree_nsegs(m, tutti__tree_segment(a));
   case TUTTI_COLL_BARRIER:
     return 2.0 * (P - 1);
   default: /* gather, scatter: a subtree's blocks in one message */
