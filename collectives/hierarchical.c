@@ -298,50 +298,24 @@ int tutti__levels_check(const tutti_algo_t *a, tutti_op_t op, char *err, size_t 
   return 0;
 }
 
-/* Hockney knows no hosts: the one-level fallback's cost, inter's on P. */
-static double one_level(const tutti_algo_t *a, int coll, int P, int root, size_t m,
-                        const tutti_hockney_t *h, int *bound) {
+/* Hockney knows no hosts: the one-level fallback's cost and messages,
+ * inter's (an algorithm of a's own collective) on P. */
+static const tutti_algo_t *inter_of(const tutti_algo_t *a) {
   const tutti_algo_t *inter;
-  if (level_algo(a, "inter", coll, &inter)) return NAN;
-  return tutti_algo_cost(inter, P, root, m, h, bound);
+  return level_algo(a, "inter", tutti_algo_desc(a)->coll, &inter) ? NULL : inter;
 }
-double tutti__bcast_hierarchical_cost(const tutti_algo_t *a, int P, int root, size_t m,
-                                      const tutti_hockney_t *h, int *bound) {
-  return one_level(a, TUTTI_COLL_BCAST, P, root, m, h, bound);
-}
-double tutti__reduce_hierarchical_cost(const tutti_algo_t *a, int P, int root, size_t m,
-                                       const tutti_hockney_t *h, int *bound) {
-  return one_level(a, TUTTI_COLL_REDUCE, P, root, m, h, bound);
-}
-double tutti__allreduce_hierarchical_cost(const tutti_algo_t *a, int P, int root, size_t m,
-                                          const tutti_hockney_t *h, int *bound) {
-  return one_level(a, TUTTI_COLL_ALLREDUCE, P, root, m, h, bound);
-}
-double tutti__barrier_hierarchical_cost(const tutti_algo_t *a, int P, int root, size_t m,
-                                        const tutti_hockney_t *h, int *bound) {
-  return one_level(a, TUTTI_COLL_BARRIER, P, root, m, h, bound);
-}
-
-/* Hockney knows no hosts: the one-level fallback's messages, inter's on P. */
-static double one_level_msgs(const tutti_algo_t *a, int coll, int P, int root, size_t m,
-                             const tutti_hockney_t *h) {
-  const tutti_algo_t *inter;
-  if (level_algo(a, "inter", coll, &inter)) return NAN;
-  return tutti_algo_messages(inter, P, root, m, h);
-}
-double tutti__bcast_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
-                                      const tutti_hockney_t *h) {
-  return one_level_msgs(a, TUTTI_COLL_BCAST, P, root, m, h);
-}
-double tutti__reduce_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
-                                       const tutti_hockney_t *h) {
-  return one_level_msgs(a, TUTTI_COLL_REDUCE, P, root, m, h);
-}
-double tutti__allreduce_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
-                                          const tutti_hockney_t *h) {
-  return one_level_msgs(a, TUTTI_COLL_ALLREDUCE, P, root, m, h);
-}
-double tutti__barrier_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,
-                                        const tutti_hockney_t *h) {
-  return one_level_msgs(a, TUTTI_COLL_BARRIER, P, root, m, h);
-}
+#define ONE_LEVEL(c)                                                                               \
+  double tutti__##c##_hierarchical_cost(const tutti_algo_t *a, int P, int root, size_t m,          \
+                                        const tutti_hockney_t *h, int *bound) {                    \
+    const tutti_algo_t *inter = inter_of(a);                                                       \
+    return inter ? tutti_algo_cost(inter, P, root, m, h, bound) : NAN;                             \
+  }                                                                                                \
+  double tutti__##c##_hierarchical_msgs(const tutti_algo_t *a, int P, int root, size_t m,          \
+                                        const tutti_hockney_t *h) {                                \
+    const tutti_algo_t *inter = inter_of(a);                                                       \
+    return inter ? tutti_algo_messages(inter, P, root, m, h) : NAN;                                \
+  }
+ONE_LEVEL(bcast)
+ONE_LEVEL(reduce)
+ONE_LEVEL(allreduce)
+ONE_LEVEL(barrier)
